@@ -1,0 +1,100 @@
+package cairn
+
+import (
+	"context"
+	"crypto/rand"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/retrieve"
+	"github.com/cairnhq/cairn/sqlite"
+	"github.com/oklog/ulid/v2"
+)
+
+// Options configure an Engine. The zero value (or nil) gives the defaults.
+type Options struct {
+	// Now is the clock. Default time.Now. Fix it for deterministic results.
+	Now func() time.Time
+	// MaxContentBytes caps the content of one record. Default 1 MiB.
+	MaxContentBytes int
+	// DefaultMaxCandidates is the candidate cap of a retrieval that sets
+	// none. Default 50, the contract's.
+	DefaultMaxCandidates int
+	// Logger receives operational logs (never memory content at info level).
+	// Default: discard.
+	Logger *slog.Logger
+}
+
+// Engine is an open cairn database with its services. It is safe for
+// concurrent use.
+type Engine struct {
+	store     memory.Store
+	now       func() time.Time
+	maxBytes  int
+	log       *slog.Logger
+	retriever *retrieve.Retriever
+
+	idMu    sync.Mutex
+	entropy io.Reader
+}
+
+// Open opens (creating if needed) the cairn database at path.
+func Open(path string, opts *Options) (*Engine, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.MaxContentBytes <= 0 {
+		o.MaxContentBytes = memory.DefaultMaxContentBytes
+	}
+	if o.DefaultMaxCandidates <= 0 {
+		o.DefaultMaxCandidates = retrieve.DefaultMaxCandidates
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	db, err := sqlite.Open(path, &sqlite.Options{Logger: o.Logger})
+	if err != nil {
+		return nil, err
+	}
+	return newEngine(db, o), nil
+}
+
+func newEngine(store memory.Store, o Options) *Engine {
+	e := &Engine{
+		store:    store,
+		now:      o.Now,
+		maxBytes: o.MaxContentBytes,
+		log:      o.Logger,
+		entropy:  ulid.Monotonic(rand.Reader, 0),
+	}
+	e.retriever = &retrieve.Retriever{
+		Source:               store,
+		Provider:             retrieve.LocalFTS{Searcher: store},
+		Now:                  o.Now,
+		DefaultMaxCandidates: o.DefaultMaxCandidates,
+	}
+	return e
+}
+
+// Close closes the database.
+func (e *Engine) Close() error { return e.store.Close() }
+
+// Stats reports the database's counts and sizes.
+func (e *Engine) Stats(ctx context.Context) (memory.Stats, error) { return e.store.Stats(ctx) }
+
+// nowMs reads the clock in Unix milliseconds.
+func (e *Engine) nowMs() int64 { return e.now().UnixMilli() }
+
+// newID returns a fresh id: prefix, '_', and a ULID (time-ordered).
+func (e *Engine) newID(prefix string) string {
+	e.idMu.Lock()
+	defer e.idMu.Unlock()
+	return prefix + "_" + ulid.MustNew(ulid.Timestamp(e.now()), e.entropy).String()
+}

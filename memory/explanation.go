@@ -1,0 +1,21 @@
+package memory
+
+// Explanation says how a score was computed: its value, what it is, how it
+// was derived, and the values it was derived from. Every ranked result
+// carries one, so any result can be traced back to its inputs.
+type Explanation struct {
+	Name     string        `json:"name"`
+	Value    float64       `json:"value"`
+	Detail   string        `json:"detail,omitempty"`
+	Children []Explanation `json:"children,omitempty"`
+}
+
+// Child returns the first direct child named name.
+func (e Explanation) Child(name string) (Explanation, bool) {
+	for _, c := range e.Children {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Explanation{}, false
+}

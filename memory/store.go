@@ -1,0 +1,220 @@
+package memory
+
+import "context"
+
+// Store is the seam between cairn's services and a storage engine. Every
+// method is safe for concurrent use. Writes are transactional: a method that
+// returns an error has changed nothing. Errors are *Error values with stable
+// codes (not_found, conflict, invalid_params, db_error).
+//
+// Stores do not generate ids or read the clock: callers hand them complete
+// records, so a store is deterministic.
+type Store interface {
+	ObservationStore
+	CapsuleStore
+	PinStore
+	TextSearcher
+	Bulk
+
+	// Stats reports counts and sizes.
+	Stats(ctx context.Context) (Stats, error)
+	// Close releases the store.
+	Close() error
+}
+
+// NewObservation is an observation to append, and the capsule it joins.
+type NewObservation struct {
+	Observation
+	// CapsuleID names an open capsule to join. When empty, the observation
+	// joins the open capsule of its session, if the session has one.
+	// Dimensions the observation leaves empty are filled from the capsule's
+	// scope; a dimension set to a different value is invalid_params.
+	CapsuleID string
+}
+
+// ObservationStore keeps observations.
+type ObservationStore interface {
+	// AppendObservations stores a batch, all or nothing, and returns the
+	// observations as stored (scopes filled from their capsules).
+	AppendObservations(ctx context.Context, batch []NewObservation) ([]Observation, error)
+	// Observation returns one observation.
+	Observation(ctx context.Context, id string) (Observation, error)
+	// Redact forgets an observation: its content becomes RedactedContent, the
+	// original text is overwritten, and it leaves the full-text index. Its id,
+	// kind, time, scope, provenance and capsule membership remain. Redacting
+	// a redacted observation changes nothing.
+	Redact(ctx context.Context, id string) (Observation, error)
+}
+
+// CapsuleStore keeps capsules and their summaries.
+type CapsuleStore interface {
+	// OpenCapsule stores a new open capsule. A second open capsule for the
+	// same session is a conflict.
+	OpenCapsule(ctx context.Context, c Capsule) (Capsule, error)
+	// CloseCapsule closes an open capsule at the given time, first writing
+	// summary (when non-nil) as its summary. Closing a closed capsule is a
+	// conflict.
+	CloseCapsule(ctx context.Context, id string, closedAt int64, summary *Summary) (Capsule, error)
+	// Capsule returns a capsule with its observation ids in order.
+	Capsule(ctx context.Context, id string) (Capsule, error)
+	// PutSummary writes the summary of s.CapsuleID, replacing any earlier one
+	// (which keeps its id). The summary takes its capsule's scope.
+	PutSummary(ctx context.Context, s Summary) (Summary, error)
+	// Summary returns one summary.
+	Summary(ctx context.Context, id string) (Summary, error)
+	// CurrentSummary returns the summary of the open capsule of
+	// scope.SessionID when that capsule lies inside scope, or nil.
+	CurrentSummary(ctx context.Context, scope Scope) (*Summary, error)
+}
+
+// PinStore keeps pins.
+type PinStore interface {
+	// AddPin stores a pin. Its target must exist (not_found otherwise).
+	AddPin(ctx context.Context, p Pin) (Pin, error)
+	// RemovePin deletes a pin.
+	RemovePin(ctx context.Context, id string) error
+	// ActivePins returns the pins active at q.Now whose scope matches q.Scope
+	// on every dimension q.Scope sets, with their targets, newest first (ties
+	// by id). Pins whose target is missing are dropped; pins on redacted
+	// observations are returned only when q.IncludeRedacted.
+	ActivePins(ctx context.Context, q PinQuery) ([]PinnedTarget, error)
+}
+
+// PinQuery selects active pins.
+type PinQuery struct {
+	Scope           Scope
+	Now             int64
+	IncludeRedacted bool
+}
+
+// Syntax says how a text query is read.
+type Syntax string
+
+// Query syntaxes.
+const (
+	// SyntaxText reads the query as user text: its words are OR'ed and
+	// ranked by bm25. Any string is safe.
+	SyntaxText Syntax = "text"
+	// SyntaxFTS passes the query to the full-text engine as FTS5 query
+	// syntax (space = AND, OR, NOT, "phrases", prefix*, NEAR). A malformed
+	// query is invalid_params.
+	SyntaxFTS Syntax = "fts"
+)
+
+// TextQuery is a full-text query in one of the two syntaxes.
+type TextQuery struct {
+	Syntax Syntax
+	// Terms are the words of a SyntaxText query, already lowercased and
+	// deduplicated; a record matches when it contains any of them.
+	Terms []string
+	// Expr is the FTS5 expression of a SyntaxFTS query.
+	Expr string
+}
+
+// TextSearch asks for the best full-text matches among observations and
+// summaries.
+type TextSearch struct {
+	Query TextQuery
+	// Scope filters observations by their scope and summaries by their
+	// capsule's scope.
+	Scope Scope
+	// Exclude lists record ids to leave out (before the limit applies).
+	Exclude []string
+	// Limit caps the hits taken from each table (observations, summaries).
+	Limit int
+}
+
+// TextHit is one full-text match.
+type TextHit struct {
+	Entity Entity
+	// Rank is FTS5's bm25 for the record over the whole index: negative,
+	// lower is better.
+	Rank float64
+}
+
+// TextResult holds the hits of each table, best rank first (ties by id).
+// Redacted observations are never hits: they are not indexed.
+type TextResult struct {
+	Observations []TextHit
+	Summaries    []TextHit
+}
+
+// TextSearcher runs full-text searches.
+type TextSearcher interface {
+	SearchText(ctx context.Context, q TextSearch) (TextResult, error)
+}
+
+// Dump is a set of complete records, ids and times included, as an import
+// writes them or an export reads them.
+type Dump struct {
+	// Observations are written as given: no capsule is joined.
+	Observations []Observation
+	// Capsules carry their ObservationIDs (membership, in order) and may be
+	// open or closed.
+	Capsules []Capsule
+	// Logged are observations written as AppendObservations writes them
+	// (joining their capsule, taking its scope), after the capsules.
+	Logged    []NewObservation
+	Summaries []Summary
+	Pins      []Pin
+}
+
+// Len is the number of records in the dump.
+func (d Dump) Len() int {
+	return len(d.Observations) + len(d.Capsules) + len(d.Logged) + len(d.Summaries) + len(d.Pins)
+}
+
+// Bulk moves many records at once.
+type Bulk interface {
+	// Import writes a dump in one transaction: all of it or, on any error
+	// (a duplicate id, a dangling reference), none of it. progress, when
+	// non-nil, is called with the number of records written so far.
+	Import(ctx context.Context, d Dump, progress func(done int)) error
+	// Export calls fn for every record: observations (in insertion order),
+	// capsules (with their membership), summaries, then pins. It stops at
+	// fn's first error and returns it.
+	Export(ctx context.Context, fn func(Record) error) error
+}
+
+// Record holds exactly one record of any type; it is the unit of export and
+// import. In JSON it is an object with one key naming the type:
+// {"observation": {...}}, {"capsule": {...}}, {"summary": {...}} or
+// {"pin": {...}}.
+type Record struct {
+	Observation *Observation `json:"observation,omitempty"`
+	Capsule     *Capsule     `json:"capsule,omitempty"`
+	Summary     *Summary     `json:"summary,omitempty"`
+	Pin         *Pin         `json:"pin,omitempty"`
+}
+
+// Add appends the record to the dump.
+func (d *Dump) Add(r Record) {
+	switch {
+	case r.Observation != nil:
+		d.Observations = append(d.Observations, *r.Observation)
+	case r.Capsule != nil:
+		d.Capsules = append(d.Capsules, *r.Capsule)
+	case r.Summary != nil:
+		d.Summaries = append(d.Summaries, *r.Summary)
+	case r.Pin != nil:
+		d.Pins = append(d.Pins, *r.Pin)
+	}
+}
+
+// Stats describes a store.
+type Stats struct {
+	Path          string `json:"path"`
+	SchemaVersion int    `json:"schemaVersion"`
+	SizeBytes     int64  `json:"sizeBytes"`
+	Observations  int    `json:"observations"`
+	Redacted      int    `json:"redacted"`
+	Capsules      int    `json:"capsules"`
+	OpenCapsules  int    `json:"openCapsules"`
+	Summaries     int    `json:"summaries"`
+	Pins          int    `json:"pins"`
+	// IndexedObservations and IndexedSummaries count full-text index rows;
+	// they equal the unredacted observations and the summaries when the index
+	// is consistent.
+	IndexedObservations int `json:"indexedObservations"`
+	IndexedSummaries    int `json:"indexedSummaries"`
+}

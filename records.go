@@ -1,0 +1,367 @@
+package cairn
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cairnhq/cairn/memory"
+)
+
+// MaxIDBytes bounds a caller-chosen record id.
+const MaxIDBytes = 256
+
+// MaxBatch bounds how many observations one LogBatch call takes.
+const MaxBatch = 10_000
+
+// LogRequest records one observation.
+type LogRequest struct {
+	// ID is optional; cairn makes one ("obs_" + a ULID) when empty.
+	ID      string      `json:"id,omitempty"`
+	Kind    memory.Kind `json:"kind"`
+	Content string      `json:"content"`
+	// Provenance is an optional JSON object saying where it came from.
+	Provenance json.RawMessage `json:"provenance,omitempty"`
+	// TS is when it happened (Unix ms); default now.
+	TS       *int64       `json:"ts,omitempty"`
+	ScopeIDs memory.Scope `json:"scopeIds"`
+	// CapsuleID joins an open capsule; by default the observation joins
+	// the open capsule of its session, if any.
+	CapsuleID string `json:"capsuleId,omitempty"`
+}
+
+// Log records one observation.
+func (e *Engine) Log(ctx context.Context, req LogRequest) (memory.Observation, error) {
+	out, err := e.LogBatch(ctx, []LogRequest{req})
+	if err != nil {
+		return memory.Observation{}, err
+	}
+	return out[0], nil
+}
+
+// LogBatch records many observations in one transaction: all or none.
+func (e *Engine) LogBatch(ctx context.Context, reqs []LogRequest) ([]memory.Observation, error) {
+	if len(reqs) == 0 {
+		return nil, memory.Errorf(memory.CodeInvalidParams, "no observations given")
+	}
+	if len(reqs) > MaxBatch {
+		return nil, memory.Errorf(memory.CodeInvalidParams, "%d observations in one batch, over the limit of %d", len(reqs), MaxBatch)
+	}
+	batch := make([]memory.NewObservation, len(reqs))
+	now := e.nowMs()
+	for i, r := range reqs {
+		o, err := e.newObservation(r, now)
+		if err != nil {
+			if len(reqs) > 1 {
+				return nil, prefixError(err, "observation %d: ", i)
+			}
+			return nil, err
+		}
+		batch[i] = memory.NewObservation{Observation: o, CapsuleID: r.CapsuleID}
+	}
+	return e.store.AppendObservations(ctx, batch)
+}
+
+func (e *Engine) newObservation(r LogRequest, now int64) (memory.Observation, error) {
+	if _, err := memory.ParseKind(string(r.Kind)); err != nil {
+		return memory.Observation{}, err
+	}
+	if err := memory.ValidateContent("content", r.Content, e.maxBytes); err != nil {
+		return memory.Observation{}, err
+	}
+	if err := r.ScopeIDs.Validate(); err != nil {
+		return memory.Observation{}, err
+	}
+	if err := validateRef("capsuleId", r.CapsuleID, true); err != nil {
+		return memory.Observation{}, err
+	}
+	prov, err := memory.NormalizeProvenance(r.Provenance)
+	if err != nil {
+		return memory.Observation{}, err
+	}
+	if err := memory.ValidateText("provenance", string(prov), e.maxBytes); err != nil {
+		return memory.Observation{}, err
+	}
+	o := memory.Observation{ID: r.ID, Kind: r.Kind, Content: r.Content, Provenance: prov, TS: now, Scope: r.ScopeIDs}
+	if r.TS != nil {
+		if *r.TS < 0 {
+			return o, memory.Errorf(memory.CodeInvalidParams, "ts %d is negative", *r.TS)
+		}
+		o.TS = *r.TS
+	}
+	if o.ID == "" {
+		o.ID = e.newID("obs")
+	} else if err := validateRef("id", o.ID, false); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+// validateRef checks a record id given by a caller.
+func validateRef(field, id string, optional bool) error {
+	if id == "" {
+		if optional {
+			return nil
+		}
+		return memory.Errorf(memory.CodeInvalidParams, "%s is empty", field)
+	}
+	if err := memory.ValidateText(field, id, MaxIDBytes); err != nil {
+		return err
+	}
+	if strings.TrimSpace(id) != id || strings.ContainsFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return memory.Errorf(memory.CodeInvalidParams, "%s %q has surrounding spaces or control characters", field, id)
+	}
+	return nil
+}
+
+// prefixError puts a prefix on a typed error's message.
+func prefixError(err error, format string, args ...any) error {
+	pe := memory.Public(err)
+	return &memory.Error{Code: pe.Code, Message: fmt.Sprintf(format, args...) + pe.Message, Err: err}
+}
+
+// OpenCapsuleRequest opens a capsule.
+type OpenCapsuleRequest struct {
+	// ID is optional ("cap_" + a ULID by default).
+	ID string `json:"id,omitempty"`
+	// Type defaults to "session".
+	Type string `json:"type,omitempty"`
+	// Intent says what the session is for.
+	Intent   string       `json:"intent,omitempty"`
+	ScopeIDs memory.Scope `json:"scopeIds"`
+}
+
+// OpenCapsule opens a capsule. A session may have one open capsule at a
+// time (conflict otherwise).
+func (e *Engine) OpenCapsule(ctx context.Context, req OpenCapsuleRequest) (memory.Capsule, error) {
+	c := memory.Capsule{ID: req.ID, Type: req.Type, Intent: req.Intent, Scope: req.ScopeIDs, OpenedAt: e.nowMs()}
+	if c.Type == "" {
+		c.Type = memory.CapsuleTypeSession
+	}
+	if !memory.ValidCapsuleType(c.Type) {
+		return c, memory.Errorf(memory.CodeInvalidParams, "capsule type %q: use lowercase letters, digits, '_' or '-' (at most 64)", c.Type)
+	}
+	if err := memory.ValidateText("intent", c.Intent, e.maxBytes); err != nil {
+		return c, err
+	}
+	if err := c.Scope.Validate(); err != nil {
+		return c, err
+	}
+	if c.ID == "" {
+		c.ID = e.newID("cap")
+	} else if err := validateRef("id", c.ID, false); err != nil {
+		return c, err
+	}
+	return e.store.OpenCapsule(ctx, c)
+}
+
+// SummaryInput is the content of a capsule summary.
+type SummaryInput struct {
+	Content string `json:"content"`
+	// Confidence is in [0, 1]; default 1.
+	Confidence *float64 `json:"confidence,omitempty"`
+	// EvidenceRefs name the records the summary rests on.
+	EvidenceRefs []string `json:"evidenceRefs,omitempty"`
+}
+
+func (e *Engine) newSummary(capsuleID string, in SummaryInput) (memory.Summary, error) {
+	s := memory.Summary{ID: e.newID("sum"), CapsuleID: capsuleID, Content: in.Content, Confidence: 1,
+		CreatedAt: e.nowMs(), EvidenceRefs: in.EvidenceRefs}
+	if err := memory.ValidateContent("summary content", s.Content, e.maxBytes); err != nil {
+		return s, err
+	}
+	if in.Confidence != nil {
+		s.Confidence = *in.Confidence
+	}
+	if !(s.Confidence >= 0 && s.Confidence <= 1) {
+		return s, memory.Errorf(memory.CodeInvalidParams, "confidence %v is out of range [0, 1]", s.Confidence)
+	}
+	if s.EvidenceRefs == nil {
+		s.EvidenceRefs = []string{}
+	}
+	if len(s.EvidenceRefs) > 1000 {
+		return s, memory.Errorf(memory.CodeInvalidParams, "%d evidence refs, over the limit of 1000", len(s.EvidenceRefs))
+	}
+	for _, ref := range s.EvidenceRefs {
+		if err := validateRef("evidence ref", ref, false); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// CloseCapsuleRequest closes a capsule, optionally with its summary.
+type CloseCapsuleRequest struct {
+	CapsuleID string        `json:"capsuleId"`
+	Summary   *SummaryInput `json:"summary,omitempty"`
+}
+
+// CloseCapsuleResult is a closed capsule and its summary, if it has one.
+type CloseCapsuleResult struct {
+	Capsule memory.Capsule  `json:"capsule"`
+	Summary *memory.Summary `json:"summary"`
+}
+
+// CloseCapsule closes an open capsule; with a summary, the summary is written
+// first (replacing a running one). Closing a closed capsule is a conflict.
+func (e *Engine) CloseCapsule(ctx context.Context, req CloseCapsuleRequest) (CloseCapsuleResult, error) {
+	if err := validateRef("capsuleId", req.CapsuleID, false); err != nil {
+		return CloseCapsuleResult{}, err
+	}
+	var sum *memory.Summary
+	if req.Summary != nil {
+		s, err := e.newSummary(req.CapsuleID, *req.Summary)
+		if err != nil {
+			return CloseCapsuleResult{}, err
+		}
+		sum = &s
+	}
+	c, err := e.store.CloseCapsule(ctx, req.CapsuleID, e.nowMs(), sum)
+	if err != nil {
+		return CloseCapsuleResult{}, err
+	}
+	res := CloseCapsuleResult{Capsule: c}
+	if c.SummaryID != "" {
+		s, err := e.store.Summary(ctx, c.SummaryID)
+		if err != nil {
+			return res, err
+		}
+		res.Summary = &s
+	}
+	return res, nil
+}
+
+// SummaryRequest writes the summary of a capsule (open or closed), replacing
+// any earlier one; the summary keeps its id.
+type SummaryRequest struct {
+	CapsuleID string `json:"capsuleId"`
+	SummaryInput
+}
+
+// SetSummary writes a capsule's summary.
+func (e *Engine) SetSummary(ctx context.Context, req SummaryRequest) (memory.Summary, error) {
+	if err := validateRef("capsuleId", req.CapsuleID, false); err != nil {
+		return memory.Summary{}, err
+	}
+	s, err := e.newSummary(req.CapsuleID, req.SummaryInput)
+	if err != nil {
+		return s, err
+	}
+	return e.store.PutSummary(ctx, s)
+}
+
+// Capsule returns a capsule with its observation ids in order.
+func (e *Engine) Capsule(ctx context.Context, id string) (memory.Capsule, error) {
+	return e.store.Capsule(ctx, id)
+}
+
+// Observation returns one observation.
+func (e *Engine) Observation(ctx context.Context, id string) (memory.Observation, error) {
+	return e.store.Observation(ctx, id)
+}
+
+// Summary returns one summary.
+func (e *Engine) Summary(ctx context.Context, id string) (memory.Summary, error) {
+	return e.store.Summary(ctx, id)
+}
+
+// PinRequest pins an observation or a summary.
+type PinRequest struct {
+	// TargetID names the observation or summary to pin.
+	TargetID string `json:"targetId"`
+	// TargetType is optional: cairn finds the target by id.
+	TargetType memory.TargetType `json:"targetType,omitempty"`
+	Reason     string            `json:"reason,omitempty"`
+	// TTLSeconds makes the pin expire that long after now; ExpiresAt (Unix
+	// ms) sets the expiry directly. At most one of the two.
+	TTLSeconds *int64 `json:"ttlSeconds,omitempty"`
+	ExpiresAt  *int64 `json:"expiresAt,omitempty"`
+	// ScopeIDs is where the pin shows; by default the target's own scope.
+	ScopeIDs *memory.Scope `json:"scopeIds,omitempty"`
+}
+
+// MaxPinTTL bounds a pin's time to live (100 years).
+const MaxPinTTL = 100 * 365 * 24 * time.Hour
+
+// Pin marks a target as important. The target must exist.
+func (e *Engine) Pin(ctx context.Context, req PinRequest) (memory.Pin, error) {
+	now := e.nowMs()
+	p := memory.Pin{ID: e.newID("pin"), TargetID: req.TargetID, TargetType: req.TargetType, Reason: req.Reason, CreatedAt: now}
+	if err := validateRef("targetId", p.TargetID, false); err != nil {
+		return p, err
+	}
+	if err := memory.ValidateText("reason", p.Reason, 4096); err != nil {
+		return p, err
+	}
+	switch {
+	case req.TTLSeconds != nil && req.ExpiresAt != nil:
+		return p, memory.Errorf(memory.CodeInvalidParams, "give ttlSeconds or expiresAt, not both")
+	case req.TTLSeconds != nil:
+		if *req.TTLSeconds <= 0 || *req.TTLSeconds > int64(MaxPinTTL/time.Second) {
+			return p, memory.Errorf(memory.CodeInvalidParams, "ttlSeconds %d is out of range [1, %d]", *req.TTLSeconds, int64(MaxPinTTL/time.Second))
+		}
+		exp := now + *req.TTLSeconds*1000
+		p.ExpiresAt = &exp
+	case req.ExpiresAt != nil:
+		if *req.ExpiresAt <= now {
+			return p, memory.Errorf(memory.CodeInvalidParams, "expiresAt %d is not in the future", *req.ExpiresAt)
+		}
+		exp := *req.ExpiresAt
+		p.ExpiresAt = &exp
+	}
+	target, err := e.findTarget(ctx, p.TargetType, p.TargetID)
+	if err != nil {
+		return p, err
+	}
+	p.TargetType = target.Type()
+	p.Scope = target.Scope()
+	if req.ScopeIDs != nil {
+		if err := req.ScopeIDs.Validate(); err != nil {
+			return p, err
+		}
+		p.Scope = *req.ScopeIDs
+	}
+	return e.store.AddPin(ctx, p)
+}
+
+// findTarget loads a pin target by type, or by id alone when t is empty.
+func (e *Engine) findTarget(ctx context.Context, t memory.TargetType, id string) (memory.Entity, error) {
+	if t != "" && !t.Valid() {
+		return memory.Entity{}, memory.Errorf(memory.CodeInvalidParams, "targetType %q: want observation or summary", t)
+	}
+	if t == "" || t == memory.TargetObservation {
+		o, err := e.store.Observation(ctx, id)
+		if err == nil {
+			return memory.ObservationEntity(o), nil
+		}
+		if t != "" || !memory.IsCode(err, memory.CodeNotFound) {
+			return memory.Entity{}, err
+		}
+	}
+	s, err := e.store.Summary(ctx, id)
+	if memory.IsCode(err, memory.CodeNotFound) && t == "" {
+		return memory.Entity{}, memory.Errorf(memory.CodeNotFound, "no observation or summary has id %q", id)
+	}
+	return memory.SummaryEntity(s), err
+}
+
+// Unpin removes a pin.
+func (e *Engine) Unpin(ctx context.Context, pinID string) error {
+	if err := validateRef("pin id", pinID, false); err != nil {
+		return err
+	}
+	return e.store.RemovePin(ctx, pinID)
+}
+
+// Forget redacts an observation: its content is replaced by "[redacted]",
+// the original text is overwritten on disk, and it leaves the search index.
+// Its id, time, scope, kind, provenance and capsule place remain, so
+// provenance chains still resolve. Forgetting twice changes nothing.
+func (e *Engine) Forget(ctx context.Context, observationID string) (memory.Observation, error) {
+	if err := validateRef("observation id", observationID, false); err != nil {
+		return memory.Observation{}, err
+	}
+	return e.store.Redact(ctx, observationID)
+}

@@ -1,0 +1,201 @@
+package retrieve
+
+import (
+	"context"
+	"time"
+
+	"github.com/cairnhq/cairn/content"
+	"github.com/cairnhq/cairn/memory"
+)
+
+// Defaults and bounds of a tiered retrieval request.
+const (
+	// DefaultMaxCandidates is the contract's default candidate cap.
+	DefaultMaxCandidates = 50
+	// MaxCandidatesLimit is the largest maxCandidates accepted.
+	MaxCandidatesLimit = 1000
+	// MaxTokenBudget is the largest tokenBudget accepted.
+	MaxTokenBudget = 10_000_000
+)
+
+// Request is a tiered retrieval request, as the contract names its fields.
+type Request struct {
+	// Query is user text by default; see Syntax.
+	Query string `json:"query"`
+	// ScopeIDs restricts every tier (AND over the dimensions given).
+	ScopeIDs memory.Scope `json:"scopeIds"`
+	// TokenBudget, when set, cuts candidates so that pins, the current
+	// summary and the candidates kept fit in it (pins and the summary are
+	// never cut). Between 1 and MaxTokenBudget.
+	TokenBudget *int `json:"tokenBudget,omitempty"`
+	// MaxCandidates caps the candidates (default DefaultMaxCandidates,
+	// between 0 and MaxCandidatesLimit).
+	MaxCandidates *int `json:"maxCandidates,omitempty"`
+	// IncludeRedacted returns pins whose target was forgotten (its content
+	// reads "[redacted]"). Forgotten observations are never candidates: their
+	// text is gone from the index.
+	IncludeRedacted bool `json:"includeRedacted,omitempty"`
+	// Syntax is "text" (default: any string, words OR'ed) or "fts" (FTS5
+	// query syntax; a malformed query is invalid_params).
+	Syntax memory.Syntax `json:"syntax,omitempty"`
+}
+
+// Result is the contract's three tiers and their provenance.
+type Result struct {
+	Pins           []memory.PinnedTarget `json:"pins"`
+	CurrentSummary *memory.Summary       `json:"currentSummary"`
+	Candidates     []Candidate           `json:"candidates"`
+	Provenance     Provenance            `json:"provenance"`
+}
+
+// Provenance explains how a result was produced. The first six fields are
+// the contract's; the rest are cairn's additions.
+type Provenance struct {
+	Query                     string       `json:"query"`
+	ScopeIDs                  memory.Scope `json:"scopeIds"`
+	TotalCandidates           int          `json:"totalCandidates"`
+	ReturnedCandidates        int          `json:"returnedCandidates"`
+	TruncatedDueToTokenBudget bool         `json:"truncatedDueToTokenBudget"`
+	ProviderUsed              string       `json:"providerUsed"`
+
+	// Syntax is how the query was read.
+	Syntax memory.Syntax `json:"syntax"`
+	// SearchTerms are the words searched for (text syntax).
+	SearchTerms []string `json:"searchTerms,omitempty"`
+	// MaxCandidates is the cap applied.
+	MaxCandidates int `json:"maxCandidates"`
+	// TokenBudget is the budget applied, if any, and TokensUsed the
+	// estimated tokens of everything returned.
+	TokenBudget *int `json:"tokenBudget,omitempty"`
+	TokensUsed  int  `json:"tokensUsed"`
+	// Now is the clock reading the request used (Unix ms): pin expiry and
+	// recency are computed against it.
+	Now int64 `json:"now"`
+}
+
+// Source is what tiered retrieval reads besides its provider.
+type Source interface {
+	ActivePins(ctx context.Context, q memory.PinQuery) ([]memory.PinnedTarget, error)
+	CurrentSummary(ctx context.Context, scope memory.Scope) (*memory.Summary, error)
+}
+
+// Retriever implements the tiered retrieval contract over a Source and a
+// Provider.
+type Retriever struct {
+	Source   Source
+	Provider Provider
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// EstimateTokens estimates a text's tokens (default
+	// content.EstimateTokens: ceil(chars / 4)).
+	EstimateTokens func(string) int
+	// DefaultMaxCandidates applies when a request sets none (default
+	// DefaultMaxCandidates).
+	DefaultMaxCandidates int
+}
+
+// Validate checks a request's bounds and returns its parsed query.
+func (r Request) Validate() (memory.TextQuery, error) {
+	if r.MaxCandidates != nil && (*r.MaxCandidates < 0 || *r.MaxCandidates > MaxCandidatesLimit) {
+		return memory.TextQuery{}, memory.Errorf(memory.CodeInvalidParams, "maxCandidates %d is out of range [0, %d]", *r.MaxCandidates, MaxCandidatesLimit)
+	}
+	if r.TokenBudget != nil && (*r.TokenBudget < 1 || *r.TokenBudget > MaxTokenBudget) {
+		return memory.TextQuery{}, memory.Errorf(memory.CodeInvalidParams, "tokenBudget %d is out of range [1, %d]", *r.TokenBudget, MaxTokenBudget)
+	}
+	if err := r.ScopeIDs.Validate(); err != nil {
+		return memory.TextQuery{}, err
+	}
+	return ParseQuery(r.Query, r.Syntax)
+}
+
+// Retrieve runs the tiered retrieval: active pins in scope (newest first),
+// the summary of the session's open capsule, then the provider's candidates
+// with pinned targets and the current summary excluded, cut to the token
+// budget. Invalid requests are invalid_params errors and read nothing.
+func (rt *Retriever) Retrieve(ctx context.Context, req Request) (Result, error) {
+	tq, err := req.Validate()
+	if err != nil {
+		return Result{}, err
+	}
+	now := time.Now
+	if rt.Now != nil {
+		now = rt.Now
+	}
+	nowMs := now().UnixMilli()
+	maxC := rt.DefaultMaxCandidates
+	if maxC <= 0 {
+		maxC = DefaultMaxCandidates
+	}
+	if req.MaxCandidates != nil {
+		maxC = *req.MaxCandidates
+	}
+
+	pins, err := rt.Source.ActivePins(ctx, memory.PinQuery{Scope: req.ScopeIDs, Now: nowMs, IncludeRedacted: req.IncludeRedacted})
+	if err != nil {
+		return Result{}, err
+	}
+	summary, err := rt.Source.CurrentSummary(ctx, req.ScopeIDs)
+	if err != nil {
+		return Result{}, err
+	}
+	var exclude []string
+	for _, p := range pins {
+		exclude = append(exclude, p.Target.ID())
+	}
+	if summary != nil {
+		exclude = append(exclude, summary.ID)
+	}
+	cands, err := rt.Provider.Search(ctx, SearchOptions{
+		Query: tq, Scope: req.ScopeIDs, MaxResults: maxC, Exclude: exclude,
+		IncludeRedacted: req.IncludeRedacted, Now: nowMs,
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	if pins == nil {
+		pins = []memory.PinnedTarget{}
+	}
+	res := Result{
+		Pins:           pins,
+		CurrentSummary: summary,
+		Candidates:     cands,
+		Provenance: Provenance{
+			Query: req.Query, ScopeIDs: req.ScopeIDs,
+			TotalCandidates: len(cands), ProviderUsed: rt.Provider.Name(),
+			Syntax: tq.Syntax, SearchTerms: tq.Terms, MaxCandidates: maxC,
+			TokenBudget: req.TokenBudget, Now: nowMs,
+		},
+	}
+	estimate := rt.EstimateTokens
+	if estimate == nil {
+		estimate = content.EstimateTokens
+	}
+	res.Candidates, res.Provenance.TokensUsed, res.Provenance.TruncatedDueToTokenBudget = ApplyTokenBudget(res, req.TokenBudget, estimate)
+	res.Provenance.ReturnedCandidates = len(res.Candidates)
+	return res, nil
+}
+
+// ApplyTokenBudget is the contract's truncation: pins and the current
+// summary always count and are never cut; candidates are kept in order while
+// they fit, and the first that does not fit ends the list. With no budget
+// nothing is cut. It returns the candidates kept, the tokens used by
+// everything kept, and whether any candidate was cut.
+func ApplyTokenBudget(r Result, budget *int, estimate func(string) int) ([]Candidate, int, bool) {
+	used := 0
+	for _, p := range r.Pins {
+		used += estimate(p.Target.Content())
+	}
+	if r.CurrentSummary != nil {
+		used += estimate(r.CurrentSummary.Content)
+	}
+	kept := r.Candidates
+	for i, c := range r.Candidates {
+		t := estimate(c.Entity.Content())
+		if budget != nil && used+t > *budget {
+			kept = r.Candidates[:i]
+			break
+		}
+		used += t
+	}
+	return kept, used, len(kept) < len(r.Candidates)
+}

@@ -1,0 +1,220 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/cairnhq/cairn/memory"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+var _ memory.Store = (*DB)(nil)
+
+// Options tune a DB. The zero value is usable.
+type Options struct {
+	// BusyTimeout is how long one statement waits for a lock held by
+	// another connection or process. Default 5s.
+	BusyTimeout time.Duration
+	// WriteRetries is how many times a write transaction that still finds
+	// the database busy is retried, with jittered backoff. Default 8.
+	WriteRetries int
+	// ReadConns caps the read pool. Default max(4, GOMAXPROCS).
+	ReadConns int
+	// Logger receives warnings (retries). Default: discard.
+	Logger *slog.Logger
+}
+
+// DB is a cairn store in one SQLite file.
+type DB struct {
+	path    string
+	w       *sql.DB // one connection; BEGIN IMMEDIATE
+	r       *sql.DB // read-only pool
+	retries int
+	log     *slog.Logger
+}
+
+// applicationID marks a SQLite file as a cairn database ("crn1").
+const applicationID = 0x63726e31
+
+// Open opens (creating if needed) the database at path and brings its schema
+// up to date. A database written by a newer cairn is refused with a db_error
+// and left untouched; so is a SQLite file that is not a cairn database.
+func Open(path string, opts *Options) (*DB, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.BusyTimeout <= 0 {
+		o.BusyTimeout = 5 * time.Second
+	}
+	if o.WriteRetries <= 0 {
+		o.WriteRetries = 8
+	}
+	if o.ReadConns <= 0 {
+		o.ReadConns = max(4, runtime.GOMAXPROCS(0))
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if path == "" {
+		return nil, memory.Errorf(memory.CodeInvalidParams, "database path is empty")
+	}
+	if err := prepareFile(path); err != nil {
+		return nil, err
+	}
+	busy := fmt.Sprint(o.BusyTimeout.Milliseconds())
+	base := "file:" + (&url.URL{Path: path}).EscapedPath()
+	common := "_pragma=busy_timeout(" + busy + ")&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)&_pragma=secure_delete(1)"
+	w, err := sql.Open("sqlite", base+"?_txlock=immediate&"+common)
+	if err != nil {
+		return nil, memory.Wrap(memory.CodeDBError, err, "opening database %s", path)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxIdleTime(0)
+	db := &DB{path: path, w: w, retries: o.WriteRetries, log: o.Logger}
+	if err := db.migrate(context.Background()); err != nil {
+		w.Close()
+		return nil, err
+	}
+	r, err := sql.Open("sqlite", base+"?_pragma=query_only(1)&"+common)
+	if err != nil {
+		w.Close()
+		return nil, memory.Wrap(memory.CodeDBError, err, "opening database %s", path)
+	}
+	r.SetMaxOpenConns(o.ReadConns)
+	r.SetMaxIdleConns(o.ReadConns)
+	db.r = r
+	return db, nil
+}
+
+// prepareFile makes the parent directory (0700) and creates the file with
+// mode 0600 when it does not exist, so memories are private to the user.
+func prepareFile(path string) error {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return memory.Wrap(memory.CodeDBError, err, "creating the database directory %s", dir)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return memory.Wrap(memory.CodeDBError, err, "opening database %s", path)
+	}
+	return f.Close()
+}
+
+// Path returns the database file's path.
+func (db *DB) Path() string { return db.path }
+
+// Close closes both pools.
+func (db *DB) Close() error {
+	var errs []error
+	if db.r != nil {
+		errs = append(errs, db.r.Close())
+	}
+	errs = append(errs, db.w.Close())
+	if err := errors.Join(errs...); err != nil {
+		return memory.Wrap(memory.CodeDBError, err, "closing database")
+	}
+	return nil
+}
+
+// write runs fn in a write transaction, retrying when the database is busy.
+// fn's typed errors pass through; untyped ones become db_error with what as
+// the subject.
+func (db *DB) write(ctx context.Context, what string, fn func(tx *sql.Tx) error) error {
+	backoff := 10 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		err := db.tryWrite(ctx, fn)
+		if err == nil {
+			return nil
+		}
+		if !isBusy(err) || attempt >= db.retries || ctx.Err() != nil {
+			return dbError(err, what)
+		}
+		db.log.Warn("database busy, retrying", "op", what, "attempt", attempt+1)
+		sleep := backoff + time.Duration(rand.Int64N(int64(backoff)))
+		select {
+		case <-ctx.Done():
+			return dbError(ctx.Err(), what)
+		case <-time.After(sleep):
+		}
+		backoff = min(backoff*2, time.Second)
+	}
+}
+
+func (db *DB) tryWrite(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// read runs fn on the read pool inside one read transaction, so it sees one
+// snapshot.
+func (db *DB) read(ctx context.Context, what string, fn func(tx *sql.Tx) error) error {
+	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return dbError(err, what)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return dbError(err, what)
+	}
+	return nil
+}
+
+func sqliteCode(err error) int {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return se.Code()
+	}
+	return 0
+}
+
+func isBusy(err error) bool {
+	c := sqliteCode(err) & 0xff
+	return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
+}
+
+func isUnique(err error) bool {
+	c := sqliteCode(err)
+	return c == sqlite3.SQLITE_CONSTRAINT_UNIQUE || c == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+}
+
+// dbError keeps typed errors and turns anything else into a db_error whose
+// message names the operation but not the SQL.
+func dbError(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	var e *memory.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return memory.Wrap(memory.CodeDBError, err, "%s: canceled", what)
+	case errors.Is(err, context.DeadlineExceeded):
+		return memory.Wrap(memory.CodeDBError, err, "%s: timed out", what)
+	case isBusy(err):
+		return memory.Wrap(memory.CodeDBError, err, "%s: the database stayed locked by another process; try again", what)
+	case isUnique(err):
+		return memory.Wrap(memory.CodeConflict, err, "%s: a record with that id already exists", what)
+	}
+	return memory.Wrap(memory.CodeDBError, err, "%s failed", what)
+}

@@ -1,0 +1,239 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/cairnhq/cairn/memory"
+)
+
+// capsuleSlot is what appending needs to know of a capsule.
+type capsuleSlot struct {
+	id     string
+	status memory.CapsuleStatus
+	scope  memory.Scope
+	next   int // next membership position
+}
+
+// appender writes observations inside one transaction, caching capsule
+// lookups across a batch.
+type appender struct {
+	tx        *sql.Tx
+	insObs    *sql.Stmt
+	insFTS    *sql.Stmt
+	insMember *sql.Stmt
+	byID      map[string]*capsuleSlot
+	bySession map[string]*capsuleSlot // nil value: the session has no open capsule
+}
+
+func newAppender(ctx context.Context, tx *sql.Tx) (*appender, error) {
+	a := &appender{tx: tx, byID: map[string]*capsuleSlot{}, bySession: map[string]*capsuleSlot{}}
+	var err error
+	if a.insObs, err = tx.PrepareContext(ctx, `INSERT INTO observations
+		(id, kind, content, provenance, ts, redacted, session_id, repo_id, agent_id, user_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
+		return nil, err
+	}
+	if a.insFTS, err = tx.PrepareContext(ctx, `INSERT INTO observations_fts(rowid, content) VALUES (?, ?)`); err != nil {
+		return nil, err
+	}
+	if a.insMember, err = tx.PrepareContext(ctx, `INSERT INTO capsule_observations(capsule_id, position, observation_id) VALUES (?, ?, ?)`); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *appender) close() {
+	for _, s := range []*sql.Stmt{a.insObs, a.insFTS, a.insMember} {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+func (a *appender) loadSlot(ctx context.Context, where string, arg any) (*capsuleSlot, error) {
+	row := a.tx.QueryRowContext(ctx, `SELECT c.id, c.status, c.session_id, c.repo_id, c.agent_id, c.user_id,
+		(SELECT coalesce(max(position), -1) + 1 FROM capsule_observations m WHERE m.capsule_id = c.id)
+		FROM capsules c WHERE `+where, arg)
+	var s capsuleSlot
+	err := row.Scan(&s.id, &s.status, &s.scope.SessionID, &s.scope.RepoID, &s.scope.AgentID, &s.scope.UserID, &s.next)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	a.byID[s.id] = &s
+	return &s, nil
+}
+
+// capsuleFor resolves the capsule an observation joins: the named one, or
+// the open capsule of its session.
+func (a *appender) capsuleFor(ctx context.Context, n memory.NewObservation) (*capsuleSlot, error) {
+	if n.CapsuleID != "" {
+		if s, ok := a.byID[n.CapsuleID]; ok {
+			return s, nil
+		}
+		s, err := a.loadSlot(ctx, "c.id = ?", n.CapsuleID)
+		if err != nil {
+			return nil, err
+		}
+		if s == nil {
+			return nil, notFound("capsule", n.CapsuleID)
+		}
+		return s, nil
+	}
+	sess := n.Scope.SessionID
+	if sess == "" {
+		return nil, nil
+	}
+	if s, ok := a.bySession[sess]; ok {
+		return s, nil
+	}
+	s, err := a.loadSlot(ctx, "c.session_id = ? AND c.status = 'open'", sess)
+	if err != nil {
+		return nil, err
+	}
+	a.bySession[sess] = s
+	return s, nil
+}
+
+// append stores one observation and returns it as stored.
+func (a *appender) append(ctx context.Context, n memory.NewObservation) (memory.Observation, error) {
+	o := n.Observation
+	slot, err := a.capsuleFor(ctx, n)
+	if err != nil {
+		return o, err
+	}
+	if slot != nil {
+		dim := o.Scope.Conflicts(slot.scope)
+		switch {
+		case n.CapsuleID != "" && slot.status != memory.CapsuleOpen:
+			return o, memory.Errorf(memory.CodeConflict, "capsule %q is closed; open a new capsule to record into", slot.id)
+		case n.CapsuleID != "" && dim != "":
+			return o, memory.Errorf(memory.CodeInvalidParams, "observation scope %s %q differs from capsule %q's %q",
+				dim, o.Scope.Get(dim), slot.id, slot.scope.Get(dim))
+		case dim != "":
+			slot = nil // the session's open capsule lies in another scope: do not join it
+		default:
+			o.Scope = o.Scope.Fill(slot.scope)
+		}
+	}
+	if err := a.insert(ctx, o); err != nil {
+		return o, err
+	}
+	if slot != nil {
+		if _, err := a.insMember.ExecContext(ctx, slot.id, slot.next, o.ID); err != nil {
+			return o, err
+		}
+		slot.next++
+	}
+	return o, nil
+}
+
+// insert writes the observation row and, unless it is redacted, its index row.
+func (a *appender) insert(ctx context.Context, o memory.Observation) error {
+	args := append([]any{o.ID, string(o.Kind), o.Content, string(o.Provenance), o.TS, o.Redacted}, scopeArgs(o.Scope)...)
+	res, err := a.insObs.ExecContext(ctx, args...)
+	if isUnique(err) {
+		return memory.Wrap(memory.CodeConflict, err, "observation id %q already exists", o.ID)
+	}
+	if err != nil {
+		return err
+	}
+	if o.Redacted {
+		return nil
+	}
+	seq, err := res.LastInsertId()
+	if err != nil {
+		return err
+	}
+	_, err = a.insFTS.ExecContext(ctx, seq, o.Content)
+	return err
+}
+
+// AppendObservations implements memory.ObservationStore.
+func (db *DB) AppendObservations(ctx context.Context, batch []memory.NewObservation) ([]memory.Observation, error) {
+	out := make([]memory.Observation, 0, len(batch))
+	err := db.write(ctx, "appending observations", func(tx *sql.Tx) error {
+		out = out[:0]
+		a, err := newAppender(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer a.close()
+		for _, n := range batch {
+			o, err := a.append(ctx, n)
+			if err != nil {
+				return err
+			}
+			out = append(out, o)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Observation implements memory.ObservationStore.
+func (db *DB) Observation(ctx context.Context, id string) (memory.Observation, error) {
+	var o memory.Observation
+	err := db.read(ctx, "reading observation", func(tx *sql.Tx) error {
+		var err error
+		o, err = getObservation(ctx, tx, id)
+		return err
+	})
+	if err != nil {
+		return o, err
+	}
+	// The original text may still sit in write-ahead-log frames; fold them
+	// into the main file (where secure_delete has zeroed the old cells) and
+	// truncate the log. Best effort: another process's reader can hold it.
+	_, _ = db.w.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+	return o, nil
+}
+
+func getObservation(ctx context.Context, q queryer, id string) (memory.Observation, error) {
+	o, err := scanObservation(q.QueryRowContext(ctx, "SELECT "+obsColumns+" FROM observations o WHERE o.id = ?", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return o, notFound("observation", id)
+	}
+	return o, err
+}
+
+// Redact implements memory.ObservationStore.
+func (db *DB) Redact(ctx context.Context, id string) (memory.Observation, error) {
+	var o memory.Observation
+	err := db.write(ctx, "forgetting observation", func(tx *sql.Tx) error {
+		var seq int64
+		var redacted bool
+		err := tx.QueryRowContext(ctx, "SELECT seq, redacted FROM observations WHERE id = ?", id).Scan(&seq, &redacted)
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound("observation", id)
+		}
+		if err != nil {
+			return err
+		}
+		if !redacted {
+			if _, err := tx.ExecContext(ctx, "DELETE FROM observations_fts WHERE rowid = ?", seq); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, "UPDATE observations SET content = ?, redacted = 1 WHERE seq = ?", memory.RedactedContent, seq); err != nil {
+				return err
+			}
+		}
+		o, err = getObservation(ctx, tx, id)
+		return err
+	})
+	if err != nil {
+		return o, err
+	}
+	// The original text may still sit in write-ahead-log frames; fold them
+	// into the main file (where secure_delete has zeroed the old cells) and
+	// truncate the log. Best effort: another process's reader can hold it.
+	_, _ = db.w.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+	return o, nil
+}

@@ -1,0 +1,171 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/cairnhq/cairn/memory"
+)
+
+// migration is one numbered, idempotent schema step. Steps only ever add:
+// a released step is never edited, a new version appends a new step.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations are applied in order at open; PRAGMA user_version records the
+// last one applied.
+var migrations = []migration{
+	{1, "observations, capsules, summaries, pins and their full-text indexes", schemaV1},
+}
+
+// SchemaVersion is the schema version this build writes.
+func SchemaVersion() int { return migrations[len(migrations)-1].version }
+
+const scopeColumns = `
+	session_id TEXT NOT NULL DEFAULT '',
+	repo_id    TEXT NOT NULL DEFAULT '',
+	agent_id   TEXT NOT NULL DEFAULT '',
+	user_id    TEXT NOT NULL DEFAULT ''`
+
+const schemaV1 = `
+CREATE TABLE IF NOT EXISTS observations (
+	seq        INTEGER PRIMARY KEY,
+	id         TEXT NOT NULL UNIQUE,
+	kind       TEXT NOT NULL,
+	content    TEXT NOT NULL,
+	provenance TEXT NOT NULL DEFAULT '{}',
+	ts         INTEGER NOT NULL,
+	redacted   INTEGER NOT NULL DEFAULT 0 CHECK (redacted IN (0, 1)),` + scopeColumns + `
+);
+CREATE INDEX IF NOT EXISTS observations_session ON observations(session_id) WHERE session_id <> '';
+CREATE INDEX IF NOT EXISTS observations_repo ON observations(repo_id) WHERE repo_id <> '';
+CREATE INDEX IF NOT EXISTS observations_agent ON observations(agent_id) WHERE agent_id <> '';
+CREATE INDEX IF NOT EXISTS observations_user ON observations(user_id) WHERE user_id <> '';
+
+-- One indexed column only: a second column would change bm25's document
+-- lengths. Contentless (the text lives in observations) with deletes, so a
+-- forgotten observation leaves the index. Redacted rows are never inserted.
+CREATE VIRTUAL TABLE IF NOT EXISTS observations_fts USING fts5(
+	content, content='', contentless_delete=1, tokenize='porter unicode61');
+
+CREATE TABLE IF NOT EXISTS capsules (
+	seq       INTEGER PRIMARY KEY,
+	id        TEXT NOT NULL UNIQUE,
+	type      TEXT NOT NULL,
+	intent    TEXT NOT NULL DEFAULT '',
+	status    TEXT NOT NULL CHECK (status IN ('open', 'closed')),
+	opened_at INTEGER NOT NULL,
+	closed_at INTEGER,` + scopeColumns + `,
+	CHECK ((status = 'open') = (closed_at IS NULL))
+);
+CREATE UNIQUE INDEX IF NOT EXISTS capsules_one_open_per_session
+	ON capsules(session_id) WHERE status = 'open' AND session_id <> '';
+
+CREATE TABLE IF NOT EXISTS capsule_observations (
+	capsule_id     TEXT NOT NULL REFERENCES capsules(id),
+	position       INTEGER NOT NULL,
+	observation_id TEXT NOT NULL REFERENCES observations(id),
+	PRIMARY KEY (capsule_id, position)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS capsule_observations_observation ON capsule_observations(observation_id);
+
+CREATE TABLE IF NOT EXISTS summaries (
+	seq           INTEGER PRIMARY KEY,
+	id            TEXT NOT NULL UNIQUE,
+	capsule_id    TEXT NOT NULL UNIQUE REFERENCES capsules(id),
+	content       TEXT NOT NULL,
+	confidence    REAL NOT NULL CHECK (confidence >= 0 AND confidence <= 1),
+	created_at    INTEGER NOT NULL,
+	evidence_refs TEXT NOT NULL DEFAULT '[]',` + scopeColumns + `
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS summaries_fts USING fts5(
+	content, content='', contentless_delete=1, tokenize='porter unicode61');
+
+CREATE TABLE IF NOT EXISTS pins (
+	seq         INTEGER PRIMARY KEY,
+	id          TEXT NOT NULL UNIQUE,
+	target_type TEXT NOT NULL CHECK (target_type IN ('observation', 'summary')),
+	target_id   TEXT NOT NULL,
+	reason      TEXT NOT NULL DEFAULT '',
+	created_at  INTEGER NOT NULL,
+	expires_at  INTEGER,` + scopeColumns + `
+);
+CREATE INDEX IF NOT EXISTS pins_expires ON pins(expires_at);
+CREATE INDEX IF NOT EXISTS pins_target ON pins(target_id);
+`
+
+// migrate checks the file is a cairn database no newer than this build, then
+// applies the pending migrations, each in its own transaction. It reads
+// before it writes anything, so a refused file is left as it was.
+func (db *DB) migrate(ctx context.Context) error {
+	conn, err := db.w.Conn(ctx)
+	if err != nil {
+		return dbError(err, "opening database "+db.path)
+	}
+	defer conn.Close()
+	var version, appID, objects int
+	if err := conn.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return notADatabase(err, db.path)
+	}
+	if err := conn.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
+		return notADatabase(err, db.path)
+	}
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&objects); err != nil {
+		return notADatabase(err, db.path)
+	}
+	switch {
+	case appID != 0 && appID != applicationID, appID == 0 && objects > 0:
+		return memory.Errorf(memory.CodeDBError, "%s is a SQLite database but not a cairn database; refusing to touch it", db.path)
+	case version > SchemaVersion():
+		return memory.Errorf(memory.CodeDBError,
+			"%s has schema version %d, newer than this cairn understands (%d); upgrade cairn to open it (the file was not changed)",
+			db.path, version, SchemaVersion())
+	}
+	var mode string
+	if err := conn.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode); err != nil {
+		return dbError(err, "enabling WAL on "+db.path)
+	}
+	for _, m := range migrations {
+		if m.version <= version {
+			continue
+		}
+		if err := applyMigration(ctx, conn, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func applyMigration(ctx context.Context, conn *sql.Conn, m migration) error {
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return dbError(err, fmt.Sprintf("migration %d", m.version))
+	}
+	defer tx.Rollback()
+	// Another process may have migrated while this one waited for the lock.
+	var current int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&current); err != nil {
+		return dbError(err, fmt.Sprintf("migration %d", m.version))
+	}
+	if current >= m.version {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return dbError(err, fmt.Sprintf("migration %d (%s)", m.version, m.name))
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id=%d; PRAGMA user_version=%d", applicationID, m.version)); err != nil {
+		return dbError(err, fmt.Sprintf("migration %d", m.version))
+	}
+	if err := tx.Commit(); err != nil {
+		return dbError(err, fmt.Sprintf("migration %d", m.version))
+	}
+	return nil
+}
+
+func notADatabase(err error, path string) error {
+	return memory.Wrap(memory.CodeDBError, err, "%s is not a readable SQLite database", path)
+}

@@ -1,0 +1,159 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+
+	"github.com/cairnhq/cairn/memory"
+)
+
+// matchExpr renders a TextQuery as an FTS5 MATCH expression. Text-syntax
+// terms are each quoted as an FTS5 string, so no user text is ever read as
+// query syntax, and OR'ed.
+func matchExpr(q memory.TextQuery) (string, error) {
+	switch q.Syntax {
+	case memory.SyntaxFTS:
+		if strings.TrimSpace(q.Expr) == "" {
+			return "", memory.Errorf(memory.CodeInvalidParams, "the FTS query is empty")
+		}
+		return q.Expr, nil
+	case memory.SyntaxText, "":
+		if len(q.Terms) == 0 {
+			return "", memory.Errorf(memory.CodeInvalidParams, "the query has no words to search for")
+		}
+		var b strings.Builder
+		for i, t := range q.Terms {
+			if i > 0 {
+				b.WriteString(" OR ")
+			}
+			b.WriteByte('"')
+			b.WriteString(strings.ReplaceAll(t, `"`, `""`))
+			b.WriteByte('"')
+		}
+		return b.String(), nil
+	}
+	return "", memory.Errorf(memory.CodeInvalidParams, "unknown query syntax %q (want text or fts)", q.Syntax)
+}
+
+// SearchText implements memory.TextSearcher.
+func (db *DB) SearchText(ctx context.Context, ts memory.TextSearch) (memory.TextResult, error) {
+	var res memory.TextResult
+	expr, err := matchExpr(ts.Query)
+	if err != nil {
+		return res, err
+	}
+	if ts.Limit <= 0 {
+		return res, nil
+	}
+	err = db.read(ctx, "searching", func(tx *sql.Tx) error {
+		var err error
+		if res.Observations, err = searchTable(ctx, tx, expr, ts, obsSearch); err != nil {
+			return err
+		}
+		res.Summaries, err = searchTable(ctx, tx, expr, ts, sumSearch)
+		return err
+	})
+	if err != nil {
+		return memory.TextResult{}, ftsError(err, ts.Query.Syntax)
+	}
+	return res, nil
+}
+
+// tableSearch describes one full-text table and how to read its hits.
+type tableSearch struct {
+	sql   string
+	alias string
+	scan  func(s scanner, rank *float64) (memory.Entity, error)
+}
+
+var obsSearch = tableSearch{
+	sql: "SELECT " + obsColumns + `, bm25(observations_fts) AS r
+		FROM observations_fts JOIN observations o ON o.seq = observations_fts.rowid
+		WHERE observations_fts MATCH ? AND o.redacted = 0`,
+	alias: "o",
+	scan: func(s scanner, rank *float64) (memory.Entity, error) {
+		o, err := scanObservation(s, rank)
+		return memory.ObservationEntity(o), err
+	},
+}
+
+var sumSearch = tableSearch{
+	sql: "SELECT " + sumColumns + `, bm25(summaries_fts) AS r
+		FROM summaries_fts JOIN summaries s ON s.seq = summaries_fts.rowid
+		WHERE summaries_fts MATCH ?`,
+	alias: "s",
+	scan: func(s scanner, rank *float64) (memory.Entity, error) {
+		m, err := scanSummary(s, rank)
+		return memory.SummaryEntity(m), err
+	},
+}
+
+func searchTable(ctx context.Context, tx *sql.Tx, expr string, ts memory.TextSearch, t tableSearch) ([]memory.TextHit, error) {
+	q := newQuery(t.sql, expr)
+	q.scope(t.alias, ts.Scope)
+	q.notIn(t.alias+".id", ts.Exclude)
+	q.add(" ORDER BY r, "+t.alias+".id LIMIT ?", ts.Limit)
+	rows, err := tx.QueryContext(ctx, q.sql.String(), q.args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var hits []memory.TextHit
+	for rows.Next() {
+		var h memory.TextHit
+		if h.Entity, err = t.scan(rows, &h.Rank); err != nil {
+			return nil, err
+		}
+		hits = append(hits, h)
+	}
+	return hits, rows.Err()
+}
+
+// ftsError turns the full-text engine's complaints about an FTS-syntax query
+// into invalid_params errors that quote the engine's reason but no SQL.
+// Other errors pass through.
+func ftsError(err error, syntax memory.Syntax) error {
+	if err == nil || memory.CodeOf(err) != memory.CodeDBError {
+		return err
+	}
+	msg := err.Error()
+	if cause := errorsUnwrapAll(err); cause != nil {
+		msg = cause.Error()
+	}
+	lower := strings.ToLower(msg)
+	isSyntax := false
+	for _, s := range []string{"fts5", "syntax error", "unterminated string", "unknown special query", "no such column"} {
+		if strings.Contains(lower, s) {
+			isSyntax = true
+		}
+	}
+	if !isSyntax {
+		return err
+	}
+	if syntax != memory.SyntaxFTS {
+		// A text query is always quoted; the engine rejecting one is a bug.
+		return memory.Wrap(memory.CodeInternal, err, "the full-text engine rejected a text query")
+	}
+	reason := msg
+	reason = strings.TrimPrefix(reason, "SQL logic error: ")
+	if i := strings.LastIndex(reason, " ("); i > 0 && strings.HasSuffix(reason, ")") {
+		reason = reason[:i]
+	}
+	reason = strings.TrimPrefix(reason, "fts5: ")
+	if col, ok := strings.CutPrefix(reason, "no such column: "); ok {
+		reason = "unknown column " + `"` + col + `" (the only column is content; quote words that contain ':' or '-')`
+	}
+	return memory.Wrap(memory.CodeInvalidParams, err, "malformed FTS query: %s", reason)
+}
+
+// errorsUnwrapAll returns the innermost error of err's chain.
+func errorsUnwrapAll(err error) error {
+	for {
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok || u.Unwrap() == nil {
+			return err
+		}
+		err = u.Unwrap()
+	}
+}

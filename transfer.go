@@ -1,0 +1,387 @@
+package cairn
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/cairnhq/cairn/memory"
+)
+
+// Import formats.
+const (
+	// FormatJSONL is JSON Lines: each line an observation to record (the
+	// fields of LogRequest), or a record as Export writes it
+	// ({"observation": {...}}, {"capsule": {...}}, {"summary": {...}},
+	// {"pin": {...}}).
+	FormatJSONL = "jsonl"
+	// FormatParity is the kindling-parity dataset.json format.
+	FormatParity = "kindling-parity-dataset/v1"
+)
+
+// MaxImportBytes bounds one import file (1 GiB).
+const MaxImportBytes = 1 << 30
+
+// ImportOptions tune an import.
+type ImportOptions struct {
+	// Progress, when set, is called as records are written.
+	Progress func(done, total int)
+}
+
+// ImportReport says what an import wrote.
+type ImportReport struct {
+	Format       string `json:"format"`
+	Observations int    `json:"observations"`
+	Capsules     int    `json:"capsules"`
+	Summaries    int    `json:"summaries"`
+	Pins         int    `json:"pins"`
+	// Skipped lists records left out on purpose, with the reason.
+	Skipped []string `json:"skipped,omitempty"`
+}
+
+// Import reads a file of records (FormatJSONL or FormatParity, detected from
+// the content) and writes it all in one transaction: every record, or, when
+// any record is invalid or clashes with the database, none. Errors name the
+// line or record at fault.
+func (e *Engine) Import(ctx context.Context, r io.Reader, opts ImportOptions) (ImportReport, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxImportBytes+1))
+	if err != nil {
+		return ImportReport{}, memory.Wrap(memory.CodeInvalidParams, err, "reading the import: %v", err)
+	}
+	if len(data) > MaxImportBytes {
+		return ImportReport{}, memory.Errorf(memory.CodeInvalidParams, "the import is over %d bytes; split it", MaxImportBytes)
+	}
+	var dump memory.Dump
+	rep := ImportReport{Format: FormatJSONL}
+	if isParityDataset(data) {
+		rep.Format = FormatParity
+		dump, rep.Skipped, err = e.parseParity(ctx, data)
+	} else {
+		dump, err = e.parseJSONL(data)
+	}
+	if err != nil {
+		return rep, err
+	}
+	total := dump.Len()
+	if total == 0 {
+		return rep, memory.Errorf(memory.CodeInvalidParams, "the import holds no records")
+	}
+	progress := func(done int) {
+		if opts.Progress != nil {
+			opts.Progress(done, total)
+		}
+	}
+	if err := e.store.Import(ctx, dump, progress); err != nil {
+		return rep, err
+	}
+	rep.Observations = len(dump.Observations) + len(dump.Logged)
+	rep.Capsules, rep.Summaries, rep.Pins = len(dump.Capsules), len(dump.Summaries), len(dump.Pins)
+	return rep, nil
+}
+
+func isParityDataset(data []byte) bool {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || data[0] != '{' {
+		return false
+	}
+	var probe struct {
+		Format string `json:"format"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	return dec.Decode(&probe) == nil && probe.Format == FormatParity && !dec.More()
+}
+
+// parseJSONL reads JSON Lines. Blank lines are skipped.
+func (e *Engine) parseJSONL(data []byte) (memory.Dump, error) {
+	var d memory.Dump
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 4*e.maxBytes+1<<20)
+	now := e.nowMs()
+	line := 0
+	for sc.Scan() {
+		line++
+		text := bytes.TrimSpace(sc.Bytes())
+		if len(text) == 0 {
+			continue
+		}
+		if err := e.parseLine(&d, text, now); err != nil {
+			return d, prefixError(err, "line %d: ", line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return d, memory.Wrap(memory.CodeInvalidParams, err, "line %d: %v", line+1, err)
+	}
+	return d, nil
+}
+
+var recordKeys = map[string]bool{"observation": true, "capsule": true, "summary": true, "pin": true}
+
+func (e *Engine) parseLine(d *memory.Dump, text []byte, now int64) error {
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(text, &keys); err != nil {
+		return memory.Errorf(memory.CodeInvalidParams, "not a JSON object")
+	}
+	if len(keys) == 1 {
+		for k := range keys {
+			if recordKeys[k] {
+				var rec memory.Record
+				if err := decodeStrict(text, &rec); err != nil {
+					return err
+				}
+				if err := e.checkRecord(&rec); err != nil {
+					return err
+				}
+				d.Add(rec)
+				return nil
+			}
+		}
+	}
+	var req LogRequest
+	if err := decodeStrict(text, &req); err != nil {
+		return err
+	}
+	o, err := e.newObservation(req, now)
+	if err != nil {
+		return err
+	}
+	d.Logged = append(d.Logged, memory.NewObservation{Observation: o, CapsuleID: req.CapsuleID})
+	return nil
+}
+
+// decodeStrict decodes one JSON value, refusing unknown fields, and turns
+// decoding errors into invalid_params errors.
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var me *memory.Error
+		if errors.As(err, &me) {
+			return me
+		}
+		return memory.Wrap(memory.CodeInvalidParams, err, "%s", jsonProblem(err))
+	}
+	return nil
+}
+
+// jsonProblem describes a JSON decoding error without echoing the input.
+func jsonProblem(err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("malformed JSON at byte %d", se.Offset)
+	case errors.As(err, &te):
+		if te.Field != "" {
+			return fmt.Sprintf("field %s must be %s, not %s", te.Field, te.Type, te.Value)
+		}
+		return fmt.Sprintf("want %s, not %s", te.Type, te.Value)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "truncated JSON"
+	}
+	msg := err.Error()
+	if bytes.HasPrefix([]byte(msg), []byte("json: unknown field ")) {
+		return "unknown field " + msg[len("json: unknown field "):]
+	}
+	return "malformed JSON"
+}
+
+// checkRecord validates a complete record as Import will write it.
+func (e *Engine) checkRecord(r *memory.Record) error {
+	switch {
+	case r.Observation != nil:
+		return e.checkObservation(r.Observation)
+	case r.Capsule != nil:
+		return e.checkCapsule(r.Capsule)
+	case r.Summary != nil:
+		return e.checkSummary(r.Summary)
+	case r.Pin != nil:
+		return e.checkPin(r.Pin)
+	}
+	return memory.Errorf(memory.CodeInvalidParams, "empty record")
+}
+
+func (e *Engine) checkObservation(o *memory.Observation) error {
+	if err := validateRef("observation id", o.ID, false); err != nil {
+		return err
+	}
+	if _, err := memory.ParseKind(string(o.Kind)); err != nil {
+		return err
+	}
+	if o.Redacted {
+		o.Content = memory.RedactedContent
+	}
+	if err := memory.ValidateContent("content of "+o.ID, o.Content, e.maxBytes); err != nil {
+		return err
+	}
+	prov, err := memory.NormalizeProvenance(o.Provenance)
+	if err != nil {
+		return err
+	}
+	o.Provenance = prov
+	if o.TS < 0 {
+		return memory.Errorf(memory.CodeInvalidParams, "observation %s: ts is negative", o.ID)
+	}
+	return o.Scope.Validate()
+}
+
+func (e *Engine) checkCapsule(c *memory.Capsule) error {
+	if err := validateRef("capsule id", c.ID, false); err != nil {
+		return err
+	}
+	if !memory.ValidCapsuleType(c.Type) {
+		return memory.Errorf(memory.CodeInvalidParams, "capsule %s: type %q is not valid", c.ID, c.Type)
+	}
+	if err := memory.ValidateText("intent", c.Intent, e.maxBytes); err != nil {
+		return err
+	}
+	switch c.Status {
+	case memory.CapsuleOpen:
+		if c.ClosedAt != nil {
+			return memory.Errorf(memory.CodeInvalidParams, "capsule %s is open but has closedAt", c.ID)
+		}
+	case memory.CapsuleClosed:
+		if c.ClosedAt == nil || *c.ClosedAt < c.OpenedAt {
+			return memory.Errorf(memory.CodeInvalidParams, "capsule %s is closed but has no closedAt at or after openedAt", c.ID)
+		}
+	default:
+		return memory.Errorf(memory.CodeInvalidParams, "capsule %s: status %q (want open or closed)", c.ID, c.Status)
+	}
+	for _, id := range c.ObservationIDs {
+		if err := validateRef("observation id", id, false); err != nil {
+			return err
+		}
+	}
+	c.SummaryID = ""
+	return c.Scope.Validate()
+}
+
+func (e *Engine) checkSummary(s *memory.Summary) error {
+	if err := validateRef("summary id", s.ID, false); err != nil {
+		return err
+	}
+	if err := validateRef("capsuleId", s.CapsuleID, false); err != nil {
+		return err
+	}
+	if err := memory.ValidateContent("content of "+s.ID, s.Content, e.maxBytes); err != nil {
+		return err
+	}
+	if !(s.Confidence >= 0 && s.Confidence <= 1) || math.IsNaN(s.Confidence) {
+		return memory.Errorf(memory.CodeInvalidParams, "summary %s: confidence %v is out of range [0, 1]", s.ID, s.Confidence)
+	}
+	if s.EvidenceRefs == nil {
+		s.EvidenceRefs = []string{}
+	}
+	return nil
+}
+
+func (e *Engine) checkPin(p *memory.Pin) error {
+	if err := validateRef("pin id", p.ID, false); err != nil {
+		return err
+	}
+	if !p.TargetType.Valid() {
+		return memory.Errorf(memory.CodeInvalidParams, "pin %s: targetType %q (want observation or summary)", p.ID, p.TargetType)
+	}
+	if err := validateRef("targetId", p.TargetID, false); err != nil {
+		return err
+	}
+	if err := memory.ValidateText("reason", p.Reason, 4096); err != nil {
+		return err
+	}
+	return p.Scope.Validate()
+}
+
+// parityDataset is the shape of a kindling-parity dataset.json.
+type parityDataset struct {
+	Format       string `json:"format"`
+	Observations []struct {
+		memory.Observation
+		// OriginalContent is the text a redaction removed, kept in the
+		// fixture for reference; cairn never stores it.
+		OriginalContent string `json:"originalContent"`
+	} `json:"observations"`
+	Capsules  []memory.Capsule `json:"capsules"`
+	Summaries []memory.Summary `json:"summaries"`
+	Pins      []memory.Pin     `json:"pins"`
+}
+
+// parseParity reads a parity dataset. A pin whose target is neither in the
+// dataset nor in the database is skipped and reported (the fixture holds one
+// on purpose); everything else must be valid.
+func (e *Engine) parseParity(ctx context.Context, data []byte) (memory.Dump, []string, error) {
+	var ds parityDataset
+	if err := json.Unmarshal(data, &ds); err != nil {
+		var me *memory.Error
+		if errors.As(err, &me) {
+			return memory.Dump{}, nil, me
+		}
+		return memory.Dump{}, nil, memory.Wrap(memory.CodeInvalidParams, err, "dataset: %s", jsonProblem(err))
+	}
+	var d memory.Dump
+	known := map[string]bool{}
+	for _, o := range ds.Observations {
+		obs := o.Observation
+		if err := e.checkObservation(&obs); err != nil {
+			return d, nil, err
+		}
+		d.Observations = append(d.Observations, obs)
+		known[obs.ID] = true
+	}
+	for i := range ds.Capsules {
+		if err := e.checkCapsule(&ds.Capsules[i]); err != nil {
+			return d, nil, err
+		}
+	}
+	d.Capsules = ds.Capsules
+	for i := range ds.Summaries {
+		if err := e.checkSummary(&ds.Summaries[i]); err != nil {
+			return d, nil, err
+		}
+		known[ds.Summaries[i].ID] = true
+	}
+	d.Summaries = ds.Summaries
+	var skipped []string
+	for _, p := range ds.Pins {
+		if err := e.checkPin(&p); err != nil {
+			return d, nil, err
+		}
+		if !known[p.TargetID] {
+			if _, err := e.findTarget(ctx, p.TargetType, p.TargetID); memory.IsCode(err, memory.CodeNotFound) {
+				skipped = append(skipped, fmt.Sprintf("pin %s: its target %s %s does not exist", p.ID, p.TargetType, p.TargetID))
+				continue
+			} else if err != nil {
+				return d, nil, err
+			}
+		}
+		d.Pins = append(d.Pins, p)
+	}
+	return d, skipped, nil
+}
+
+// Export writes every record as JSON Lines ({"observation": {...}} and so
+// on), in an order Import reads back into an equal database. It returns the
+// number of records written.
+func (e *Engine) Export(ctx context.Context, w io.Writer) (int, error) {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	n := 0
+	err := e.store.Export(ctx, func(r memory.Record) error {
+		n++
+		if err := enc.Encode(r); err != nil {
+			return memory.Wrap(memory.CodeInternal, err, "writing the export: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return n, err
+	}
+	if err := bw.Flush(); err != nil {
+		return n, memory.Wrap(memory.CodeInternal, err, "writing the export: %v", err)
+	}
+	return n, nil
+}

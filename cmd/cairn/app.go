@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairnhq/cairn"
+	"github.com/cairnhq/cairn/memory"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// app is the state the commands share: the I/O streams, the global flags
+// and the engine, opened on first use.
+type app struct {
+	in       io.Reader
+	out, err io.Writer
+
+	dbFlag  string
+	nowFlag string
+	json    bool
+
+	eng *cairn.Engine
+}
+
+// run executes the CLI and returns the process exit code.
+func run(ctx context.Context, args []string, in io.Reader, out, errw io.Writer) int {
+	a := &app{in: in, out: out, err: errw}
+	root := newRootCmd(a)
+	root.SetArgs(args)
+	root.SetIn(in)
+	root.SetOut(out)
+	root.SetErr(errw)
+	err := root.ExecuteContext(ctx)
+	if a.eng != nil {
+		if cerr := a.eng.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return a.fail(err)
+	}
+	return 0
+}
+
+// Exit codes: 0 success; 1 a failure of cairn or its database; 2 bad input
+// (invalid_params, or a usage error); 3 not_found; 4 conflict; 5 a disabled
+// feature or an unavailable embedder.
+func exitCode(err error) int {
+	switch memory.CodeOf(err) {
+	case memory.CodeInvalidParams:
+		return 2
+	case memory.CodeNotFound:
+		return 3
+	case memory.CodeConflict:
+		return 4
+	case memory.CodeFeatureDisabled, memory.CodeEmbedderUnavailable:
+		return 5
+	}
+	return 1
+}
+
+// fail prints err (as {"error": {...}} with --json) and returns its exit code.
+func (a *app) fail(err error) int {
+	var me *memory.Error
+	if !errors.As(err, &me) {
+		// Untyped errors come from argument parsing (cobra, pflag).
+		err = memory.Errorf(memory.CodeInvalidParams, "%s", err.Error())
+	}
+	pub := memory.Public(err)
+	if a.json {
+		b, _ := json.Marshal(map[string]any{"error": map[string]string{"code": string(pub.Code), "message": pub.Message}})
+		fmt.Fprintln(a.err, string(b))
+	} else {
+		fmt.Fprintf(a.err, "cairn: %s\n", pub.Error())
+	}
+	return exitCode(err)
+}
+
+// engine opens the database on first use.
+func (a *app) engine() (*cairn.Engine, error) {
+	if a.eng != nil {
+		return a.eng, nil
+	}
+	opts, err := a.options()
+	if err != nil {
+		return nil, err
+	}
+	eng, err := cairn.Open(cairn.ResolvePath(a.dbFlag), opts)
+	if err != nil {
+		return nil, err
+	}
+	a.eng = eng
+	return eng, nil
+}
+
+func (a *app) options() (*cairn.Options, error) {
+	opts := &cairn.Options{}
+	if a.nowFlag != "" {
+		t, err := parseTime(a.nowFlag)
+		if err != nil {
+			return nil, memory.Errorf(memory.CodeInvalidParams, "--now: %v", err)
+		}
+		opts.Now = func() time.Time { return t }
+	}
+	return opts, nil
+}
+
+// parseTime reads RFC 3339 ("2024-02-05T00:00:00Z"), a date
+// ("2024-02-05", UTC midnight) or Unix milliseconds.
+func parseTime(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return time.UnixMilli(ms).UTC(), nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not a time (want RFC 3339, YYYY-MM-DD or Unix milliseconds)", s)
+}
+
+// parseTTL reads a Go duration ("90m", "2h") or a number of days ("7d").
+func parseTTL(s string) (time.Duration, error) {
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.ParseFloat(d, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a duration (want 90m, 2h or 7d)", s)
+		}
+		return time.Duration(n * float64(24*time.Hour)), nil
+	}
+	dur, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration (want 90m, 2h or 7d)", s)
+	}
+	return dur, nil
+}
+
+// emit writes v as indented JSON.
+func (a *app) emit(v any) error {
+	enc := json.NewEncoder(a.out)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return memory.Wrap(memory.CodeInternal, err, "writing output: %v", err)
+	}
+	return nil
+}
+
+// readText returns the arguments joined by spaces, or standard input when
+// there are none or the only one is "-".
+func (a *app) readText(args []string, what string) (string, error) {
+	if len(args) > 0 && !(len(args) == 1 && args[0] == "-") {
+		return strings.Join(args, " "), nil
+	}
+	if f, ok := a.in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return "", memory.Errorf(memory.CodeInvalidParams, "give the %s as arguments or on standard input", what)
+	}
+	b, err := io.ReadAll(io.LimitReader(a.in, memory.DefaultMaxContentBytes*4))
+	if err != nil {
+		return "", memory.Wrap(memory.CodeInvalidParams, err, "reading standard input: %v", err)
+	}
+	return strings.TrimRight(string(b), "\n"), nil
+}
+
+// isTerminal reports whether w is a terminal (progress bars go only there).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// usageArgs wraps a cobra argument check so its complaint is a typed
+// invalid_params error.
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return memory.Errorf(memory.CodeInvalidParams, "%v (see %s --help)", err, cmd.CommandPath())
+		}
+		return nil
+	}
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/cairnhq/cairn"
+	"github.com/cairnhq/cairn/memory"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+)
+
+func newImportCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "import FILE...",
+		Short: "Import records from JSON Lines or a parity dataset (all or nothing per file)",
+		Long: `Import records. Each file is written in one transaction: all of it, or, if
+any record is invalid or clashes with the database, none of it. "-" reads
+standard input. Formats, detected from the content:
+
+  JSON Lines   one object per line: an observation to record, with the fields
+               of 'cairn log' ({"kind","content","scopeIds","provenance","ts",
+               "capsuleId","id"}), or a record as 'cairn export' writes it
+               ({"observation":{...}}, {"capsule":{...}}, {"summary":{...}},
+               {"pin":{...}}).
+  dataset.json a kindling-parity dataset (format kindling-parity-dataset/v1).`,
+		Example: `  cairn import memories.jsonl
+  cairn export | cairn --db /tmp/copy.db import -`,
+		Args: usageArgs(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			eng, err := a.engine()
+			if err != nil {
+				return err
+			}
+			var reports []cairn.ImportReport
+			for _, name := range args {
+				rep, err := a.importFile(cmd, eng, name)
+				if err != nil {
+					return prefixed(err, name)
+				}
+				reports = append(reports, rep)
+				if !a.json {
+					fmt.Fprintf(a.out, "%s: imported %d observations, %d capsules, %d summaries, %d pins (%s)\n",
+						name, rep.Observations, rep.Capsules, rep.Summaries, rep.Pins, rep.Format)
+					for _, s := range rep.Skipped {
+						fmt.Fprintf(a.out, "  skipped %s\n", s)
+					}
+				}
+			}
+			if a.json {
+				return a.emit(reports)
+			}
+			return nil
+		},
+	}
+}
+
+func (a *app) importFile(cmd *cobra.Command, eng *cairn.Engine, name string) (cairn.ImportReport, error) {
+	var r io.Reader = a.in
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return cairn.ImportReport{}, memory.Wrap(memory.CodeInvalidParams, err, "cannot open: %v", pathless(err))
+		}
+		defer f.Close()
+		r = f
+	}
+	var bar *progressbar.ProgressBar
+	opts := cairn.ImportOptions{}
+	if isTerminal(a.err) && !a.json {
+		opts.Progress = func(done, total int) {
+			if bar == nil {
+				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(a.err),
+					progressbar.OptionSetDescription("importing "+name), progressbar.OptionShowCount(),
+					progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+			}
+			bar.Set(done)
+		}
+	}
+	rep, err := eng.Import(cmd.Context(), r, opts)
+	if bar != nil {
+		bar.Finish()
+	}
+	return rep, err
+}
+
+// pathless is an *os.PathError's reason without the path (the caller names
+// the file already).
+func pathless(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// prefixed puts "name: " before a typed error's message.
+func prefixed(err error, name string) error {
+	pub := memory.Public(err)
+	return &memory.Error{Code: pub.Code, Message: name + ": " + pub.Message, Err: err}
+}

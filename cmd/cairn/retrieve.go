@@ -1,0 +1,140 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/cairnhq/cairn"
+	"github.com/cairnhq/cairn/memory"
+	"github.com/spf13/cobra"
+)
+
+func newRetrieveCmd(a *app) *cobra.Command {
+	var req cairn.RetrieveRequest
+	var maxCand, budget int
+	var syntax string
+	var explain bool
+	cmd := &cobra.Command{
+		Use:     "retrieve QUERY...",
+		Aliases: []string{"recall", "search"},
+		Short:   "Retrieve the memories that matter for a query",
+		Long: `Retrieve, for a query and a scope, three tiers:
+
+  pins             active pins in scope, newest first (never cut by a budget)
+  current summary  the summary of the session's open capsule (never cut)
+  candidates       observations and summaries ranked by
+                   score = 0.7 × bm25 (normalised) + 0.3 × recency (30 days)
+
+The query is plain text: any string is safe, its words are OR'ed and records
+holding more of them rank higher. --syntax fts passes FTS5 query syntax
+instead (space = AND, OR, NOT, "phrases", prefix*, NEAR(...)).
+
+Ties break by score, then id. With --now and the same data the output is
+byte-identical.`,
+		Example: `  cairn retrieve --scope repo=/src/shop "why did checkout say session expired?"
+  cairn retrieve --syntax fts '"session expired" OR skew' --max-candidates 5 --json`,
+		Args: usageArgs(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req.Query = strings.Join(args, " ")
+			req.Syntax = memory.Syntax(syntax)
+			if cmd.Flags().Changed("max-candidates") {
+				req.MaxCandidates = &maxCand
+			}
+			if cmd.Flags().Changed("token-budget") {
+				req.TokenBudget = &budget
+			}
+			eng, err := a.engine()
+			if err != nil {
+				return err
+			}
+			res, err := eng.Retrieve(cmd.Context(), req)
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.emit(res)
+			}
+			printRetrieval(a.out, res, explain)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.Var(scopeFlag{&req.ScopeIDs}, "scope", "scope as session=..,repo=..,agent=..,user=.. (repeatable)")
+	f.IntVar(&maxCand, "max-candidates", 50, "most candidates to return (0 to 1000)")
+	f.IntVar(&budget, "token-budget", 0, "token budget for everything returned (default: none)")
+	f.BoolVar(&req.IncludeRedacted, "include-redacted", false, "also return pins whose target was forgotten")
+	f.StringVar(&syntax, "syntax", string(memory.SyntaxText), "query syntax: text or fts")
+	f.BoolVar(&explain, "explain", false, "show how each score was computed")
+	return cmd
+}
+
+// printRetrieval renders a retrieval for people.
+func printRetrieval(w io.Writer, res cairn.RetrieveResult, explain bool) {
+	p := res.Provenance
+	scope := p.ScopeIDs.String()
+	if scope == "" {
+		scope = "everything"
+	}
+	fmt.Fprintf(w, "query %q  scope %s  provider %s  syntax %s  at %s\n", p.Query, scope, p.ProviderUsed, p.Syntax, fmtTime(p.Now))
+	if len(p.SearchTerms) > 0 {
+		fmt.Fprintf(w, "searched for: %s\n", strings.Join(p.SearchTerms, " "))
+	}
+	budget := "no token budget"
+	if p.TokenBudget != nil {
+		budget = fmt.Sprintf("token budget %d", *p.TokenBudget)
+		if p.TruncatedDueToTokenBudget {
+			budget += " (cut)"
+		}
+	}
+	fmt.Fprintf(w, "%d of %d candidates, %s, %s summary; ~%d tokens, %s\n",
+		p.ReturnedCandidates, p.TotalCandidates, plural(len(res.Pins), "pin"), map[bool]string{true: "a", false: "no"}[res.CurrentSummary != nil], p.TokensUsed, budget)
+
+	if len(res.Pins) > 0 {
+		fmt.Fprintf(w, "\nPINS\n")
+		for _, pt := range res.Pins {
+			exp := ""
+			if pt.Pin.ExpiresAt != nil {
+				exp = ", expires " + fmtTime(*pt.Pin.ExpiresAt)
+			}
+			fmt.Fprintf(w, "  %s  %s %s  pinned %s%s\n", pt.Pin.ID, pt.TargetType, pt.Target.ID(), fmtTime(pt.Pin.CreatedAt), exp)
+			if pt.Pin.Reason != "" {
+				fmt.Fprintf(w, "    reason: %s\n", pt.Pin.Reason)
+			}
+			fmt.Fprintln(w, wrap(pt.Target.Content(), 88, "    "))
+		}
+	}
+	if s := res.CurrentSummary; s != nil {
+		fmt.Fprintf(w, "\nCURRENT SUMMARY\n  %s  of %s  confidence %.2f  %s\n", s.ID, s.CapsuleID, s.Confidence, fmtTime(s.CreatedAt))
+		fmt.Fprintln(w, wrap(s.Content, 88, "    "))
+	}
+	if len(res.Candidates) == 0 {
+		fmt.Fprintf(w, "\nno candidates\n")
+		return
+	}
+	fmt.Fprintf(w, "\nCANDIDATES\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  #\tscore\tbm25n\trecency\ttype\tid\ttime\t")
+	for i, c := range res.Candidates {
+		norm, _ := c.Explanation.Child("bm25Norm")
+		rec, _ := c.Explanation.Child("recency")
+		fmt.Fprintf(tw, "  %d\t%.4f\t%.3f\t%.3f\t%s\t%s\t%s\t\n", i+1, c.Score, norm.Value, rec.Value, c.EntityType, c.Entity.ID(), fmtTime(c.Entity.Time()))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	for i, c := range res.Candidates {
+		fmt.Fprintf(w, "  %d. %s\n", i+1, c.Entity.ID())
+		fmt.Fprintln(w, wrap(c.Entity.Content(), 88, "     "))
+		if explain {
+			printExplanation(w, c.Explanation, "     ")
+		}
+	}
+}
+
+func printExplanation(w io.Writer, e memory.Explanation, prefix string) {
+	fmt.Fprintf(w, "%s%s = %.6g  (%s)\n", prefix, e.Name, e.Value, e.Detail)
+	for _, c := range e.Children {
+		printExplanation(w, c, prefix+"  ")
+	}
+}

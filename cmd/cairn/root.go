@@ -1,0 +1,47 @@
+package main
+
+import (
+	"github.com/cairnhq/cairn/memory"
+	"github.com/spf13/cobra"
+)
+
+func newRootCmd(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "cairn",
+		Short: "Local-first memory and retrieval for AI agents",
+		Long: `cairn keeps what agents observe (tool calls, commands, diffs, errors, messages)
+in a local SQLite database, groups it into session capsules with summaries,
+pins what matters, forgets on request, and retrieves the few memories that
+matter for a query: pins, the current session summary, and ranked candidates
+with provenance, inside a token budget, deterministically.
+
+The database is $CAIRN_DB, or $XDG_DATA_HOME/cairn/cairn.db
+(~/.local/share/cairn/cairn.db); --db overrides both.
+
+Try it without touching your database: cairn demo`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&a.dbFlag, "db", "", "database file (default $CAIRN_DB or $XDG_DATA_HOME/cairn/cairn.db)")
+	root.PersistentFlags().StringVar(&a.nowFlag, "now", "", "fix the clock (RFC 3339, YYYY-MM-DD or Unix ms) for deterministic results")
+	root.PersistentFlags().BoolVar(&a.json, "json", false, "write JSON instead of text")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return memory.Errorf(memory.CodeInvalidParams, "%v (see %s --help)", err, cmd.CommandPath())
+	})
+	root.AddGroup(&cobra.Group{ID: "record", Title: "Record memories:"},
+		&cobra.Group{ID: "recall", Title: "Recall:"},
+		&cobra.Group{ID: "data", Title: "Data:"})
+	for _, c := range []*cobra.Command{newLogCmd(a), newCapsuleCmd(a), newPinCmd(a), newUnpinCmd(a), newForgetCmd(a)} {
+		c.GroupID = "record"
+		root.AddCommand(c)
+	}
+	for _, c := range []*cobra.Command{newRetrieveCmd(a), newShowCmd(a), newDemoCmd(a)} {
+		c.GroupID = "recall"
+		root.AddCommand(c)
+	}
+	for _, c := range []*cobra.Command{newImportCmd(a), newExportCmd(a), newStatsCmd(a)} {
+		c.GroupID = "data"
+		root.AddCommand(c)
+	}
+	return root
+}

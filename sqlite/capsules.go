@@ -145,8 +145,8 @@ func putSummary(ctx context.Context, tx *sql.Tx, s memory.Summary) (memory.Summa
 		return s, err
 	}
 	var seq int64
-	var oldID string
-	err = tx.QueryRowContext(ctx, "SELECT seq, id FROM summaries WHERE capsule_id = ?", s.CapsuleID).Scan(&seq, &oldID)
+	var oldID, oldContent string
+	err = tx.QueryRowContext(ctx, "SELECT seq, id, content FROM summaries WHERE capsule_id = ?", s.CapsuleID).Scan(&seq, &oldID, &oldContent)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		args := append([]any{s.ID, s.CapsuleID, s.Content, s.Confidence, s.CreatedAt, string(refs)}, scopeArgs(scope)...)
@@ -165,7 +165,7 @@ func putSummary(ctx context.Context, tx *sql.Tx, s memory.Summary) (memory.Summa
 		return s, err
 	default:
 		s.ID = oldID
-		if _, err := tx.ExecContext(ctx, "DELETE FROM summaries_fts WHERE rowid = ?", seq); err != nil {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO summaries_fts(summaries_fts, rowid, content) VALUES ('delete', ?, ?)", seq, oldContent); err != nil {
 			return s, err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE summaries SET content = ?, confidence = ?, created_at = ?, evidence_refs = ? WHERE seq = ?`,

@@ -186,14 +186,7 @@ func (db *DB) Observation(ctx context.Context, id string) (memory.Observation, e
 		o, err = getObservation(ctx, tx, id)
 		return err
 	})
-	if err != nil {
-		return o, err
-	}
-	// The original text may still sit in write-ahead-log frames; fold them
-	// into the main file (where secure_delete has zeroed the old cells) and
-	// truncate the log. Best effort: another process's reader can hold it.
-	_, _ = db.w.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
-	return o, nil
+	return o, err
 }
 
 func getObservation(ctx context.Context, q queryer, id string) (memory.Observation, error) {
@@ -210,7 +203,8 @@ func (db *DB) Redact(ctx context.Context, id string) (memory.Observation, error)
 	err := db.write(ctx, "forgetting observation", func(tx *sql.Tx) error {
 		var seq int64
 		var redacted bool
-		err := tx.QueryRowContext(ctx, "SELECT seq, redacted FROM observations WHERE id = ?", id).Scan(&seq, &redacted)
+		var old string
+		err := tx.QueryRowContext(ctx, "SELECT seq, redacted, content FROM observations WHERE id = ?", id).Scan(&seq, &redacted, &old)
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFound("observation", id)
 		}
@@ -218,7 +212,7 @@ func (db *DB) Redact(ctx context.Context, id string) (memory.Observation, error)
 			return err
 		}
 		if !redacted {
-			if _, err := tx.ExecContext(ctx, "DELETE FROM observations_fts WHERE rowid = ?", seq); err != nil {
+			if _, err := tx.ExecContext(ctx, "INSERT INTO observations_fts(observations_fts, rowid, content) VALUES ('delete', ?, ?)", seq, old); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, "UPDATE observations SET content = ?, redacted = 1 WHERE seq = ?", memory.RedactedContent, seq); err != nil {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
 
 	"github.com/cairnhq/cairn/memory"
 )
@@ -47,10 +50,14 @@ CREATE INDEX IF NOT EXISTS observations_agent ON observations(agent_id) WHERE ag
 CREATE INDEX IF NOT EXISTS observations_user ON observations(user_id) WHERE user_id <> '';
 
 -- One indexed column only: a second column would change bm25's document
--- lengths. Contentless (the text lives in observations) with deletes, so a
--- forgotten observation leaves the index. Redacted rows are never inserted.
+-- lengths. Contentless: the text lives in observations. Rows leave the index
+-- through the 'delete' command given their old text, which keeps bm25's
+-- statistics exact (contentless_delete=1 tables do not), with FTS5's
+-- secure-delete on so a forgotten row's tokens are removed from the index
+-- pages at once rather than masked. Redacted rows are never inserted.
 CREATE VIRTUAL TABLE IF NOT EXISTS observations_fts USING fts5(
-	content, content='', contentless_delete=1, tokenize='porter unicode61');
+	content, content='', tokenize='porter unicode61');
+INSERT INTO observations_fts(observations_fts, rank) VALUES ('secure-delete', 1);
 
 CREATE TABLE IF NOT EXISTS capsules (
 	seq       INTEGER PRIMARY KEY,
@@ -83,7 +90,8 @@ CREATE TABLE IF NOT EXISTS summaries (
 	evidence_refs TEXT NOT NULL DEFAULT '[]',` + scopeColumns + `
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS summaries_fts USING fts5(
-	content, content='', contentless_delete=1, tokenize='porter unicode61');
+	content, content='', tokenize='porter unicode61');
+INSERT INTO summaries_fts(summaries_fts, rank) VALUES ('secure-delete', 1);
 
 CREATE TABLE IF NOT EXISTS pins (
 	seq         INTEGER PRIMARY KEY,
@@ -98,10 +106,24 @@ CREATE INDEX IF NOT EXISTS pins_expires ON pins(expires_at);
 CREATE INDEX IF NOT EXISTS pins_target ON pins(target_id);
 `
 
-// migrate checks the file is a cairn database no newer than this build, then
+// migrate runs migrateOnce, retrying while another process holds the
+// database (several processes opening a new file at once race to set it up).
+func (db *DB) migrate(ctx context.Context) error {
+	backoff := 5 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		err := db.migrateOnce(ctx)
+		if err == nil || !isBusy(errorsUnwrapAll(err)) || attempt >= 4*db.retries {
+			return dbError(err, "preparing "+db.path)
+		}
+		time.Sleep(backoff + time.Duration(rand.Int64N(int64(backoff))))
+		backoff = min(2*backoff, 200*time.Millisecond)
+	}
+}
+
+// migrateOnce checks the file is a cairn database no newer than this build, then
 // applies the pending migrations, each in its own transaction. It reads
 // before it writes anything, so a refused file is left as it was.
-func (db *DB) migrate(ctx context.Context) error {
+func (db *DB) migrateOnce(ctx context.Context) error {
 	conn, err := db.w.Conn(ctx)
 	if err != nil {
 		return dbError(err, "opening database "+db.path)
@@ -126,8 +148,13 @@ func (db *DB) migrate(ctx context.Context) error {
 			db.path, version, SchemaVersion())
 	}
 	var mode string
-	if err := conn.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode); err != nil {
-		return dbError(err, "enabling WAL on "+db.path)
+	if err := conn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return dbError(err, "reading the journal mode of "+db.path)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		if err := conn.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode); err != nil {
+			return err // retried by open when busy
+		}
 	}
 	for _, m := range migrations {
 		if m.version <= version {

@@ -1,0 +1,242 @@
+package sqlite_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/sqlite"
+)
+
+var ctx = context.Background()
+
+func obs(id, content string, ts int64) memory.NewObservation {
+	return memory.NewObservation{Observation: memory.Observation{ID: id, Kind: memory.KindMessage, Content: content,
+		Provenance: json.RawMessage(`{}`), TS: ts, Scope: memory.Scope{RepoID: "r"}}}
+}
+
+func fileHash(t *testing.T, path string) [32]byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha256.Sum256(b)
+}
+
+func rawExec(t *testing.T, path, stmt string) {
+	t.Helper()
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(stmt); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNewerSchemaIsRefusedAndUntouched(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cairn.db")
+	db, err := sqlite.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	rawExec(t, path, fmt.Sprintf("PRAGMA user_version=%d", sqlite.SchemaVersion()+1))
+	before := fileHash(t, path)
+	_, err = sqlite.Open(path, nil)
+	if memory.CodeOf(err) != memory.CodeDBError || !strings.Contains(err.Error(), "newer") {
+		t.Fatalf("opening a newer database: %v; want a db_error saying it is newer", err)
+	}
+	if fileHash(t, path) != before {
+		t.Fatal("the refused database file changed")
+	}
+}
+
+func TestForeignDatabaseIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "other.db")
+	rawExec(t, path, "CREATE TABLE accounts (id INTEGER PRIMARY KEY, balance INTEGER)")
+	before := fileHash(t, path)
+	_, err := sqlite.Open(path, nil)
+	if memory.CodeOf(err) != memory.CodeDBError || !strings.Contains(err.Error(), "not a cairn database") {
+		t.Fatalf("opening another application's database: %v", err)
+	}
+	if fileHash(t, path) != before {
+		t.Fatal("the foreign database file changed")
+	}
+	notDB := filepath.Join(t.TempDir(), "text.db")
+	os.WriteFile(notDB, bytes.Repeat([]byte("not a database "), 500), 0o600)
+	if _, err := sqlite.Open(notDB, nil); memory.CodeOf(err) != memory.CodeDBError {
+		t.Fatalf("opening a text file: %v; want db_error", err)
+	}
+}
+
+func TestReopenKeepsDataAndSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nested", "dir", "cairn.db")
+	db, err := sqlite.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AppendObservations(ctx, []memory.NewObservation{obs("o1", "persisted", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Mode().Perm() != 0o600 {
+		t.Errorf("database mode %v; want 0600", info.Mode().Perm())
+	}
+	for range 2 {
+		db, err = sqlite.Open(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := db.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Observations != 1 || st.SchemaVersion != sqlite.SchemaVersion() {
+			t.Fatalf("after reopen: %+v", st)
+		}
+		db.Close()
+	}
+}
+
+func TestForgetErasesTextFromDisk(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cairn.db")
+	db, err := sqlite.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "zebracorn-secret-4411"
+	var batch []memory.NewObservation
+	for i := range 200 {
+		batch = append(batch, obs(fmt.Sprintf("filler%03d", i), strings.Repeat("ordinary words ", 20), int64(i)))
+	}
+	batch = append(batch, obs("secret", "the deploy key is "+secret, 1000))
+	if _, err := db.AppendObservations(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Redact(ctx, "secret"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		if bytes.Contains(b, []byte(secret)) || bytes.Contains(b, []byte("zebracorn")) {
+			t.Errorf("%s still holds the forgotten text", filepath.Base(f))
+		}
+	}
+}
+
+// A forgotten row leaves the index exactly: bm25 statistics afterwards equal
+// those of an index that never held it.
+func TestForgetLeavesBM25AsIfNeverIndexed(t *testing.T) {
+	a := openTemp(t)
+	defer a.Close()
+	b := openTemp(t)
+	defer b.Close()
+	words := []string{"alpha", "beta", "gamma", "delta", "epsilon", "zeta"}
+	var all, kept []memory.NewObservation
+	for i := range 60 {
+		text := strings.Repeat(words[i%6]+" ", 1+i%4) + words[(i*7)%6] + " tail"
+		o := obs(fmt.Sprintf("o%02d", i), text, int64(i))
+		all = append(all, o)
+		if i%5 != 0 {
+			kept = append(kept, o)
+		}
+	}
+	if _, err := a.AppendObservations(ctx, all); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 60; i += 5 {
+		if _, err := a.Redact(ctx, fmt.Sprintf("o%02d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := b.AppendObservations(ctx, kept); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range words {
+		q := memory.TextSearch{Query: memory.TextQuery{Terms: []string{w, "tail"}}, Limit: 100}
+		ra, err := a.SearchText(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb, _ := b.SearchText(ctx, q)
+		if len(ra.Observations) != len(rb.Observations) {
+			t.Fatalf("%s: %d hits after forgetting; %d in a fresh index", w, len(ra.Observations), len(rb.Observations))
+		}
+		for i := range ra.Observations {
+			ha, hb := ra.Observations[i], rb.Observations[i]
+			if ha.Entity.ID() != hb.Entity.ID() || ha.Rank != hb.Rank {
+				t.Fatalf("%s hit %d: %s %v; fresh index %s %v", w, i, ha.Entity.ID(), ha.Rank, hb.Entity.ID(), hb.Rank)
+			}
+		}
+	}
+}
+
+// Several handles on one file (as several processes would hold) write at
+// once; every acknowledged write is there afterwards.
+func TestConcurrentHandlesLoseNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "shared.db")
+	const writers, each = 4, 50
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			db, err := sqlite.Open(path, nil)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer db.Close()
+			for i := range each {
+				if _, err := db.AppendObservations(ctx, []memory.NewObservation{obs(fmt.Sprintf("w%d-%03d", w, i), "concurrent write", int64(i))}); err != nil {
+					errs <- err
+					return
+				}
+				if _, err := db.SearchText(ctx, memory.TextSearch{Query: memory.TextQuery{Terms: []string{"concurrent"}}, Limit: 5}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	db := openAt(t, path)
+	defer db.Close()
+	st, _ := db.Stats(ctx)
+	if st.Observations != writers*each || st.IndexedObservations != writers*each {
+		t.Fatalf("stats after concurrent writes %+v; want %d observations", st, writers*each)
+	}
+}
+
+func openAt(t *testing.T, path string) *sqlite.DB {
+	t.Helper()
+	db, err := sqlite.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}

@@ -1,0 +1,23 @@
+package sqlite_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/sqlite"
+	"github.com/cairnhq/cairn/storetest"
+)
+
+func openTemp(t *testing.T) *sqlite.DB {
+	t.Helper()
+	db, err := sqlite.Open(filepath.Join(t.TempDir(), "cairn.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) memory.Store { return openTemp(t) })
+}

@@ -1,0 +1,622 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/cairnhq/cairn/memory"
+)
+
+// Opener opens a fresh, empty store; the suite closes it.
+type Opener func(t *testing.T) memory.Store
+
+// Run runs the conformance suite.
+func Run(t *testing.T, open Opener) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, memory.Store)
+	}{
+		{"AppendAndRead", testAppendAndRead},
+		{"AppendIsAllOrNothing", testAppendAllOrNothing},
+		{"CapsuleLifecycle", testCapsuleLifecycle},
+		{"ObservationsJoinOpenCapsule", testJoinOpenCapsule},
+		{"ExplicitCapsuleJoin", testExplicitCapsuleJoin},
+		{"SummaryReplaceKeepsID", testSummaryReplace},
+		{"CurrentSummary", testCurrentSummary},
+		{"Pins", testPins},
+		{"RedactRemovesText", testRedact},
+		{"SearchScopeExcludeLimit", testSearch},
+		{"SearchRanksByBM25", testSearchRanks},
+		{"FTSSyntax", testFTSSyntax},
+		{"ImportExportRoundTrip", testImportExport},
+		{"ImportIsAllOrNothing", testImportAllOrNothing},
+		{"Stats", testStats},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := open(t)
+			t.Cleanup(func() { s.Close() })
+			tc.fn(t, s)
+		})
+	}
+}
+
+var ctx = context.Background()
+
+func obs(id, content string, ts int64, scope memory.Scope) memory.Observation {
+	return memory.Observation{ID: id, Kind: memory.KindMessage, Content: content,
+		Provenance: json.RawMessage(`{"src":"test"}`), TS: ts, Scope: scope}
+}
+
+func add(t *testing.T, s memory.Store, o ...memory.Observation) []memory.Observation {
+	t.Helper()
+	batch := make([]memory.NewObservation, len(o))
+	for i := range o {
+		batch[i] = memory.NewObservation{Observation: o[i]}
+	}
+	out, err := s.AppendObservations(ctx, batch)
+	if err != nil {
+		t.Fatalf("AppendObservations: %v", err)
+	}
+	return out
+}
+
+func wantCode(t *testing.T, err error, code memory.Code) {
+	t.Helper()
+	if memory.CodeOf(err) != code {
+		t.Fatalf("error = %v; want code %s", err, code)
+	}
+}
+
+// snapshot is every record, for checking that a failed write changed nothing.
+func snapshot(t *testing.T, s memory.Store) string {
+	t.Helper()
+	var recs []memory.Record
+	if err := s.Export(ctx, func(r memory.Record) error { recs = append(recs, r); return nil }); err != nil {
+		t.Fatalf("Export: %v", err)
+	}
+	b, err := json.Marshal(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.SizeBytes, st.Path = 0, ""
+	return fmt.Sprintf("%s %+v", b, st)
+}
+
+var (
+	s1 = memory.Scope{SessionID: "s1", RepoID: "r1"}
+	s2 = memory.Scope{SessionID: "s2", RepoID: "r1"}
+	s3 = memory.Scope{SessionID: "s3", RepoID: "r2"}
+)
+
+func testAppendAndRead(t *testing.T, s memory.Store) {
+	in := obs("o1", "héllo wörld — unicode ✓", 1000, s1)
+	in.Kind = memory.KindToolCall
+	add(t, s, in)
+	got, err := s.Observation(ctx, "o1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != in.ID || got.Kind != in.Kind || got.Content != in.Content || got.TS != in.TS || got.Scope != in.Scope ||
+		string(got.Provenance) != string(in.Provenance) || got.Redacted {
+		t.Fatalf("read back %+v; want %+v", got, in)
+	}
+	_, err = s.Observation(ctx, "missing")
+	wantCode(t, err, memory.CodeNotFound)
+}
+
+func testAppendAllOrNothing(t *testing.T, s memory.Store) {
+	add(t, s, obs("o1", "first", 1, s1))
+	before := snapshot(t, s)
+	_, err := s.AppendObservations(ctx, []memory.NewObservation{
+		{Observation: obs("o2", "second", 2, s1)},
+		{Observation: obs("o1", "duplicate id", 3, s1)},
+	})
+	wantCode(t, err, memory.CodeConflict)
+	if after := snapshot(t, s); after != before {
+		t.Fatalf("a failed batch changed the store:\nbefore %s\nafter  %s", before, after)
+	}
+	_, err = s.AppendObservations(ctx, []memory.NewObservation{{Observation: obs("o3", "x", 3, s1), CapsuleID: "no-such-capsule"}})
+	wantCode(t, err, memory.CodeNotFound)
+	if after := snapshot(t, s); after != before {
+		t.Fatal("a batch naming a missing capsule changed the store")
+	}
+}
+
+func testCapsuleLifecycle(t *testing.T, s memory.Store) {
+	c, err := s.OpenCapsule(ctx, memory.Capsule{ID: "c1", Type: "session", Intent: "fix", OpenedAt: 100, Scope: s1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Status != memory.CapsuleOpen || c.ClosedAt != nil {
+		t.Fatalf("opened capsule %+v", c)
+	}
+	before := snapshot(t, s)
+	_, err = s.OpenCapsule(ctx, memory.Capsule{ID: "c2", Type: "session", OpenedAt: 101, Scope: memory.Scope{SessionID: "s1"}})
+	wantCode(t, err, memory.CodeConflict)
+	_, err = s.OpenCapsule(ctx, memory.Capsule{ID: "c1", Type: "session", OpenedAt: 101, Scope: s2})
+	wantCode(t, err, memory.CodeConflict)
+	_, err = s.CloseCapsule(ctx, "c1", 50, nil)
+	wantCode(t, err, memory.CodeInvalidParams)
+	if snapshot(t, s) != before {
+		t.Fatal("refused capsule writes changed the store")
+	}
+	sum := &memory.Summary{ID: "m1", Content: "closing summary", Confidence: 0.8, CreatedAt: 200, EvidenceRefs: []string{"o1"}}
+	c, err = s.CloseCapsule(ctx, "c1", 200, sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Status != memory.CapsuleClosed || c.ClosedAt == nil || *c.ClosedAt != 200 || c.SummaryID != "m1" {
+		t.Fatalf("closed capsule %+v", c)
+	}
+	before = snapshot(t, s)
+	_, err = s.CloseCapsule(ctx, "c1", 300, nil)
+	wantCode(t, err, memory.CodeConflict)
+	_, err = s.CloseCapsule(ctx, "nope", 300, nil)
+	wantCode(t, err, memory.CodeNotFound)
+	if snapshot(t, s) != before {
+		t.Fatal("refused close changed the store")
+	}
+	// The session may open a new capsule once the old one is closed.
+	if _, err := s.OpenCapsule(ctx, memory.Capsule{ID: "c3", Type: "session", OpenedAt: 300, Scope: s1}); err != nil {
+		t.Fatal(err)
+	}
+	// Capsules without a session do not conflict with each other.
+	for _, id := range []string{"free1", "free2"} {
+		if _, err := s.OpenCapsule(ctx, memory.Capsule{ID: id, Type: "episode", OpenedAt: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func testJoinOpenCapsule(t *testing.T, s memory.Store) {
+	add(t, s, obs("before", "before the capsule", 1, s1))
+	if _, err := s.OpenCapsule(ctx, memory.Capsule{ID: "c1", Type: "session", OpenedAt: 2, Scope: s1}); err != nil {
+		t.Fatal(err)
+	}
+	add(t, s, obs("a", "one", 3, memory.Scope{SessionID: "s1"}), obs("b", "two", 4, s1), obs("other", "other session", 5, s2))
+	c, err := s.Capsule(ctx, "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.ObservationIDs, []string{"a", "b"}) {
+		t.Fatalf("capsule members %v; want [a b]", c.ObservationIDs)
+	}
+	a, _ := s.Observation(ctx, "a")
+	if a.Scope != s1 {
+		t.Fatalf("joined observation scope %+v; want it filled from the capsule %+v", a.Scope, s1)
+	}
+	// An observation of the session in another repo does not join.
+	add(t, s, obs("elsewhere", "same session, other repo", 6, memory.Scope{SessionID: "s1", RepoID: "r9"}))
+	c, _ = s.Capsule(ctx, "c1")
+	if len(c.ObservationIDs) != 2 {
+		t.Fatalf("capsule members %v; an observation from another repo joined", c.ObservationIDs)
+	}
+}
+
+func testExplicitCapsuleJoin(t *testing.T, s memory.Store) {
+	if _, err := s.OpenCapsule(ctx, memory.Capsule{ID: "ep", Type: "episode", OpenedAt: 1, Scope: memory.Scope{RepoID: "r1", AgentID: "a1"}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.AppendObservations(ctx, []memory.NewObservation{{Observation: obs("x", "in episode", 2, memory.Scope{}), CapsuleID: "ep"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out[0].Scope != (memory.Scope{RepoID: "r1", AgentID: "a1"}) {
+		t.Fatalf("scope %+v not filled from the capsule", out[0].Scope)
+	}
+	before := snapshot(t, s)
+	_, err = s.AppendObservations(ctx, []memory.NewObservation{{Observation: obs("y", "wrong repo", 3, memory.Scope{RepoID: "r2"}), CapsuleID: "ep"}})
+	wantCode(t, err, memory.CodeInvalidParams)
+	if _, err := s.CloseCapsule(ctx, "ep", 5, nil); err != nil {
+		t.Fatal(err)
+	}
+	before = snapshot(t, s)
+	_, err = s.AppendObservations(ctx, []memory.NewObservation{{Observation: obs("z", "late", 6, memory.Scope{}), CapsuleID: "ep"}})
+	wantCode(t, err, memory.CodeConflict)
+	if snapshot(t, s) != before {
+		t.Fatal("a refused join changed the store")
+	}
+}
+
+func testSummaryReplace(t *testing.T, s memory.Store) {
+	if _, err := s.OpenCapsule(ctx, memory.Capsule{ID: "c1", Type: "session", OpenedAt: 1, Scope: s1}); err != nil {
+		t.Fatal(err)
+	}
+	first, err := s.PutSummary(ctx, memory.Summary{ID: "m1", CapsuleID: "c1", Content: "running alpha", Confidence: 0.5, CreatedAt: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Scope != s1 || first.EvidenceRefs == nil {
+		t.Fatalf("summary %+v: want the capsule's scope and non-nil evidence", first)
+	}
+	second, err := s.PutSummary(ctx, memory.Summary{ID: "m2", CapsuleID: "c1", Content: "running beta", Confidence: 0.7, CreatedAt: 3, EvidenceRefs: []string{"o1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.ID != "m1" {
+		t.Fatalf("replacement id %s; want the original m1", second.ID)
+	}
+	got, _ := s.Summary(ctx, "m1")
+	if got.Content != "running beta" || got.Confidence != 0.7 || !slices.Equal(got.EvidenceRefs, []string{"o1"}) {
+		t.Fatalf("summary after replace %+v", got)
+	}
+	// The index follows the replacement.
+	for q, want := range map[string]int{"alpha": 0, "beta": 1} {
+		res, err := s.SearchText(ctx, memory.TextSearch{Query: memory.TextQuery{Terms: []string{q}}, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Summaries) != want {
+			t.Fatalf("search %q found %d summaries; want %d", q, len(res.Summaries), want)
+		}
+	}
+	_, err = s.PutSummary(ctx, memory.Summary{ID: "m3", CapsuleID: "missing", Content: "x", CreatedAt: 1})
+	wantCode(t, err, memory.CodeNotFound)
+}
+
+func testCurrentSummary(t *testing.T, s memory.Store) {
+	for _, c := range []memory.Capsule{
+		{ID: "closed", Type: "session", OpenedAt: 1, Scope: s1},
+		{ID: "open", Type: "session", OpenedAt: 5, Scope: s2},
+		{ID: "open-nosum", Type: "session", OpenedAt: 5, Scope: s3},
+	} {
+		if _, err := s.OpenCapsule(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.CloseCapsule(ctx, "closed", 2, &memory.Summary{ID: "m-closed", Content: "done", Confidence: 1, CreatedAt: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PutSummary(ctx, memory.Summary{ID: "m-open", CapsuleID: "open", Content: "ongoing", Confidence: 0.6, CreatedAt: 6}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		scope memory.Scope
+		want  string
+	}{
+		{memory.Scope{SessionID: "s2"}, "m-open"},
+		{s2, "m-open"},
+		{memory.Scope{SessionID: "s2", RepoID: "r2"}, ""}, // outside the requested repo
+		{memory.Scope{SessionID: "s1"}, ""},               // closed
+		{memory.Scope{SessionID: "s3"}, ""},               // open without a summary
+		{memory.Scope{RepoID: "r1"}, ""},                  // no session named
+	} {
+		got, err := s.CurrentSummary(ctx, tc.scope)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := ""
+		if got != nil {
+			id = got.ID
+		}
+		if id != tc.want {
+			t.Errorf("CurrentSummary(%+v) = %q; want %q", tc.scope, id, tc.want)
+		}
+	}
+}
+
+func ptr(v int64) *int64 { return &v }
+
+func testPins(t *testing.T, s memory.Store) {
+	add(t, s, obs("o1", "alpha", 1, s1), obs("o2", "beta", 2, s1), obs("o3", "gamma", 3, s2), obs("o4", "delta", 4, s1))
+	if _, err := s.OpenCapsule(ctx, memory.Capsule{ID: "c1", Type: "session", OpenedAt: 1, Scope: s2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PutSummary(ctx, memory.Summary{ID: "m1", CapsuleID: "c1", Content: "sum", Confidence: 1, CreatedAt: 2}); err != nil {
+		t.Fatal(err)
+	}
+	pins := []memory.Pin{
+		{ID: "p-old", TargetType: memory.TargetObservation, TargetID: "o1", CreatedAt: 10, Scope: s1},
+		{ID: "p-new", TargetType: memory.TargetObservation, TargetID: "o2", CreatedAt: 30, Scope: s1, Reason: "key"},
+		{ID: "p-expired", TargetType: memory.TargetObservation, TargetID: "o1", CreatedAt: 20, ExpiresAt: ptr(100), Scope: s1},
+		{ID: "p-later", TargetType: memory.TargetObservation, TargetID: "o1", CreatedAt: 21, ExpiresAt: ptr(1000), Scope: s1},
+		{ID: "p-repo", TargetType: memory.TargetObservation, TargetID: "o3", CreatedAt: 15, Scope: memory.Scope{RepoID: "r1"}},
+		{ID: "p-sum", TargetType: memory.TargetSummary, TargetID: "m1", CreatedAt: 16, Scope: s2},
+		{ID: "p-global", TargetType: memory.TargetObservation, TargetID: "o4", CreatedAt: 5},
+		{ID: "p-redacted", TargetType: memory.TargetObservation, TargetID: "o4", CreatedAt: 40, Scope: s1},
+	}
+	for _, p := range pins {
+		if _, err := s.AddPin(ctx, p); err != nil {
+			t.Fatalf("AddPin %s: %v", p.ID, err)
+		}
+	}
+	if _, err := s.Redact(ctx, "o4"); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, s)
+	_, err := s.AddPin(ctx, memory.Pin{ID: "p-bad", TargetType: memory.TargetObservation, TargetID: "nope", CreatedAt: 1})
+	wantCode(t, err, memory.CodeNotFound)
+	_, err = s.AddPin(ctx, memory.Pin{ID: "p-bad2", TargetType: memory.TargetSummary, TargetID: "o1", CreatedAt: 1})
+	wantCode(t, err, memory.CodeNotFound)
+	_, err = s.AddPin(ctx, memory.Pin{ID: "p-old", TargetType: memory.TargetObservation, TargetID: "o1", CreatedAt: 1})
+	wantCode(t, err, memory.CodeConflict)
+	if snapshot(t, s) != before {
+		t.Fatal("refused pins changed the store")
+	}
+	ids := func(q memory.PinQuery) []string {
+		got, err := s.ActivePins(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, p := range got {
+			if p.Target.ID() != p.Pin.TargetID || p.TargetType != p.Pin.TargetType {
+				t.Fatalf("pin %s has target %s", p.Pin.ID, p.Target.ID())
+			}
+			out = append(out, p.Pin.ID)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		q    memory.PinQuery
+		want []string
+	}{
+		{memory.PinQuery{Scope: s1, Now: 50}, []string{"p-new", "p-later", "p-expired", "p-old"}},
+		{memory.PinQuery{Scope: s1, Now: 500}, []string{"p-new", "p-later", "p-old"}},
+		{memory.PinQuery{Scope: s1, Now: 1000}, []string{"p-new", "p-old"}}, // expiry is exclusive
+		{memory.PinQuery{Scope: s1, Now: 1000, IncludeRedacted: true}, []string{"p-redacted", "p-new", "p-old"}},
+		{memory.PinQuery{Scope: memory.Scope{RepoID: "r1"}, Now: 1000}, []string{"p-new", "p-sum", "p-repo", "p-old"}},
+		{memory.PinQuery{Scope: memory.Scope{}, Now: 1000}, []string{"p-new", "p-sum", "p-repo", "p-old"}},
+		{memory.PinQuery{Scope: memory.Scope{}, Now: 1000, IncludeRedacted: true}, []string{"p-redacted", "p-new", "p-sum", "p-repo", "p-old", "p-global"}},
+		{memory.PinQuery{Scope: s3, Now: 1}, nil},
+	} {
+		if got := ids(tc.q); !slices.Equal(got, tc.want) {
+			t.Errorf("ActivePins(%+v) = %v; want %v", tc.q, got, tc.want)
+		}
+	}
+	if err := s.RemovePin(ctx, "p-new"); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, s.RemovePin(ctx, "p-new"), memory.CodeNotFound)
+	if got := ids(memory.PinQuery{Scope: s1, Now: 1000}); !slices.Equal(got, []string{"p-old"}) {
+		t.Fatalf("after unpin: %v", got)
+	}
+}
+
+func testRedact(t *testing.T, s memory.Store) {
+	add(t, s, obs("o1", "the secret password is hunter2", 1, s1), obs("o2", "password rotation policy", 2, s1))
+	if _, err := s.OpenCapsule(ctx, memory.Capsule{ID: "c1", Type: "session", OpenedAt: 0, Scope: s2}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Redact(ctx, "o1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Redacted || got.Content != memory.RedactedContent || got.ID != "o1" || got.TS != 1 || got.Scope != s1 || string(got.Provenance) != `{"src":"test"}` {
+		t.Fatalf("redacted observation %+v", got)
+	}
+	res, err := s.SearchText(ctx, memory.TextSearch{Query: memory.TextQuery{Terms: []string{"password"}}, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Observations) != 1 || res.Observations[0].Entity.ID() != "o2" {
+		t.Fatalf("search after forget found %v", res.Observations)
+	}
+	for _, q := range []string{"hunter2", "secret", "redacted"} {
+		res, _ := s.SearchText(ctx, memory.TextSearch{Query: memory.TextQuery{Terms: []string{q}}, Limit: 10})
+		if len(res.Observations) != 0 {
+			t.Fatalf("search %q found a forgotten observation", q)
+		}
+	}
+	again, err := s.Redact(ctx, "o1")
+	if err != nil || again.Content != memory.RedactedContent {
+		t.Fatalf("second forget: %+v %v", again, err)
+	}
+	_, err = s.Redact(ctx, "missing")
+	wantCode(t, err, memory.CodeNotFound)
+}
+
+func ids(hits []memory.TextHit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.Entity.ID())
+	}
+	return out
+}
+
+func testSearch(t *testing.T, s memory.Store) {
+	add(t, s,
+		obs("a1", "deploy failed on staging", 1, s1),
+		obs("a2", "deploy succeeded", 2, s2),
+		obs("a3", "deploy rollback", 3, s3),
+		obs("a4", "unrelated note", 4, s1),
+	)
+	if _, err := s.OpenCapsule(ctx, memory.Capsule{ID: "c1", Type: "session", OpenedAt: 0, Scope: s1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PutSummary(ctx, memory.Summary{ID: "m1", CapsuleID: "c1", Content: "deploy work", Confidence: 1, CreatedAt: 5}); err != nil {
+		t.Fatal(err)
+	}
+	q := memory.TextQuery{Syntax: memory.SyntaxText, Terms: []string{"deploy"}}
+	for _, tc := range []struct {
+		search  memory.TextSearch
+		obs     []string
+		summary []string
+	}{
+		{memory.TextSearch{Query: q, Limit: 10}, []string{"a1", "a2", "a3"}, []string{"m1"}},
+		{memory.TextSearch{Query: q, Scope: memory.Scope{RepoID: "r1"}, Limit: 10}, []string{"a1", "a2"}, []string{"m1"}},
+		{memory.TextSearch{Query: q, Scope: s2, Limit: 10}, []string{"a2"}, nil},
+		{memory.TextSearch{Query: q, Scope: memory.Scope{AgentID: "nobody"}, Limit: 10}, nil, nil},
+		{memory.TextSearch{Query: q, Exclude: []string{"a1", "m1"}, Limit: 10}, []string{"a2", "a3"}, nil},
+		{memory.TextSearch{Query: q, Limit: 1}, []string{"a2"}, []string{"m1"}},
+		{memory.TextSearch{Query: q, Limit: 0}, nil, nil},
+	} {
+		res, err := s.SearchText(ctx, tc.search)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ids(res.Observations)
+		slices.Sort(got)
+		want := slices.Clone(tc.obs)
+		if tc.search.Limit != 1 {
+			slices.Sort(want)
+		}
+		if tc.search.Limit == 1 {
+			got = ids(res.Observations) // the shortest (best bm25) row
+		}
+		if !slices.Equal(got, want) || !slices.Equal(ids(res.Summaries), tc.summary) {
+			t.Errorf("search %+v: observations %v summaries %v; want %v %v", tc.search, got, ids(res.Summaries), want, tc.summary)
+		}
+	}
+}
+
+func testSearchRanks(t *testing.T, s memory.Store) {
+	add(t, s,
+		obs("both", "authentication bug in the login flow", 1, s1),
+		obs("auth", "authentication service restarted", 2, s1),
+		obs("bug", "a bug in the parser", 3, s1),
+		obs("none", "nothing relevant here", 4, s1),
+		obs("z-tie", "authentication service restarted", 5, s1),
+	)
+	// Enough unrelated records that both words are rare, as in any real
+	// memory (bm25 gives a word in over half the records no weight).
+	for i := range 20 {
+		add(t, s, obs(fmt.Sprintf("filler%02d", i), fmt.Sprintf("routine build step %d finished", i), int64(10+i), s1))
+	}
+	res, err := s.SearchText(ctx, memory.TextSearch{Query: memory.TextQuery{Terms: []string{"authentication", "bug"}}, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ids(res.Observations)
+	if len(got) != 4 || got[0] != "both" {
+		t.Fatalf("ranked %v; want the record with both words first, then the three with one", got)
+	}
+	for i := 1; i < len(res.Observations); i++ {
+		if res.Observations[i].Rank < res.Observations[i-1].Rank {
+			t.Fatalf("ranks not ascending: %v", res.Observations)
+		}
+		if res.Observations[i].Rank == res.Observations[i-1].Rank && got[i] < got[i-1] {
+			t.Fatalf("equal ranks not ordered by id: %v", got)
+		}
+	}
+	if res.Observations[0].Rank >= 0 {
+		t.Fatalf("bm25 rank %v; FTS5 ranks are negative", res.Observations[0].Rank)
+	}
+}
+
+func testFTSSyntax(t *testing.T, s memory.Store) {
+	add(t, s, obs("p", "the support group met on friday", 1, s1), obs("q", "group support is weekly", 2, s1), obs("r", "painting class", 3, s1))
+	for expr, want := range map[string][]string{
+		`"support group"`:      {"p"},
+		`support group`:        {"p", "q"},
+		`support NOT friday`:   {"q"},
+		`paint*`:               {"r"},
+		`painting OR friday`:   {"p", "r"},
+		`NEAR(support met, 2)`: {"p"},
+	} {
+		res, err := s.SearchText(ctx, memory.TextSearch{Query: memory.TextQuery{Syntax: memory.SyntaxFTS, Expr: expr}, Limit: 10})
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		got := ids(res.Observations)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("fts %s = %v; want %v", expr, got, want)
+		}
+	}
+	for _, expr := range []string{`?`, `"unterminated`, `speaker:Caroline`, `Caroline:`, `C++`, `well-being`, `AND`, `(`} {
+		_, err := s.SearchText(ctx, memory.TextSearch{Query: memory.TextQuery{Syntax: memory.SyntaxFTS, Expr: expr}, Limit: 10})
+		if memory.CodeOf(err) != memory.CodeInvalidParams {
+			t.Errorf("fts %q: error %v; want invalid_params", expr, err)
+		}
+	}
+	// The same strings as text are safe.
+	for _, text := range []string{`?`, `"unterminated`, `speaker:Caroline`, `C++`, `well-being`, `AND`, `(`, `NEAR`} {
+		if _, err := s.SearchText(ctx, memory.TextSearch{Query: memory.TextQuery{Terms: []string{text}}, Limit: 10}); err != nil {
+			t.Errorf("text term %q: %v", text, err)
+		}
+	}
+}
+
+func sampleDump() memory.Dump {
+	return memory.Dump{
+		Observations: []memory.Observation{
+			obs("o1", "first", 1, s1), obs("o2", "second", 2, s1),
+			{ID: "o3", Kind: memory.KindError, Content: memory.RedactedContent, Provenance: json.RawMessage(`{}`), TS: 3, Scope: s1, Redacted: true},
+		},
+		Capsules: []memory.Capsule{
+			{ID: "c1", Type: "session", Intent: "work", Status: memory.CapsuleClosed, OpenedAt: 0, ClosedAt: ptr(5), Scope: s1, ObservationIDs: []string{"o1", "o2", "o3"}},
+			{ID: "c2", Type: "session", Status: memory.CapsuleOpen, OpenedAt: 6, Scope: s2, ObservationIDs: []string{}},
+		},
+		Logged:    []memory.NewObservation{{Observation: obs("o4", "fourth joins c2", 7, memory.Scope{SessionID: "s2"})}},
+		Summaries: []memory.Summary{{ID: "m1", CapsuleID: "c1", Content: "summary one", Confidence: 0.9, CreatedAt: 5, EvidenceRefs: []string{"o1"}}},
+		Pins:      []memory.Pin{{ID: "p1", TargetType: memory.TargetSummary, TargetID: "m1", Reason: "r", CreatedAt: 6, ExpiresAt: ptr(99), Scope: s1}},
+	}
+}
+
+func testImportExport(t *testing.T, s memory.Store) {
+	var calls []int
+	if err := s.Import(ctx, sampleDump(), func(done int) { calls = append(calls, done) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) == 0 || calls[len(calls)-1] != sampleDump().Len() {
+		t.Fatalf("progress calls %v; want the last to be %d", calls, sampleDump().Len())
+	}
+	c2, _ := s.Capsule(ctx, "c2")
+	if !slices.Equal(c2.ObservationIDs, []string{"o4"}) {
+		t.Fatalf("logged observation did not join the open capsule: %v", c2.ObservationIDs)
+	}
+	res, _ := s.SearchText(ctx, memory.TextSearch{Query: memory.TextQuery{Terms: []string{"first", "redacted"}}, Limit: 10})
+	if !slices.Equal(ids(res.Observations), []string{"o1"}) {
+		t.Fatalf("imported index holds %v; want only o1 (redacted rows are not indexed)", ids(res.Observations))
+	}
+	var recs []memory.Record
+	if err := s.Export(ctx, func(r memory.Record) error { recs = append(recs, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	var back memory.Dump
+	for _, r := range recs {
+		back.Add(r)
+	}
+	if back.Len() != sampleDump().Len() {
+		t.Fatalf("exported %d records; want %d", back.Len(), sampleDump().Len())
+	}
+	// Re-importing the export into this store clashes on every id.
+	wantCode(t, s.Import(ctx, back, nil), memory.CodeConflict)
+}
+
+func testImportAllOrNothing(t *testing.T, s memory.Store) {
+	add(t, s, obs("existing", "already here", 1, s1))
+	before := snapshot(t, s)
+	for name, mutate := range map[string]func(*memory.Dump){
+		"duplicate observation": func(d *memory.Dump) { d.Observations = append(d.Observations, obs("existing", "again", 1, s1)) },
+		"unknown member":        func(d *memory.Dump) { d.Capsules[0].ObservationIDs = append(d.Capsules[0].ObservationIDs, "ghost") },
+		"dangling pin":          func(d *memory.Dump) { d.Pins[0].TargetID = "ghost" },
+		"second summary":        func(d *memory.Dump) { d.Summaries = append(d.Summaries, memory.Summary{ID: "m2", CapsuleID: "c1", Content: "x", CreatedAt: 1}) },
+		"summary of nothing":    func(d *memory.Dump) { d.Summaries[0].CapsuleID = "ghost" },
+		"two open capsules": func(d *memory.Dump) {
+			d.Capsules = append(d.Capsules, memory.Capsule{ID: "c9", Type: "session", Status: memory.CapsuleOpen, OpenedAt: 1, Scope: s2})
+		},
+	} {
+		d := sampleDump()
+		mutate(&d)
+		if err := s.Import(ctx, d, nil); err == nil {
+			t.Errorf("%s: import succeeded", name)
+		}
+		if snapshot(t, s) != before {
+			t.Fatalf("%s: a failed import changed the store", name)
+		}
+	}
+}
+
+func testStats(t *testing.T, s memory.Store) {
+	if err := s.Import(ctx, sampleDump(), nil); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Observations != 4 || st.Redacted != 1 || st.IndexedObservations != 3 || st.Capsules != 2 || st.OpenCapsules != 1 ||
+		st.Summaries != 1 || st.IndexedSummaries != 1 || st.Pins != 1 || st.SchemaVersion < 1 {
+		t.Fatalf("stats %+v", st)
+	}
+}

@@ -1,0 +1,112 @@
+package retrieve_test
+
+import (
+	"context"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/retrieve"
+)
+
+// fakeSearcher returns fixed hits and records the search it was asked.
+type fakeSearcher struct {
+	res  memory.TextResult
+	asks []memory.TextSearch
+}
+
+func (f *fakeSearcher) SearchText(_ context.Context, q memory.TextSearch) (memory.TextResult, error) {
+	f.asks = append(f.asks, q)
+	return f.res, nil
+}
+
+const day = 24 * 60 * 60 * 1000
+
+func hitObs(id string, rank float64, ts int64) memory.TextHit {
+	return memory.TextHit{Entity: memory.ObservationEntity(memory.Observation{ID: id, Content: id + " content", TS: ts}), Rank: rank}
+}
+
+func hitSum(id string, rank float64, ts int64) memory.TextHit {
+	return memory.TextHit{Entity: memory.SummaryEntity(memory.Summary{ID: id, Content: id + " summary", CreatedAt: ts}), Rank: rank}
+}
+
+func TestLocalFTSScoring(t *testing.T) {
+	now := int64(100 * day)
+	f := &fakeSearcher{res: memory.TextResult{
+		Observations: []memory.TextHit{hitObs("best", -5, now), hitObs("mid", -3, now-15*day), hitObs("old", -1, now-40*day)},
+		Summaries:    []memory.TextHit{hitSum("sum", -4, now+3*day)}, // dated in the future
+	}}
+	p := retrieve.LocalFTS{Searcher: f}
+	got, err := p.Search(context.Background(), retrieve.SearchOptions{
+		Query: memory.TextQuery{Terms: []string{"x"}}, MaxResults: 3, Exclude: []string{"pinned"}, Now: now,
+		Scope: memory.Scope{RepoID: "r"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask := f.asks[0]
+	if ask.Limit != 3 || !slices.Equal(ask.Exclude, []string{"pinned"}) || ask.Scope.RepoID != "r" {
+		t.Fatalf("provider asked %+v", ask)
+	}
+	// bm25Norm over ranks [-5, -1]: best 1, sum 0.75, mid 0.5, old 0.
+	want := map[string]float64{
+		"best": 0.7*1 + 0.3*1,
+		"sum":  1, // 0.7*0.75 + 0.3*1.1 = 0.855: recency above 1 is allowed; the clamp is at the end
+		"mid":  0.7*0.5 + 0.3*0.5,
+		"old":  0,
+	}
+	want["sum"] = 0.7*0.75 + 0.3*(1+3.0/30)
+	var ids []string
+	for _, c := range got {
+		ids = append(ids, c.Entity.ID())
+		if math.Abs(c.Score-want[c.Entity.ID()]) > 1e-9 {
+			t.Errorf("%s score %.10f; want %.10f", c.Entity.ID(), c.Score, want[c.Entity.ID()])
+		}
+		if c.EntityType != c.Entity.Type() || c.MatchContext != c.Entity.Content() {
+			t.Errorf("%s: type %s context %q", c.Entity.ID(), c.EntityType, c.MatchContext)
+		}
+		norm, ok1 := c.Explanation.Child("bm25Norm")
+		rec, ok2 := c.Explanation.Child("recency")
+		if !ok1 || !ok2 || math.Abs(retrieve.Round10(0.7*norm.Value+0.3*rec.Value)-c.Score) > 1e-9 && c.Score != 1 {
+			t.Errorf("%s: explanation %+v does not add up to %v", c.Entity.ID(), c.Explanation, c.Score)
+		}
+	}
+	if !slices.Equal(ids, []string{"best", "sum", "mid"}) {
+		t.Fatalf("order %v; want best, sum, mid (cut to 3)", ids)
+	}
+}
+
+func TestLocalFTSClampAndSingleHit(t *testing.T) {
+	now := int64(10 * day)
+	f := &fakeSearcher{res: memory.TextResult{Observations: []memory.TextHit{hitObs("future", -2, now+30*day)}}}
+	got, _ := retrieve.LocalFTS{Searcher: f}.Search(context.Background(), retrieve.SearchOptions{MaxResults: 10, Now: now})
+	// One hit: bm25Norm 0.5; recency 2: 0.35 + 0.6 = 0.95.
+	if len(got) != 1 || math.Abs(got[0].Score-0.95) > 1e-12 {
+		t.Fatalf("single future hit: %+v", got)
+	}
+	f.res.Observations = append(f.res.Observations, hitObs("far-future", -2, now+300*day))
+	got, _ = retrieve.LocalFTS{Searcher: f}.Search(context.Background(), retrieve.SearchOptions{MaxResults: 10, Now: now})
+	if got[0].Score != 1 || got[0].Entity.ID() != "far-future" {
+		t.Fatalf("a score over 1 is clamped: %+v", got[0])
+	}
+	got, _ = retrieve.LocalFTS{Searcher: f}.Search(context.Background(), retrieve.SearchOptions{MaxResults: 0, Now: now})
+	if len(got) != 0 || got == nil {
+		t.Fatalf("MaxResults 0: %v", got)
+	}
+}
+
+func TestSortCandidatesTieRule(t *testing.T) {
+	c := func(id string, s float64) retrieve.Candidate {
+		return retrieve.Candidate{Entity: memory.ObservationEntity(memory.Observation{ID: id}), Score: s}
+	}
+	list := []retrieve.Candidate{c("b", 0.5), c("c", 0.9), c("a", 0.5), c("d", 0.1)}
+	retrieve.SortCandidates(list)
+	var ids []string
+	for _, x := range list {
+		ids = append(ids, x.Entity.ID())
+	}
+	if !slices.Equal(ids, []string{"c", "a", "b", "d"}) {
+		t.Fatalf("sorted %v; want score desc, then id asc", ids)
+	}
+}

@@ -7,6 +7,7 @@ require (
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
 	golang.org/x/term v0.44.0
+	golang.org/x/text v0.43.0
 	modernc.org/sqlite v1.60.1
 )
 

@@ -5,6 +5,7 @@ import (
 	"unicode"
 
 	"github.com/cairnhq/cairn/memory"
+	"golang.org/x/text/unicode/norm"
 )
 
 // MaxQueryBytes bounds a query's length.
@@ -40,11 +41,12 @@ func ParseQuery(q string, syntax memory.Syntax) (memory.TextQuery, error) {
 	return memory.TextQuery{}, memory.Errorf(memory.CodeInvalidParams, "unknown query syntax %q (want text or fts)", syntax)
 }
 
-// Terms returns the search words of user text: runs of letters, digits and
-// combining marks, lowercased, in first-seen order, without duplicates and
+// Terms returns the search words of user text: after NFKC normalisation
+// (so full-width and compatibility forms read as their plain letters), runs
+// of letters, digits and combining marks, lowercased, in first-seen order, without duplicates and
 // without stopwords (unless every word is one), at most MaxTerms.
 func Terms(text string) []string {
-	words := strings.FieldsFunc(text, func(r rune) bool {
+	words := strings.FieldsFunc(norm.NFKC.String(text), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsNumber(r) && !unicode.Is(unicode.M, r)
 	})
 	var all, content []string

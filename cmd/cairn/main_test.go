@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairnhq/cairn"
+	"github.com/cairnhq/cairn/memory"
+)
+
+// cli runs the command line against db and returns stdout, stderr and the
+// exit code.
+func cli(t *testing.T, db, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errw bytes.Buffer
+	full := append([]string{"--db", db, "--now", "2026-03-04T10:00:00Z"}, args...)
+	code := run(context.Background(), full, strings.NewReader(stdin), &out, &errw)
+	return out.String(), errw.String(), code
+}
+
+func mustCLI(t *testing.T, db string, args ...string) string {
+	t.Helper()
+	out, errs, code := cli(t, db, "", args...)
+	if code != 0 {
+		t.Fatalf("cairn %v: exit %d: %s", args, code, errs)
+	}
+	return out
+}
+
+func decode[T any](t *testing.T, s string) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("decoding %q: %v", s, err)
+	}
+	return v
+}
+
+func TestRecordAndRetrieve(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "cairn.db")
+	c := decode[memory.Capsule](t, mustCLI(t, db, "capsule", "open", "--json", "--scope", "session=s1,repo=/src/shop", "--intent", "fix checkout"))
+	if c.Status != memory.CapsuleOpen || c.Scope.RepoID != "/src/shop" {
+		t.Fatalf("opened %+v", c)
+	}
+	o := decode[memory.Observation](t, mustCLI(t, db, "log", "--json", "--kind", "error", "--scope", "session=s1",
+		"--provenance", `{"tool":"go test"}`, "TestCheckout", "failed:", "session", "expired"))
+	if o.Content != "TestCheckout failed: session expired" || o.Kind != memory.KindError || o.Scope.RepoID != "/src/shop" {
+		t.Fatalf("logged %+v", o)
+	}
+	out, errs, code := cli(t, db, "the fix: accept 5s of clock skew\n", "log", "--json", "--kind", "file_diff", "--scope", "session=s1", "-")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	diff := decode[memory.Observation](t, out)
+	if diff.Content != "the fix: accept 5s of clock skew" {
+		t.Fatalf("stdin content %q", diff.Content)
+	}
+	mustCLI(t, db, "capsule", "summarize", c.ID, "--confidence", "0.6", "Checkout fails with session expired; clock skew suspected.")
+	p := decode[memory.Pin](t, mustCLI(t, db, "pin", "--json", o.ID, "--reason", "the failing test", "--ttl", "7d"))
+	if p.ExpiresAt == nil || *p.ExpiresAt != 1772618400000+7*24*3600*1000 || p.Scope.SessionID != "s1" {
+		t.Fatalf("pin %+v", p)
+	}
+	res := decode[cairn.RetrieveResult](t, mustCLI(t, db, "retrieve", "--json", "--scope", "session=s1", "why", "does", "checkout", "fail", "with", "clock", "skew?"))
+	if len(res.Pins) != 1 || res.CurrentSummary == nil || res.CurrentSummary.Confidence != 0.6 || len(res.Candidates) == 0 {
+		t.Fatalf("retrieve: %+v", res)
+	}
+	for _, cand := range res.Candidates {
+		if cand.Entity.ID() == o.ID {
+			t.Fatal("a pinned observation is also a candidate")
+		}
+	}
+	human := mustCLI(t, db, "retrieve", "--scope", "session=s1", "--explain", "clock skew")
+	for _, want := range []string{"PINS", "CURRENT SUMMARY", "CANDIDATES", "reason: the failing test", diff.ID, "bm25Norm", "recency"} {
+		if !strings.Contains(human, want) {
+			t.Errorf("human output lacks %q:\n%s", want, human)
+		}
+	}
+	closed := decode[cairn.CloseCapsuleResult](t, mustCLI(t, db, "capsule", "close", "--json", c.ID, "--summary", "Fixed by allowing clock skew.", "--evidence", diff.ID))
+	if closed.Capsule.Status != memory.CapsuleClosed || len(closed.Capsule.ObservationIDs) != 2 || closed.Summary.Content != "Fixed by allowing clock skew." {
+		t.Fatalf("closed %+v", closed)
+	}
+	if out := mustCLI(t, db, "forget", o.ID); !strings.Contains(out, "forgot "+o.ID) {
+		t.Fatalf("forget: %s", out)
+	}
+	shown := decode[memory.Observation](t, mustCLI(t, db, "show", "--json", o.ID))
+	if !shown.Redacted || shown.Content != memory.RedactedContent {
+		t.Fatalf("after forget: %+v", shown)
+	}
+	mustCLI(t, db, "unpin", p.ID)
+	st := decode[memory.Stats](t, mustCLI(t, db, "stats", "--json"))
+	if st.Observations != 2 || st.Redacted != 1 || st.Pins != 0 || st.Summaries != 1 || st.Capsules != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+func TestExitCodesAndErrors(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "cairn.db")
+	mustCLI(t, db, "capsule", "open", "--scope", "session=s1", "--id", "cap1")
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"retrieve", "--scope", "team=a", "x"}, 2, `unknown scope key "team"`},
+		{[]string{"retrieve", "   "}, 2, "query is empty"},
+		{[]string{"retrieve", "--token-budget", "-4", "x"}, 2, "tokenBudget -4"},
+		{[]string{"retrieve", "--syntax", "fts", "C++"}, 2, "malformed FTS query"},
+		{[]string{"retrieve"}, 2, "requires at least 1 arg"},
+		{[]string{"retrieve", "--bogus", "x"}, 2, "unknown flag"},
+		{[]string{"log", "--kind", "thought", "x"}, 2, "unknown observation kind"},
+		{[]string{"log", "--provenance", "[1]", "x"}, 2, "provenance must be a JSON object"},
+		{[]string{"pin", "obs_missing"}, 3, "no observation or summary"},
+		{[]string{"pin", "--ttl", "soon", "x"}, 2, "--ttl"},
+		{[]string{"capsule", "open", "--scope", "session=s1"}, 4, "already has an open capsule"},
+		{[]string{"capsule", "close", "nope"}, 3, "not found"},
+		{[]string{"--now", "yesterday", "stats"}, 2, "--now"},
+		{[]string{"import", "/no/such/file.jsonl"}, 2, "cannot open"},
+		{[]string{"frobnicate"}, 2, "unknown command"},
+	} {
+		_, errs, code := cli(t, db, "", tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.msg) || !strings.HasPrefix(errs, "cairn: ") {
+			t.Errorf("cairn %v: exit %d, stderr %q; want exit %d mentioning %q", tc.args, code, errs, tc.code, tc.msg)
+		}
+	}
+	_, errs, code := cli(t, db, "", "--json", "capsule", "close", "nope")
+	e := decode[map[string]map[string]string](t, errs)
+	if code != 3 || e["error"]["code"] != "not_found" || e["error"]["message"] == "" {
+		t.Fatalf("--json error: %q exit %d", errs, code)
+	}
+}
+
+func TestImportExportFiles(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.db")
+	lines := `{"kind":"message","content":"first memory","scopeIds":{"repoId":"r"}}
+{"kind":"command","content":"make test","scopeIds":{"repoId":"r"},"ts":1700000000000}
+`
+	in := filepath.Join(dir, "in.jsonl")
+	os.WriteFile(in, []byte(lines), 0o600)
+	out := mustCLI(t, src, "import", in)
+	if !strings.Contains(out, "imported 2 observations") {
+		t.Fatalf("import: %s", out)
+	}
+	dump := filepath.Join(dir, "dump.jsonl")
+	mustCLI(t, src, "export", "--output", dump)
+	dst := filepath.Join(dir, "dst.db")
+	mustCLI(t, dst, "import", dump)
+	a := mustCLI(t, src, "export")
+	b := mustCLI(t, dst, "export")
+	if a != b || strings.Count(a, "\n") != 2 {
+		t.Fatalf("round trip differs:\n%s\n%s", a, b)
+	}
+	// The parity dataset format, with its deliberately dangling pin.
+	rep := decode[[]cairn.ImportReport](t, mustCLI(t, filepath.Join(dir, "parity.db"), "import", "--json", "../../testdata/kindling-parity/dataset.json"))
+	if rep[0].Format != cairn.FormatParity || rep[0].Observations != 2080 || len(rep[0].Skipped) != 1 {
+		t.Fatalf("parity import %+v", rep)
+	}
+	// A bad file changes nothing.
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(lines+`{"kind":"message"}`+"\n"), 0o600)
+	_, errs, code := cli(t, src, "", "import", bad)
+	if code != 2 || !strings.Contains(errs, "line 3") {
+		t.Fatalf("bad import: exit %d %s", code, errs)
+	}
+	if after := mustCLI(t, src, "export"); after != a {
+		t.Fatal("a failed import changed the database")
+	}
+}
+
+func TestDemo(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "untouched.db")
+	out := mustCLI(t, db, "demo")
+	for _, want := range []string{"demo database: 26 observations", "obs_s1_00", "CURRENT SUMMARY", "pin_idempotency", "token budget 300 (cut)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q", want)
+		}
+	}
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Fatal("demo touched the --db database")
+	}
+	res := decode[[]cairn.RetrieveResult](t, mustCLI(t, db, "demo", "--json", "idempotent", "webhook"))
+	if len(res) != 1 || len(res[0].Candidates) == 0 {
+		t.Fatalf("demo with a query: %+v", res)
+	}
+}
+
+func TestHelpEverywhere(t *testing.T) {
+	root := newRootCmd(&app{})
+	paths := [][]string{{}}
+	for _, c := range root.Commands() {
+		paths = append(paths, []string{c.Name()})
+		for _, sub := range c.Commands() {
+			paths = append(paths, []string{c.Name(), sub.Name()})
+		}
+	}
+	for _, p := range paths {
+		out, errs, code := cli(t, filepath.Join(t.TempDir(), "x.db"), "", append(p, "--help")...)
+		if code != 0 || !strings.Contains(out, "Usage:") {
+			t.Errorf("cairn %v --help: exit %d %s", p, code, errs)
+		}
+	}
+	out, _, code := cli(t, "x", "", "completion", "bash")
+	if code != 0 || !strings.Contains(out, "bash completion") {
+		t.Errorf("completion bash: exit %d", code)
+	}
+}

@@ -70,11 +70,11 @@ func TestParseScope(t *testing.T) {
 func TestScopeMatchesFillConflicts(t *testing.T) {
 	rec := memory.Scope{SessionID: "s1", RepoID: "r"}
 	for filter, want := range map[memory.Scope]bool{
-		{}:                               true,
-		{RepoID: "r"}:                    true,
-		{SessionID: "s1", RepoID: "r"}:   true,
-		{SessionID: "s2"}:                false,
-		{AgentID: "a"}:                   false,
+		{}:                              true,
+		{RepoID: "r"}:                   true,
+		{SessionID: "s1", RepoID: "r"}:  true,
+		{SessionID: "s2"}:               false,
+		{AgentID: "a"}:                  false,
 		{SessionID: "s1", RepoID: "r2"}: false,
 	} {
 		if got := filter.Matches(rec); got != want {

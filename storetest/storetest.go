@@ -590,8 +590,10 @@ func testImportAllOrNothing(t *testing.T, s memory.Store) {
 		"duplicate observation": func(d *memory.Dump) { d.Observations = append(d.Observations, obs("existing", "again", 1, s1)) },
 		"unknown member":        func(d *memory.Dump) { d.Capsules[0].ObservationIDs = append(d.Capsules[0].ObservationIDs, "ghost") },
 		"dangling pin":          func(d *memory.Dump) { d.Pins[0].TargetID = "ghost" },
-		"second summary":        func(d *memory.Dump) { d.Summaries = append(d.Summaries, memory.Summary{ID: "m2", CapsuleID: "c1", Content: "x", CreatedAt: 1}) },
-		"summary of nothing":    func(d *memory.Dump) { d.Summaries[0].CapsuleID = "ghost" },
+		"second summary": func(d *memory.Dump) {
+			d.Summaries = append(d.Summaries, memory.Summary{ID: "m2", CapsuleID: "c1", Content: "x", CreatedAt: 1})
+		},
+		"summary of nothing": func(d *memory.Dump) { d.Summaries[0].CapsuleID = "ghost" },
 		"two open capsules": func(d *memory.Dump) {
 			d.Capsules = append(d.Capsules, memory.Capsule{ID: "c9", Type: "session", Status: memory.CapsuleOpen, OpenedAt: 1, Scope: s2})
 		},

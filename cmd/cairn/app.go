@@ -101,8 +101,18 @@ func (a *app) engine() (*cairn.Engine, error) {
 	return eng, nil
 }
 
+// envMaxContent names the environment variable that sets the content cap.
+const envMaxContent = "CAIRN_MAX_CONTENT_BYTES"
+
 func (a *app) options() (*cairn.Options, error) {
 	opts := &cairn.Options{}
+	if v := os.Getenv(envMaxContent); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 64<<20 {
+			return nil, memory.Errorf(memory.CodeInvalidParams, "%s=%q: want a byte count from 1 to %d", envMaxContent, v, 64<<20)
+		}
+		opts.MaxContentBytes = n
+	}
 	if a.nowFlag != "" {
 		t, err := parseTime(a.nowFlag)
 		if err != nil {

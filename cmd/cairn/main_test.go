@@ -134,6 +134,20 @@ func TestExitCodesAndErrors(t *testing.T) {
 	}
 }
 
+func TestContentCapFromEnvironment(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "cairn.db")
+	t.Setenv("CAIRN_MAX_CONTENT_BYTES", "10")
+	_, errs, code := cli(t, db, "", "log", "twelve bytes")
+	if code != 2 || !strings.Contains(errs, "over the 10-byte limit") {
+		t.Fatalf("exit %d %s", code, errs)
+	}
+	mustCLI(t, db, "log", "ten bytes!")
+	t.Setenv("CAIRN_MAX_CONTENT_BYTES", "lots")
+	if _, errs, code := cli(t, db, "", "stats"); code != 2 || !strings.Contains(errs, "CAIRN_MAX_CONTENT_BYTES") {
+		t.Fatalf("bad setting: exit %d %s", code, errs)
+	}
+}
+
 func TestImportExportFiles(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src.db")

@@ -16,7 +16,8 @@ matter for a query: pins, the current session summary, and ranked candidates
 with provenance, inside a token budget, deterministically.
 
 The database is $CAIRN_DB, or $XDG_DATA_HOME/cairn/cairn.db
-(~/.local/share/cairn/cairn.db); --db overrides both.
+(~/.local/share/cairn/cairn.db); --db overrides both. $CAIRN_MAX_CONTENT_BYTES
+caps the content of one record (default 1 MiB).
 
 Try it without touching your database: cairn demo`,
 		SilenceUsage:  true,

@@ -43,18 +43,7 @@ func openAt(t testing.TB, path string, opts *cairn.Options) *cairn.Engine {
 
 func openSampleAt(t testing.TB, path string, opts *cairn.Options) *cairn.Engine {
 	t.Helper()
-	if opts == nil {
-		opts = &cairn.Options{}
-	}
-	if opts.Now == nil {
-		now := time.UnixMilli(sample.Now)
-		opts.Now = func() time.Time { return now }
-	}
-	eng, err := cairn.Open(path, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close() })
+	eng := openAt(t, path, opts)
 	if _, err := eng.Import(ctx, bytes.NewReader(sample.AgentSessions), cairn.ImportOptions{}); err != nil {
 		t.Fatal(err)
 	}

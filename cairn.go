@@ -31,6 +31,7 @@ type Options struct {
 // Engine is an open cairn database with its services. It is safe for
 // concurrent use.
 type Engine struct {
+	path      string
 	store     memory.Store
 	now       func() time.Time
 	maxBytes  int
@@ -39,6 +40,8 @@ type Engine struct {
 
 	idMu    sync.Mutex
 	entropy io.Reader
+
+	toolNames []string
 }
 
 // Open opens (creating if needed) the cairn database at path.
@@ -63,7 +66,9 @@ func Open(path string, opts *Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newEngine(db, o), nil
+	e := newEngine(db, o)
+	e.path = path
+	return e, nil
 }
 
 func newEngine(store memory.Store, o Options) *Engine {
@@ -74,6 +79,7 @@ func newEngine(store memory.Store, o Options) *Engine {
 		log:      o.Logger,
 		entropy:  ulid.Monotonic(rand.Reader, 0),
 	}
+	e.toolNames = ToolNames()
 	e.retriever = &retrieve.Retriever{
 		Source:               store,
 		Provider:             retrieve.LocalFTS{Searcher: store},
@@ -82,6 +88,9 @@ func newEngine(store memory.Store, o Options) *Engine {
 	}
 	return e
 }
+
+// Path returns the database file's path.
+func (e *Engine) Path() string { return e.path }
 
 // Close closes the database.
 func (e *Engine) Close() error { return e.store.Close() }

@@ -19,17 +19,17 @@ const MaxBatch = 10_000
 // LogRequest records one observation.
 type LogRequest struct {
 	// ID is optional; cairn makes one ("obs_" + a ULID) when empty.
-	ID      string      `json:"id,omitempty"`
-	Kind    memory.Kind `json:"kind"`
-	Content string      `json:"content"`
+	ID      string      `json:"id,omitempty" jsonschema:"optional id for the observation; a new obs_ id is made when omitted"`
+	Kind    memory.Kind `json:"kind" jsonschema:"what happened: tool_call, command, file_diff, error, message, node_start, node_end, node_output or node_error"`
+	Content string      `json:"content" jsonschema:"the observation text, stored verbatim (at most 1 MiB)"`
 	// Provenance is an optional JSON object saying where it came from.
-	Provenance json.RawMessage `json:"provenance,omitempty"`
+	Provenance json.RawMessage `json:"provenance,omitempty" jsonschema:"optional JSON object saying where it came from (tool, file, turn); kept when the observation is forgotten, so never put the content in it"`
 	// TS is when it happened (Unix ms); default now.
-	TS       *int64       `json:"ts,omitempty"`
-	ScopeIDs memory.Scope `json:"scopeIds"`
+	TS       *int64       `json:"ts,omitempty" jsonschema:"when it happened, in Unix milliseconds; default now"`
+	ScopeIDs memory.Scope `json:"scopeIds,omitzero" jsonschema:"where it belongs: sessionId, repoId, agentId, userId (each optional)"`
 	// CapsuleID joins an open capsule; by default the observation joins
 	// the open capsule of its session, if any.
-	CapsuleID string `json:"capsuleId,omitempty"`
+	CapsuleID string `json:"capsuleId,omitempty" jsonschema:"optional open capsule to join; by default the open capsule of scopeIds.sessionId"`
 }
 
 // Log records one observation.
@@ -125,12 +125,12 @@ func prefixError(err error, format string, args ...any) error {
 // OpenCapsuleRequest opens a capsule.
 type OpenCapsuleRequest struct {
 	// ID is optional ("cap_" + a ULID by default).
-	ID string `json:"id,omitempty"`
+	ID string `json:"id,omitempty" jsonschema:"optional id; a new cap_ id is made when omitted"`
 	// Type defaults to "session".
-	Type string `json:"type,omitempty"`
+	Type string `json:"type,omitempty" jsonschema:"capsule type, default session (lowercase letters, digits, _ and -)"`
 	// Intent says what the session is for.
-	Intent   string       `json:"intent,omitempty"`
-	ScopeIDs memory.Scope `json:"scopeIds"`
+	Intent   string       `json:"intent,omitempty" jsonschema:"what the session is for"`
+	ScopeIDs memory.Scope `json:"scopeIds,omitzero" jsonschema:"where it belongs; a session (sessionId) has at most one open capsule"`
 }
 
 // OpenCapsule opens a capsule. A session may have one open capsule at a
@@ -159,11 +159,11 @@ func (e *Engine) OpenCapsule(ctx context.Context, req OpenCapsuleRequest) (memor
 
 // SummaryInput is the content of a capsule summary.
 type SummaryInput struct {
-	Content string `json:"content"`
+	Content string `json:"content" jsonschema:"the summary text"`
 	// Confidence is in [0, 1]; default 1.
-	Confidence *float64 `json:"confidence,omitempty"`
+	Confidence *float64 `json:"confidence,omitempty" jsonschema:"confidence in the summary, 0 to 1; default 1"`
 	// EvidenceRefs name the records the summary rests on.
-	EvidenceRefs []string `json:"evidenceRefs,omitempty"`
+	EvidenceRefs []string `json:"evidenceRefs,omitempty" jsonschema:"ids of the observations the summary rests on"`
 }
 
 func (e *Engine) newSummary(capsuleID string, in SummaryInput) (memory.Summary, error) {
@@ -194,8 +194,8 @@ func (e *Engine) newSummary(capsuleID string, in SummaryInput) (memory.Summary, 
 
 // CloseCapsuleRequest closes a capsule, optionally with its summary.
 type CloseCapsuleRequest struct {
-	CapsuleID string        `json:"capsuleId"`
-	Summary   *SummaryInput `json:"summary,omitempty"`
+	CapsuleID string        `json:"capsuleId" jsonschema:"the open capsule to close"`
+	Summary   *SummaryInput `json:"summary,omitempty" jsonschema:"optional final summary; replaces a running summary"`
 }
 
 // CloseCapsuleResult is a closed capsule and its summary, if it has one.
@@ -236,7 +236,7 @@ func (e *Engine) CloseCapsule(ctx context.Context, req CloseCapsuleRequest) (Clo
 // SummaryRequest writes the summary of a capsule (open or closed), replacing
 // any earlier one; the summary keeps its id.
 type SummaryRequest struct {
-	CapsuleID string `json:"capsuleId"`
+	CapsuleID string `json:"capsuleId" jsonschema:"the capsule to summarise, open or closed"`
 	SummaryInput
 }
 
@@ -270,16 +270,16 @@ func (e *Engine) Summary(ctx context.Context, id string) (memory.Summary, error)
 // PinRequest pins an observation or a summary.
 type PinRequest struct {
 	// TargetID names the observation or summary to pin.
-	TargetID string `json:"targetId"`
+	TargetID string `json:"targetId" jsonschema:"id of the observation or summary to pin"`
 	// TargetType is optional: cairn finds the target by id.
-	TargetType memory.TargetType `json:"targetType,omitempty"`
-	Reason     string            `json:"reason,omitempty"`
+	TargetType memory.TargetType `json:"targetType,omitempty" jsonschema:"observation or summary; found by id when omitted"`
+	Reason     string            `json:"reason,omitempty" jsonschema:"why it matters, shown with the pin"`
 	// TTLSeconds makes the pin expire that long after now; ExpiresAt (Unix
 	// ms) sets the expiry directly. At most one of the two.
-	TTLSeconds *int64 `json:"ttlSeconds,omitempty"`
-	ExpiresAt  *int64 `json:"expiresAt,omitempty"`
+	TTLSeconds *int64 `json:"ttlSeconds,omitempty" jsonschema:"optional time to live in seconds"`
+	ExpiresAt  *int64 `json:"expiresAt,omitempty" jsonschema:"optional expiry in Unix milliseconds (instead of ttlSeconds)"`
 	// ScopeIDs is where the pin shows; by default the target's own scope.
-	ScopeIDs *memory.Scope `json:"scopeIds,omitempty"`
+	ScopeIDs *memory.Scope `json:"scopeIds,omitempty" jsonschema:"where the pin shows; default the target's own scope"`
 }
 
 // MaxPinTTL bounds a pin's time to live (100 years).

@@ -15,6 +15,7 @@ type Store interface {
 	PinStore
 	TextSearcher
 	Bulk
+	Doctor
 
 	// Stats reports counts and sizes.
 	Stats(ctx context.Context) (Stats, error)
@@ -217,4 +218,27 @@ type Stats struct {
 	// is consistent.
 	IndexedObservations int `json:"indexedObservations"`
 	IndexedSummaries    int `json:"indexedSummaries"`
+}
+
+// Finding is one check of a store's health, with the fix when it fails.
+type Finding struct {
+	Check  string `json:"check"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+	// Fix says how to repair a failed check.
+	Fix string `json:"fix,omitempty"`
+	// Repair names the automatic repair for a failed check, if there is
+	// one (RepairRebuildIndex).
+	Repair string `json:"repair,omitempty"`
+}
+
+// RepairRebuildIndex is the repair that rebuilds the full-text indexes.
+const RepairRebuildIndex = "rebuild_index"
+
+// Doctor inspects and repairs a store.
+type Doctor interface {
+	// Check inspects the store: file, schema, integrity, index consistency.
+	Check(ctx context.Context) ([]Finding, error)
+	// RebuildIndex rebuilds the full-text indexes from the records.
+	RebuildIndex(ctx context.Context) error
 }

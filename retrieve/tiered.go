@@ -21,23 +21,23 @@ const (
 // Request is a tiered retrieval request, as the contract names its fields.
 type Request struct {
 	// Query is user text by default; see Syntax.
-	Query string `json:"query"`
+	Query string `json:"query" jsonschema:"what to remember, in plain words (or FTS5 syntax when syntax is fts)"`
 	// ScopeIDs restricts every tier (AND over the dimensions given).
-	ScopeIDs memory.Scope `json:"scopeIds"`
+	ScopeIDs memory.Scope `json:"scopeIds,omitzero" jsonschema:"restricts every tier: each key given (sessionId, repoId, agentId, userId) must match exactly"`
 	// TokenBudget, when set, cuts candidates so that pins, the current
 	// summary and the candidates kept fit in it (pins and the summary are
 	// never cut). Between 1 and MaxTokenBudget.
-	TokenBudget *int `json:"tokenBudget,omitempty"`
+	TokenBudget *int `json:"tokenBudget,omitempty" jsonschema:"optional budget in tokens (ceil(chars/4)) for everything returned; pins and the current summary are never cut"`
 	// MaxCandidates caps the candidates (default DefaultMaxCandidates,
 	// between 0 and MaxCandidatesLimit).
-	MaxCandidates *int `json:"maxCandidates,omitempty"`
+	MaxCandidates *int `json:"maxCandidates,omitempty" jsonschema:"most candidates to return, 0 to 1000; default 50"`
 	// IncludeRedacted returns pins whose target was forgotten (its content
 	// reads "[redacted]"). Forgotten observations are never candidates: their
 	// text is gone from the index.
-	IncludeRedacted bool `json:"includeRedacted,omitempty"`
+	IncludeRedacted bool `json:"includeRedacted,omitempty" jsonschema:"also return pins whose target was forgotten (content [redacted])"`
 	// Syntax is "text" (default: any string, words OR'ed) or "fts" (FTS5
 	// query syntax; a malformed query is invalid_params).
-	Syntax memory.Syntax `json:"syntax,omitempty"`
+	Syntax memory.Syntax `json:"syntax,omitempty" jsonschema:"text (default: any string, words OR'ed) or fts (FTS5 query syntax)"`
 }
 
 // Result is the contract's three tiers and their provenance.
@@ -66,7 +66,7 @@ type Provenance struct {
 	MaxCandidates int `json:"maxCandidates"`
 	// TokenBudget is the budget applied, if any, and TokensUsed the
 	// estimated tokens of everything returned.
-	TokenBudget *int `json:"tokenBudget,omitempty"`
+	TokenBudget *int `json:"tokenBudget,omitempty" jsonschema:"optional budget in tokens (ceil(chars/4)) for everything returned; pins and the current summary are never cut"`
 	TokensUsed  int  `json:"tokensUsed"`
 	// Now is the clock reading the request used (Unix ms): pin expiry and
 	// recency are computed against it.

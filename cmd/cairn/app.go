@@ -69,6 +69,10 @@ func exitCode(err error) int {
 
 // fail prints err (as {"error": {...}} with --json) and returns its exit code.
 func (a *app) fail(err error) int {
+	var silent *silentError
+	if errors.As(err, &silent) {
+		return exitCode(err)
+	}
 	var me *memory.Error
 	if !errors.As(err, &me) {
 		// Untyped errors come from argument parsing (cobra, pflag).

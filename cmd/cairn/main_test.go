@@ -92,9 +92,10 @@ func TestRecordAndRetrieve(t *testing.T) {
 		t.Fatalf("after forget: %+v", shown)
 	}
 	mustCLI(t, db, "unpin", p.ID)
-	st := decode[memory.Stats](t, mustCLI(t, db, "stats", "--json"))
-	if st.Observations != 2 || st.Redacted != 1 || st.Pins != 0 || st.Summaries != 1 || st.Capsules != 1 {
-		t.Fatalf("stats %+v", st)
+	status := decode[cairn.Status](t, mustCLI(t, db, "status", "--json"))
+	st := status.Database
+	if st.Observations != 2 || st.Redacted != 1 || st.Pins != 0 || st.Summaries != 1 || st.Capsules != 1 || status.Version != cairn.Version || len(status.Tools) < 10 {
+		t.Fatalf("status %+v", status)
 	}
 }
 

@@ -31,7 +31,8 @@ Try it without touching your database: cairn demo`,
 	})
 	root.AddGroup(&cobra.Group{ID: "record", Title: "Record memories:"},
 		&cobra.Group{ID: "recall", Title: "Recall:"},
-		&cobra.Group{ID: "data", Title: "Data:"})
+		&cobra.Group{ID: "data", Title: "Data:"},
+		&cobra.Group{ID: "serve", Title: "Serve agents and services:"})
 	for _, c := range []*cobra.Command{newLogCmd(a), newCapsuleCmd(a), newPinCmd(a), newUnpinCmd(a), newForgetCmd(a)} {
 		c.GroupID = "record"
 		root.AddCommand(c)
@@ -40,8 +41,12 @@ Try it without touching your database: cairn demo`,
 		c.GroupID = "recall"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{newImportCmd(a), newExportCmd(a), newStatsCmd(a)} {
+	for _, c := range []*cobra.Command{newImportCmd(a), newExportCmd(a), newStatusCmd(a), newDoctorCmd(a)} {
 		c.GroupID = "data"
+		root.AddCommand(c)
+	}
+	for _, c := range []*cobra.Command{newMCPCmd(a), newServeCmd(a), newCallCmd(a), newToolsCmd(a)} {
+		c.GroupID = "serve"
 		root.AddCommand(c)
 	}
 	return root

@@ -2,38 +2,39 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
-	"github.com/cairnhq/cairn/memory"
 	"github.com/spf13/cobra"
 )
 
-func newStatsCmd(a *app) *cobra.Command {
+func newStatusCmd(a *app) *cobra.Command {
 	return &cobra.Command{
-		Use:   "stats",
-		Short: "Show what the database holds",
-		Args:  usageArgs(cobra.NoArgs),
+		Use:     "status",
+		Aliases: []string{"stats"},
+		Short:   "Show the database, what it holds, and the tools offered",
+		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			eng, err := a.engine()
 			if err != nil {
 				return err
 			}
-			st, err := eng.Stats(cmd.Context())
+			st, err := eng.Status(cmd.Context())
 			if err != nil {
 				return err
 			}
 			if a.json {
 				return a.emit(st)
 			}
-			printStats(a, st)
+			db := st.Database
+			fmt.Fprintf(a.out, "cairn         %s\n", st.Version)
+			fmt.Fprintf(a.out, "database      %s (%.1f MiB, schema %d)\n", db.Path, float64(db.SizeBytes)/(1<<20), db.SchemaVersion)
+			fmt.Fprintf(a.out, "observations  %d (%d forgotten, %d indexed)\n", db.Observations, db.Redacted, db.IndexedObservations)
+			fmt.Fprintf(a.out, "capsules      %d (%d open)\n", db.Capsules, db.OpenCapsules)
+			fmt.Fprintf(a.out, "summaries     %d (%d indexed)\n", db.Summaries, db.IndexedSummaries)
+			fmt.Fprintf(a.out, "pins          %d\n", db.Pins)
+			fmt.Fprintf(a.out, "retrieval     %s\n", st.Provider)
+			fmt.Fprintf(a.out, "tools         %s\n", strings.Join(st.Tools, ", "))
 			return nil
 		},
 	}
-}
-
-func printStats(a *app, st memory.Stats) {
-	fmt.Fprintf(a.out, "database      %s (%.1f MiB, schema %d)\n", st.Path, float64(st.SizeBytes)/(1<<20), st.SchemaVersion)
-	fmt.Fprintf(a.out, "observations  %d (%d forgotten, %d indexed)\n", st.Observations, st.Redacted, st.IndexedObservations)
-	fmt.Fprintf(a.out, "capsules      %d (%d open)\n", st.Capsules, st.OpenCapsules)
-	fmt.Fprintf(a.out, "summaries     %d (%d indexed)\n", st.Summaries, st.IndexedSummaries)
-	fmt.Fprintf(a.out, "pins          %d\n", st.Pins)
 }

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/cairnhq/cairn"
+	"github.com/cairnhq/cairn/memory"
+	"github.com/spf13/cobra"
+)
+
+func newDoctorCmd(a *app) *cobra.Command {
+	var req cairn.DoctorRequest
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the database and say how to fix what is wrong",
+		Long: `Check the database file and its permissions, the schema version, SQLite's
+integrity, references between records, and whether the full-text indexes
+agree with the records. Each failed check says how to fix it; --fix rebuilds
+the indexes when they need it. Exits 1 when a check fails.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			eng, err := a.engine()
+			if err != nil {
+				return err
+			}
+			rep, err := eng.Doctor(cmd.Context(), req)
+			if err != nil {
+				return err
+			}
+			if a.json {
+				if err := a.emit(rep); err != nil {
+					return err
+				}
+			} else {
+				for _, f := range rep.Findings {
+					mark := "ok  "
+					if !f.OK {
+						mark = "FAIL"
+					}
+					fmt.Fprintf(a.out, "%s  %-28s %s\n", mark, f.Check, f.Detail)
+					if !f.OK {
+						fmt.Fprintf(a.out, "      fix: %s\n", f.Fix)
+					}
+				}
+				for _, r := range rep.Repaired {
+					fmt.Fprintf(a.out, "repaired: %s\n", r)
+				}
+			}
+			if !rep.OK {
+				return &silentError{memory.Errorf(memory.CodeDBError, "some checks failed")}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&req.Fix, "fix", false, "rebuild the full-text indexes if they disagree with the records")
+	return cmd
+}
+
+// silentError ends the command with err's exit code, its findings already
+// printed.
+type silentError struct{ err error }
+
+func (s *silentError) Error() string { return s.err.Error() }
+func (s *silentError) Unwrap() error { return s.err }

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/cairnhq/cairn"
+	"github.com/cairnhq/cairn/httpapi"
+	"github.com/cairnhq/cairn/internal/metrics"
+	"github.com/cairnhq/cairn/mcpserver"
+	"github.com/cairnhq/cairn/memory"
+	"github.com/spf13/cobra"
+)
+
+// Environment variables of the servers.
+const (
+	envToken = "CAIRN_TOKEN"
+	envAddr  = "CAIRN_ADDR"
+	envLog   = "CAIRN_LOG"
+	envNoLog = "MCP_NO_LOG"
+)
+
+// logger writes to stderr at the level $CAIRN_LOG names (debug, info, warn,
+// error, off; default def); MCP_NO_LOG=1 silences it.
+func (a *app) logger(def slog.Level) (*slog.Logger, error) {
+	if v := os.Getenv(envNoLog); v != "" && v != "0" {
+		return slog.New(slog.DiscardHandler), nil
+	}
+	level := def
+	switch v := strings.ToLower(os.Getenv(envLog)); v {
+	case "":
+	case "off", "none":
+		return slog.New(slog.DiscardHandler), nil
+	default:
+		if err := level.UnmarshalText([]byte(v)); err != nil {
+			return nil, memory.Errorf(memory.CodeInvalidParams, "%s=%q: want debug, info, warn, error or off", envLog, v)
+		}
+	}
+	return slog.New(slog.NewTextHandler(a.err, &slog.HandlerOptions{Level: level})), nil
+}
+
+func newMCPCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve cairn's tools over MCP on standard input and output",
+		Long: `Serve cairn's tools to one MCP client over stdio: this is the command an agent
+(Claude Code, Claude Desktop, Cursor, ...) starts. Logs go to standard error
+($CAIRN_LOG: debug, info, warn, error or off; default warn; MCP_NO_LOG=1
+silences them). Several 'cairn mcp' processes may share one database.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			log, err := a.logger(slog.LevelWarn)
+			if err != nil {
+				return err
+			}
+			eng, err := a.engine()
+			if err != nil {
+				return err
+			}
+			srv, err := mcpserver.New(eng, &mcpserver.Options{Logger: log})
+			if err != nil {
+				return memory.Wrap(memory.CodeInternal, err, "building the MCP server")
+			}
+			if err := mcpserver.ServeStdio(cmd.Context(), srv, 8<<20); err != nil && !errors.Is(err, context.Canceled) {
+				log.Debug("mcp session ended", "err", err)
+			}
+			return nil
+		},
+	}
+}
+
+func newServeCmd(a *app) *cobra.Command {
+	var addr string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the HTTP API (/v1) and MCP over streamable HTTP (/mcp)",
+		Long: `Serve the HTTP API under /v1/, MCP over streamable HTTP at /mcp, /healthz and
+/metrics (Prometheus text format).
+
+It binds to 127.0.0.1:4747 by default ($CAIRN_ADDR or --addr). Binding to any
+other address requires a bearer token in $CAIRN_TOKEN; when it is set, every
+request but /healthz must carry "Authorization: Bearer <token>". SIGINT or
+SIGTERM stops accepting requests and lets the ones in flight finish.`,
+		Example: `  cairn serve
+  CAIRN_TOKEN=$(openssl rand -hex 32) cairn serve --addr 0.0.0.0:4747`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("addr") {
+				if env := os.Getenv(envAddr); env != "" {
+					addr = env
+				}
+			}
+			host, _, err := net.SplitHostPort(addr)
+			if err != nil {
+				return memory.Errorf(memory.CodeInvalidParams, "--addr %q: want host:port", addr)
+			}
+			token := os.Getenv(envToken)
+			loopback := host != "" && (host == "localhost" || isLoopbackIP(host))
+			if !loopback && token == "" {
+				return memory.Errorf(memory.CodeInvalidParams,
+					"binding to %s would expose your memories to the network without a password: set %s (or bind to 127.0.0.1)", addr, envToken)
+			}
+			log, err := a.logger(slog.LevelInfo)
+			if err != nil {
+				return err
+			}
+			eng, err := a.engine()
+			if err != nil {
+				return err
+			}
+			reg := metrics.New()
+			srv, err := mcpserver.New(eng, &mcpserver.Options{Logger: log, Metrics: reg})
+			if err != nil {
+				return memory.Wrap(memory.CodeInternal, err, "building the MCP server")
+			}
+			api := httpapi.New(eng, &httpapi.Options{Token: token, LoopbackOnly: loopback, Logger: log, Metrics: reg})
+			api.Mount("/mcp", mcpserver.HTTPHandler(srv, &mcpserver.Options{Logger: log}))
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return memory.Wrap(memory.CodeInvalidParams, err, "cannot listen on %s: %v", addr, err)
+			}
+			hs := &http.Server{
+				Handler:           api,
+				ReadHeaderTimeout: 5 * time.Second,
+				ReadTimeout:       60 * time.Second,
+				WriteTimeout:      90 * time.Second,
+				IdleTimeout:       2 * time.Minute,
+				MaxHeaderBytes:    64 << 10,
+				ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+			}
+			served := make(chan error, 1)
+			go func() { served <- hs.Serve(ln) }()
+			fmt.Fprintf(a.err, "cairn %s listening on http://%s (REST /v1, MCP /mcp, database %s)\n", cairn.Version, ln.Addr(), eng.Path())
+			select {
+			case err := <-served:
+				return memory.Wrap(memory.CodeInternal, err, "serving: %v", err)
+			case <-cmd.Context().Done():
+			}
+			fmt.Fprintln(a.err, "cairn: shutting down; finishing requests in flight")
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := hs.Shutdown(ctx); err != nil {
+				hs.Close()
+				return memory.Wrap(memory.CodeInternal, err, "shutting down: %v", err)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:4747", "address to listen on ($"+envAddr+")")
+	return cmd
+}
+
+func isLoopbackIP(host string) bool {
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}

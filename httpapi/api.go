@@ -1,0 +1,395 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cairnhq/cairn"
+	"github.com/cairnhq/cairn/internal/metrics"
+	"github.com/cairnhq/cairn/memory"
+)
+
+// Options configure an API. The zero value serves without a token.
+type Options struct {
+	// Token, when set, must come with every request except /healthz as
+	// "Authorization: Bearer <token>".
+	Token string
+	// LoopbackOnly rejects requests whose Host is not a loopback name
+	// (DNS-rebinding protection for a server bound to 127.0.0.1).
+	LoopbackOnly bool
+	// MaxBodyBytes bounds a request body (default 8 MiB); MaxImportBytes
+	// bounds POST /v1/import (default 256 MiB).
+	MaxBodyBytes, MaxImportBytes int64
+	// RequestTimeout bounds one /v1 request (default 30s).
+	RequestTimeout time.Duration
+	// Logger receives one line per request (never memory content).
+	Logger *slog.Logger
+	// Metrics receives request counts and latencies; the API adds store
+	// and index size gauges. Default: a new registry.
+	Metrics *metrics.Registry
+}
+
+// API is the HTTP face of an Engine.
+type API struct {
+	eng     *cairn.Engine
+	opts    Options
+	mux     *http.ServeMux
+	handler http.Handler
+
+	requests *metrics.CounterVec
+	latency  *metrics.HistogramVec
+
+	statsMu   sync.Mutex
+	statsAt   time.Time
+	lastStats memory.Stats
+}
+
+// New returns the API over eng.
+func New(eng *cairn.Engine, opts *Options) *API {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 8 << 20
+	}
+	if o.MaxImportBytes <= 0 {
+		o.MaxImportBytes = 256 << 20
+	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = 30 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Metrics == nil {
+		o.Metrics = metrics.New()
+	}
+	a := &API{eng: eng, opts: o, mux: http.NewServeMux()}
+	a.requests = o.Metrics.Counter("cairn_http_requests_total", "HTTP requests by route and status code.", "route", "code")
+	a.latency = o.Metrics.Histogram("cairn_http_request_seconds", "HTTP request latency in seconds by route.", metrics.DefaultBuckets, "route")
+	o.Metrics.GaugeFunc("cairn_store_rows", "Rows in the store by kind of record.", a.rowSamples, "kind")
+	o.Metrics.GaugeFunc("cairn_store_bytes", "Size of the database file in bytes.", a.sizeSamples)
+
+	for _, t := range cairn.Tools() {
+		a.mux.Handle(t.Method+" "+t.Path, a.toolHandler(t))
+	}
+	a.mux.HandleFunc("GET /v1/tools", a.listTools)
+	a.mux.HandleFunc("GET /v1/export", a.export)
+	a.mux.HandleFunc("POST /v1/import", a.importRecords)
+	a.mux.HandleFunc("GET /healthz", a.health)
+	a.mux.HandleFunc("GET /metrics", a.metricsText)
+	a.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, memory.Errorf(memory.CodeNotFound, "no route %s %s (see GET /v1/tools)", r.Method, r.URL.Path))
+	})
+	a.handler = a.guard(a.mux)
+	return a
+}
+
+// Mount serves h at pattern behind the API's guards (token, host check,
+// cross-origin protection, metrics).
+func (a *API) Mount(pattern string, h http.Handler) { a.mux.Handle(pattern, h) }
+
+// ServeHTTP implements http.Handler.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.handler.ServeHTTP(w, r) }
+
+// statusRecorder remembers the status code written.
+type statusRecorder struct {
+	http.ResponseWriter
+	code int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.code == 0 {
+		s.code = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.code == 0 {
+		s.code = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// guard applies, in order: metrics and logging, the host check, the token,
+// cross-origin protection.
+func (a *API) guard(next http.Handler) http.Handler {
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeErrorStatus(w, http.StatusForbidden, "forbidden", "cross-origin request refused")
+	}))
+	inner := cop.Handler(next)
+	want := sha256.Sum256([]byte(a.opts.Token))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		defer func() {
+			route := r.Pattern
+			if route == "" || route == "/" {
+				route = "unmatched"
+			}
+			code := strconv.Itoa(rec.code)
+			a.requests.Inc(route, code)
+			a.latency.Observe(time.Since(start).Seconds(), route)
+			a.opts.Logger.Info("http request", "method", r.Method, "route", route, "code", rec.code,
+				"ms", float64(time.Since(start).Microseconds())/1000)
+		}()
+		if a.opts.LoopbackOnly && !loopbackHost(r.Host) {
+			writeErrorStatus(rec, http.StatusForbidden, "forbidden", "this server only answers requests addressed to localhost")
+			return
+		}
+		if a.opts.Token != "" && r.URL.Path != "/healthz" {
+			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			sum := sha256.Sum256([]byte(got))
+			if !ok || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
+				rec.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
+				writeErrorStatus(rec, http.StatusUnauthorized, "unauthorized", "missing or wrong bearer token")
+				return
+			}
+		}
+		inner.ServeHTTP(rec, r)
+	})
+}
+
+// loopbackHost reports whether a Host header names this machine's loopback.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+var pathParam = regexp.MustCompile(`\{(\w+)\}`)
+
+// toolHandler serves one tool: the JSON body, with the path's parameters
+// added as fields, is decoded by the tool and run by the engine.
+func (a *API) toolHandler(t cairn.Tool) http.Handler {
+	var params []string
+	for _, m := range pathParam.FindAllStringSubmatch(t.Path, -1) {
+		params = append(params, m[1])
+	}
+	success := http.StatusOK
+	if t.Creates {
+		success = http.StatusCreated
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), a.opts.RequestTimeout)
+		defer cancel()
+		body, err := readBody(w, r, a.opts.MaxBodyBytes)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		args, err := withPathParams(body, r, params)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		in, err := t.Decode(args)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		out, err := a.eng.Call(ctx, t, in)
+		if err != nil {
+			if c := memory.CodeOf(err); c == memory.CodeInternal || c == memory.CodeDBError {
+				a.opts.Logger.Error("tool failed", "tool", t.Name, "err", err)
+			}
+			writeError(w, err)
+			return
+		}
+		writeJSON(w, success, out)
+	})
+}
+
+// readBody reads a request body within limit; over it is invalid_params
+// (HTTP 413).
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return nil, &tooLarge{limit: limit}
+	case err != nil:
+		return nil, memory.Wrap(memory.CodeInvalidParams, err, "reading the request body failed")
+	}
+	return b, nil
+}
+
+// tooLarge is the error of an oversized body.
+type tooLarge struct{ limit int64 }
+
+func (e *tooLarge) Error() string {
+	return "invalid_params: request body over " + strconv.FormatInt(e.limit, 10) + " bytes"
+}
+
+// withPathParams adds the route's path values to the JSON body object. A
+// body field that contradicts the path is invalid_params.
+func withPathParams(body []byte, r *http.Request, params []string) ([]byte, error) {
+	if len(params) == 0 {
+		return body, nil
+	}
+	obj := map[string]json.RawMessage{}
+	if len(bytes.TrimSpace(body)) > 0 {
+		if err := json.Unmarshal(body, &obj); err != nil || obj == nil {
+			return nil, memory.Errorf(memory.CodeInvalidParams, "the request body must be a JSON object")
+		}
+	}
+	for _, p := range params {
+		v := r.PathValue(p)
+		enc, _ := json.Marshal(v)
+		if prev, ok := obj[p]; ok {
+			var s string
+			if json.Unmarshal(prev, &s) != nil || s != v {
+				return nil, memory.Errorf(memory.CodeInvalidParams, "%s in the body differs from the path", p)
+			}
+		}
+		obj[p] = enc
+	}
+	return json.Marshal(obj)
+}
+
+// statusOf maps an error code to an HTTP status.
+func statusOf(code memory.Code) int {
+	switch code {
+	case memory.CodeInvalidParams:
+		return http.StatusBadRequest
+	case memory.CodeNotFound:
+		return http.StatusNotFound
+	case memory.CodeConflict:
+		return http.StatusConflict
+	case memory.CodeFeatureDisabled:
+		return http.StatusForbidden
+	case memory.CodeEmbedderUnavailable, memory.CodeDBError:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// writeError writes {"error": {"code", "message"}} with the matching status.
+func writeError(w http.ResponseWriter, err error) {
+	var tl *tooLarge
+	if errors.As(err, &tl) {
+		writeErrorStatus(w, http.StatusRequestEntityTooLarge, string(memory.CodeInvalidParams), strings.TrimPrefix(tl.Error(), "invalid_params: "))
+		return
+	}
+	pub := memory.Public(err)
+	writeErrorStatus(w, statusOf(pub.Code), string(pub.Code), pub.Message)
+}
+
+func writeErrorStatus(w http.ResponseWriter, status int, code, msg string) {
+	writeJSON(w, status, map[string]any{"error": map[string]string{"code": code, "message": msg}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		body = []byte(`{"error":{"code":"internal_error","message":"encoding the result failed"}}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	w.Write(append(body, '\n'))
+}
+
+// toolInfo describes a route for GET /v1/tools.
+type toolInfo struct {
+	Name        string `json:"name"`
+	Title       string `json:"title"`
+	Method      string `json:"method"`
+	Path        string `json:"path"`
+	Description string `json:"description"`
+}
+
+func (a *API) listTools(w http.ResponseWriter, r *http.Request) {
+	var out []toolInfo
+	for _, t := range cairn.Tools() {
+		out = append(out, toolInfo{t.Name, t.Title, t.Method, t.Path, t.Description})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tools": out})
+}
+
+func (a *API) health(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": cairn.Version})
+}
+
+func (a *API) export(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	if _, err := a.eng.Export(r.Context(), w); err != nil {
+		a.opts.Logger.Error("export failed", "err", err)
+	}
+}
+
+func (a *API) importRecords(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r, a.opts.MaxImportBytes)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	rep, err := a.eng.Import(r.Context(), bytes.NewReader(body), cairn.ImportOptions{})
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rep)
+}
+
+// stats reads the store's counts, at most once a second.
+func (a *API) stats() memory.Stats {
+	a.statsMu.Lock()
+	defer a.statsMu.Unlock()
+	if time.Since(a.statsAt) > time.Second {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if st, err := a.eng.Stats(ctx); err == nil {
+			a.lastStats, a.statsAt = st, time.Now()
+		}
+	}
+	return a.lastStats
+}
+
+func (a *API) rowSamples() []metrics.Sample {
+	st := a.stats()
+	return []metrics.Sample{
+		{Labels: []string{"observations"}, Value: float64(st.Observations)},
+		{Labels: []string{"observations_redacted"}, Value: float64(st.Redacted)},
+		{Labels: []string{"observations_indexed"}, Value: float64(st.IndexedObservations)},
+		{Labels: []string{"capsules"}, Value: float64(st.Capsules)},
+		{Labels: []string{"capsules_open"}, Value: float64(st.OpenCapsules)},
+		{Labels: []string{"summaries"}, Value: float64(st.Summaries)},
+		{Labels: []string{"summaries_indexed"}, Value: float64(st.IndexedSummaries)},
+		{Labels: []string{"pins"}, Value: float64(st.Pins)},
+	}
+}
+
+func (a *API) sizeSamples() []metrics.Sample {
+	return []metrics.Sample{{Value: float64(a.stats().SizeBytes)}}
+}
+
+func (a *API) metricsText(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	a.opts.Metrics.WriteText(w)
+}

@@ -1,0 +1,187 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"reflect"
+	"time"
+
+	"github.com/cairnhq/cairn"
+	"github.com/cairnhq/cairn/internal/metrics"
+	"github.com/cairnhq/cairn/memory"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Options configure a server. The zero value works.
+type Options struct {
+	// Logger receives one line per tool call (tool, code, latency; never
+	// memory content). Default: discard.
+	Logger *slog.Logger
+	// Metrics, when set, receives per-tool call counts and latencies.
+	Metrics *metrics.Registry
+	// MaxRequestBytes bounds one request (one stdio line, one HTTP body).
+	// Default 8 MiB.
+	MaxRequestBytes int
+}
+
+// Instructions tell a model what cairn is for and how to use it.
+const Instructions = `cairn is your long-term memory for this work. At the start of a task, and whenever you need earlier context, call retrieve with the task in plain words and the scopeIds of your session and repository: it returns pinned memories, the current session summary and the most relevant past observations. As you work, record what happens with log (commands and their outcomes, errors, decisions, what the user asked), keep a running summary with summary_set, pin what must not be forgotten, and forget anything that must not be kept. Every error has a stable code: invalid_params (fix the arguments), not_found, conflict, db_error, internal_error.`
+
+// toolMetrics are the per-tool series.
+type toolMetrics struct {
+	calls   *metrics.CounterVec
+	seconds *metrics.HistogramVec
+}
+
+// New returns an MCP server offering every cairn tool over eng.
+func New(eng *cairn.Engine, opts *Options) (*mcp.Server, error) {
+	o := defaults(opts)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "cairn", Title: "cairn memory", Version: cairn.Version},
+		&mcp.ServerOptions{Instructions: Instructions, Logger: o.Logger})
+	var tm *toolMetrics
+	if o.Metrics != nil {
+		tm = &toolMetrics{
+			calls:   o.Metrics.Counter("cairn_mcp_tool_calls_total", "MCP tool calls by tool and result code (ok or an error code).", "tool", "code"),
+			seconds: o.Metrics.Histogram("cairn_mcp_tool_seconds", "MCP tool call latency in seconds.", metrics.DefaultBuckets, "tool"),
+		}
+	}
+	for _, t := range cairn.Tools() {
+		mt, err := describe(t)
+		if err != nil {
+			return nil, err
+		}
+		srv.AddTool(mt, handler(eng, t, o.Logger, tm))
+	}
+	return srv, nil
+}
+
+func defaults(opts *Options) Options {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.MaxRequestBytes <= 0 {
+		o.MaxRequestBytes = 8 << 20
+	}
+	return o
+}
+
+// describe turns a cairn.Tool into an MCP tool with schemas.
+func describe(t cairn.Tool) (*mcp.Tool, error) {
+	in, err := Schema(t.In)
+	if err != nil {
+		return nil, fmt.Errorf("input schema of %s: %w", t.Name, err)
+	}
+	out, err := Schema(t.Out)
+	if err != nil {
+		return nil, fmt.Errorf("output schema of %s: %w", t.Name, err)
+	}
+	readOnly, idem := t.ReadOnly, t.Idempotent
+	destructive := t.Destructive
+	openWorld := false
+	return &mcp.Tool{
+		Name: t.Name, Title: t.Title, Description: t.Description,
+		InputSchema: in, OutputSchema: out,
+		Annotations: &mcp.ToolAnnotations{Title: t.Title, ReadOnlyHint: readOnly, IdempotentHint: idem,
+			DestructiveHint: &destructive, OpenWorldHint: &openWorld},
+	}, nil
+}
+
+// schemaOverrides describe types whose JSON differs from their Go shape.
+var schemaOverrides = map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[json.RawMessage](): {Type: "object", Description: "a JSON object"},
+	reflect.TypeFor[memory.Entity]():   {Type: "object", Description: "an observation (id, kind, content, provenance, ts, scopeIds, redacted) or a summary (id, capsuleId, content, confidence, createdAt, evidenceRefs, scopeIds)"},
+	reflect.TypeFor[memory.Explanation](): {Type: "object", Description: "how a score was computed: name, value, detail, and the children it was computed from",
+		Properties: map[string]*jsonschema.Schema{
+			"name": {Type: "string"}, "value": {Type: "number"}, "detail": {Type: "string"},
+			"children": {Type: "array", Items: &jsonschema.Schema{Type: "object"}},
+		}},
+}
+
+// Schema derives the JSON schema of a request or result type from its Go
+// shape and struct tags.
+func Schema(t reflect.Type) (*jsonschema.Schema, error) {
+	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: schemaOverrides})
+	if err == nil && s.Type == "object" && s.Properties == nil {
+		s.Properties = map[string]*jsonschema.Schema{} // some clients insist on "properties"
+	}
+	return s, err
+}
+
+// handler decodes arguments strictly, runs the tool and returns its result
+// as structuredContent and JSON text, or a tool error with the stable code.
+func handler(eng *cairn.Engine, t cairn.Tool, log *slog.Logger, tm *toolMetrics) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		start := time.Now()
+		out, err := call(ctx, eng, t, req.Params.Arguments)
+		code := "ok"
+		if err != nil {
+			code = string(memory.Public(err).Code)
+		}
+		elapsed := time.Since(start)
+		if tm != nil {
+			tm.calls.Inc(t.Name, code)
+			tm.seconds.Observe(elapsed.Seconds(), t.Name)
+		}
+		log.Info("tool call", "tool", t.Name, "code", code, "ms", float64(elapsed.Microseconds())/1000)
+		if err != nil {
+			if memory.CodeOf(err) == memory.CodeInternal || memory.CodeOf(err) == memory.CodeDBError {
+				log.Error("tool failed", "tool", t.Name, "err", err)
+			}
+			return ErrorResult(err), nil
+		}
+		body, err := json.Marshal(out)
+		if err != nil {
+			return ErrorResult(memory.Wrap(memory.CodeInternal, err, "encoding the result")), nil
+		}
+		return &mcp.CallToolResult{
+			StructuredContent: json.RawMessage(body),
+			Content:           []mcp.Content{&mcp.TextContent{Text: string(body)}},
+		}, nil
+	}
+}
+
+func call(ctx context.Context, eng *cairn.Engine, t cairn.Tool, args json.RawMessage) (any, error) {
+	in, err := t.Decode(args)
+	if err != nil {
+		return nil, err
+	}
+	return eng.Call(ctx, t, in)
+}
+
+// ErrorResult is the tool error for err: text content
+// {"error": {"code": ..., "message": ...}} with the stable code and a
+// caller-safe message, and the code again in _meta["cairn/code"].
+func ErrorResult(err error) *mcp.CallToolResult {
+	pub := memory.Public(err)
+	body, _ := json.Marshal(map[string]any{"error": map[string]string{"code": string(pub.Code), "message": pub.Message}})
+	return &mcp.CallToolResult{
+		IsError: true,
+		Content: []mcp.Content{&mcp.TextContent{Text: string(body)}},
+		Meta:    mcp.Meta{"cairn/code": string(pub.Code)},
+	}
+}
+
+// ServeStdio serves srv on standard input and output until the client
+// disconnects or ctx ends.
+func ServeStdio(ctx context.Context, srv *mcp.Server, maxLine int) error {
+	return srv.Run(ctx, &mcp.StdioTransport{MaxLineLength: maxLine})
+}
+
+// HTTPHandler serves srv as MCP streamable HTTP, stateless with JSON
+// responses, with the SDK's DNS-rebinding protection for localhost and
+// cross-origin protection on.
+func HTTPHandler(srv *mcp.Server, opts *Options) http.Handler {
+	o := defaults(opts)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+		Stateless: true, JSONResponse: true, Logger: o.Logger, MaxRequestBodyBytes: int64(o.MaxRequestBytes),
+	})
+	return http.NewCrossOriginProtection().Handler(h)
+}

@@ -41,7 +41,7 @@ type toolMetrics struct {
 func New(eng *cairn.Engine, opts *Options) (*mcp.Server, error) {
 	o := defaults(opts)
 	srv := mcp.NewServer(&mcp.Implementation{Name: "cairn", Title: "cairn memory", Version: cairn.Version},
-		&mcp.ServerOptions{Instructions: Instructions, Logger: o.Logger})
+		&mcp.ServerOptions{Instructions: Instructions, Logger: slog.New(atLeast{o.Logger.Handler(), slog.LevelWarn})})
 	var tm *toolMetrics
 	if o.Metrics != nil {
 		tm = &toolMetrics{
@@ -169,11 +169,19 @@ func ErrorResult(err error) *mcp.CallToolResult {
 	}
 }
 
-// ServeStdio serves srv on standard input and output until the client
-// disconnects or ctx ends.
-func ServeStdio(ctx context.Context, srv *mcp.Server, maxLine int) error {
-	return srv.Run(ctx, &mcp.StdioTransport{MaxLineLength: maxLine})
+// atLeast passes on records at or above a level: the SDK's session chatter
+// stays out of the info log.
+type atLeast struct {
+	slog.Handler
+	min slog.Level
 }
+
+func (h atLeast) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h atLeast) WithAttrs(as []slog.Attr) slog.Handler { return atLeast{h.Handler.WithAttrs(as), h.min} }
+func (h atLeast) WithGroup(g string) slog.Handler       { return atLeast{h.Handler.WithGroup(g), h.min} }
 
 // HTTPHandler serves srv as MCP streamable HTTP, stateless with JSON
 // responses, with the SDK's DNS-rebinding protection for localhost and

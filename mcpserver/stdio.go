@@ -1,0 +1,143 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// JSON-RPC error codes the stdio guard answers with.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+)
+
+// lockedWriter serialises whole-message writes from the SDK and the guard.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (l *lockedWriter) Close() error { return nil }
+
+// GuardedTransport is newline-delimited JSON-RPC over in and out (the stdio
+// wire format) that survives bad input: a line that is not JSON gets a
+// -32700 parse error, a JSON value that is not a JSON-RPC message gets a
+// -32600 invalid request error, a line over maxLine bytes gets -32600 too,
+// and the session goes on. (The SDK's own stdio transport ends the session
+// at the first malformed line.) Well-formed messages pass to the SDK
+// unchanged.
+func GuardedTransport(in io.Reader, out io.Writer, maxLine int) mcp.Transport {
+	pr, pw := io.Pipe()
+	w := &lockedWriter{w: out}
+	go pump(in, pw, w, maxLine)
+	return &mcp.IOTransport{Reader: pr, Writer: w, MaxLineLength: -1}
+}
+
+// ServeStdio serves srv on standard input and output until the client
+// disconnects or ctx ends.
+func ServeStdio(ctx context.Context, srv *mcp.Server, maxLine int) error {
+	return srv.Run(ctx, GuardedTransport(os.Stdin, os.Stdout, maxLine))
+}
+
+// pump copies good lines from in to the SDK and answers bad ones.
+func pump(in io.Reader, toSDK *io.PipeWriter, out io.Writer, maxLine int) {
+	r := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, tooLong, err := readLine(r, maxLine)
+		if len(bytes.TrimSpace(line)) > 0 || tooLong {
+			if reply := check(line, tooLong, maxLine); reply != nil {
+				out.Write(reply)
+			} else if _, werr := toSDK.Write(append(line, '\n')); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				toSDK.Close()
+			} else {
+				toSDK.CloseWithError(err)
+			}
+			return
+		}
+	}
+}
+
+// readLine reads one line without its newline. Past maxLine bytes it stops
+// keeping the line, reads on to the newline, and reports tooLong.
+func readLine(r *bufio.Reader, maxLine int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			line = append(line, chunk...)
+			if maxLine > 0 && len(line) > maxLine+1 {
+				tooLong, line = true, nil
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return bytes.TrimRight(line, "\r\n"), tooLong, err
+	}
+}
+
+// check returns the error reply for a bad line, or nil for a good one.
+func check(line []byte, tooLong bool, maxLine int) []byte {
+	if tooLong {
+		return rpcError(nil, codeInvalidRequest, fmt.Sprintf("request over %d bytes", maxLine))
+	}
+	trimmed := bytes.TrimSpace(line)
+	if !json.Valid(trimmed) {
+		return rpcError(nil, codeParseError, "parse error: not valid JSON")
+	}
+	if trimmed[0] == '[' {
+		return nil // a batch: the SDK answers it
+	}
+	var msg struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  *string         `json:"method"`
+		Result  json.RawMessage `json:"result"`
+		Error   json.RawMessage `json:"error"`
+	}
+	if trimmed[0] != '{' || json.Unmarshal(trimmed, &msg) != nil {
+		return rpcError(nil, codeInvalidRequest, "invalid request: not a JSON-RPC message object")
+	}
+	var id json.RawMessage
+	if len(msg.ID) > 0 && (msg.ID[0] == '"' || msg.ID[0] == '-' || (msg.ID[0] >= '0' && msg.ID[0] <= '9')) {
+		id = msg.ID
+	}
+	switch {
+	case msg.JSONRPC != "2.0":
+		return rpcError(id, codeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
+	case msg.Method == nil && msg.Result == nil && msg.Error == nil:
+		return rpcError(id, codeInvalidRequest, "invalid request: no method")
+	case msg.Method != nil && *msg.Method == "":
+		return rpcError(id, codeInvalidRequest, "invalid request: empty method")
+	case len(msg.ID) > 0 && id == nil && !bytes.Equal(msg.ID, []byte("null")):
+		return rpcError(nil, codeInvalidRequest, "invalid request: id must be a string or a number")
+	}
+	return nil
+}
+
+func rpcError(id json.RawMessage, code int, msg string) []byte {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
+	return append(b, '\n')
+}

@@ -180,8 +180,10 @@ func (h atLeast) Enabled(ctx context.Context, l slog.Level) bool {
 	return l >= h.min && h.Handler.Enabled(ctx, l)
 }
 
-func (h atLeast) WithAttrs(as []slog.Attr) slog.Handler { return atLeast{h.Handler.WithAttrs(as), h.min} }
-func (h atLeast) WithGroup(g string) slog.Handler       { return atLeast{h.Handler.WithGroup(g), h.min} }
+func (h atLeast) WithAttrs(as []slog.Attr) slog.Handler {
+	return atLeast{h.Handler.WithAttrs(as), h.min}
+}
+func (h atLeast) WithGroup(g string) slog.Handler { return atLeast{h.Handler.WithGroup(g), h.min} }
 
 // HTTPHandler serves srv as MCP streamable HTTP, stateless with JSON
 // responses, with the SDK's DNS-rebinding protection for localhost and

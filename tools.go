@@ -250,4 +250,8 @@ var toolList = []Tool{
 		Name: "status", Title: "Engine status", Method: "GET", Path: "/v1/status", ReadOnly: true, Idempotent: true,
 		Description: `Report cairn's version, the database (path, schema version, size, counts of observations, capsules, summaries and pins, and index rows), the retrieval provider and the tools offered.`,
 	}, func(e *Engine, ctx context.Context, _ StatusRequest) (Status, error) { return e.Status(ctx) }),
+	newTool(Tool{
+		Name: "doctor", Title: "Check the database", Method: "POST", Path: "/v1/doctor",
+		Description: `Check the health of cairn's database: file permissions, schema version, SQLite integrity, references between records, and whether the full-text indexes agree with the records; each finding says how to fix it. With fix=true, rebuild the full-text indexes when they disagree.`,
+	}, func(e *Engine, ctx context.Context, in DoctorRequest) (DoctorReport, error) { return e.Doctor(ctx, in) }),
 }

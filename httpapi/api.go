@@ -35,6 +35,10 @@ type Options struct {
 	MaxBodyBytes, MaxImportBytes int64
 	// RequestTimeout bounds one /v1 request (default 30s).
 	RequestTimeout time.Duration
+	// ReadHeaderTimeout bounds reading a request's headers (default 5s) and
+	// ReadTimeout the whole request (default 60s), so slow clients cannot
+	// hold connections; WriteTimeout bounds writing a response (default 90s).
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout time.Duration
 	// Logger receives one line per request (never memory content).
 	Logger *slog.Logger
 	// Metrics receives request counts and latencies; the API adds store
@@ -72,6 +76,15 @@ func New(eng *cairn.Engine, opts *Options) *API {
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = 30 * time.Second
 	}
+	if o.ReadHeaderTimeout <= 0 {
+		o.ReadHeaderTimeout = 5 * time.Second
+	}
+	if o.ReadTimeout <= 0 {
+		o.ReadTimeout = 60 * time.Second
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = 90 * time.Second
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -102,6 +115,20 @@ func New(eng *cairn.Engine, opts *Options) *API {
 // Mount serves h at pattern behind the API's guards (token, host check,
 // cross-origin protection, metrics).
 func (a *API) Mount(pattern string, h http.Handler) { a.mux.Handle(pattern, h) }
+
+// HTTPServer returns an http.Server for the API with its timeouts and
+// header limit set. Shutdown on it lets requests in flight finish.
+func (a *API) HTTPServer() *http.Server {
+	return &http.Server{
+		Handler:           a,
+		ReadHeaderTimeout: a.opts.ReadHeaderTimeout,
+		ReadTimeout:       a.opts.ReadTimeout,
+		WriteTimeout:      a.opts.WriteTimeout,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(a.opts.Logger.Handler(), slog.LevelWarn),
+	}
+}
 
 // ServeHTTP implements http.Handler.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.handler.ServeHTTP(w, r) }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -126,15 +125,7 @@ SIGTERM stops accepting requests and lets the ones in flight finish.`,
 			if err != nil {
 				return memory.Wrap(memory.CodeInvalidParams, err, "cannot listen on %s: %v", addr, err)
 			}
-			hs := &http.Server{
-				Handler:           api,
-				ReadHeaderTimeout: 5 * time.Second,
-				ReadTimeout:       60 * time.Second,
-				WriteTimeout:      90 * time.Second,
-				IdleTimeout:       2 * time.Minute,
-				MaxHeaderBytes:    64 << 10,
-				ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-			}
+			hs := api.HTTPServer()
 			served := make(chan error, 1)
 			go func() { served <- hs.Serve(ln) }()
 			fmt.Fprintf(a.err, "cairn %s listening on http://%s (REST /v1, MCP /mcp, database %s)\n", cairn.Version, ln.Addr(), eng.Path())

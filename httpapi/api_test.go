@@ -169,7 +169,9 @@ func TestRoutesMatchTools(t *testing.T) {
 	if r.status != 200 || closed.Capsule.Status != memory.CapsuleClosed || closed.Summary.ID != s.ID {
 		t.Fatalf("close: %d %s", r.status, r.body)
 	}
-	var tools struct{ Tools []struct{ Name, Method, Path string } }
+	var tools struct {
+		Tools []struct{ Name, Method, Path string }
+	}
 	do(t, srv, "GET", "/v1/tools", "").decode(t, &tools)
 	if len(tools.Tools) != len(cairn.Tools()) {
 		t.Fatalf("tools %+v", tools)

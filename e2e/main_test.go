@@ -1,0 +1,83 @@
+// Package e2e holds end-to-end tests that run the real cairn binary: with
+// the official TypeScript MCP client, and as several processes sharing one
+// database.
+package e2e
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// cairnBin is the binary built for these tests.
+var cairnBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "cairn-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	cairnBin = filepath.Join(dir, "cairn")
+	build := exec.Command("go", "build", "-o", cairnBin, "../cmd/cairn")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building cairn:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var listening = regexp.MustCompile(`listening on http://(\S+)`)
+
+// serve starts `cairn serve` on a free port and returns its base URL; the
+// server stops with the test.
+func serve(t *testing.T, db string, env ...string) string {
+	t.Helper()
+	cmd := exec.Command(cairnBin, "--db", db, "serve", "--addr", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+		}
+	})
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+				break
+			}
+		}
+		io.Copy(io.Discard, stderr)
+	}()
+	select {
+	case a := <-addr:
+		return "http://" + strings.TrimSuffix(a, ")")
+	case <-time.After(15 * time.Second):
+		t.Fatal("cairn serve did not start")
+	}
+	return ""
+}

@@ -1,0 +1,118 @@
+// End-to-end check of cairn's MCP server with the official TypeScript SDK
+// client. Usage:
+//   node client.mjs stdio CAIRN_BINARY DATABASE
+//   node client.mjs http URL
+// It initialises, lists the tools, calls every tool with valid arguments
+// and some with invalid ones, checks the results, prints a JSON summary and
+// exits 0, or prints what failed and exits 1.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+const [mode, target, db] = process.argv.slice(2);
+const expectedTools = ["retrieve", "log", "capsule_open", "summary_set", "capsule_close", "capsule_get",
+  "observation_get", "summary_get", "pin", "unpin", "forget", "status", "doctor"];
+
+function check(cond, what) {
+  if (!cond) throw new Error("check failed: " + what);
+}
+
+async function main() {
+  let transport;
+  if (mode === "stdio") {
+    transport = new StdioClientTransport({ command: target, args: ["--db", db, "mcp"], stderr: "inherit" });
+  } else if (mode === "http") {
+    transport = new StreamableHTTPClientTransport(new URL(target));
+  } else {
+    throw new Error("usage: client.mjs stdio BINARY DB | http URL");
+  }
+  const client = new Client({ name: "cairn-e2e", version: "1.0.0" });
+  await client.connect(transport);
+  const server = client.getServerVersion();
+  check(server && server.name === "cairn", "server name is cairn: " + JSON.stringify(server));
+  check(typeof client.getInstructions() === "string" && client.getInstructions().includes("retrieve"), "instructions mention retrieve");
+
+  const { tools } = await client.listTools();
+  const names = tools.map((t) => t.name).sort();
+  check(JSON.stringify(names) === JSON.stringify([...expectedTools].sort()), "tool names: " + names.join(","));
+  for (const t of tools) {
+    check(/^[A-Za-z0-9_-]+$/.test(t.name), "tool name without dots: " + t.name);
+    check(t.inputSchema && t.inputSchema.type === "object", t.name + " has an input schema");
+    check(t.outputSchema && typeof t.outputSchema === "object", t.name + " has an output schema");
+    check(t.description && t.description.length > 40, t.name + " has a description");
+  }
+
+  const calls = [];
+  // ok calls a tool that must succeed; its structured result was already
+  // validated against the output schema by the SDK.
+  async function ok(name, args) {
+    const res = await client.callTool({ name, arguments: args });
+    calls.push(name);
+    check(!res.isError, name + " succeeded: " + JSON.stringify(res.content));
+    check(res.structuredContent && typeof res.structuredContent === "object", name + " returned structuredContent");
+    check(JSON.stringify(JSON.parse(res.content[0].text)) === JSON.stringify(res.structuredContent), name + " text equals structuredContent");
+    return res.structuredContent;
+  }
+  async function fails(name, args, code) {
+    const res = await client.callTool({ name, arguments: args });
+    calls.push(name + "!");
+    check(res.isError === true, name + " failed as it should: " + JSON.stringify(res));
+    const body = JSON.parse(res.content[0].text);
+    check(body.error && body.error.code === code, name + " error code " + code + ": " + res.content[0].text);
+    check(res._meta && res._meta["cairn/code"] === code, name + " _meta code");
+  }
+
+  const session = "e2e-" + mode;
+  const cap = await ok("capsule_open", { scopeIds: { sessionId: session, repoId: "/src/e2e" }, intent: "end-to-end check" });
+  check(cap.status === "open" && cap.id.startsWith("cap_"), "capsule opened");
+  const o1 = await ok("log", { kind: "error", content: "TestCheckout failed: session expired right after login", scopeIds: { sessionId: session }, provenance: { tool: "go test" } });
+  check(o1.scopeIds.repoId === "/src/e2e", "observation took the capsule's repo");
+  const o2 = await ok("log", { kind: "file_diff", content: "auth/session.go: tolerate 5s of clock skew", scopeIds: { sessionId: session } });
+  const sum = await ok("summary_set", { capsuleId: cap.id, content: "Checkout failed on clock skew between services.", confidence: 0.7, evidenceRefs: [o1.id] });
+  check(sum.capsuleId === cap.id, "summary of the capsule");
+  const pin = await ok("pin", { targetId: o1.id, reason: "root symptom", ttlSeconds: 3600 });
+  check(pin.targetType === "observation" && typeof pin.expiresAt === "number", "pin with expiry");
+  const res = await ok("retrieve", { query: "why did checkout fail? clock skew", scopeIds: { sessionId: session }, tokenBudget: 500 });
+  check(res.pins.length === 1 && res.pins[0].target.id === o1.id, "the pin is in the pins tier");
+  check(res.currentSummary && res.currentSummary.id === sum.id, "the running summary is the current summary");
+  check(res.candidates.some((c) => c.entity.id === o2.id), "the diff is a candidate");
+  check(!res.candidates.some((c) => c.entity.id === o1.id), "the pinned observation is not also a candidate");
+  check(res.provenance.providerUsed === "local-fts" && res.provenance.totalCandidates >= 1, "provenance");
+  const c2 = await ok("capsule_get", { capsuleId: cap.id });
+  check(c2.observationIds.length === 2 && c2.summaryId === sum.id, "capsule membership");
+  check((await ok("observation_get", { observationId: o2.id })).content === o2.content, "observation_get");
+  check((await ok("summary_get", { summaryId: sum.id })).confidence === 0.7, "summary_get");
+  check((await ok("unpin", { pinId: pin.id })).unpinned === pin.id, "unpin");
+  const forgotten = await ok("forget", { observationId: o1.id });
+  check(forgotten.redacted === true && forgotten.content === "[redacted]", "forget");
+  const closed = await ok("capsule_close", { capsuleId: cap.id, summary: { content: "Tolerate 5s of clock skew.", confidence: 0.9 } });
+  check(closed.capsule.status === "closed" && closed.summary.id === sum.id, "close keeps the summary id");
+  const status = await ok("status", {});
+  check(status.database.observations >= 2 && status.tools.length === expectedTools.length, "status");
+  const doctor = await ok("doctor", {});
+  check(doctor.ok === true, "doctor finds nothing wrong: " + JSON.stringify(doctor.findings));
+
+  await fails("retrieve", { query: "   " }, "invalid_params");
+  await fails("retrieve", { query: "x", scopeIds: { team: "a" } }, "invalid_params");
+  await fails("retrieve", { query: 42 }, "invalid_params");
+  await fails("log", { kind: "thought", content: "x" }, "invalid_params");
+  await fails("pin", { targetId: "obs_missing" }, "not_found");
+  await fails("capsule_close", { capsuleId: cap.id }, "conflict");
+  let unknown = false;
+  try {
+    await client.callTool({ name: "no_such_tool", arguments: {} });
+  } catch (e) {
+    unknown = /unknown tool/.test(String(e));
+  }
+  check(unknown, "an unknown tool is a protocol error");
+  // Still serving after the errors.
+  await ok("retrieve", { query: "clock skew" });
+
+  await client.close();
+  console.log(JSON.stringify({ ok: true, mode, server, tools: names.length, calls: calls.length }));
+}
+
+main().catch((e) => {
+  console.error("e2e failed:", e && e.stack ? e.stack : e);
+  process.exit(1);
+});

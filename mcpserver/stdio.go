@@ -8,8 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -20,19 +20,70 @@ const (
 	codeInvalidRequest = -32600
 )
 
-// lockedWriter serialises whole-message writes from the SDK and the guard.
+// lockedWriter serialises whole-message writes from the SDK and the guard,
+// and keeps count of the requests still waiting for an answer.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu      sync.Mutex
+	w       io.Writer
+	pending map[string]bool
+	idle    chan struct{} // closed and replaced when pending empties
+}
+
+func newLockedWriter(w io.Writer) *lockedWriter {
+	return &lockedWriter{w: w, pending: map[string]bool{}, idle: make(chan struct{})}
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if id := answeredID(p); id != "" && l.pending[id] {
+		delete(l.pending, id)
+		if len(l.pending) == 0 {
+			close(l.idle)
+			l.idle = make(chan struct{})
+		}
+	}
 	return l.w.Write(p)
 }
 
 func (l *lockedWriter) Close() error { return nil }
+
+// expect notes a request whose answer is on its way.
+func (l *lockedWriter) expect(id string) {
+	l.mu.Lock()
+	l.pending[id] = true
+	l.mu.Unlock()
+}
+
+// drained waits until every request forwarded has been answered, or d.
+func (l *lockedWriter) drained(d time.Duration) {
+	deadline := time.After(d)
+	for {
+		l.mu.Lock()
+		n, idle := len(l.pending), l.idle
+		l.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-idle:
+		case <-deadline:
+			return
+		}
+	}
+}
+
+// answeredID is the id of a response message, or "".
+func answeredID(msg []byte) string {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(msg), &m) != nil || m.Method != nil || len(m.ID) == 0 {
+		return ""
+	}
+	return string(m.ID)
+}
 
 // GuardedTransport is newline-delimited JSON-RPC over in and out (the stdio
 // wire format) that survives bad input: a line that is not JSON gets a
@@ -43,31 +94,42 @@ func (l *lockedWriter) Close() error { return nil }
 // unchanged.
 func GuardedTransport(in io.Reader, out io.Writer, maxLine int) mcp.Transport {
 	pr, pw := io.Pipe()
-	w := &lockedWriter{w: out}
+	w := newLockedWriter(out)
 	go pump(in, pw, w, maxLine)
 	return &mcp.IOTransport{Reader: pr, Writer: w, MaxLineLength: -1}
 }
 
-// ServeStdio serves srv on standard input and output until the client
-// disconnects or ctx ends.
-func ServeStdio(ctx context.Context, srv *mcp.Server, maxLine int) error {
-	return srv.Run(ctx, GuardedTransport(os.Stdin, os.Stdout, maxLine))
+// ServeStdio serves srv over in and out (a process's standard input and
+// output) until the client disconnects or ctx ends.
+func ServeStdio(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Writer, maxLine int) error {
+	return srv.Run(ctx, GuardedTransport(in, out, maxLine))
 }
 
-// pump copies good lines from in to the SDK and answers bad ones.
-func pump(in io.Reader, toSDK *io.PipeWriter, out io.Writer, maxLine int) {
+// drainTimeout bounds how long the end of input waits for answers.
+const drainTimeout = 30 * time.Second
+
+// pump copies good lines from in to the SDK and answers bad ones. At the
+// end of input it waits for the answers to the requests already passed on
+// (so `printf ... | cairn mcp` gets them) before ending the session.
+func pump(in io.Reader, toSDK *io.PipeWriter, out *lockedWriter, maxLine int) {
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
 		line, tooLong, err := readLine(r, maxLine)
 		if len(bytes.TrimSpace(line)) > 0 || tooLong {
 			if reply := check(line, tooLong, maxLine); reply != nil {
 				out.Write(reply)
-			} else if _, werr := toSDK.Write(append(line, '\n')); werr != nil {
-				return
+			} else {
+				if id := requestID(line); id != "" {
+					out.expect(id)
+				}
+				if _, werr := toSDK.Write(append(line, '\n')); werr != nil {
+					return
+				}
 			}
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
+				out.drained(drainTimeout)
 				toSDK.Close()
 			} else {
 				toSDK.CloseWithError(err)
@@ -132,6 +194,18 @@ func check(line []byte, tooLong bool, maxLine int) []byte {
 		return rpcError(nil, codeInvalidRequest, "invalid request: id must be a string or a number")
 	}
 	return nil
+}
+
+// requestID is the id of a request (a message with a method and an id).
+func requestID(line []byte) string {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(line), &m) != nil || m.Method == nil || len(m.ID) == 0 || string(m.ID) == "null" {
+		return ""
+	}
+	return string(m.ID)
 }
 
 func rpcError(id json.RawMessage, code int, msg string) []byte {

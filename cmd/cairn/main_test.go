@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -222,5 +223,106 @@ func TestHelpEverywhere(t *testing.T) {
 	out, _, code := cli(t, "x", "", "completion", "bash")
 	if code != 0 || !strings.Contains(out, "bash completion") {
 		t.Errorf("completion bash: exit %d", code)
+	}
+}
+
+func TestCallAndTools(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "cairn.db")
+	o := decode[memory.Observation](t, mustCLI(t, db, "call", "log", `{"kind":"message","content":"called through call","scopeIds":{"repoId":"r"}}`))
+	if o.Content != "called through call" || o.Scope.RepoID != "r" {
+		t.Fatalf("call log: %+v", o)
+	}
+	out, errs, code := cli(t, db, `{"query":"called"}`, "call", "retrieve", "-")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	res := decode[cairn.RetrieveResult](t, out)
+	if len(res.Candidates) != 1 || res.Candidates[0].Entity.ID() != o.ID {
+		t.Fatalf("call retrieve: %+v", res)
+	}
+	// The friendly command and the tool give the same JSON.
+	friendly := mustCLI(t, db, "show", "--json", o.ID)
+	viaTool := mustCLI(t, db, "call", "observation_get", fmt.Sprintf(`{"observationId":%q}`, o.ID))
+	if friendly != viaTool {
+		t.Fatalf("show --json and call observation_get differ:\n%s\n%s", friendly, viaTool)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"call", "no_such_tool"}, 3, "unknown tool"},
+		{[]string{"call", "retrieve", `{"query":`}, 2, "truncated JSON"},
+		{[]string{"call", "retrieve", `{"query":"x","bogus":1}`}, 2, "unknown field"},
+	} {
+		if _, errs, code := cli(t, db, "", tc.args...); code != tc.code || !strings.Contains(errs, tc.msg) {
+			t.Errorf("cairn %v: exit %d %s", tc.args, code, errs)
+		}
+	}
+	list := mustCLI(t, db, "tools")
+	for _, tool := range cairn.ToolNames() {
+		if !strings.Contains(list, tool) {
+			t.Errorf("tools lacks %s", tool)
+		}
+	}
+	described := decode[[]map[string]any](t, mustCLI(t, db, "tools", "--json"))
+	if len(described) != len(cairn.Tools()) || described[0]["inputSchema"] == nil || described[0]["outputSchema"] == nil {
+		t.Fatalf("tools --json: %v", described[0])
+	}
+}
+
+func TestDoctor(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "cairn.db")
+	mustCLI(t, db, "log", "something")
+	out := mustCLI(t, db, "doctor")
+	if strings.Contains(out, "FAIL") || !strings.Contains(out, "observation index") {
+		t.Fatalf("healthy doctor: %s", out)
+	}
+	os.Chmod(db, 0o644)
+	out, _, code := cli(t, db, "", "doctor")
+	if code != 1 || !strings.Contains(out, "FAIL  file") || !strings.Contains(out, "chmod 600") {
+		t.Fatalf("world-readable database: exit %d\n%s", code, out)
+	}
+	rep := decode[cairn.DoctorReport](t, func() string { out, _, _ := cli(t, db, "", "doctor", "--json"); return out }())
+	if rep.OK {
+		t.Fatal("doctor --json says ok for a world-readable database")
+	}
+}
+
+func TestServeRefusesTheNetworkWithoutAToken(t *testing.T) {
+	t.Setenv("CAIRN_TOKEN", "")
+	db := filepath.Join(t.TempDir(), "cairn.db")
+	for _, addr := range []string{"0.0.0.0:0", ":0", "192.0.2.1:4747"} {
+		_, errs, code := cli(t, db, "", "serve", "--addr", addr)
+		if code != 2 || !strings.Contains(errs, "CAIRN_TOKEN") {
+			t.Errorf("serve --addr %s: exit %d %s", addr, code, errs)
+		}
+	}
+	if _, errs, code := cli(t, db, "", "serve", "--addr", "nonsense"); code != 2 || !strings.Contains(errs, "host:port") {
+		t.Errorf("bad addr: exit %d %s", code, errs)
+	}
+}
+
+func TestMCPOverStdio(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "cairn.db")
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"log","arguments":{"kind":"message","content":"over stdio"}}}`,
+		`garbage`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"status","arguments":{}}}`,
+	}, "\n") + "\n"
+	t.Setenv("MCP_NO_LOG", "1")
+	out, errs, code := cli(t, db, in, "mcp")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{`"id":1`, `"over stdio"`, `"code":-32700`, `"observations\":1`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %s:\n%s", want, out)
+		}
+	}
+	if errs != "" {
+		t.Errorf("MCP_NO_LOG=1 but stderr has %q", errs)
 	}
 }

@@ -67,7 +67,7 @@ silences them). Several 'cairn mcp' processes may share one database.`,
 			if err != nil {
 				return memory.Wrap(memory.CodeInternal, err, "building the MCP server")
 			}
-			if err := mcpserver.ServeStdio(cmd.Context(), srv, 8<<20); err != nil && !errors.Is(err, context.Canceled) {
+			if err := mcpserver.ServeStdio(cmd.Context(), srv, a.in, a.out, 8<<20); err != nil && !errors.Is(err, context.Canceled) {
 				log.Debug("mcp session ended", "err", err)
 			}
 			return nil

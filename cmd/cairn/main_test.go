@@ -317,7 +317,7 @@ func TestMCPOverStdio(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{`"id":1`, `"over stdio"`, `"code":-32700`, `"observations\":1`} {
+	for _, want := range []string{`"id":1`, `"over stdio"`, `"code":-32700`, `"id":3`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %s:\n%s", want, out)
 		}

@@ -81,8 +81,8 @@ func newEngine(store memory.Store, o Options) *Engine {
 	}
 	e.toolNames = ToolNames()
 	e.retriever = &retrieve.Retriever{
-		Source:               store,
-		Provider:             retrieve.LocalFTS{Searcher: store},
+		Store:                store,
+		Provider:             retrieve.LocalFTS{},
 		Now:                  o.Now,
 		DefaultMaxCandidates: o.DefaultMaxCandidates,
 	}

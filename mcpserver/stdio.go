@@ -73,16 +73,35 @@ func (l *lockedWriter) drained(d time.Duration) {
 	}
 }
 
-// answeredID is the id of a response message, or "".
+// answeredID is the id of a response message, or "". It reads tokens only
+// up to the "id" member (the SDK writes it second), so a large result is
+// not parsed again.
 func answeredID(msg []byte) string {
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method *string         `json:"method"`
-	}
-	if json.Unmarshal(bytes.TrimSpace(msg), &m) != nil || m.Method != nil || len(m.ID) == 0 {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return ""
 	}
-	return string(m.ID)
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		switch key {
+		case "id":
+			var id json.RawMessage
+			if dec.Decode(&id) != nil {
+				return ""
+			}
+			return string(id)
+		case "method":
+			return "" // a request or notification from the server
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return ""
+		}
+	}
+	return ""
 }
 
 // GuardedTransport is newline-delimited JSON-RPC over in and out (the stdio

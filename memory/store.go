@@ -14,6 +14,7 @@ type Store interface {
 	CapsuleStore
 	PinStore
 	TextSearcher
+	Snapshotter
 	Bulk
 	Doctor
 
@@ -143,6 +144,22 @@ type TextResult struct {
 // TextSearcher runs full-text searches.
 type TextSearcher interface {
 	SearchText(ctx context.Context, q TextSearch) (TextResult, error)
+}
+
+// Reader is what retrieval reads: active pins, the current summary, and
+// full-text hits.
+type Reader interface {
+	ActivePins(ctx context.Context, q PinQuery) ([]PinnedTarget, error)
+	CurrentSummary(ctx context.Context, scope Scope) (*Summary, error)
+	TextSearcher
+}
+
+// Snapshotter reads one consistent state of a store.
+type Snapshotter interface {
+	// Snapshot calls fn with a Reader that sees the store as it was when
+	// Snapshot began, whatever is written meanwhile. The Reader is valid
+	// only during fn.
+	Snapshot(ctx context.Context, fn func(Reader) error) error
 }
 
 // Dump is a set of complete records, ids and times included, as an import

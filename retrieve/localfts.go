@@ -35,40 +35,40 @@ const (
 // exclusion filters. The merged list is sorted by score (ties by id) and cut
 // to MaxResults. A record dated after now has recency above 1; the clamp
 // keeps its score at most 1.
-type LocalFTS struct {
-	Searcher memory.TextSearcher
-}
+type LocalFTS struct{}
 
 // Name implements Provider.
 func (LocalFTS) Name() string { return LocalFTSName }
 
 // Search implements Provider.
-func (p LocalFTS) Search(ctx context.Context, opts SearchOptions) ([]Candidate, error) {
+func (LocalFTS) Search(ctx context.Context, src memory.Reader, opts SearchOptions) (Ranking, error) {
+	r := Ranking{Candidates: []Candidate{}, Scoring: Scoring{Formula: localFTSFormula,
+		Params: map[string]float64{"lexicalWeight": LexicalWeight, "recencyWeight": RecencyWeight, "recencyWindowDays": 30}}}
 	if opts.MaxResults <= 0 {
-		return []Candidate{}, nil
+		return r, nil
 	}
-	res, err := p.Searcher.SearchText(ctx, memory.TextSearch{
+	res, err := src.SearchText(ctx, memory.TextSearch{
 		Query: opts.Query, Scope: opts.Scope, Exclude: opts.Exclude, Limit: opts.MaxResults,
 	})
 	if err != nil {
-		return nil, err
+		return Ranking{}, err
 	}
 	hits := append(res.Observations, res.Summaries...)
 	if len(hits) == 0 {
-		return []Candidate{}, nil
+		return r, nil
 	}
 	minRank, maxRank := hits[0].Rank, hits[0].Rank
 	for _, h := range hits[1:] {
 		minRank = min(minRank, h.Rank)
 		maxRank = max(maxRank, h.Rank)
 	}
+	r.Scoring.Params["minRank"], r.Scoring.Params["maxRank"] = minRank, maxRank
+	r.Scoring.Params["fetched"] = float64(len(hits))
 	out := make([]Candidate, len(hits))
 	for i, h := range hits {
 		norm := 0.5
-		normDetail := "all fetched rows have the same rank"
 		if maxRank != minRank {
 			norm = (maxRank - h.Rank) / (maxRank - minRank)
-			normDetail = fmt.Sprintf("(maxRank − rank) / (maxRank − minRank), minRank %.6g, maxRank %.6g over %d fetched rows", minRank, maxRank, len(hits))
 		}
 		rec, recDetail := Recency(h.Entity.Time(), opts.Now)
 		score := Round10(clamp01(LexicalWeight*norm + RecencyWeight*rec))
@@ -78,10 +78,10 @@ func (p LocalFTS) Search(ctx context.Context, opts SearchOptions) ([]Candidate, 
 			Score:        score,
 			MatchContext: content.MatchContext(h.Entity.Content()),
 			Explanation: memory.Explanation{
-				Name: "score", Value: score, Detail: "clamp01(0.7 × bm25Norm + 0.3 × recency)",
+				Name: "score", Value: score,
 				Children: []memory.Explanation{
-					{Name: "bm25", Value: h.Rank, Detail: "FTS5 bm25 rank over the whole index (lower is better)"},
-					{Name: "bm25Norm", Value: norm, Detail: normDetail},
+					{Name: "bm25", Value: h.Rank},
+					{Name: "bm25Norm", Value: norm},
 					{Name: "recency", Value: rec, Detail: recDetail},
 				},
 			},
@@ -91,15 +91,22 @@ func (p LocalFTS) Search(ctx context.Context, opts SearchOptions) ([]Candidate, 
 	if len(out) > opts.MaxResults {
 		out = out[:opts.MaxResults]
 	}
-	return out, nil
+	r.Candidates = out
+	return r, nil
 }
+
+// localFTSFormula is the local-fts scoring, stated once per result.
+const localFTSFormula = "score = clamp01(lexicalWeight × bm25Norm + recencyWeight × recency); " +
+	"bm25 is FTS5's rank over the whole index (negative, lower is better); " +
+	"bm25Norm = (maxRank − bm25) / (maxRank − minRank) over the fetched rows, or 0.5 when they all rank the same; " +
+	"recency = max(0, 1 − age / recencyWindowDays)"
 
 // Recency is max(0, 1 − age / 30 days) for a record dated t (Unix ms) read
 // at now, with a sentence saying so.
 func Recency(t, now int64) (float64, string) {
 	age := now - t
 	rec := math.Max(0, 1-float64(age)/RecencyWindowMillis)
-	return rec, fmt.Sprintf("1 − age / 30 days, age %.2f days", float64(age)/(24*60*60*1000))
+	return rec, fmt.Sprintf("age %.2f days", float64(age)/(24*60*60*1000))
 }
 
 func clamp01(x float64) float64 { return math.Min(1, math.Max(0, x)) }

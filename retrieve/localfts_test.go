@@ -10,15 +10,34 @@ import (
 	"github.com/cairnhq/cairn/retrieve"
 )
 
-// fakeSearcher returns fixed hits and records the search it was asked.
-type fakeSearcher struct {
-	res  memory.TextResult
-	asks []memory.TextSearch
+// fakeStore returns fixed pins, summary and hits, records what it was
+// asked, and counts snapshots.
+type fakeStore struct {
+	pins      []memory.PinnedTarget
+	summary   *memory.Summary
+	res       memory.TextResult
+	asks      []memory.TextSearch
+	pinQ      []memory.PinQuery
+	snapshots int
 }
 
-func (f *fakeSearcher) SearchText(_ context.Context, q memory.TextSearch) (memory.TextResult, error) {
+func (f *fakeStore) SearchText(_ context.Context, q memory.TextSearch) (memory.TextResult, error) {
 	f.asks = append(f.asks, q)
 	return f.res, nil
+}
+
+func (f *fakeStore) ActivePins(_ context.Context, q memory.PinQuery) ([]memory.PinnedTarget, error) {
+	f.pinQ = append(f.pinQ, q)
+	return f.pins, nil
+}
+
+func (f *fakeStore) CurrentSummary(context.Context, memory.Scope) (*memory.Summary, error) {
+	return f.summary, nil
+}
+
+func (f *fakeStore) Snapshot(_ context.Context, fn func(memory.Reader) error) error {
+	f.snapshots++
+	return fn(f)
 }
 
 const day = 24 * 60 * 60 * 1000
@@ -33,17 +52,20 @@ func hitSum(id string, rank float64, ts int64) memory.TextHit {
 
 func TestLocalFTSScoring(t *testing.T) {
 	now := int64(100 * day)
-	f := &fakeSearcher{res: memory.TextResult{
+	f := &fakeStore{res: memory.TextResult{
 		Observations: []memory.TextHit{hitObs("best", -5, now), hitObs("mid", -3, now-15*day), hitObs("old", -1, now-40*day)},
 		Summaries:    []memory.TextHit{hitSum("sum", -4, now+3*day)}, // dated in the future
 	}}
-	p := retrieve.LocalFTS{Searcher: f}
-	got, err := p.Search(context.Background(), retrieve.SearchOptions{
+	ranking, err := retrieve.LocalFTS{}.Search(context.Background(), f, retrieve.SearchOptions{
 		Query: memory.TextQuery{Terms: []string{"x"}}, MaxResults: 3, Exclude: []string{"pinned"}, Now: now,
 		Scope: memory.Scope{RepoID: "r"},
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	got := ranking.Candidates
+	if ranking.Scoring.Params["minRank"] != -5 || ranking.Scoring.Params["maxRank"] != -1 || ranking.Scoring.Params["lexicalWeight"] != 0.7 || ranking.Scoring.Formula == "" {
+		t.Fatalf("scoring %+v", ranking.Scoring)
 	}
 	ask := f.asks[0]
 	if ask.Limit != 3 || !slices.Equal(ask.Exclude, []string{"pinned"}) || ask.Scope.RepoID != "r" {
@@ -79,18 +101,21 @@ func TestLocalFTSScoring(t *testing.T) {
 
 func TestLocalFTSClampAndSingleHit(t *testing.T) {
 	now := int64(10 * day)
-	f := &fakeSearcher{res: memory.TextResult{Observations: []memory.TextHit{hitObs("future", -2, now+30*day)}}}
-	got, _ := retrieve.LocalFTS{Searcher: f}.Search(context.Background(), retrieve.SearchOptions{MaxResults: 10, Now: now})
+	f := &fakeStore{res: memory.TextResult{Observations: []memory.TextHit{hitObs("future", -2, now+30*day)}}}
+	r, _ := retrieve.LocalFTS{}.Search(context.Background(), f, retrieve.SearchOptions{MaxResults: 10, Now: now})
+	got := r.Candidates
 	// One hit: bm25Norm 0.5; recency 2: 0.35 + 0.6 = 0.95.
 	if len(got) != 1 || math.Abs(got[0].Score-0.95) > 1e-12 {
 		t.Fatalf("single future hit: %+v", got)
 	}
 	f.res.Observations = append(f.res.Observations, hitObs("far-future", -2, now+300*day))
-	got, _ = retrieve.LocalFTS{Searcher: f}.Search(context.Background(), retrieve.SearchOptions{MaxResults: 10, Now: now})
+	r, _ = retrieve.LocalFTS{}.Search(context.Background(), f, retrieve.SearchOptions{MaxResults: 10, Now: now})
+	got = r.Candidates
 	if got[0].Score != 1 || got[0].Entity.ID() != "far-future" {
 		t.Fatalf("a score over 1 is clamped: %+v", got[0])
 	}
-	got, _ = retrieve.LocalFTS{Searcher: f}.Search(context.Background(), retrieve.SearchOptions{MaxResults: 0, Now: now})
+	r, _ = retrieve.LocalFTS{}.Search(context.Background(), f, retrieve.SearchOptions{MaxResults: 0, Now: now})
+	got = r.Candidates
 	if len(got) != 0 || got == nil {
 		t.Fatalf("MaxResults 0: %v", got)
 	}

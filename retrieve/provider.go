@@ -16,8 +16,26 @@ import (
 type Provider interface {
 	// Name identifies the provider in provenance ("local-fts").
 	Name() string
-	// Search returns at most opts.MaxResults candidates, best first.
-	Search(ctx context.Context, opts SearchOptions) ([]Candidate, error)
+	// Search returns at most opts.MaxResults candidates, best first, and
+	// how they were scored, reading the store through r (one snapshot).
+	Search(ctx context.Context, r memory.Reader, opts SearchOptions) (Ranking, error)
+}
+
+// Ranking is a provider's answer: the candidates, best first, and the
+// scoring that ranked them.
+type Ranking struct {
+	Candidates []Candidate
+	Scoring    Scoring
+}
+
+// Scoring says once, for all candidates, how scores were computed: the
+// formula and the values it shares across candidates. Each candidate's
+// explanation holds its own component values.
+type Scoring struct {
+	Formula string `json:"formula"`
+	// Params are the values every score shares (weights, normalisation
+	// bounds), by name.
+	Params map[string]float64 `json:"params,omitempty"`
 }
 
 // SearchOptions is what a provider is asked.

@@ -71,18 +71,16 @@ type Provenance struct {
 	// Now is the clock reading the request used (Unix ms): pin expiry and
 	// recency are computed against it.
 	Now int64 `json:"now"`
+	// Scoring states how the candidates' scores were computed; each
+	// candidate's explanation holds its own components.
+	Scoring Scoring `json:"scoring"`
 }
 
-// Source is what tiered retrieval reads besides its provider.
-type Source interface {
-	ActivePins(ctx context.Context, q memory.PinQuery) ([]memory.PinnedTarget, error)
-	CurrentSummary(ctx context.Context, scope memory.Scope) (*memory.Summary, error)
-}
-
-// Retriever implements the tiered retrieval contract over a Source and a
-// Provider.
+// Retriever implements the tiered retrieval contract over a store and a
+// Provider. Each retrieval reads one snapshot of the store, so its tiers
+// agree with each other even while others write.
 type Retriever struct {
-	Source   Source
+	Store    memory.Snapshotter
 	Provider Provider
 	// Now is the clock (default time.Now).
 	Now func() time.Time
@@ -130,24 +128,29 @@ func (rt *Retriever) Retrieve(ctx context.Context, req Request) (Result, error) 
 		maxC = *req.MaxCandidates
 	}
 
-	pins, err := rt.Source.ActivePins(ctx, memory.PinQuery{Scope: req.ScopeIDs, Now: nowMs, IncludeRedacted: req.IncludeRedacted})
-	if err != nil {
-		return Result{}, err
-	}
-	summary, err := rt.Source.CurrentSummary(ctx, req.ScopeIDs)
-	if err != nil {
-		return Result{}, err
-	}
-	var exclude []string
-	for _, p := range pins {
-		exclude = append(exclude, p.Target.ID())
-	}
-	if summary != nil {
-		exclude = append(exclude, summary.ID)
-	}
-	cands, err := rt.Provider.Search(ctx, SearchOptions{
-		Query: tq, Scope: req.ScopeIDs, MaxResults: maxC, Exclude: exclude,
-		IncludeRedacted: req.IncludeRedacted, Now: nowMs,
+	var pins []memory.PinnedTarget
+	var summary *memory.Summary
+	var ranking Ranking
+	err = rt.Store.Snapshot(ctx, func(r memory.Reader) error {
+		var err error
+		if pins, err = r.ActivePins(ctx, memory.PinQuery{Scope: req.ScopeIDs, Now: nowMs, IncludeRedacted: req.IncludeRedacted}); err != nil {
+			return err
+		}
+		if summary, err = r.CurrentSummary(ctx, req.ScopeIDs); err != nil {
+			return err
+		}
+		var exclude []string
+		for _, p := range pins {
+			exclude = append(exclude, p.Target.ID())
+		}
+		if summary != nil {
+			exclude = append(exclude, summary.ID)
+		}
+		ranking, err = rt.Provider.Search(ctx, r, SearchOptions{
+			Query: tq, Scope: req.ScopeIDs, MaxResults: maxC, Exclude: exclude,
+			IncludeRedacted: req.IncludeRedacted, Now: nowMs,
+		})
+		return err
 	})
 	if err != nil {
 		return Result{}, err
@@ -158,10 +161,10 @@ func (rt *Retriever) Retrieve(ctx context.Context, req Request) (Result, error) 
 	res := Result{
 		Pins:           pins,
 		CurrentSummary: summary,
-		Candidates:     cands,
+		Candidates:     ranking.Candidates,
 		Provenance: Provenance{
 			Query: req.Query, ScopeIDs: req.ScopeIDs,
-			TotalCandidates: len(cands), ProviderUsed: rt.Provider.Name(),
+			TotalCandidates: len(ranking.Candidates), ProviderUsed: rt.Provider.Name(), Scoring: ranking.Scoring,
 			Syntax: tq.Syntax, SearchTerms: tq.Terms, MaxCandidates: maxC,
 			TokenBudget: req.TokenBudget, Now: nowMs,
 		},

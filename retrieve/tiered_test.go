@@ -13,36 +13,21 @@ import (
 	"github.com/cairnhq/cairn/retrieve"
 )
 
-type fakeSource struct {
-	pins    []memory.PinnedTarget
-	summary *memory.Summary
-	pinQ    []memory.PinQuery
-}
-
-func (f *fakeSource) ActivePins(_ context.Context, q memory.PinQuery) ([]memory.PinnedTarget, error) {
-	f.pinQ = append(f.pinQ, q)
-	return f.pins, nil
-}
-
-func (f *fakeSource) CurrentSummary(context.Context, memory.Scope) (*memory.Summary, error) {
-	return f.summary, nil
-}
-
 func text(n int) string { return strings.Repeat("x", n) }
 
-func newRetriever() (*retrieve.Retriever, *fakeSource, *fakeSearcher) {
-	src := &fakeSource{
+func newRetriever() (*retrieve.Retriever, *fakeStore, *fakeStore) {
+	src := &fakeStore{
 		pins: []memory.PinnedTarget{{Pin: memory.Pin{ID: "p1", TargetID: "pinned"}, TargetType: memory.TargetObservation,
 			Target: memory.ObservationEntity(memory.Observation{ID: "pinned", Content: text(40)})}}, // 10 tokens
 		summary: &memory.Summary{ID: "current", Content: text(80)}, // 20 tokens
 	}
-	srch := &fakeSearcher{res: memory.TextResult{Observations: []memory.TextHit{
+	src.res = memory.TextResult{Observations: []memory.TextHit{
 		{Entity: memory.ObservationEntity(memory.Observation{ID: "c1", Content: text(100)}), Rank: -3}, // 25
 		{Entity: memory.ObservationEntity(memory.Observation{ID: "c2", Content: text(41)}), Rank: -2},  // 11
 		{Entity: memory.ObservationEntity(memory.Observation{ID: "c3", Content: text(4)}), Rank: -1},   // 1
-	}}}
+	}}
 	now := time.UnixMilli(1_000_000)
-	return &retrieve.Retriever{Source: src, Provider: retrieve.LocalFTS{Searcher: srch}, Now: func() time.Time { return now }}, src, srch
+	return &retrieve.Retriever{Store: src, Provider: retrieve.LocalFTS{}, Now: func() time.Time { return now }}, src, src
 }
 
 func ptr(n int) *int { return &n }
@@ -94,6 +79,9 @@ func TestTiersExcludeEachOther(t *testing.T) {
 	}
 	if res.Provenance.ProviderUsed != "local-fts" || res.Provenance.MaxCandidates != 7 || res.Provenance.Now != 1_000_000 {
 		t.Fatalf("provenance %+v", res.Provenance)
+	}
+	if src.snapshots != 1 {
+		t.Fatalf("%d snapshots; every tier must come from one", src.snapshots)
 	}
 }
 

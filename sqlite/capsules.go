@@ -198,24 +198,29 @@ func getSummary(ctx context.Context, q queryer, id string) (memory.Summary, erro
 
 // CurrentSummary implements memory.CapsuleStore.
 func (db *DB) CurrentSummary(ctx context.Context, scope memory.Scope) (*memory.Summary, error) {
+	var out *memory.Summary
+	err := db.read(ctx, "reading the current summary", func(tx *sql.Tx) error {
+		var err error
+		out, err = currentSummary(ctx, tx, scope)
+		return err
+	})
+	return out, err
+}
+
+func currentSummary(ctx context.Context, tx queryer, scope memory.Scope) (*memory.Summary, error) {
 	if scope.SessionID == "" {
 		return nil, nil
 	}
-	var out *memory.Summary
-	err := db.read(ctx, "reading the current summary", func(tx *sql.Tx) error {
-		var b = newQuery("SELECT " + sumColumns + ` FROM capsules c JOIN summaries s ON s.capsule_id = c.id
-			WHERE c.status = 'open'`)
-		b.scope("c", scope)
-		b.sql.WriteString(" ORDER BY c.opened_at DESC, c.seq DESC LIMIT 1")
-		s, err := scanSummary(tx.QueryRowContext(ctx, b.sql.String(), b.args...))
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		out = &s
-		return nil
-	})
-	return out, err
+	b := newQuery("SELECT " + sumColumns + ` FROM capsules c JOIN summaries s ON s.capsule_id = c.id
+		WHERE c.status = 'open'`)
+	b.scope("c", scope)
+	b.sql.WriteString(" ORDER BY c.opened_at DESC, c.seq DESC LIMIT 1")
+	s, err := scanSummary(tx.QueryRowContext(ctx, b.sql.String(), b.args...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &s, nil
 }

@@ -59,40 +59,47 @@ func (db *DB) RemovePin(ctx context.Context, id string) error {
 func (db *DB) ActivePins(ctx context.Context, pq memory.PinQuery) ([]memory.PinnedTarget, error) {
 	var out []memory.PinnedTarget
 	err := db.read(ctx, "reading pins", func(tx *sql.Tx) error {
-		q := newQuery("SELECT "+pinColumns+" FROM pins p WHERE (p.expires_at IS NULL OR p.expires_at > ?)", pq.Now)
-		q.scope("p", pq.Scope)
-		q.sql.WriteString(" ORDER BY p.created_at DESC, p.id")
-		rows, err := tx.QueryContext(ctx, q.sql.String(), q.args...)
-		if err != nil {
-			return err
-		}
-		var pins []memory.Pin
-		for rows.Next() {
-			p, err := scanPin(rows)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			pins = append(pins, p)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for _, p := range pins {
-			target, err := pinTarget(ctx, tx, p.TargetType, p.TargetID)
-			if memory.IsCode(err, memory.CodeNotFound) {
-				continue // the target is gone: the pin is inert
-			}
-			if err != nil {
-				return err
-			}
-			if target.Redacted() && !pq.IncludeRedacted {
-				continue
-			}
-			out = append(out, memory.PinnedTarget{Pin: p, TargetType: p.TargetType, Target: target})
-		}
-		return nil
+		var err error
+		out, err = activePins(ctx, tx, pq)
+		return err
 	})
 	return out, err
+}
+
+func activePins(ctx context.Context, tx queryer, pq memory.PinQuery) ([]memory.PinnedTarget, error) {
+	q := newQuery("SELECT "+pinColumns+" FROM pins p WHERE (p.expires_at IS NULL OR p.expires_at > ?)", pq.Now)
+	q.scope("p", pq.Scope)
+	q.sql.WriteString(" ORDER BY p.created_at DESC, p.id")
+	rows, err := tx.QueryContext(ctx, q.sql.String(), q.args...)
+	if err != nil {
+		return nil, err
+	}
+	var pins []memory.Pin
+	for rows.Next() {
+		p, err := scanPin(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		pins = append(pins, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var out []memory.PinnedTarget
+	for _, p := range pins {
+		target, err := pinTarget(ctx, tx, p.TargetType, p.TargetID)
+		if memory.IsCode(err, memory.CodeNotFound) {
+			continue // the target is gone: the pin is inert
+		}
+		if err != nil {
+			return nil, err
+		}
+		if target.Redacted() && !pq.IncludeRedacted {
+			continue
+		}
+		out = append(out, memory.PinnedTarget{Pin: p, TargetType: p.TargetType, Target: target})
+	}
+	return out, nil
 }

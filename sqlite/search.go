@@ -39,25 +39,50 @@ func matchExpr(q memory.TextQuery) (string, error) {
 // SearchText implements memory.TextSearcher.
 func (db *DB) SearchText(ctx context.Context, ts memory.TextSearch) (memory.TextResult, error) {
 	var res memory.TextResult
-	expr, err := matchExpr(ts.Query)
-	if err != nil {
-		return res, err
-	}
-	if ts.Limit <= 0 {
-		return res, nil
-	}
-	err = db.read(ctx, "searching", func(tx *sql.Tx) error {
+	err := db.read(ctx, "searching", func(tx *sql.Tx) error {
 		var err error
-		if res.Observations, err = searchTable(ctx, tx, expr, ts, obsSearch); err != nil {
-			return err
-		}
-		res.Summaries, err = searchTable(ctx, tx, expr, ts, sumSearch)
+		res, err = searchText(ctx, tx, ts)
 		return err
 	})
+	return res, err
+}
+
+func searchText(ctx context.Context, tx queryer, ts memory.TextSearch) (memory.TextResult, error) {
+	var res memory.TextResult
+	expr, err := matchExpr(ts.Query)
+	if err != nil || ts.Limit <= 0 {
+		return res, err
+	}
+	if res.Observations, err = searchTable(ctx, tx, expr, ts, obsSearch); err == nil {
+		res.Summaries, err = searchTable(ctx, tx, expr, ts, sumSearch)
+	}
 	if err != nil {
-		return memory.TextResult{}, ftsError(err, ts.Query.Syntax)
+		return memory.TextResult{}, ftsError(dbError(err, "searching"), ts.Query.Syntax)
 	}
 	return res, nil
+}
+
+// snapshotReader reads through one read transaction.
+type snapshotReader struct{ tx *sql.Tx }
+
+func (r snapshotReader) ActivePins(ctx context.Context, q memory.PinQuery) ([]memory.PinnedTarget, error) {
+	out, err := activePins(ctx, r.tx, q)
+	return out, dbError(err, "reading pins")
+}
+
+func (r snapshotReader) CurrentSummary(ctx context.Context, scope memory.Scope) (*memory.Summary, error) {
+	out, err := currentSummary(ctx, r.tx, scope)
+	return out, dbError(err, "reading the current summary")
+}
+
+func (r snapshotReader) SearchText(ctx context.Context, ts memory.TextSearch) (memory.TextResult, error) {
+	return searchText(ctx, r.tx, ts)
+}
+
+// Snapshot implements memory.Snapshotter: fn reads one consistent state of
+// the database, untouched by concurrent writes, in one read transaction.
+func (db *DB) Snapshot(ctx context.Context, fn func(memory.Reader) error) error {
+	return db.read(ctx, "reading", func(tx *sql.Tx) error { return fn(snapshotReader{tx}) })
 }
 
 // tableSearch describes one full-text table and how to read its hits.
@@ -89,7 +114,7 @@ var sumSearch = tableSearch{
 	},
 }
 
-func searchTable(ctx context.Context, tx *sql.Tx, expr string, ts memory.TextSearch, t tableSearch) ([]memory.TextHit, error) {
+func searchTable(ctx context.Context, tx queryer, expr string, ts memory.TextSearch, t tableSearch) ([]memory.TextHit, error) {
 	q := newQuery(t.sql, expr)
 	q.scope(t.alias, ts.Scope)
 	q.notIn(t.alias+".id", ts.Exclude)

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -114,6 +116,14 @@ func printRetrieval(w io.Writer, res cairn.RetrieveResult, explain bool) {
 		return
 	}
 	fmt.Fprintf(w, "\nCANDIDATES\n")
+	if explain {
+		fmt.Fprintln(w, wrap(p.Scoring.Formula, 88, "  "))
+		var params []string
+		for _, k := range slices.Sorted(maps.Keys(p.Scoring.Params)) {
+			params = append(params, fmt.Sprintf("%s %.6g", k, p.Scoring.Params[k]))
+		}
+		fmt.Fprintf(w, "  with %s\n\n", strings.Join(params, ", "))
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  #\tscore\tbm25n\trecency\ttype\tid\ttime\t")
 	for i, c := range res.Candidates {
@@ -133,7 +143,11 @@ func printRetrieval(w io.Writer, res cairn.RetrieveResult, explain bool) {
 }
 
 func printExplanation(w io.Writer, e memory.Explanation, prefix string) {
-	fmt.Fprintf(w, "%s%s = %.6g  (%s)\n", prefix, e.Name, e.Value, e.Detail)
+	detail := ""
+	if e.Detail != "" {
+		detail = "  (" + e.Detail + ")"
+	}
+	fmt.Fprintf(w, "%s%s = %.6g%s\n", prefix, e.Name, e.Value, detail)
 	for _, c := range e.Children {
 		printExplanation(w, c, prefix+"  ")
 	}

@@ -41,7 +41,7 @@ Try it without touching your database: cairn demo`,
 		c.GroupID = "recall"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{newImportCmd(a), newExportCmd(a), newStatusCmd(a), newDoctorCmd(a)} {
+	for _, c := range []*cobra.Command{newImportCmd(a), newExportCmd(a), newStatusCmd(a), newDoctorCmd(a), newBenchCmd(a)} {
 		c.GroupID = "data"
 		root.AddCommand(c)
 	}

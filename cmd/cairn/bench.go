@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+
+	"github.com/cairnhq/cairn/internal/bench"
+	"github.com/cairnhq/cairn/memory"
+	"github.com/spf13/cobra"
+)
+
+func newBenchCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure cairn: protocol overhead and throughput",
+	}
+	cmd.AddCommand(newBenchProtocolCmd(a))
+	return cmd
+}
+
+func newBenchProtocolCmd(a *app) *cobra.Command {
+	o := bench.ProtocolOptions{Size: 100_000, Clients: 8, Requests: 2000, Seed: 1}
+	cmd := &cobra.Command{
+		Use:   "protocol",
+		Short: "Measure retrieve through the library, the HTTP API and MCP (stdio and streamable HTTP)",
+		Long: `Build a temporary database of generated agent memory, start 'cairn serve' and
+'cairn mcp' on it, and measure retrieve of natural-language questions:
+through the library, the HTTP API and MCP over stdio with one caller (the
+difference is each protocol's overhead), and through the library, the HTTP
+API and MCP over streamable HTTP with --clients concurrent callers
+(requests/s, p50, p95, p99). Your own database is not touched.`,
+		Example: `  cairn bench protocol --size 100000 --clients 8 --requests 4000`,
+		Args:    usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.Size < 1 || o.Size > 10_000_000 || o.Clients < 1 || o.Clients > 256 || o.Requests < 1 {
+				return memory.Errorf(memory.CodeInvalidParams, "--size 1..10000000, --clients 1..256 and --requests ≥ 1")
+			}
+			bin, err := os.Executable()
+			if err != nil {
+				return memory.Wrap(memory.CodeInternal, err, "finding the cairn binary: %v", err)
+			}
+			o.Binary = bin
+			if !a.json {
+				o.Progress = a.err
+			}
+			rep, err := bench.Protocol(cmd.Context(), o)
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.emit(rep)
+			}
+			printProtocol(a.out, rep)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&o.Size, "size", o.Size, "observations to generate")
+	f.IntVar(&o.Clients, "clients", o.Clients, "concurrent callers")
+	f.IntVar(&o.Requests, "requests", o.Requests, "calls per measured run")
+	f.Uint64Var(&o.Seed, "seed", o.Seed, "generator seed")
+	f.StringVar(&o.Dir, "dir", "", "directory for the temporary database (default: a new temporary directory)")
+	return cmd
+}
+
+func printProtocol(w io.Writer, rep bench.ProtocolReport) {
+	fmt.Fprintf(w, "retrieve at %d observations, %d requests a run\n\n", rep.Size, rep.Requests)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "path\trequests/s\tp50 ms\tp95 ms\tp99 ms\t")
+	for _, r := range rep.Runs {
+		fmt.Fprintf(tw, "%s\t%.0f\t%.2f\t%.2f\t%.2f\t\n", r.Path, r.RPS, r.P50, r.P95, r.P99)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\noverhead over the library call, p50: HTTP API %.2f ms, MCP stdio %.2f ms (%.2f ms with the Go SDK client)\n",
+		rep.HTTPOverheadP50Ms, rep.StdioOverheadP50Ms, rep.StdioSDKOverheadP50Ms)
+}

@@ -49,12 +49,13 @@ func New(eng *cairn.Engine, opts *Options) (*mcp.Server, error) {
 			seconds: o.Metrics.Histogram("cairn_mcp_tool_seconds", "MCP tool call latency in seconds.", metrics.DefaultBuckets, "tool"),
 		}
 	}
+	pool := newWarmPool(30 * time.Second)
 	for _, t := range cairn.Tools() {
 		mt, err := describe(t)
 		if err != nil {
 			return nil, err
 		}
-		srv.AddTool(mt, handler(eng, t, o.Logger, tm))
+		srv.AddTool(mt, handler(eng, t, o.Logger, tm, pool))
 	}
 	return srv, nil
 }
@@ -117,10 +118,12 @@ func Schema(t reflect.Type) (*jsonschema.Schema, error) {
 
 // handler decodes arguments strictly, runs the tool and returns its result
 // as structuredContent and JSON text, or a tool error with the stable code.
-func handler(eng *cairn.Engine, t cairn.Tool, log *slog.Logger, tm *toolMetrics) mcp.ToolHandler {
+func handler(eng *cairn.Engine, t cairn.Tool, log *slog.Logger, tm *toolMetrics, pool *warmPool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
-		out, err := call(ctx, eng, t, req.Params.Arguments)
+		var out any
+		var err error
+		pool.run(func() { out, err = call(ctx, eng, t, req.Params.Arguments) })
 		code := "ok"
 		if err != nil {
 			code = string(memory.Public(err).Code)

@@ -109,7 +109,7 @@ func (db *DB) Import(ctx context.Context, d memory.Dump, progress func(done int)
 // Export implements memory.Bulk. It reads one snapshot.
 func (db *DB) Export(ctx context.Context, fn func(memory.Record) error) error {
 	var fnErr error
-	err := db.read(ctx, "exporting", func(tx *sql.Tx) error {
+	err := db.read(ctx, "exporting", func(tx queryer) error {
 		emit := func(r memory.Record) error {
 			if err := fn(r); err != nil {
 				fnErr = err
@@ -168,7 +168,7 @@ func (db *DB) Export(ctx context.Context, fn func(memory.Record) error) error {
 	return err
 }
 
-func eachRow(ctx context.Context, tx *sql.Tx, q string, fn func(scanner) error) error {
+func eachRow(ctx context.Context, tx queryer, q string, fn func(scanner) error) error {
 	rows, err := tx.QueryContext(ctx, q)
 	if err != nil {
 		return err
@@ -185,7 +185,7 @@ func eachRow(ctx context.Context, tx *sql.Tx, q string, fn func(scanner) error) 
 // Stats implements memory.Store.
 func (db *DB) Stats(ctx context.Context) (memory.Stats, error) {
 	st := memory.Stats{Path: db.path}
-	err := db.read(ctx, "reading stats", func(tx *sql.Tx) error {
+	err := db.read(ctx, "reading stats", func(tx queryer) error {
 		var pages, pageSize int64
 		for _, c := range []struct {
 			q    string

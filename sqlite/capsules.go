@@ -74,7 +74,7 @@ func (db *DB) CloseCapsule(ctx context.Context, id string, closedAt int64, summa
 // Capsule implements memory.CapsuleStore.
 func (db *DB) Capsule(ctx context.Context, id string) (memory.Capsule, error) {
 	var c memory.Capsule
-	err := db.read(ctx, "reading capsule", func(tx *sql.Tx) error {
+	err := db.read(ctx, "reading capsule", func(tx queryer) error {
 		var err error
 		c, err = getCapsule(ctx, tx, id)
 		return err
@@ -180,7 +180,7 @@ func putSummary(ctx context.Context, tx *sql.Tx, s memory.Summary) (memory.Summa
 // Summary implements memory.CapsuleStore.
 func (db *DB) Summary(ctx context.Context, id string) (memory.Summary, error) {
 	var s memory.Summary
-	err := db.read(ctx, "reading summary", func(tx *sql.Tx) error {
+	err := db.read(ctx, "reading summary", func(tx queryer) error {
 		var err error
 		s, err = getSummary(ctx, tx, id)
 		return err
@@ -199,7 +199,7 @@ func getSummary(ctx context.Context, q queryer, id string) (memory.Summary, erro
 // CurrentSummary implements memory.CapsuleStore.
 func (db *DB) CurrentSummary(ctx context.Context, scope memory.Scope) (*memory.Summary, error) {
 	var out *memory.Summary
-	err := db.read(ctx, "reading the current summary", func(tx *sql.Tx) error {
+	err := db.read(ctx, "reading the current summary", func(tx queryer) error {
 		var err error
 		out, err = currentSummary(ctx, tx, scope)
 		return err

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/cairnhq/cairn/memory"
@@ -39,6 +40,7 @@ type DB struct {
 	path    string
 	w       *sql.DB // one connection; BEGIN IMMEDIATE
 	r       *sql.DB // read-only pool
+	stmts   *stmtCache
 	retries int
 	log     *slog.Logger
 }
@@ -74,7 +76,7 @@ func Open(path string, opts *Options) (*DB, error) {
 	}
 	busy := fmt.Sprint(o.BusyTimeout.Milliseconds())
 	base := "file:" + (&url.URL{Path: path}).EscapedPath()
-	common := "_pragma=busy_timeout(" + busy + ")&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)&_pragma=secure_delete(1)"
+	common := "_pragma=busy_timeout(" + busy + ")&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)&_pragma=secure_delete(1)&_pragma=mmap_size(2147418112)"
 	w, err := sql.Open("sqlite", base+"?_txlock=immediate&"+common)
 	if err != nil {
 		return nil, memory.Wrap(memory.CodeDBError, err, "opening database %s", path)
@@ -94,6 +96,7 @@ func Open(path string, opts *Options) (*DB, error) {
 	r.SetMaxOpenConns(o.ReadConns)
 	r.SetMaxIdleConns(o.ReadConns)
 	db.r = r
+	db.stmts = &stmtCache{pool: r, m: map[string]*sql.Stmt{}}
 	return db, nil
 }
 
@@ -118,6 +121,9 @@ func (db *DB) Path() string { return db.path }
 // Close closes both pools.
 func (db *DB) Close() error {
 	var errs []error
+	if db.stmts != nil {
+		db.stmts.close()
+	}
 	if db.r != nil {
 		errs = append(errs, db.r.Close())
 	}
@@ -165,17 +171,78 @@ func (db *DB) tryWrite(ctx context.Context, fn func(tx *sql.Tx) error) error {
 }
 
 // read runs fn on the read pool inside one read transaction, so it sees one
-// snapshot.
-func (db *DB) read(ctx context.Context, what string, fn func(tx *sql.Tx) error) error {
+// snapshot. Its statements are prepared once per connection and reused.
+func (db *DB) read(ctx context.Context, what string, fn func(tx queryer) error) error {
 	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return dbError(err, what)
 	}
 	defer tx.Rollback()
-	if err := fn(tx); err != nil {
+	if err := fn(cachedTx{tx: tx, stmts: db.stmts}); err != nil {
 		return dbError(err, what)
 	}
 	return nil
+}
+
+// stmtCache holds statements prepared on the read pool, by SQL text, so
+// SQLite parses each query once per connection instead of once per call.
+// It stops adding past maxCachedStmts distinct texts.
+type stmtCache struct {
+	pool *sql.DB
+	mu   sync.Mutex
+	m    map[string]*sql.Stmt
+}
+
+const maxCachedStmts = 512
+
+func (c *stmtCache) get(ctx context.Context, query string) *sql.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st, ok := c.m[query]; ok {
+		return st
+	}
+	if len(c.m) >= maxCachedStmts {
+		return nil
+	}
+	st, err := c.pool.PrepareContext(ctx, query)
+	if err != nil {
+		return nil // the uncached path reports the error
+	}
+	c.m[query] = st
+	return st
+}
+
+func (c *stmtCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, st := range c.m {
+		st.Close()
+	}
+	c.m = nil
+}
+
+// cachedTx runs a read transaction's statements through the cache.
+type cachedTx struct {
+	tx    *sql.Tx
+	stmts *stmtCache
+}
+
+func (c cachedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := c.stmts.get(ctx, query); st != nil {
+		return c.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	}
+	return c.tx.QueryContext(ctx, query, args...)
+}
+
+func (c cachedTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := c.stmts.get(ctx, query); st != nil {
+		return c.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	}
+	return c.tx.QueryRowContext(ctx, query, args...)
+}
+
+func (c cachedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return c.tx.ExecContext(ctx, query, args...)
 }
 
 func sqliteCode(err error) int {

@@ -35,7 +35,7 @@ func (db *DB) Check(ctx context.Context) ([]memory.Finding, error) {
 	}
 	add("schema", st.SchemaVersion == SchemaVersion(), fmt.Sprintf("version %d (this cairn writes %d)", st.SchemaVersion, SchemaVersion()),
 		"reopen the database with this cairn to migrate it")
-	err = db.read(ctx, "checking integrity", func(tx *sql.Tx) error {
+	err = db.read(ctx, "checking integrity", func(tx queryer) error {
 		var res string
 		if err := tx.QueryRowContext(ctx, "PRAGMA quick_check").Scan(&res); err != nil {
 			return err

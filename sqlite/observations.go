@@ -181,7 +181,7 @@ func (db *DB) AppendObservations(ctx context.Context, batch []memory.NewObservat
 // Observation implements memory.ObservationStore.
 func (db *DB) Observation(ctx context.Context, id string) (memory.Observation, error) {
 	var o memory.Observation
-	err := db.read(ctx, "reading observation", func(tx *sql.Tx) error {
+	err := db.read(ctx, "reading observation", func(tx queryer) error {
 		var err error
 		o, err = getObservation(ctx, tx, id)
 		return err

@@ -58,7 +58,7 @@ func (db *DB) RemovePin(ctx context.Context, id string) error {
 // ActivePins implements memory.PinStore.
 func (db *DB) ActivePins(ctx context.Context, pq memory.PinQuery) ([]memory.PinnedTarget, error) {
 	var out []memory.PinnedTarget
-	err := db.read(ctx, "reading pins", func(tx *sql.Tx) error {
+	err := db.read(ctx, "reading pins", func(tx queryer) error {
 		var err error
 		out, err = activePins(ctx, tx, pq)
 		return err

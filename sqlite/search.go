@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 
 	"github.com/cairnhq/cairn/memory"
@@ -39,7 +38,7 @@ func matchExpr(q memory.TextQuery) (string, error) {
 // SearchText implements memory.TextSearcher.
 func (db *DB) SearchText(ctx context.Context, ts memory.TextSearch) (memory.TextResult, error) {
 	var res memory.TextResult
-	err := db.read(ctx, "searching", func(tx *sql.Tx) error {
+	err := db.read(ctx, "searching", func(tx queryer) error {
 		var err error
 		res, err = searchText(ctx, tx, ts)
 		return err
@@ -63,7 +62,7 @@ func searchText(ctx context.Context, tx queryer, ts memory.TextSearch) (memory.T
 }
 
 // snapshotReader reads through one read transaction.
-type snapshotReader struct{ tx *sql.Tx }
+type snapshotReader struct{ tx queryer }
 
 func (r snapshotReader) ActivePins(ctx context.Context, q memory.PinQuery) ([]memory.PinnedTarget, error) {
 	out, err := activePins(ctx, r.tx, q)
@@ -82,7 +81,7 @@ func (r snapshotReader) SearchText(ctx context.Context, ts memory.TextSearch) (m
 // Snapshot implements memory.Snapshotter: fn reads one consistent state of
 // the database, untouched by concurrent writes, in one read transaction.
 func (db *DB) Snapshot(ctx context.Context, fn func(memory.Reader) error) error {
-	return db.read(ctx, "reading", func(tx *sql.Tx) error { return fn(snapshotReader{tx}) })
+	return db.read(ctx, "reading", func(tx queryer) error { return fn(snapshotReader{tx}) })
 }
 
 // tableSearch describes one full-text table and how to read its hits.

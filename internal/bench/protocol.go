@@ -44,10 +44,10 @@ type ProtocolReport struct {
 	Clients  int   `json:"clients"`
 	Requests int   `json:"requests"`
 	Runs     []Run `json:"runs"`
-	// StdioOverheadP50Ms is the MCP stdio round trip's p50 (with a raw
-	// JSON-RPC client) minus the library call's p50, one caller each, same
-	// queries; StdioSDKOverheadP50Ms the same with the Go SDK's client, whose
-	// own decoding and validation it includes.
+	// StdioOverheadP50Ms is the median, over queries, of an MCP stdio round
+	// trip (with a raw JSON-RPC client) minus the library call of the same
+	// query just before it; StdioSDKOverheadP50Ms the same with the Go SDK's
+	// client, whose own decoding it includes.
 	StdioOverheadP50Ms    float64 `json:"stdioOverheadP50Ms"`
 	StdioSDKOverheadP50Ms float64 `json:"stdioSdkOverheadP50Ms"`
 	// HTTPOverheadP50Ms is the same for the HTTP API.
@@ -171,9 +171,31 @@ func Protocol(ctx context.Context, o ProtocolOptions) (ProtocolReport, error) {
 		}
 		rep.Runs = append(rep.Runs, Run{Path: run.path, Stats: st})
 	}
-	rep.HTTPOverheadP50Ms = rep.Runs[1].P50 - rep.Runs[0].P50
-	rep.StdioOverheadP50Ms = rep.Runs[2].P50 - rep.Runs[0].P50
-	rep.StdioSDKOverheadP50Ms = rep.Runs[3].P50 - rep.Runs[0].P50
+	// Overheads are paired: each query runs through the library and through
+	// each protocol back to back, and the median of the per-query
+	// differences is reported, so the query mix cancels out.
+	fmt.Fprintln(o.Progress, "measuring protocol overhead, paired per query")
+	var dHTTP, dRaw, dSDK []time.Duration
+	for i := range o.Requests {
+		t0 := time.Now()
+		if err := direct(ctx, 0, i); err != nil {
+			return rep, err
+		}
+		lib := time.Since(t0)
+		for _, m := range []struct {
+			do func(context.Context, int, int) error
+			d  *[]time.Duration
+		}{{overHTTP, &dHTTP}, {overRaw, &dRaw}, {overStdio, &dSDK}} {
+			t0 := time.Now()
+			if err := m.do(ctx, 0, i); err != nil {
+				return rep, err
+			}
+			*m.d = append(*m.d, time.Since(t0)-lib)
+		}
+	}
+	rep.HTTPOverheadP50Ms = Percentile(dHTTP, 0.5)
+	rep.StdioOverheadP50Ms = Percentile(dRaw, 0.5)
+	rep.StdioSDKOverheadP50Ms = Percentile(dSDK, 0.5)
 	return rep, nil
 }
 

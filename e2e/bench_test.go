@@ -1,0 +1,36 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/cairnhq/cairn/internal/bench"
+)
+
+// `cairn bench protocol` runs end to end on a small database and reports
+// every path.
+func TestBenchProtocol(t *testing.T) {
+	out, err := exec.Command(cairnBin, "bench", "protocol", "--size", "300", "--requests", "40", "--clients", "2", "--json").Output()
+	if err != nil {
+		t.Fatalf("bench: %v", err)
+	}
+	var rep bench.ProtocolReport
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("bench output %s: %v", out, err)
+	}
+	if rep.Size != 300 || len(rep.Runs) != 7 {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, r := range rep.Runs {
+		if r.Requests != 40 || r.Errors != 0 || r.RPS <= 0 || r.P50 <= 0 || r.P99 < r.P50 {
+			t.Errorf("run %+v", r)
+		}
+	}
+	if _, err := exec.Command(cairnBin, "bench", "protocol", "--size", "0").Output(); err == nil {
+		t.Error("bench accepted --size 0")
+	} else if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(ee.Stderr), "--size") {
+		t.Errorf("bad flag: %v", err)
+	}
+}

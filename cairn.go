@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnhq/cairn/embed"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/retrieve"
 	"github.com/cairnhq/cairn/sqlite"
@@ -26,6 +27,18 @@ type Options struct {
 	// Logger receives operational logs (never memory content at info level).
 	// Default: discard.
 	Logger *slog.Logger
+	// HybridWeights tune the hybrid provider; nil means the defaults.
+	HybridWeights *retrieve.HybridWeights
+	// Provider is the default retrieval provider: "hybrid" (default) or
+	// "local-fts".
+	Provider string
+	// Embedder embeds records and queries for semantic retrieval. Default:
+	// the built-in GloVe embedder. It is fixed for the engine's life: a
+	// failing embedder is never swapped for another.
+	Embedder embed.Embedder
+	// SkipEmbedOnWrite leaves new records pending instead of embedding them
+	// as they are written (bulk loads embed afterwards with Reembed).
+	SkipEmbedOnWrite bool
 }
 
 // Engine is an open cairn database with its services. It is safe for
@@ -42,6 +55,9 @@ type Engine struct {
 	entropy io.Reader
 
 	toolNames []string
+
+	embedder     embed.Embedder
+	embedOnWrite bool
 }
 
 // Open opens (creating if needed) the cairn database at path.
@@ -62,6 +78,18 @@ func Open(path string, opts *Options) (*Engine, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	switch o.Provider {
+	case "", retrieve.HybridName, retrieve.LocalFTSName:
+	default:
+		return nil, memory.Errorf(memory.CodeInvalidParams, "unknown provider %q (want hybrid or local-fts)", o.Provider)
+	}
+	if o.Embedder == nil {
+		g, err := embed.NewGloVe()
+		if err != nil {
+			return nil, err
+		}
+		o.Embedder = g
+	}
 	db, err := sqlite.Open(path, &sqlite.Options{Logger: o.Logger})
 	if err != nil {
 		return nil, err
@@ -78,11 +106,24 @@ func newEngine(store memory.Store, o Options) *Engine {
 		maxBytes: o.MaxContentBytes,
 		log:      o.Logger,
 		entropy:  ulid.Monotonic(rand.Reader, 0),
+
+		embedder:     o.Embedder,
+		embedOnWrite: !o.SkipEmbedOnWrite,
 	}
 	e.toolNames = ToolNames()
+	weights := retrieve.DefaultHybridWeights
+	if o.HybridWeights != nil {
+		weights = *o.HybridWeights
+	}
+	hybrid := &retrieve.Hybrid{Index: retrieve.NewIndex(o.Embedder), Weights: weights}
+	var def, other retrieve.Provider = hybrid, retrieve.LocalFTS{}
+	if o.Provider == retrieve.LocalFTSName {
+		def, other = other, def
+	}
 	e.retriever = &retrieve.Retriever{
 		Store:                store,
-		Provider:             retrieve.LocalFTS{},
+		Provider:             def,
+		Providers:            []retrieve.Provider{other},
 		Now:                  o.Now,
 		DefaultMaxCandidates: o.DefaultMaxCandidates,
 	}

@@ -61,7 +61,16 @@ func (e *Engine) LogBatch(ctx context.Context, reqs []LogRequest) ([]memory.Obse
 		}
 		batch[i] = memory.NewObservation{Observation: o, CapsuleID: r.CapsuleID}
 	}
-	return e.store.AppendObservations(ctx, batch)
+	out, err := e.store.AppendObservations(ctx, batch)
+	if err != nil {
+		return nil, err
+	}
+	jobs := make([]memory.EmbedJob, len(out))
+	for i, o := range out {
+		jobs[i] = memory.EmbedJob{Kind: memory.VectorObservation, ID: o.ID, Content: o.Content}
+	}
+	e.embedAfterWrite(ctx, jobs)
+	return out, nil
 }
 
 func (e *Engine) newObservation(r LogRequest, now int64) (memory.Observation, error) {
@@ -229,6 +238,9 @@ func (e *Engine) CloseCapsule(ctx context.Context, req CloseCapsuleRequest) (Clo
 			return res, err
 		}
 		res.Summary = &s
+		if sum != nil {
+			e.embedAfterWrite(ctx, []memory.EmbedJob{{Kind: memory.VectorSummary, ID: s.ID, Content: s.Content}})
+		}
 	}
 	return res, nil
 }
@@ -249,7 +261,12 @@ func (e *Engine) SetSummary(ctx context.Context, req SummaryRequest) (memory.Sum
 	if err != nil {
 		return s, err
 	}
-	return e.store.PutSummary(ctx, s)
+	out, err := e.store.PutSummary(ctx, s)
+	if err != nil {
+		return out, err
+	}
+	e.embedAfterWrite(ctx, []memory.EmbedJob{{Kind: memory.VectorSummary, ID: out.ID, Content: out.Content}})
+	return out, nil
 }
 
 // Capsule returns a capsule with its observation ids in order.

@@ -385,3 +385,30 @@ func (e *Engine) Export(ctx context.Context, w io.Writer) (int, error) {
 	}
 	return n, nil
 }
+
+// ImportDump writes complete records in one transaction, as Import does
+// once it has read a file. Records are checked first; nothing is written
+// when one is invalid.
+func (e *Engine) ImportDump(ctx context.Context, d memory.Dump) error {
+	for i := range d.Observations {
+		if err := e.checkObservation(&d.Observations[i]); err != nil {
+			return err
+		}
+	}
+	for i := range d.Capsules {
+		if err := e.checkCapsule(&d.Capsules[i]); err != nil {
+			return err
+		}
+	}
+	for i := range d.Summaries {
+		if err := e.checkSummary(&d.Summaries[i]); err != nil {
+			return err
+		}
+	}
+	for i := range d.Pins {
+		if err := e.checkPin(&d.Pins[i]); err != nil {
+			return err
+		}
+	}
+	return e.store.Import(ctx, d, nil)
+}

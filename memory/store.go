@@ -15,6 +15,7 @@ type Store interface {
 	PinStore
 	TextSearcher
 	Snapshotter
+	VectorStore
 	Bulk
 	Doctor
 
@@ -146,12 +147,49 @@ type TextSearcher interface {
 	SearchText(ctx context.Context, q TextSearch) (TextResult, error)
 }
 
-// Reader is what retrieval reads: active pins, the current summary, and
-// full-text hits.
+// Reader is what retrieval reads: active pins, the current summary,
+// full-text hits, records by id, and the changes that keep in-memory
+// indexes current.
 type Reader interface {
 	ActivePins(ctx context.Context, q PinQuery) ([]PinnedTarget, error)
 	CurrentSummary(ctx context.Context, scope Scope) (*Summary, error)
 	TextSearcher
+	// Entities returns the observations and summaries named, in the order
+	// asked; ids that name nothing are left out.
+	Entities(ctx context.Context, refs []EntityRef) ([]Entity, error)
+	// LoadIndex calls fn for every searchable record, with its vector in
+	// space, and returns the change sequence number the load reflects.
+	LoadIndex(ctx context.Context, space Space, fn func(IndexRecord) error) (int64, error)
+	// ChangesSince returns the current state of every record changed after
+	// change seq (with its vector in space), and the newest change's seq.
+	ChangesSince(ctx context.Context, space Space, seq int64) ([]IndexRecord, int64, error)
+}
+
+// EntityRef names an observation or a summary.
+type EntityRef struct {
+	Type TargetType
+	ID   string
+}
+
+// IndexRecord is a record as in-memory indexes see it.
+type IndexRecord struct {
+	// Vector is the record's embedding in the space the load asked for,
+	// or nil when it has none there yet.
+	Vector []float32
+	Type   TargetType
+	ID     string
+	// Content is the searchable text ("" when Gone).
+	Content string
+	// TS is the observation's ts or the summary's createdAt.
+	TS    int64
+	Scope Scope
+	// CapsuleID and Position place an observation in its capsule
+	// (Position -1 when it has none).
+	CapsuleID string
+	Position  int
+	// Gone says the record is no longer searchable (a forgotten
+	// observation).
+	Gone bool
 }
 
 // Snapshotter reads one consistent state of a store.
@@ -160,6 +198,92 @@ type Snapshotter interface {
 	// Snapshot began, whatever is written meanwhile. The Reader is valid
 	// only during fn.
 	Snapshot(ctx context.Context, fn func(Reader) error) error
+}
+
+// Space identifies a vector space: a provider, a model and a dimension.
+// Vectors compare only within one space.
+type Space struct {
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+	Dim      int    `json:"dim"`
+}
+
+// IsZero reports whether no space is set.
+func (s Space) IsZero() bool { return s == Space{} }
+
+// String renders the space as "provider/model/dim".
+func (s Space) String() string { return s.Provider + "/" + s.Model + "/" + itoa(s.Dim) }
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}
+
+// VectorKind names what an embedding belongs to.
+type VectorKind string
+
+// Embedded record kinds.
+const (
+	VectorObservation VectorKind = "observation"
+	VectorSummary     VectorKind = "summary"
+)
+
+// Embedding is a record's vector in one space.
+type Embedding struct {
+	Kind   VectorKind
+	ID     string
+	Space  Space
+	Vector []float32
+}
+
+// EmbedJob is a record waiting for a vector in a space.
+type EmbedJob struct {
+	Kind    VectorKind
+	ID      string
+	Content string
+}
+
+// VectorStats counts vectors.
+type VectorStats struct {
+	// InSpace counts records with a vector in the active space; Pending
+	// records without one; OtherSpaces vectors of other spaces (kept, never
+	// compared with the active space's).
+	InSpace     int `json:"inSpace"`
+	Pending     int `json:"pending"`
+	OtherSpaces int `json:"otherSpaces"`
+}
+
+// VectorStore keeps embeddings.
+type VectorStore interface {
+	// PutEmbeddings stores vectors (replacing a record's earlier vector in
+	// the same space). A vector for a record that no longer exists or was
+	// forgotten is dropped.
+	PutEmbeddings(ctx context.Context, es []Embedding) error
+	// PendingEmbeddings returns up to limit records with no vector in
+	// space, in a stable order, after the record named by after ("" for
+	// the start).
+	PendingEmbeddings(ctx context.Context, space Space, after string, limit int) ([]EmbedJob, error)
+	// DropEmbeddings deletes the vectors of every space but keep.
+	DropEmbeddings(ctx context.Context, keep Space) (int, error)
+	// VectorStats counts vectors for space.
+	VectorStats(ctx context.Context, space Space) (VectorStats, error)
 }
 
 // Dump is a set of complete records, ids and times included, as an import

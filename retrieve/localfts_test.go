@@ -35,6 +35,18 @@ func (f *fakeStore) CurrentSummary(context.Context, memory.Scope) (*memory.Summa
 	return f.summary, nil
 }
 
+func (f *fakeStore) Entities(context.Context, []memory.EntityRef) ([]memory.Entity, error) {
+	return nil, nil
+}
+
+func (f *fakeStore) LoadIndex(context.Context, memory.Space, func(memory.IndexRecord) error) (int64, error) {
+	return 0, nil
+}
+
+func (f *fakeStore) ChangesSince(context.Context, memory.Space, int64) ([]memory.IndexRecord, int64, error) {
+	return nil, 0, nil
+}
+
 func (f *fakeStore) Snapshot(_ context.Context, fn func(memory.Reader) error) error {
 	f.snapshots++
 	return fn(f)

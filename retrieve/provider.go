@@ -40,7 +40,9 @@ type Scoring struct {
 
 // SearchOptions is what a provider is asked.
 type SearchOptions struct {
-	Query           memory.TextQuery
+	Query memory.TextQuery
+	// Text is the query as the caller wrote it.
+	Text            string
 	Scope           memory.Scope
 	MaxResults      int
 	Exclude         []string

@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/cairnhq/cairn/content"
@@ -38,6 +39,11 @@ type Request struct {
 	// Syntax is "text" (default: any string, words OR'ed) or "fts" (FTS5
 	// query syntax; a malformed query is invalid_params).
 	Syntax memory.Syntax `json:"syntax,omitempty" jsonschema:"text (default: any string, words OR'ed) or fts (FTS5 query syntax)"`
+	// Provider names the ranking provider: hybrid (the default: BM25 with
+	// neighbour and capsule context, semantic similarity and recency) or
+	// local-fts (the contract's FTS5 bm25 and recency; the one fts syntax
+	// uses).
+	Provider string `json:"provider,omitempty" jsonschema:"ranking provider: hybrid (default) or local-fts (FTS5 bm25 + recency; used for fts syntax)"`
 }
 
 // Result is the contract's three tiers and their provenance.
@@ -80,8 +86,11 @@ type Provenance struct {
 // Provider. Each retrieval reads one snapshot of the store, so its tiers
 // agree with each other even while others write.
 type Retriever struct {
-	Store    memory.Snapshotter
-	Provider Provider
+	Store memory.Snapshotter
+	// Provider ranks candidates when a request names none; Providers are
+	// the others a request may name.
+	Provider  Provider
+	Providers []Provider
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// EstimateTokens estimates a text's tokens (default
@@ -112,6 +121,10 @@ func (r Request) Validate() (memory.TextQuery, error) {
 // budget. Invalid requests are invalid_params errors and read nothing.
 func (rt *Retriever) Retrieve(ctx context.Context, req Request) (Result, error) {
 	tq, err := req.Validate()
+	if err != nil {
+		return Result{}, err
+	}
+	provider, err := rt.provider(req.Provider, tq.Syntax)
 	if err != nil {
 		return Result{}, err
 	}
@@ -146,8 +159,8 @@ func (rt *Retriever) Retrieve(ctx context.Context, req Request) (Result, error) 
 		if summary != nil {
 			exclude = append(exclude, summary.ID)
 		}
-		ranking, err = rt.Provider.Search(ctx, r, SearchOptions{
-			Query: tq, Scope: req.ScopeIDs, MaxResults: maxC, Exclude: exclude,
+		ranking, err = provider.Search(ctx, r, SearchOptions{
+			Query: tq, Text: req.Query, Scope: req.ScopeIDs, MaxResults: maxC, Exclude: exclude,
 			IncludeRedacted: req.IncludeRedacted, Now: nowMs,
 		})
 		return err
@@ -164,7 +177,7 @@ func (rt *Retriever) Retrieve(ctx context.Context, req Request) (Result, error) 
 		Candidates:     ranking.Candidates,
 		Provenance: Provenance{
 			Query: req.Query, ScopeIDs: req.ScopeIDs,
-			TotalCandidates: len(ranking.Candidates), ProviderUsed: rt.Provider.Name(), Scoring: ranking.Scoring,
+			TotalCandidates: len(ranking.Candidates), ProviderUsed: provider.Name(), Scoring: ranking.Scoring,
 			Syntax: tq.Syntax, SearchTerms: tq.Terms, MaxCandidates: maxC,
 			TokenBudget: req.TokenBudget, Now: nowMs,
 		},
@@ -176,6 +189,25 @@ func (rt *Retriever) Retrieve(ctx context.Context, req Request) (Result, error) 
 	res.Candidates, res.Provenance.TokensUsed, res.Provenance.TruncatedDueToTokenBudget = ApplyTokenBudget(res, req.TokenBudget, estimate)
 	res.Provenance.ReturnedCandidates = len(res.Candidates)
 	return res, nil
+}
+
+// provider picks the provider a request names. With none named, an
+// fts-syntax query goes to local-fts, the provider that reads FTS5 syntax.
+func (rt *Retriever) provider(name string, syntax memory.Syntax) (Provider, error) {
+	if name == "" && syntax == memory.SyntaxFTS {
+		name = LocalFTSName
+	}
+	if name == "" || name == rt.Provider.Name() {
+		return rt.Provider, nil
+	}
+	names := []string{rt.Provider.Name()}
+	for _, p := range rt.Providers {
+		if p.Name() == name {
+			return p, nil
+		}
+		names = append(names, p.Name())
+	}
+	return nil, memory.Errorf(memory.CodeInvalidParams, "unknown provider %q (providers: %s)", name, strings.Join(names, ", "))
 }
 
 // ApplyTokenBudget is the contract's truncation: pins and the current

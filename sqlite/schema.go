@@ -23,6 +23,8 @@ type migration struct {
 // last one applied.
 var migrations = []migration{
 	{1, "observations, capsules, summaries, pins and their full-text indexes", schemaV1},
+	{2, "a change log that in-memory indexes follow", schemaV2},
+	{3, "embeddings, one per record and vector space", schemaV3},
 }
 
 // SchemaVersion is the schema version this build writes.
@@ -104,6 +106,52 @@ CREATE TABLE IF NOT EXISTS pins (
 );
 CREATE INDEX IF NOT EXISTS pins_expires ON pins(expires_at);
 CREATE INDEX IF NOT EXISTS pins_target ON pins(target_id);
+`
+
+// schemaV2 logs every change to a searchable record, so each process's
+// in-memory index can catch up with writes made by any process. Triggers
+// keep the log: no write path can forget it.
+const schemaV2 = `
+CREATE TABLE IF NOT EXISTS changes (
+	seq  INTEGER PRIMARY KEY AUTOINCREMENT,
+	kind TEXT NOT NULL,
+	ref  TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS changes_observation_insert AFTER INSERT ON observations
+BEGIN INSERT INTO changes(kind, ref) VALUES ('observation', NEW.id); END;
+CREATE TRIGGER IF NOT EXISTS changes_observation_update AFTER UPDATE OF content, redacted ON observations
+BEGIN INSERT INTO changes(kind, ref) VALUES ('observation', NEW.id); END;
+CREATE TRIGGER IF NOT EXISTS changes_membership_insert AFTER INSERT ON capsule_observations
+BEGIN INSERT INTO changes(kind, ref) VALUES ('observation', NEW.observation_id); END;
+CREATE TRIGGER IF NOT EXISTS changes_summary_insert AFTER INSERT ON summaries
+BEGIN INSERT INTO changes(kind, ref) VALUES ('summary', NEW.id); END;
+CREATE TRIGGER IF NOT EXISTS changes_summary_update AFTER UPDATE OF content, created_at ON summaries
+BEGIN INSERT INTO changes(kind, ref) VALUES ('summary', NEW.id); END;
+`
+
+// schemaV3 keeps vectors. Each row names its space (provider, model,
+// dimension): similarity is computed only within the active space, and a
+// new space (a new embedder) starts with every record pending.
+const schemaV3 = `
+CREATE TABLE IF NOT EXISTS embeddings (
+	kind       TEXT NOT NULL,
+	ref        TEXT NOT NULL,
+	provider   TEXT NOT NULL,
+	model      TEXT NOT NULL,
+	dim        INTEGER NOT NULL CHECK (dim > 0),
+	vector     BLOB NOT NULL CHECK (length(vector) = 4 * dim),
+	created_at INTEGER NOT NULL DEFAULT (unixepoch('subsec') * 1000),
+	PRIMARY KEY (provider, model, dim, kind, ref)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS embeddings_ref ON embeddings(kind, ref);
+CREATE TRIGGER IF NOT EXISTS changes_embedding_insert AFTER INSERT ON embeddings
+BEGIN INSERT INTO changes(kind, ref) VALUES (NEW.kind, NEW.ref); END;
+CREATE TRIGGER IF NOT EXISTS changes_embedding_update AFTER UPDATE ON embeddings
+BEGIN INSERT INTO changes(kind, ref) VALUES (NEW.kind, NEW.ref); END;
+CREATE TRIGGER IF NOT EXISTS embeddings_observation_forgotten AFTER UPDATE OF redacted ON observations WHEN NEW.redacted = 1
+BEGIN DELETE FROM embeddings WHERE kind = 'observation' AND ref = NEW.id; END;
+CREATE TRIGGER IF NOT EXISTS embeddings_summary_rewritten AFTER UPDATE OF content ON summaries
+BEGIN DELETE FROM embeddings WHERE kind = 'summary' AND ref = NEW.id; END;
 `
 
 // migrate runs migrateOnce, retrying while another process holds the

@@ -4,10 +4,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"text/tabwriter"
+	"time"
+
+	"github.com/cairnhq/cairn"
 
 	"github.com/cairnhq/cairn/internal/bench"
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/retrieve"
 	"github.com/spf13/cobra"
 )
 
@@ -16,7 +21,95 @@ func newBenchCmd(a *app) *cobra.Command {
 		Use:   "bench",
 		Short: "Measure cairn: protocol overhead and throughput",
 	}
-	cmd.AddCommand(newBenchProtocolCmd(a))
+	cmd.AddCommand(newBenchProtocolCmd(a), newBenchLoCoMoCmd(a))
+	return cmd
+}
+
+func newBenchLoCoMoCmd(a *app) *cobra.Command {
+	var dataset, queries, provider, golden, weights string
+	cmd := &cobra.Command{
+		Use:   "locomo",
+		Short: "Measure retrieval quality on the LoCoMo long-conversation benchmark",
+		Long: `Load LoCoMo's conversations (--dataset, the locomo10.json file) into a
+temporary database, one observation per turn, one capsule per session, one
+repository per conversation, and ask every non-adversarial question scoped to
+its conversation. Prints recall@1/5/10/20, hit@k and MRR, overall and per
+category; --json prints the same as JSON; --golden writes the rank_stats
+text kept in the repository so ranking changes show as diffs.`,
+		Example: `  cairn bench locomo --dataset testdata/locomo/locomo10.json
+  cairn bench locomo --dataset locomo10.json --provider local-fts --json`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if dataset == "" {
+				return memory.Errorf(memory.CodeInvalidParams, "--dataset is required (the locomo10.json file)")
+			}
+			ds, err := bench.LoadLoCoMo(dataset)
+			if err != nil {
+				return err
+			}
+			cases := ds.Cases()
+			if queries != "" {
+				if cases, err = bench.LoadQueries(queries); err != nil {
+					return err
+				}
+			}
+			dir, err := os.MkdirTemp("", "cairn-locomo-")
+			if err != nil {
+				return memory.Wrap(memory.CodeInternal, err, "temporary directory: %v", err)
+			}
+			defer os.RemoveAll(dir)
+			opts, err := a.options()
+			if err != nil {
+				return err
+			}
+			if weights != "" {
+				w, err := retrieve.ParseHybridWeights(weights)
+				if err != nil {
+					return err
+				}
+				opts.HybridWeights = &w
+			}
+			if opts.Now == nil {
+				latest := ds.Latest().Add(24 * time.Hour)
+				opts.Now = func() time.Time { return latest }
+			}
+			eng, err := cairn.Open(filepath.Join(dir, "locomo.db"), opts)
+			if err != nil {
+				return err
+			}
+			defer eng.Close()
+			if err := eng.ImportDump(cmd.Context(), ds.Dump()); err != nil {
+				return err
+			}
+			if _, err := eng.Reembed(cmd.Context(), cairn.ReembedRequest{}, nil); err != nil {
+				return err
+			}
+			o := bench.LoCoMoOptions{Engine: eng, Provider: provider, Cases: cases}
+			if !a.json {
+				o.Progress = a.err
+			}
+			rep, err := bench.RunLoCoMo(cmd.Context(), o)
+			if err != nil {
+				return err
+			}
+			if golden != "" {
+				if err := os.WriteFile(golden, []byte(bench.RankStats(rep)), 0o644); err != nil {
+					return memory.Wrap(memory.CodeInvalidParams, err, "--golden: %v", err)
+				}
+			}
+			if a.json {
+				return a.emit(rep)
+			}
+			fmt.Fprint(a.out, bench.RankStats(rep))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&dataset, "dataset", "", "the LoCoMo locomo10.json file")
+	f.StringVar(&queries, "queries", "", `replace the questions with a file {"cases":[{"sample_id","query","evidence","category"}]}`)
+	f.StringVar(&provider, "provider", "", "retrieval provider (default the engine's)")
+	f.StringVar(&golden, "golden", "", "also write the rank_stats text to this file")
+	f.StringVar(&weights, "weights", "", "hybrid weights, e.g. lexical=0.6,semantic=0.3,recency=0.1,near=0.3,far=0.1")
 	return cmd
 }
 

@@ -76,7 +76,7 @@ func TestRecordAndRetrieve(t *testing.T) {
 		}
 	}
 	human := mustCLI(t, db, "retrieve", "--scope", "session=s1", "--explain", "clock skew")
-	for _, want := range []string{"PINS", "CURRENT SUMMARY", "CANDIDATES", "reason: the failing test", diff.ID, "bm25Norm", "recency"} {
+	for _, want := range []string{"PINS", "CURRENT SUMMARY", "CANDIDATES", "reason: the failing test", diff.ID, "lexical", "semantic", "recency"} {
 		if !strings.Contains(human, want) {
 			t.Errorf("human output lacks %q:\n%s", want, human)
 		}

@@ -27,11 +27,13 @@ func newRetrieveCmd(a *app) *cobra.Command {
   pins             active pins in scope, newest first (never cut by a budget)
   current summary  the summary of the session's open capsule (never cut)
   candidates       observations and summaries ranked by
-                   score = 0.7 × bm25 (normalised) + 0.3 × recency (30 days)
+                   by the hybrid provider: BM25 with the context of neighbouring
+                   records and the session, semantic similarity, recency
 
 The query is plain text: any string is safe, its words are OR'ed and records
-holding more of them rank higher. --syntax fts passes FTS5 query syntax
-instead (space = AND, OR, NOT, "phrases", prefix*, NEAR(...)).
+holding more of them rank higher. --provider local-fts ranks by the
+contract's FTS5 bm25 and recency instead; --syntax fts passes FTS5 query
+syntax (space = AND, OR, NOT, "phrases", prefix*, NEAR(...)) to local-fts.
 
 Ties break by score, then id. With --now and the same data the output is
 byte-identical.`,
@@ -67,7 +69,8 @@ byte-identical.`,
 	f.IntVar(&maxCand, "max-candidates", 50, "most candidates to return (0 to 1000)")
 	f.IntVar(&budget, "token-budget", 0, "token budget for everything returned (default: none)")
 	f.BoolVar(&req.IncludeRedacted, "include-redacted", false, "also return pins whose target was forgotten")
-	f.StringVar(&syntax, "syntax", string(memory.SyntaxText), "query syntax: text or fts")
+	f.StringVar(&syntax, "syntax", string(memory.SyntaxText), "query syntax: text or fts (fts implies --provider local-fts)")
+	f.StringVar(&req.Provider, "provider", "", "ranking provider: hybrid (default) or local-fts")
 	f.BoolVar(&explain, "explain", false, "show how each score was computed")
 	return cmd
 }
@@ -125,11 +128,17 @@ func printRetrieval(w io.Writer, res cairn.RetrieveResult, explain bool) {
 		fmt.Fprintf(w, "  with %s\n\n", strings.Join(params, ", "))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  #\tscore\tbm25n\trecency\ttype\tid\ttime\t")
+	header := "  #\tscore\t"
+	for _, ch := range res.Candidates[0].Explanation.Children {
+		header += ch.Name + "\t"
+	}
+	fmt.Fprintln(tw, header+"type\tid\ttime\t")
 	for i, c := range res.Candidates {
-		norm, _ := c.Explanation.Child("bm25Norm")
-		rec, _ := c.Explanation.Child("recency")
-		fmt.Fprintf(tw, "  %d\t%.4f\t%.3f\t%.3f\t%s\t%s\t%s\t\n", i+1, c.Score, norm.Value, rec.Value, c.EntityType, c.Entity.ID(), fmtTime(c.Entity.Time()))
+		row := fmt.Sprintf("  %d\t%.4f\t", i+1, c.Score)
+		for _, ch := range c.Explanation.Children {
+			row += fmt.Sprintf("%.3f\t", ch.Value)
+		}
+		fmt.Fprintf(tw, "%s%s\t%s\t%s\t\n", row, c.EntityType, c.Entity.ID(), fmtTime(c.Entity.Time()))
 	}
 	tw.Flush()
 	fmt.Fprintln(w)

@@ -77,7 +77,8 @@ async function main() {
   check(res.currentSummary && res.currentSummary.id === sum.id, "the running summary is the current summary");
   check(res.candidates.some((c) => c.entity.id === o2.id), "the diff is a candidate");
   check(!res.candidates.some((c) => c.entity.id === o1.id), "the pinned observation is not also a candidate");
-  check(res.provenance.providerUsed === "local-fts" && res.provenance.totalCandidates >= 1, "provenance");
+  check(res.provenance.providerUsed === "hybrid" && res.provenance.totalCandidates >= 1, "provenance");
+  check(res.candidates.every((c) => c.score >= 0 && c.score <= 1), "scores in [0, 1]");
   const c2 = await ok("capsule_get", { capsuleId: cap.id });
   check(c2.observationIds.length === 2 && c2.summaryId === sum.id, "capsule membership");
   check((await ok("observation_get", { observationId: o2.id })).content === o2.content, "observation_get");

@@ -1,0 +1,314 @@
+package retrieve
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/cairnhq/cairn/content"
+	"github.com/cairnhq/cairn/lexical"
+	"github.com/cairnhq/cairn/memory"
+)
+
+// HybridName is the hybrid provider's name in provenance.
+const HybridName = "hybrid"
+
+// HybridWeights set how the hybrid provider fuses its signals.
+type HybridWeights struct {
+	// Lexical, Semantic and Recency weigh the normalised signals.
+	Lexical, Semantic, Recency float64
+	// Before, After and Far are how much of a neighbouring record's match a
+	// record takes: Before from the record right before it in its capsule
+	// (an answer takes from its question, an output from its command),
+	// After from the one right after it, Far from the ones two away. A
+	// turn's meaning often lives next to it ("Yes, last Tuesday" answers
+	// the turn before).
+	Before, After, Far float64
+	// Capsule is how much of the best match in its capsule a record takes:
+	// records of the session a query is about rise together.
+	Capsule float64
+}
+
+// DefaultHybridWeights are the defaults, chosen by measurement on LoCoMo
+// (docs/BENCHMARKS.md has the figures and what each weight adds).
+var DefaultHybridWeights = HybridWeights{Lexical: 0.6, Semantic: 0.5, Recency: 0.1, Before: 0.5, After: 0.5, Far: 0.2, Capsule: 0.5}
+
+// semKeep is how many of the most similar records may join the
+// candidates without a lexical match, and semJoin how close to the best
+// similarity they must come: a record that shares no word with the query
+// enters only when its meaning is close.
+const (
+	semKeep = 100
+	semJoin = 0.75
+)
+
+// Hybrid ranks by BM25 over an in-memory index with neighbour and capsule
+// context, fused with semantic similarity and recency:
+//
+//	context  = bm25 + Before·bm25(previous) + After·bm25(next) + Far·bm25(±2)
+//	lexical  = (context + Capsule·best context in the capsule) / the best candidate's
+//	semantic = cosine(query, record) / the best candidate's (negative counts as 0)
+//	recency  = min(1, max(0, 1 − age / 30 days))
+//	score    = (Lexical·lexical + Semantic·semantic + Recency·recency) / (Lexical + Semantic + Recency)
+//
+// Candidates are every record in scope that shares a word with the query
+// (or neighbours one), plus up to semKeep records whose similarity comes
+// within semJoin of the best. It reads plain text only.
+type Hybrid struct {
+	Index   *Index
+	Weights HybridWeights
+}
+
+// Name implements Provider.
+func (*Hybrid) Name() string { return HybridName }
+
+var scorePool = sync.Pool{New: func() any { return new(scoreBuf) }}
+
+// scoreBuf holds per-document scores for one search; it is all zero
+// between searches.
+type scoreBuf struct {
+	base, ctx []float32
+	touched   []uint32
+	cands     []uint32
+}
+
+func (b *scoreBuf) reset(n int) {
+	if cap(b.base) < n {
+		b.base, b.ctx = make([]float32, n), make([]float32, n)
+	}
+	b.base, b.ctx = b.base[:n], b.ctx[:n]
+	b.touched, b.cands = b.touched[:0], b.cands[:0]
+}
+
+// clear zeroes the entries a search set.
+func (b *scoreBuf) clear() {
+	for _, d := range b.touched {
+		b.base[d] = 0
+	}
+	for _, d := range b.cands {
+		b.ctx[d] = 0
+	}
+}
+
+type scored struct {
+	doc                                 uint32
+	score, bm25, lex, sem, rec, capsule float64
+}
+
+// Search implements Provider.
+func (h *Hybrid) Search(ctx context.Context, r memory.Reader, opts SearchOptions) (Ranking, error) {
+	w := h.Weights
+	out := Ranking{Candidates: []Candidate{}, Scoring: Scoring{Formula: hybridFormula, Params: map[string]float64{
+		"lexicalWeight": w.Lexical, "semanticWeight": w.Semantic, "recencyWeight": w.Recency,
+		"before": w.Before, "after": w.After, "far": w.Far, "capsule": w.Capsule,
+		"bm25K1": lexical.K1, "bm25B": lexical.B}}}
+	if opts.Query.Syntax == memory.SyntaxFTS {
+		return Ranking{}, memory.Errorf(memory.CodeInvalidParams, "the fts syntax is served by the local-fts provider; the hybrid provider reads plain text")
+	}
+	if opts.MaxResults <= 0 {
+		return out, nil
+	}
+	if err := h.Index.Sync(ctx, r); err != nil {
+		return Ranking{}, err
+	}
+	var qv []float32
+	if w.Semantic > 0 && h.Index.embedder != nil {
+		v, err := h.Index.embedQuery(ctx, opts.Text)
+		if err != nil {
+			return Ranking{}, err
+		}
+		qv = v
+	}
+	ranked, refs, stats := h.rank(opts, qv)
+	out.Scoring.Params["candidates"] = float64(stats.candidates)
+	if stats.otherSpaces > 0 {
+		out.Scoring.Params["otherSpaceVectors"] = float64(stats.otherSpaces)
+	}
+	ents, err := r.Entities(ctx, refs)
+	if err != nil {
+		return Ranking{}, err
+	}
+	byRef := make(map[memory.EntityRef]memory.Entity, len(ents))
+	for _, e := range ents {
+		byRef[memory.EntityRef{Type: e.Type(), ID: e.ID()}] = e
+	}
+	for i, s := range ranked {
+		e, ok := byRef[refs[i]]
+		if !ok {
+			continue // forgotten since the index last synced
+		}
+		out.Candidates = append(out.Candidates, Candidate{
+			EntityType: e.Type(), Entity: e, Score: s.score, MatchContext: content.MatchContext(e.Content()),
+			Explanation: memory.Explanation{Name: "score", Value: s.score, Children: []memory.Explanation{
+				{Name: "bm25", Value: s.bm25},
+				{Name: "lexical", Value: s.lex},
+				{Name: "semantic", Value: s.sem},
+				{Name: "recency", Value: s.rec},
+			}},
+		})
+	}
+	return out, nil
+}
+
+type rankStats struct {
+	candidates, otherSpaces int
+}
+
+// rank scores the index under its read lock and returns the best
+// MaxResults with the records to read back.
+func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.EntityRef, rankStats) {
+	w := h.Weights
+	x := h.Index
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	var st rankStats
+	filter := x.filterLocked(opts.Scope)
+	if filter.empty {
+		return nil, nil, st
+	}
+	var excluded map[uint32]bool
+	for _, id := range opts.Exclude {
+		for _, t := range []memory.TargetType{memory.TargetObservation, memory.TargetSummary} {
+			if d, ok := x.byRef[memory.EntityRef{Type: t, ID: id}]; ok {
+				if excluded == nil {
+					excluded = map[uint32]bool{}
+				}
+				excluded[d] = true
+			}
+		}
+	}
+	allow := func(doc uint32) bool {
+		d := &x.docs[doc]
+		return d.alive && !excluded[doc] && filter.matches(d)
+	}
+	buf := scorePool.Get().(*scoreBuf)
+	defer scorePool.Put(buf)
+	buf.reset(len(x.docs))
+	defer buf.clear()
+
+	buf.touched = x.lex.Scores(lexical.Analyze(opts.Query.Terms), allow, buf.base, buf.touched)
+	add := func(doc uint32, s float32) {
+		if buf.ctx[doc] == 0 {
+			buf.cands = append(buf.cands, doc)
+		}
+		buf.ctx[doc] += s
+	}
+	for _, doc := range buf.touched {
+		s := buf.base[doc]
+		add(doc, s)
+		// The record after this one takes Before of it; the one before, After.
+		for _, nb := range [4]struct {
+			k int
+			f float64
+		}{{1, w.Before}, {-1, w.After}, {2, w.Far}, {-2, w.Far}} {
+			if nb.f == 0 {
+				continue
+			}
+			if n, ok := x.neighbour(doc, nb.k); ok && allow(n) {
+				add(n, s*float32(nb.f))
+			}
+		}
+	}
+	capBest := map[string]float32{}
+	if w.Capsule > 0 {
+		for _, d := range buf.cands {
+			if c := x.docs[d].capsule; c != "" {
+				capBest[c] = max(capBest[c], buf.ctx[d])
+			}
+		}
+	}
+	sims, otherSpaces := x.similarities(qv, allow)
+	st.otherSpaces = otherSpaces
+	var bestSim float64
+	if len(sims) > 0 {
+		bestSim = max(0, sims[0].sim)
+	}
+	for i, s := range sims {
+		if s.sim <= 0 || s.sim < semJoin*bestSim {
+			break
+		}
+		if i < semKeep && buf.ctx[s.doc] == 0 {
+			buf.ctx[s.doc] = math.SmallestNonzeroFloat32 // a candidate with no lexical match
+			buf.cands = append(buf.cands, s.doc)
+		}
+	}
+	semOf := make(map[uint32]float64, len(sims))
+	for _, s := range sims {
+		semOf[s.doc] = s.sim
+	}
+	lexOf := func(d uint32) float64 {
+		v := float64(buf.ctx[d])
+		if c := x.docs[d].capsule; c != "" {
+			v += w.Capsule * float64(capBest[c])
+		}
+		return v
+	}
+	var bestLex float64
+	for _, d := range buf.cands {
+		bestLex = max(bestLex, lexOf(d))
+	}
+	st.candidates = len(buf.cands)
+	total := w.Lexical + w.Semantic + w.Recency
+	if total == 0 {
+		total = 1
+	}
+	ranked := make([]scored, 0, len(buf.cands))
+	for _, d := range buf.cands {
+		var lex, sem float64
+		if bestLex > 0 {
+			lex = lexOf(d) / bestLex
+		}
+		if bestSim > 0 {
+			sem = max(0, semOf[d]) / bestSim
+		}
+		rec := math.Min(1, math.Max(0, 1-float64(opts.Now-x.docs[d].ts)/RecencyWindowMillis))
+		ranked = append(ranked, scored{doc: d, bm25: float64(buf.base[d]), lex: lex, sem: sem, rec: rec,
+			score: Round10((w.Lexical*lex + w.Semantic*sem + w.Recency*rec) / total)})
+	}
+	slices.SortFunc(ranked, func(a, b scored) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.docs[a.doc].ref.ID, x.docs[b.doc].ref.ID)
+	})
+	if len(ranked) > opts.MaxResults {
+		ranked = ranked[:opts.MaxResults]
+	}
+	refs := make([]memory.EntityRef, len(ranked))
+	for i, s := range ranked {
+		refs[i] = x.docs[s.doc].ref
+	}
+	return ranked, refs, st
+}
+
+const hybridFormula = "score = (lexicalWeight × lexical + semanticWeight × semantic + recencyWeight × recency) / (lexicalWeight + semanticWeight + recencyWeight); " +
+	"bm25 is the record's own BM25 (Porter2 stems, stopwords dropped, k1 bm25K1, b bm25B); " +
+	"context = bm25 + before × bm25 of the record before it in its capsule + after × bm25 of the record after it + far × bm25 of the records two away; " +
+	"lexical = (context + capsule × the best context in its capsule) / the best candidate's; " +
+	"semantic = cosine(query, record) / the best candidate's; recency = min(1, max(0, 1 − age / 30 days))"
+
+// ParseHybridWeights reads "lexical=0.6,semantic=0.5,recency=0.1,before=0.5,after=0.5,far=0.2,capsule=0.5"
+// over the defaults; keys left out keep their default.
+func ParseHybridWeights(s string) (HybridWeights, error) {
+	w := DefaultHybridWeights
+	if strings.TrimSpace(s) == "" {
+		return w, nil
+	}
+	fields := map[string]*float64{"lexical": &w.Lexical, "semantic": &w.Semantic, "recency": &w.Recency,
+		"before": &w.Before, "after": &w.After, "far": &w.Far, "capsule": &w.Capsule}
+	for _, part := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		p := fields[strings.TrimSpace(k)]
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if !ok || p == nil || err != nil || f < 0 || f > 10 || math.IsNaN(f) {
+			return w, memory.Errorf(memory.CodeInvalidParams,
+				"hybrid weights %q: want key=value pairs (lexical, semantic, recency, before, after, far, capsule) with values from 0 to 10", s)
+		}
+		*p = f
+	}
+	return w, nil
+}

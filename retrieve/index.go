@@ -1,0 +1,219 @@
+package retrieve
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/cairnhq/cairn/embed"
+	"github.com/cairnhq/cairn/lexical"
+	"github.com/cairnhq/cairn/memory"
+)
+
+// Index mirrors the store's searchable records in memory for the hybrid
+// provider: a lexical index, each record's scope and time, and each
+// observation's neighbours in its capsule. It loads on first use and then
+// follows the store's change log, so writes by any process show up at the
+// next search. Content stays in the store; results are read back from it.
+type Index struct {
+	mu      sync.RWMutex
+	loaded  bool
+	lastSeq int64
+
+	docs  []docInfo
+	byRef map[memory.EntityRef]uint32
+	// capsules maps a capsule to its observations' documents by position.
+	capsules map[string]map[int]uint32
+	scopes   interner
+	lex      *lexical.Index
+	vectors  *vectorSet
+	// embedder embeds queries in the space the vectors are in.
+	embedder embed.Embedder
+}
+
+type docInfo struct {
+	ref     memory.EntityRef
+	ts      int64
+	scope   [4]uint32 // interned sessionId, repoId, agentId, userId (0 = none)
+	capsule string
+	pos     int
+	alive   bool
+	// asks says the record contains a question.
+	asks bool
+}
+
+// interner maps scope values to small integers (0 is the empty value).
+type interner struct {
+	ids map[string]uint32
+}
+
+func (in *interner) id(s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	if in.ids == nil {
+		in.ids = map[string]uint32{}
+	}
+	if id, ok := in.ids[s]; ok {
+		return id
+	}
+	id := uint32(len(in.ids) + 1)
+	in.ids[s] = id
+	return id
+}
+
+// lookup returns the id of s, or false when s was never interned.
+func (in *interner) lookup(s string) (uint32, bool) {
+	if s == "" {
+		return 0, true
+	}
+	id, ok := in.ids[s]
+	return id, ok
+}
+
+// NewIndex returns an empty index. With an embedder, it holds the
+// records' vectors in the embedder's space (and only that space) and
+// embeds queries.
+func NewIndex(e embed.Embedder) *Index {
+	x := &Index{byRef: map[memory.EntityRef]uint32{}, capsules: map[string]map[int]uint32{},
+		lex: lexical.New(), vectors: newVectorSet(), embedder: e}
+	x.vectors.space = x.space()
+	return x
+}
+
+// embedQuery embeds a query in the active space.
+func (x *Index) embedQuery(ctx context.Context, text string) ([]float32, error) {
+	vs, err := x.embedder.Embed(ctx, []string{text})
+	if err == nil {
+		err = embed.Check(x.embedder.Space(), []string{text}, vs)
+	}
+	if err != nil {
+		return nil, memory.Wrap(memory.CodeEmbedderUnavailable, err, "embedding the query: %s", memory.Public(err).Message)
+	}
+	return vs[0], nil
+}
+
+// Sync brings the index up to the state r sees: a full load the first
+// time, then the changes since the last sync.
+func (x *Index) Sync(ctx context.Context, r memory.Reader) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	space := x.space()
+	if !x.loaded {
+		last, err := r.LoadIndex(ctx, space, func(rec memory.IndexRecord) error {
+			x.putLocked(rec)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		x.loaded, x.lastSeq = true, last
+		return nil
+	}
+	recs, last, err := r.ChangesSince(ctx, space, x.lastSeq)
+	if err != nil {
+		return err
+	}
+	for _, rec := range recs {
+		x.putLocked(rec)
+	}
+	x.lastSeq = last
+	return nil
+}
+
+// putLocked adds, replaces or removes one record.
+func (x *Index) putLocked(rec memory.IndexRecord) {
+	ref := memory.EntityRef{Type: rec.Type, ID: rec.ID}
+	if old, ok := x.byRef[ref]; ok {
+		x.removeLocked(old)
+		delete(x.byRef, ref)
+	}
+	if rec.Gone {
+		return
+	}
+	doc := uint32(len(x.docs))
+	info := docInfo{ref: ref, ts: rec.TS, capsule: rec.CapsuleID, pos: rec.Position, alive: true, asks: strings.Contains(rec.Content, "?")}
+	for i, k := range memory.ScopeKeys {
+		info.scope[i] = x.scopes.id(rec.Scope.Get(k))
+	}
+	x.docs = append(x.docs, info)
+	x.byRef[ref] = doc
+	if rec.CapsuleID != "" && rec.Position >= 0 {
+		m := x.capsules[rec.CapsuleID]
+		if m == nil {
+			m = map[int]uint32{}
+			x.capsules[rec.CapsuleID] = m
+		}
+		m[rec.Position] = doc
+	}
+	x.lex.Add(doc, rec.Content)
+	if rec.Vector != nil && len(rec.Vector) == x.vectors.space.Dim {
+		x.vectors.vecs[doc] = rec.Vector
+	}
+}
+
+// space is the active vector space (zero without an embedder).
+func (x *Index) space() memory.Space {
+	if x.embedder == nil {
+		return memory.Space{}
+	}
+	return x.embedder.Space()
+}
+
+func (x *Index) removeLocked(doc uint32) {
+	d := &x.docs[doc]
+	if !d.alive {
+		return
+	}
+	d.alive = false
+	x.lex.Remove(doc)
+	x.vectors.remove(doc)
+	if m := x.capsules[d.capsule]; m != nil && m[d.pos] == doc {
+		delete(m, d.pos)
+	}
+}
+
+// scopeFilter is a query scope in interned form.
+type scopeFilter struct {
+	want  [4]uint32
+	set   [4]bool
+	empty bool // a dimension names a value no record has: nothing matches
+}
+
+func (x *Index) filterLocked(s memory.Scope) scopeFilter {
+	var f scopeFilter
+	for i, k := range memory.ScopeKeys {
+		v := s.Get(k)
+		if v == "" {
+			continue
+		}
+		id, ok := x.scopes.lookup(v)
+		if !ok {
+			f.empty = true
+		}
+		f.want[i], f.set[i] = id, true
+	}
+	return f
+}
+
+func (f scopeFilter) matches(d *docInfo) bool {
+	for i := range 4 {
+		if f.set[i] && d.scope[i] != f.want[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// neighbour returns the document k positions away from doc in its capsule.
+func (x *Index) neighbour(doc uint32, k int) (uint32, bool) {
+	d := &x.docs[doc]
+	if d.capsule == "" || d.pos < 0 {
+		return 0, false
+	}
+	n, ok := x.capsules[d.capsule][d.pos+k]
+	return n, ok && x.docs[n].alive
+}
+
+// Len is the number of live documents.
+func (x *Index) Len() int { return x.lex.Len() }

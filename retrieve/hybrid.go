@@ -125,8 +125,10 @@ func (h *Hybrid) Search(ctx context.Context, r memory.Reader, opts SearchOptions
 	}
 	ranked, refs, stats := h.rank(opts, qv)
 	out.Scoring.Params["candidates"] = float64(stats.candidates)
-	if stats.otherSpaces > 0 {
-		out.Scoring.Params["otherSpaceVectors"] = float64(stats.otherSpaces)
+	if stats.pendingVectors > 0 {
+		// Candidates with no vector in the active space (pending, or
+		// embedded in another space only) rank on words and time alone.
+		out.Scoring.Params["candidatesWithoutVector"] = float64(stats.pendingVectors)
 	}
 	ents, err := r.Entities(ctx, refs)
 	if err != nil {
@@ -155,7 +157,7 @@ func (h *Hybrid) Search(ctx context.Context, r memory.Reader, opts SearchOptions
 }
 
 type rankStats struct {
-	candidates, otherSpaces int
+	candidates, pendingVectors int
 }
 
 // rank scores the index under its read lock and returns the best
@@ -221,24 +223,32 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 			}
 		}
 	}
-	sims, otherSpaces := x.similarities(qv, allow)
-	st.otherSpaces = otherSpaces
+	// Semantic: the most similar records may join the candidates; every
+	// candidate gets its similarity.
 	var bestSim float64
-	if len(sims) > 0 {
-		bestSim = max(0, sims[0].sim)
-	}
-	for i, s := range sims {
-		if s.sim <= 0 || s.sim < semJoin*bestSim {
+	for _, hit := range x.vectors.nearest(qv, semKeep, allow) {
+		s := float64(hit.Score)
+		if bestSim == 0 {
+			bestSim = max(0, s)
+		}
+		if s <= 0 || s < semJoin*bestSim {
 			break
 		}
-		if i < semKeep && buf.ctx[s.doc] == 0 {
-			buf.ctx[s.doc] = math.SmallestNonzeroFloat32 // a candidate with no lexical match
-			buf.cands = append(buf.cands, s.doc)
+		if buf.ctx[hit.ID] == 0 {
+			buf.ctx[hit.ID] = math.SmallestNonzeroFloat32 // a candidate with no lexical match
+			buf.cands = append(buf.cands, hit.ID)
 		}
 	}
-	semOf := make(map[uint32]float64, len(sims))
-	for _, s := range sims {
-		semOf[s.doc] = s.sim
+	semOf := make(map[uint32]float64, len(buf.cands))
+	if qv != nil {
+		for _, d := range buf.cands {
+			if s, ok := x.vectors.similarity(qv, d); ok {
+				semOf[d] = s
+				bestSim = max(bestSim, s)
+			} else {
+				st.pendingVectors++
+			}
+		}
 	}
 	lexOf := func(d uint32) float64 {
 		v := float64(buf.ctx[d])

@@ -76,8 +76,8 @@ func (in *interner) lookup(s string) (uint32, bool) {
 // embeds queries.
 func NewIndex(e embed.Embedder) *Index {
 	x := &Index{byRef: map[memory.EntityRef]uint32{}, capsules: map[string]map[int]uint32{},
-		lex: lexical.New(), vectors: newVectorSet(), embedder: e}
-	x.vectors.space = x.space()
+		lex: lexical.New(), embedder: e}
+	x.vectors = newVectorSet(x.space())
 	return x
 }
 
@@ -108,6 +108,7 @@ func (x *Index) Sync(ctx context.Context, r memory.Reader) error {
 			return err
 		}
 		x.loaded, x.lastSeq = true, last
+		x.vectors.maybeBuild()
 		return nil
 	}
 	recs, last, err := r.ChangesSince(ctx, space, x.lastSeq)
@@ -118,6 +119,7 @@ func (x *Index) Sync(ctx context.Context, r memory.Reader) error {
 		x.putLocked(rec)
 	}
 	x.lastSeq = last
+	x.vectors.maybeBuild()
 	return nil
 }
 
@@ -147,8 +149,8 @@ func (x *Index) putLocked(rec memory.IndexRecord) {
 		m[rec.Position] = doc
 	}
 	x.lex.Add(doc, rec.Content)
-	if rec.Vector != nil && len(rec.Vector) == x.vectors.space.Dim {
-		x.vectors.vecs[doc] = rec.Vector
+	if rec.Vector != nil {
+		x.vectors.add(doc, rec.Vector)
 	}
 }
 

@@ -1,57 +1,89 @@
 package retrieve
 
 import (
-	"cmp"
-	"slices"
+	"sync"
+	"sync/atomic"
 
-	"github.com/cairnhq/cairn/embed"
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/vector"
 )
+
+// IVFThreshold is the number of vectors from which semantic search builds
+// an approximate (IVF) index in the background and uses it once built;
+// below it, search is exact.
+const IVFThreshold = 250_000
 
 // vectorSet holds the documents' embeddings in the active space: a
 // record's vector of any other space never enters it, so no similarity
 // mixes spaces.
 type vectorSet struct {
 	space memory.Space
-	vecs  map[uint32][]float32
+	flat  *vector.Flat
+
+	ivf      atomic.Pointer[vector.IVF]
+	building atomic.Bool
+	wg       sync.WaitGroup
 }
 
-func newVectorSet() *vectorSet { return &vectorSet{vecs: map[uint32][]float32{}} }
-
-func (v *vectorSet) remove(doc uint32) { delete(v.vecs, doc) }
-
-type docSim struct {
-	doc uint32
-	sim float64
+func newVectorSet(space memory.Space) *vectorSet {
+	v := &vectorSet{space: space}
+	if space.Dim > 0 {
+		v.flat = vector.NewFlat(space.Dim)
+	}
+	return v
 }
 
-// similarities returns the cosine similarity to q of every allowed document
-// with a vector, best first (ties by document), and how many allowed
-// documents have none in the active space (pending, or embedded in
-// another space only). Callers hold the index's read lock.
-func (x *Index) similarities(q []float32, allow func(uint32) bool) ([]docSim, int) {
-	if q == nil {
-		return nil, 0
+func (v *vectorSet) add(doc uint32, vec []float32) {
+	if v.flat != nil {
+		v.flat.Add(doc, vec)
 	}
-	var out []docSim
-	for doc, v := range x.vectors.vecs {
-		if allow(doc) {
-			out = append(out, docSim{doc, float64(embed.Cosine(q, v))})
+}
+
+func (v *vectorSet) remove(doc uint32) {
+	if v.flat != nil {
+		v.flat.Remove(doc)
+	}
+}
+
+// maybeBuild starts a background IVF build when the space has grown past
+// the threshold, or doubled since the last build.
+func (v *vectorSet) maybeBuild() {
+	if v.flat == nil {
+		return
+	}
+	n := v.flat.Len()
+	cur := v.ivf.Load()
+	if n < IVFThreshold || (cur != nil && n < 2*cur.Size()) || !v.building.CompareAndSwap(false, true) {
+		return
+	}
+	v.wg.Add(1)
+	go func() {
+		defer v.wg.Done()
+		defer v.building.Store(false)
+		v.ivf.Store(vector.BuildIVF(v.flat, vector.IVFOptions{Seed: 1}))
+	}()
+}
+
+// nearest returns the k documents most similar to q among those allow
+// accepts: through the IVF index when one is built and it finds k, else
+// exactly.
+func (v *vectorSet) nearest(q []float32, k int, allow func(uint32) bool) []vector.Hit {
+	if v.flat == nil || q == nil {
+		return nil
+	}
+	if x := v.ivf.Load(); x != nil {
+		if hits := x.Search(q, k, vector.DefaultProbe(x.Lists()), allow); len(hits) == k {
+			return hits
 		}
 	}
-	slices.SortFunc(out, func(a, b docSim) int {
-		if c := cmp.Compare(b.sim, a.sim); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.doc, b.doc)
-	})
-	missing := 0
-	for doc := range x.docs {
-		if allow(uint32(doc)) {
-			if _, ok := x.vectors.vecs[uint32(doc)]; !ok {
-				missing++
-			}
-		}
+	return v.flat.Search(q, k, allow)
+}
+
+// similarity is the cosine of q with doc's vector, and whether doc has one.
+func (v *vectorSet) similarity(q []float32, doc uint32) (float64, bool) {
+	if v.flat == nil || q == nil {
+		return 0, false
 	}
-	return out, missing
+	s, ok := v.flat.Score(q, doc)
+	return float64(s), ok
 }

@@ -1,0 +1,219 @@
+package vector
+
+import (
+	"cmp"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/viterin/vek/vek32"
+)
+
+// Hit is one neighbour.
+type Hit struct {
+	ID    uint32
+	Score float32
+}
+
+// Flat holds vectors contiguously, by insertion, with the caller's ids. It
+// is safe for concurrent use.
+type Flat struct {
+	mu   sync.RWMutex
+	dim  int
+	data []float32
+	ids  []uint32
+	pos  map[uint32]int // id → row
+	dead []bool
+	live int
+	// gen counts reorders; an IVF built on one generation is stale after.
+	gen int
+}
+
+// NewFlat returns an empty set of vectors of dimension dim.
+func NewFlat(dim int) *Flat { return &Flat{dim: dim, pos: map[uint32]int{}} }
+
+// Dim is the vectors' dimension.
+func (f *Flat) Dim() int { return f.dim }
+
+// Len is the number of live vectors.
+func (f *Flat) Len() int {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.live
+}
+
+// Add stores v under id (replacing an earlier vector of id). A vector of
+// the wrong dimension is ignored and Add reports false.
+func (f *Flat) Add(id uint32, v []float32) bool {
+	if len(v) != f.dim {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if row, ok := f.pos[id]; ok {
+		copy(f.data[row*f.dim:], v)
+		return true
+	}
+	f.pos[id] = len(f.ids)
+	f.ids = append(f.ids, id)
+	f.dead = append(f.dead, false)
+	f.data = append(f.data, v...)
+	f.live++
+	return true
+}
+
+// Remove drops id's vector.
+func (f *Flat) Remove(id uint32) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if row, ok := f.pos[id]; ok {
+		delete(f.pos, id)
+		f.dead[row] = true
+		f.live--
+	}
+}
+
+// Get returns id's vector (shared, not to be modified), or nil.
+func (f *Flat) Get(id uint32) []float32 {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	row, ok := f.pos[id]
+	if !ok {
+		return nil
+	}
+	return f.data[row*f.dim : (row+1)*f.dim]
+}
+
+// Score is the dot product of q with id's vector, and whether id has one.
+func (f *Flat) Score(q []float32, id uint32) (float32, bool) {
+	v := f.Get(id)
+	if v == nil {
+		return 0, false
+	}
+	return vek32.Dot(q, v), true
+}
+
+// permute reorders rows so that row i holds what row perm[i] held. The
+// caller holds the write lock.
+func (f *Flat) permute(perm []int) {
+	data := make([]float32, len(f.data))
+	ids := make([]uint32, len(f.ids))
+	dead := make([]bool, len(f.dead))
+	for i, old := range perm {
+		copy(data[i*f.dim:(i+1)*f.dim], f.data[old*f.dim:(old+1)*f.dim])
+		ids[i], dead[i] = f.ids[old], f.dead[old]
+		if !dead[i] {
+			f.pos[ids[i]] = i
+		}
+	}
+	f.data, f.ids, f.dead = data, ids, dead
+	f.gen++
+}
+
+// minParallel is the row count from which a search uses every core.
+const minParallel = 4096
+
+// Search returns the k vectors with the highest dot product with q among
+// those allow accepts (nil: all), best first, ties by id.
+func (f *Flat) Search(q []float32, k int, allow func(uint32) bool) []Hit {
+	if k <= 0 || len(q) != f.dim {
+		return nil
+	}
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	n := len(f.ids)
+	workers := 1
+	if n >= minParallel {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	parts := make([][]Hit, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := n*w/workers, n*(w+1)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[w] = f.scan(q, k, lo, hi, allow)
+		}()
+	}
+	wg.Wait()
+	var all []Hit
+	for _, p := range parts {
+		all = append(all, p...)
+	}
+	sortHits(all)
+	if len(all) > k {
+		all = all[:k]
+	}
+	return all
+}
+
+// scan keeps the k best of rows [lo, hi).
+func (f *Flat) scan(q []float32, k, lo, hi int, allow func(uint32) bool) []Hit {
+	top := newTopK(k)
+	for row := lo; row < hi; row++ {
+		if f.dead[row] {
+			continue
+		}
+		id := f.ids[row]
+		if allow != nil && !allow(id) {
+			continue
+		}
+		top.push(Hit{id, vek32.Dot(q, f.data[row*f.dim:(row+1)*f.dim])})
+	}
+	return top.hits
+}
+
+func sortHits(h []Hit) {
+	slices.SortFunc(h, func(a, b Hit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+}
+
+// topK keeps the k best hits in a min-heap on score.
+type topK struct {
+	k    int
+	hits []Hit
+}
+
+func newTopK(k int) *topK { return &topK{k: k, hits: make([]Hit, 0, k)} }
+
+// worse reports whether a ranks below b (lower score, or equal score and
+// higher id).
+func worse(a, b Hit) bool { return a.Score < b.Score || (a.Score == b.Score && a.ID > b.ID) }
+
+func (t *topK) push(h Hit) {
+	if len(t.hits) < t.k {
+		t.hits = append(t.hits, h)
+		for i := len(t.hits) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !worse(t.hits[i], t.hits[p]) {
+				break
+			}
+			t.hits[i], t.hits[p] = t.hits[p], t.hits[i]
+			i = p
+		}
+		return
+	}
+	if !worse(t.hits[0], h) {
+		return
+	}
+	t.hits[0] = h
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(t.hits) && worse(t.hits[l], t.hits[m]) {
+			m = l
+		}
+		if r < len(t.hits) && worse(t.hits[r], t.hits[m]) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		t.hits[i], t.hits[m] = t.hits[m], t.hits[i]
+		i = m
+	}
+}

@@ -16,6 +16,8 @@ type Store interface {
 	TextSearcher
 	Snapshotter
 	VectorStore
+	ThoughtStore
+	GraphStore
 	Bulk
 	Doctor
 
@@ -173,6 +175,14 @@ type EntityRef struct {
 
 // IndexRecord is a record as in-memory indexes see it.
 type IndexRecord struct {
+	// Kind says what the record is; Type (kept for observations and
+	// summaries) is its TargetType.
+	Kind VectorKind
+	// Thought attributes: origin, tags, privacy, status.
+	Origin  Origin
+	Tags    []string
+	Private bool
+	Status  string
 	// Vector is the record's embedding in the space the load asked for,
 	// or nil when it has none there yet.
 	Vector []float32
@@ -241,8 +251,12 @@ type VectorKind string
 
 // Embedded record kinds.
 const (
-	VectorObservation VectorKind = "observation"
-	VectorSummary     VectorKind = "summary"
+	VectorObservation   VectorKind = "observation"
+	VectorSummary       VectorKind = "summary"
+	VectorThought       VectorKind = "thought"
+	VectorKGEntity      VectorKind = "kg_entity"
+	VectorKGObservation VectorKind = "kg_observation"
+	VectorKGEdge        VectorKind = "kg_edge"
 )
 
 // Embedding is a record's vector in one space.

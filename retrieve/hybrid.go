@@ -185,7 +185,7 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 	}
 	allow := func(doc uint32) bool {
 		d := &x.docs[doc]
-		return d.alive && !excluded[doc] && filter.matches(d)
+		return d.alive && d.searchable() && !excluded[doc] && filter.matches(d)
 	}
 	buf := scorePool.Get().(*scoreBuf)
 	defer scorePool.Put(buf)

@@ -2,7 +2,6 @@ package retrieve
 
 import (
 	"context"
-	"strings"
 	"sync"
 
 	"github.com/cairnhq/cairn/embed"
@@ -32,14 +31,25 @@ type Index struct {
 }
 
 type docInfo struct {
+	kind    memory.VectorKind
 	ref     memory.EntityRef
 	ts      int64
 	scope   [4]uint32 // interned sessionId, repoId, agentId, userId (0 = none)
 	capsule string
 	pos     int
 	alive   bool
-	// asks says the record contains a question.
-	asks bool
+	// Thought attributes, for inner_voice's filters and trust tiers.
+	origin  memory.Origin
+	tags    []string
+	private bool
+	status  string
+}
+
+// searchable reports whether the tiered retrieval ranks this record
+// (observations and summaries; thoughts and the knowledge graph are
+// inner_voice's).
+func (d *docInfo) searchable() bool {
+	return d.kind == memory.VectorObservation || d.kind == memory.VectorSummary
 }
 
 // interner maps scope values to small integers (0 is the empty value).
@@ -134,7 +144,12 @@ func (x *Index) putLocked(rec memory.IndexRecord) {
 		return
 	}
 	doc := uint32(len(x.docs))
-	info := docInfo{ref: ref, ts: rec.TS, capsule: rec.CapsuleID, pos: rec.Position, alive: true, asks: strings.Contains(rec.Content, "?")}
+	kind := rec.Kind
+	if kind == "" {
+		kind = memory.VectorKind(rec.Type)
+	}
+	info := docInfo{kind: kind, ref: ref, ts: rec.TS, capsule: rec.CapsuleID, pos: rec.Position, alive: true,
+		origin: rec.Origin, tags: rec.Tags, private: rec.Private, status: rec.Status}
 	for i, k := range memory.ScopeKeys {
 		info.scope[i] = x.scopes.id(rec.Scope.Get(k))
 	}
@@ -148,7 +163,9 @@ func (x *Index) putLocked(rec memory.IndexRecord) {
 		}
 		m[rec.Position] = doc
 	}
-	x.lex.Add(doc, rec.Content)
+	if info.searchable() {
+		x.lex.Add(doc, rec.Content)
+	}
 	if rec.Vector != nil {
 		x.vectors.add(doc, rec.Vector)
 	}

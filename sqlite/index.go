@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 
 	"github.com/cairnhq/cairn/memory"
@@ -14,40 +15,38 @@ func (r snapshotReader) LoadIndex(ctx context.Context, space memory.Space, fn fu
 	if err != nil {
 		return 0, dbError(err, "loading the index")
 	}
-	sp := []any{space.Provider, space.Model, space.Dim}
-	err = eachRowArgs(ctx, r.tx, `SELECT o.id, o.content, o.ts, o.session_id, o.repo_id, o.agent_id, o.user_id,
-		coalesce(m.capsule_id, ''), coalesce(m.position, -1), e.vector
-		FROM observations o LEFT JOIN capsule_observations m ON m.observation_id = o.id
-		LEFT JOIN embeddings e ON e.provider = ? AND e.model = ? AND e.dim = ? AND e.kind = 'observation' AND e.ref = o.id
-		WHERE o.redacted = 0 ORDER BY o.seq`, sp, func(s scanner) error {
-		rec := memory.IndexRecord{Type: memory.TargetObservation}
-		var vec []byte
-		if err := s.Scan(&rec.ID, &rec.Content, &rec.TS, &rec.Scope.SessionID, &rec.Scope.RepoID, &rec.Scope.AgentID,
-			&rec.Scope.UserID, &rec.CapsuleID, &rec.Position, &vec); err != nil {
-			return err
+	for _, spec := range kindSpecs {
+		err := eachRowArgs(ctx, r.tx, spec.indexSQL(false), []any{space.Provider, space.Model, space.Dim}, func(s scanner) error {
+			rec, err := scanIndexRecord(s, spec.kind)
+			if err != nil {
+				return err
+			}
+			return fn(rec)
+		})
+		if err != nil {
+			return 0, dbError(err, "loading the index")
 		}
-		if vec != nil {
-			rec.Vector = decodeVector(vec)
-		}
-		return fn(rec)
-	})
-	if err != nil {
-		return 0, dbError(err, "loading the index")
 	}
-	err = eachRowArgs(ctx, r.tx, `SELECT s.id, s.content, s.created_at, s.session_id, s.repo_id, s.agent_id, s.user_id, e.vector
-		FROM summaries s LEFT JOIN embeddings e ON e.provider = ? AND e.model = ? AND e.dim = ? AND e.kind = 'summary' AND e.ref = s.id
-		ORDER BY s.seq`, sp, func(s scanner) error {
-		rec := memory.IndexRecord{Type: memory.TargetSummary, Position: -1}
-		var vec []byte
-		if err := s.Scan(&rec.ID, &rec.Content, &rec.TS, &rec.Scope.SessionID, &rec.Scope.RepoID, &rec.Scope.AgentID, &rec.Scope.UserID, &vec); err != nil {
-			return err
+	return last, nil
+}
+
+func scanIndexRecord(s scanner, kind memory.VectorKind) (memory.IndexRecord, error) {
+	rec := memory.IndexRecord{Kind: kind, Type: memory.TargetType(kind)}
+	var tags string
+	var vec []byte
+	if err := s.Scan(&rec.ID, &rec.Content, &rec.TS, &rec.Scope.SessionID, &rec.Scope.RepoID, &rec.Scope.AgentID, &rec.Scope.UserID,
+		&rec.Origin, &tags, &rec.Private, &rec.Status, &rec.CapsuleID, &rec.Position, &vec); err != nil {
+		return rec, err
+	}
+	if tags != "" && tags != "[]" {
+		if err := json.Unmarshal([]byte(tags), &rec.Tags); err != nil {
+			return rec, err
 		}
-		if vec != nil {
-			rec.Vector = decodeVector(vec)
-		}
-		return fn(rec)
-	})
-	return last, dbError(err, "loading the index")
+	}
+	if vec != nil {
+		rec.Vector = decodeVector(vec)
+	}
+	return rec, nil
 }
 
 func lastChange(ctx context.Context, q queryer) (int64, error) {
@@ -81,16 +80,11 @@ func (r snapshotReader) ChangesSince(ctx context.Context, space memory.Space, si
 	}
 	var out []memory.IndexRecord
 	for _, c := range refs {
-		rec, err := indexRecord(ctx, r.tx, c.kind, c.id)
-		if err == nil && !rec.Gone {
-			rec.Vector, err = vectorFor(ctx, r.tx, space, memory.VectorKind(rec.Type), rec.ID)
-		}
+		rec, err := indexRecord(ctx, r.tx, space, c.kind, c.id)
 		if err != nil {
 			return nil, since, dbError(err, "reading changes")
 		}
-		if rec.Type == memory.TargetObservation || rec.Type == memory.TargetSummary {
-			out = append(out, rec)
-		}
+		out = append(out, rec)
 	}
 	return out, last, nil
 }
@@ -109,33 +103,18 @@ func itoa(n int64) string {
 	return string(b[i:])
 }
 
-// indexRecord reads the current state of one record.
-func indexRecord(ctx context.Context, q queryer, kind, id string) (memory.IndexRecord, error) {
-	rec := memory.IndexRecord{Type: memory.TargetType(kind), ID: id, Position: -1}
-	switch rec.Type {
-	case memory.TargetObservation:
-		var redacted bool
-		err := q.QueryRowContext(ctx, `SELECT o.content, o.ts, o.redacted, o.session_id, o.repo_id, o.agent_id, o.user_id,
-			coalesce(m.capsule_id, ''), coalesce(m.position, -1)
-			FROM observations o LEFT JOIN capsule_observations m ON m.observation_id = o.id WHERE o.id = ?`, id).
-			Scan(&rec.Content, &rec.TS, &redacted, &rec.Scope.SessionID, &rec.Scope.RepoID, &rec.Scope.AgentID, &rec.Scope.UserID,
-				&rec.CapsuleID, &rec.Position)
-		if errors.Is(err, sql.ErrNoRows) || redacted {
-			rec.Gone, rec.Content = true, ""
-			return rec, nil
-		}
-		return rec, err
-	case memory.TargetSummary:
-		err := q.QueryRowContext(ctx, `SELECT content, created_at, session_id, repo_id, agent_id, user_id FROM summaries WHERE id = ?`, id).
-			Scan(&rec.Content, &rec.TS, &rec.Scope.SessionID, &rec.Scope.RepoID, &rec.Scope.AgentID, &rec.Scope.UserID)
-		if errors.Is(err, sql.ErrNoRows) {
-			rec.Gone = true
-			return rec, nil
-		}
-		return rec, err
+// indexRecord reads the current state of one record with its vector in
+// space; a record that is gone (deleted, forgotten) comes back Gone.
+func indexRecord(ctx context.Context, q queryer, space memory.Space, kind, id string) (memory.IndexRecord, error) {
+	spec, ok := specOf(memory.VectorKind(kind))
+	if !ok {
+		return memory.IndexRecord{Kind: memory.VectorKind(kind), Type: memory.TargetType(kind), ID: id, Gone: true}, nil
 	}
-	rec.Gone = true
-	return rec, nil
+	rec, err := scanIndexRecord(q.QueryRowContext(ctx, spec.indexSQL(true), space.Provider, space.Model, space.Dim, id), spec.kind)
+	if errors.Is(err, sql.ErrNoRows) {
+		return memory.IndexRecord{Kind: spec.kind, Type: memory.TargetType(kind), ID: id, Position: -1, Gone: true}, nil
+	}
+	return rec, err
 }
 
 // Entities implements memory.Reader for the snapshot reader.

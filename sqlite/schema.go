@@ -25,6 +25,7 @@ var migrations = []migration{
 	{1, "observations, capsules, summaries, pins and their full-text indexes", schemaV1},
 	{2, "a change log that in-memory indexes follow", schemaV2},
 	{3, "embeddings, one per record and vector space", schemaV3},
+	{4, "thoughts and the knowledge graph", schemaV4},
 }
 
 // SchemaVersion is the schema version this build writes.
@@ -153,6 +154,76 @@ BEGIN DELETE FROM embeddings WHERE kind = 'observation' AND ref = NEW.id; END;
 CREATE TRIGGER IF NOT EXISTS embeddings_summary_rewritten AFTER UPDATE OF content ON summaries
 BEGIN DELETE FROM embeddings WHERE kind = 'summary' AND ref = NEW.id; END;
 `
+
+var schemaV4 = `
+CREATE TABLE IF NOT EXISTS thoughts (
+	seq          INTEGER PRIMARY KEY,
+	id           TEXT NOT NULL UNIQUE,
+	content      TEXT NOT NULL,
+	origin       TEXT NOT NULL CHECK (origin IN ('human', 'tool', 'model', 'logged')),
+	tags         TEXT NOT NULL DEFAULT '[]',
+	is_private   INTEGER NOT NULL DEFAULT 0 CHECK (is_private IN (0, 1)),
+	status       TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'removal')),
+	significance REAL NOT NULL DEFAULT 0.5 CHECK (significance >= 0 AND significance <= 1),
+	is_summary   INTEGER NOT NULL DEFAULT 0 CHECK (is_summary IN (0, 1)),
+	summary_of   TEXT NOT NULL DEFAULT '[]',
+	pipeline     TEXT NOT NULL DEFAULT '',
+	created_at   INTEGER NOT NULL,` + scopeColumns + `
+);
+CREATE INDEX IF NOT EXISTS thoughts_status ON thoughts(status);
+
+CREATE TABLE IF NOT EXISTS kg_entities (
+	seq        INTEGER PRIMARY KEY,
+	id         TEXT NOT NULL UNIQUE,
+	name       TEXT NOT NULL,
+	name_key   TEXT NOT NULL,
+	type       TEXT NOT NULL,
+	data       TEXT NOT NULL DEFAULT '{}',
+	created_at INTEGER NOT NULL,
+	updated_at INTEGER NOT NULL,` + scopeColumns + `
+);
+CREATE INDEX IF NOT EXISTS kg_entities_name ON kg_entities(name_key);
+
+CREATE TABLE IF NOT EXISTS kg_observations (
+	seq        INTEGER PRIMARY KEY,
+	id         TEXT NOT NULL UNIQUE,
+	entity_id  TEXT NOT NULL REFERENCES kg_entities(id) ON DELETE CASCADE,
+	content    TEXT NOT NULL,
+	created_at INTEGER NOT NULL,` + scopeColumns + `
+);
+CREATE INDEX IF NOT EXISTS kg_observations_entity ON kg_observations(entity_id);
+
+CREATE TABLE IF NOT EXISTS kg_edges (
+	seq        INTEGER PRIMARY KEY,
+	id         TEXT NOT NULL UNIQUE,
+	source     TEXT NOT NULL REFERENCES kg_entities(id) ON DELETE CASCADE,
+	target     TEXT NOT NULL REFERENCES kg_entities(id) ON DELETE CASCADE,
+	relation   TEXT NOT NULL,
+	data       TEXT NOT NULL DEFAULT '{}',
+	created_at INTEGER NOT NULL,` + scopeColumns + `
+);
+CREATE INDEX IF NOT EXISTS kg_edges_source ON kg_edges(source);
+CREATE INDEX IF NOT EXISTS kg_edges_target ON kg_edges(target);
+` + changeTriggers("thoughts", "thought", "content, status, is_private, tags") +
+	changeTriggers("kg_entities", "kg_entity", "name, type, data") +
+	changeTriggers("kg_observations", "kg_observation", "content") +
+	changeTriggers("kg_edges", "kg_edge", "relation, data")
+
+// changeTriggers logs inserts, updates of the listed columns and deletes of
+// a table, and drops a deleted or rewritten record's vectors.
+func changeTriggers(table, kind, columns string) string {
+	return fmt.Sprintf(`
+CREATE TRIGGER IF NOT EXISTS changes_%[1]s_insert AFTER INSERT ON %[1]s
+BEGIN INSERT INTO changes(kind, ref) VALUES ('%[2]s', NEW.id); END;
+CREATE TRIGGER IF NOT EXISTS changes_%[1]s_update AFTER UPDATE OF %[3]s ON %[1]s
+BEGIN INSERT INTO changes(kind, ref) VALUES ('%[2]s', NEW.id); END;
+CREATE TRIGGER IF NOT EXISTS changes_%[1]s_delete AFTER DELETE ON %[1]s
+BEGIN
+	INSERT INTO changes(kind, ref) VALUES ('%[2]s', OLD.id);
+	DELETE FROM embeddings WHERE kind = '%[2]s' AND ref = OLD.id;
+END;
+`, table, kind, columns)
+}
 
 // migrate runs migrateOnce, retrying while another process holds the
 // database (several processes opening a new file at once race to set it up).

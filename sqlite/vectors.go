@@ -28,26 +28,6 @@ func decodeVector(b []byte) []float32 {
 	return v
 }
 
-// recordSQL selects the searchable text of a record kind (redacted
-// observations excluded), by id.
-var recordSQL = map[memory.VectorKind]string{
-	memory.VectorObservation: "SELECT content FROM observations WHERE id = ? AND redacted = 0",
-	memory.VectorSummary:     "SELECT content FROM summaries WHERE id = ?",
-}
-
-// pendingSQL lists a kind's records without a vector in a space.
-var pendingSQL = map[memory.VectorKind]string{
-	memory.VectorObservation: `SELECT o.id, o.content FROM observations o WHERE o.redacted = 0 AND o.id > ?
-		AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.provider = ? AND e.model = ? AND e.dim = ? AND e.kind = 'observation' AND e.ref = o.id)
-		ORDER BY o.id LIMIT ?`,
-	memory.VectorSummary: `SELECT s.id, s.content FROM summaries s WHERE s.id > ?
-		AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.provider = ? AND e.model = ? AND e.dim = ? AND e.kind = 'summary' AND e.ref = s.id)
-		ORDER BY s.id LIMIT ?`,
-}
-
-// vectorKinds lists the embedded kinds in the order pending work is done.
-var vectorKinds = []memory.VectorKind{memory.VectorObservation, memory.VectorSummary}
-
 // PutEmbeddings implements memory.VectorStore.
 func (db *DB) PutEmbeddings(ctx context.Context, es []memory.Embedding) error {
 	return db.write(ctx, "storing vectors", func(tx *sql.Tx) error {
@@ -58,7 +38,7 @@ func (db *DB) PutEmbeddings(ctx context.Context, es []memory.Embedding) error {
 		}
 		defer ins.Close()
 		for _, e := range es {
-			q, ok := recordSQL[e.Kind]
+			spec, ok := specOf(e.Kind)
 			if !ok {
 				return memory.Errorf(memory.CodeInvalidParams, "unknown vector kind %q", e.Kind)
 			}
@@ -66,7 +46,7 @@ func (db *DB) PutEmbeddings(ctx context.Context, es []memory.Embedding) error {
 				return memory.Errorf(memory.CodeInvalidParams, "vector of %s %s has %d dimensions; its space has %d", e.Kind, e.ID, len(e.Vector), e.Space.Dim)
 			}
 			var text string
-			err := tx.QueryRowContext(ctx, q, e.ID).Scan(&text)
+			err := tx.QueryRowContext(ctx, spec.textSQL(), e.ID).Scan(&text)
 			if errors.Is(err, sql.ErrNoRows) {
 				continue // deleted or forgotten meanwhile: its vector must not outlive it
 			}
@@ -88,7 +68,8 @@ func (db *DB) PendingEmbeddings(ctx context.Context, space memory.Space, after s
 	afterKind, afterID := splitAfter(after)
 	err := db.read(ctx, "listing pending vectors", func(tx queryer) error {
 		started := afterKind == ""
-		for _, k := range vectorKinds {
+		for _, spec := range kindSpecs {
+			k := spec.kind
 			if !started && k != afterKind {
 				continue
 			}
@@ -97,7 +78,7 @@ func (db *DB) PendingEmbeddings(ctx context.Context, space memory.Space, after s
 				from = afterID
 			}
 			started = true
-			err := eachRowArgs(ctx, tx, pendingSQL[k], []any{from, space.Provider, space.Model, space.Dim, limit - len(out)}, func(s scanner) error {
+			err := eachRowArgs(ctx, tx, spec.pendingSQL(), []any{from, space.Provider, space.Model, space.Dim, limit - len(out)}, func(s scanner) error {
 				j := memory.EmbedJob{Kind: k}
 				if err := s.Scan(&j.ID, &j.Content); err != nil {
 					return err
@@ -155,12 +136,16 @@ func (db *DB) DropEmbeddings(ctx context.Context, keep memory.Space) (int, error
 func (db *DB) VectorStats(ctx context.Context, space memory.Space) (memory.VectorStats, error) {
 	var st memory.VectorStats
 	err := db.read(ctx, "counting vectors", func(tx queryer) error {
-		var records int
-		if err := tx.QueryRowContext(ctx, "SELECT (SELECT count(*) FROM observations WHERE redacted = 0) + (SELECT count(*) FROM summaries)").Scan(&records); err != nil {
-			return err
+		records := 0
+		for _, spec := range kindSpecs {
+			var n int
+			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM "+spec.table+" x WHERE "+spec.live).Scan(&n); err != nil {
+				return err
+			}
+			records += n
 		}
 		if err := tx.QueryRowContext(ctx, `SELECT coalesce(sum(provider = ? AND model = ? AND dim = ?), 0), coalesce(sum(NOT (provider = ? AND model = ? AND dim = ?)), 0)
-			FROM embeddings WHERE kind IN ('observation', 'summary')`,
+			FROM embeddings`,
 			space.Provider, space.Model, space.Dim, space.Provider, space.Model, space.Dim).Scan(&st.InSpace, &st.OtherSpaces); err != nil {
 			return err
 		}
@@ -168,21 +153,4 @@ func (db *DB) VectorStats(ctx context.Context, space memory.Space) (memory.Vecto
 		return nil
 	})
 	return st, err
-}
-
-// vectorFor reads a record's vector in space (nil when it has none).
-func vectorFor(ctx context.Context, q queryer, space memory.Space, kind memory.VectorKind, id string) ([]float32, error) {
-	if space.IsZero() {
-		return nil, nil
-	}
-	var b []byte
-	err := q.QueryRowContext(ctx, "SELECT vector FROM embeddings WHERE provider = ? AND model = ? AND dim = ? AND kind = ? AND ref = ?",
-		space.Provider, space.Model, space.Dim, string(kind), id).Scan(&b)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return decodeVector(b), nil
 }

@@ -159,6 +159,9 @@ type Reader interface {
 	// Entities returns the observations and summaries named, in the order
 	// asked; ids that name nothing are left out.
 	Entities(ctx context.Context, refs []EntityRef) ([]Entity, error)
+	// Records returns the current state of records of one kind, in the
+	// order asked (Gone for ids that name nothing searchable); no vectors.
+	Records(ctx context.Context, kind VectorKind, ids []string) ([]IndexRecord, error)
 	// LoadIndex calls fn for every searchable record, with its vector in
 	// space, and returns the change sequence number the load reflects.
 	LoadIndex(ctx context.Context, space Space, fn func(IndexRecord) error) (int64, error)

@@ -39,6 +39,10 @@ func (f *fakeStore) Entities(context.Context, []memory.EntityRef) ([]memory.Enti
 	return nil, nil
 }
 
+func (f *fakeStore) Records(context.Context, memory.VectorKind, []string) ([]memory.IndexRecord, error) {
+	return nil, nil
+}
+
 func (f *fakeStore) LoadIndex(context.Context, memory.Space, func(memory.IndexRecord) error) (int64, error) {
 	return 0, nil
 }

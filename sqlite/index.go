@@ -132,3 +132,16 @@ func (r snapshotReader) Entities(ctx context.Context, refs []memory.EntityRef) (
 	}
 	return out, nil
 }
+
+// Records implements memory.Reader for the snapshot reader.
+func (r snapshotReader) Records(ctx context.Context, kind memory.VectorKind, ids []string) ([]memory.IndexRecord, error) {
+	out := make([]memory.IndexRecord, 0, len(ids))
+	for _, id := range ids {
+		rec, err := indexRecord(ctx, r.tx, memory.Space{}, string(kind), id)
+		if err != nil {
+			return nil, dbError(err, "reading records")
+		}
+		out = append(out, rec)
+	}
+	return out, nil
+}

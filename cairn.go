@@ -39,6 +39,11 @@ type Options struct {
 	// SkipEmbedOnWrite leaves new records pending instead of embedding them
 	// as they are written (bulk loads embed afterwards with Reembed).
 	SkipEmbedOnWrite bool
+	// InnerVoice configures inner_voice.retrieve; nil means the defaults,
+	// which leave it disabled.
+	InnerVoice *retrieve.InnerVoiceConfig
+	// NoLog (MCP_NO_LOG) keeps per-call logs to counters.
+	NoLog bool
 }
 
 // Engine is an open cairn database with its services. It is safe for
@@ -50,6 +55,8 @@ type Engine struct {
 	maxBytes  int
 	log       *slog.Logger
 	retriever *retrieve.Retriever
+	index     *retrieve.Index
+	voice     *retrieve.InnerVoice
 
 	idMu    sync.Mutex
 	entropy io.Reader
@@ -115,7 +122,13 @@ func newEngine(store memory.Store, o Options) *Engine {
 	if o.HybridWeights != nil {
 		weights = *o.HybridWeights
 	}
-	hybrid := &retrieve.Hybrid{Index: retrieve.NewIndex(o.Embedder), Weights: weights}
+	e.index = retrieve.NewIndex(o.Embedder)
+	hybrid := &retrieve.Hybrid{Index: e.index, Weights: weights}
+	ivc := retrieve.DefaultInnerVoiceConfig()
+	if o.InnerVoice != nil {
+		ivc = *o.InnerVoice
+	}
+	e.voice = &retrieve.InnerVoice{Store: store, Index: e.index, Config: ivc, Now: o.Now, Logger: o.Logger, NoLog: o.NoLog}
 	var def, other retrieve.Provider = hybrid, retrieve.LocalFTS{}
 	if o.Provider == retrieve.LocalFTSName {
 		def, other = other, def

@@ -20,17 +20,21 @@ const HybridName = "hybrid"
 // HybridWeights set how the hybrid provider fuses its signals.
 type HybridWeights struct {
 	// Lexical, Semantic and Recency weigh the normalised signals.
-	Lexical, Semantic, Recency float64
+	Lexical  float64 `json:"lexical"`
+	Semantic float64 `json:"semantic"`
+	Recency  float64 `json:"recency"`
 	// Before, After and Far are how much of a neighbouring record's match a
 	// record takes: Before from the record right before it in its capsule
 	// (an answer takes from its question, an output from its command),
 	// After from the one right after it, Far from the ones two away. A
 	// turn's meaning often lives next to it ("Yes, last Tuesday" answers
 	// the turn before).
-	Before, After, Far float64
+	Before float64 `json:"before"`
+	After  float64 `json:"after"`
+	Far    float64 `json:"far"`
 	// Capsule is how much of the best match in its capsule a record takes:
 	// records of the session a query is about rise together.
-	Capsule float64
+	Capsule float64 `json:"capsule"`
 }
 
 // DefaultHybridWeights are the defaults, chosen by measurement on LoCoMo

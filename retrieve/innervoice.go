@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairnhq/cairn/content"
@@ -184,7 +185,7 @@ type InnerVoice struct {
 	Logger *slog.Logger
 	NoLog  bool
 
-	calls, failures int64
+	calls, failures atomic.Int64
 }
 
 // source is one of the two candidate pools.
@@ -211,9 +212,9 @@ type ivCand struct {
 func (iv *InnerVoice) Retrieve(ctx context.Context, req InnerVoiceRequest) (InnerVoiceResult, error) {
 	start := time.Now()
 	res, err := iv.retrieve(ctx, req, start)
-	iv.calls++
+	iv.calls.Add(1)
 	if err != nil {
-		iv.failures++
+		iv.failures.Add(1)
 	}
 	if iv.Logger != nil {
 		if iv.NoLog {
@@ -238,7 +239,7 @@ func (iv *InnerVoice) Retrieve(ctx context.Context, req InnerVoiceRequest) (Inne
 }
 
 // Counters are the calls and failures so far (kept even with MCP_NO_LOG).
-func (iv *InnerVoice) Counters() (calls, failures int64) { return iv.calls, iv.failures }
+func (iv *InnerVoice) Counters() (calls, failures int64) { return iv.calls.Load(), iv.failures.Load() }
 
 func (iv *InnerVoice) retrieve(ctx context.Context, req InnerVoiceRequest, start time.Time) (InnerVoiceResult, error) {
 	cfg := iv.Config

@@ -1,0 +1,101 @@
+package cairn
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/cairnhq/cairn/embed"
+	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/retrieve"
+)
+
+// Environment variables cairn reads at start-up (besides the embedder's,
+// in embed.ConfigFromEnv, and the inner voice's, in
+// retrieve.InnerVoiceConfigFromEnv).
+const (
+	EnvProvider        = "CAIRN_PROVIDER"
+	EnvHybridWeights   = "CAIRN_HYBRID_WEIGHTS"
+	EnvMaxContentBytes = "CAIRN_MAX_CONTENT_BYTES"
+	EnvNoLog           = "MCP_NO_LOG"
+)
+
+// Settings are cairn's start-up configuration: what the environment asks
+// for, with every default filled in and every bound enforced. They are
+// read once; the engine they open never changes provider or embedder.
+type Settings struct {
+	// Provider is the default retrieval provider: hybrid or local-fts.
+	Provider      string                    `json:"provider"`
+	HybridWeights retrieve.HybridWeights    `json:"hybridWeights"`
+	Embedder      embed.Config              `json:"embedder"`
+	InnerVoice    retrieve.InnerVoiceConfig `json:"innerVoice"`
+	// MaxContentBytes caps one record's content.
+	MaxContentBytes int `json:"maxContentBytes"`
+	// NoLog (MCP_NO_LOG=1) keeps logs to counters.
+	NoLog bool `json:"noLog"`
+	// Warnings are the clamps and fallbacks applied to out-of-bounds
+	// settings; they are logged at start-up.
+	Warnings []string `json:"warnings"`
+	// Notes are the defaults filled in and overrides resolved.
+	Notes []string `json:"notes"`
+}
+
+// SettingsFromEnv reads the settings from the environment (getenv is
+// os.Getenv in production). A setting that cannot be read at all (an
+// unknown provider, malformed weights) is an invalid_params error; one
+// that is out of bounds where the seed says to clamp is clamped, with a
+// warning.
+func SettingsFromEnv(getenv func(string) string) (Settings, error) {
+	s := Settings{Provider: retrieve.HybridName, HybridWeights: retrieve.DefaultHybridWeights,
+		MaxContentBytes: memory.DefaultMaxContentBytes, Warnings: []string{}, Notes: []string{}}
+	if v := strings.ToLower(strings.TrimSpace(getenv(EnvProvider))); v != "" {
+		if v != retrieve.HybridName && v != retrieve.LocalFTSName {
+			return s, memory.Errorf(memory.CodeInvalidParams, "%s=%q: want hybrid or local-fts", EnvProvider, v)
+		}
+		s.Provider = v
+	}
+	if v := getenv(EnvHybridWeights); strings.TrimSpace(v) != "" {
+		w, err := retrieve.ParseHybridWeights(v)
+		if err != nil {
+			return s, memory.Errorf(memory.CodeInvalidParams, "%s: %s", EnvHybridWeights, memory.Public(err).Message)
+		}
+		s.HybridWeights = w
+	}
+	if v := strings.TrimSpace(getenv(EnvMaxContentBytes)); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 64<<20 {
+			return s, memory.Errorf(memory.CodeInvalidParams, "%s=%q: want a byte count from 1 to %d", EnvMaxContentBytes, v, 64<<20)
+		}
+		s.MaxContentBytes = n
+	}
+	if v := strings.TrimSpace(getenv(EnvNoLog)); v != "" && v != "0" {
+		s.NoLog = true
+	}
+	ec, notes, err := embed.ConfigFromEnv(getenv)
+	if err != nil {
+		return s, err
+	}
+	s.Embedder = ec
+	s.Notes = append(s.Notes, notes...)
+	iv, warns := retrieve.InnerVoiceConfigFromEnv(getenv)
+	s.InnerVoice = iv
+	s.Warnings = append(s.Warnings, warns...)
+	return s, nil
+}
+
+// Options turns the settings into engine options, making the embedder.
+func (s Settings) Options() (*Options, error) {
+	e, err := s.Embedder.New()
+	if err != nil {
+		return nil, err
+	}
+	w := s.HybridWeights
+	iv := s.InnerVoice
+	return &Options{Provider: s.Provider, HybridWeights: &w, Embedder: e, MaxContentBytes: s.MaxContentBytes,
+		InnerVoice: &iv, NoLog: s.NoLog}, nil
+}
+
+// String is a one-line summary, for logs.
+func (s Settings) String() string {
+	return fmt.Sprintf("provider=%s embedder=%s/%s/%d inner_voice=%v", s.Provider, s.Embedder.Provider, s.Embedder.Model, s.Embedder.Dim, s.InnerVoice.Enabled)
+}

@@ -44,6 +44,9 @@ type Options struct {
 	InnerVoice *retrieve.InnerVoiceConfig
 	// NoLog (MCP_NO_LOG) keeps per-call logs to counters.
 	NoLog bool
+
+	// settings, set by Settings.Options, is what Config reports.
+	settings *Settings
 }
 
 // Engine is an open cairn database with its services. It is safe for
@@ -62,6 +65,7 @@ type Engine struct {
 	entropy io.Reader
 
 	toolNames []string
+	settings  Settings
 
 	embedder     embed.Embedder
 	embedOnWrite bool
@@ -118,6 +122,11 @@ func newEngine(store memory.Store, o Options) *Engine {
 		embedOnWrite: !o.SkipEmbedOnWrite,
 	}
 	e.toolNames = ToolNames()
+	if o.settings != nil {
+		e.settings = *o.settings
+	} else {
+		e.settings = settingsOf(o)
+	}
 	weights := retrieve.DefaultHybridWeights
 	if o.HybridWeights != nil {
 		weights = *o.HybridWeights

@@ -2,14 +2,19 @@ package cairn
 
 import (
 	"context"
+	"fmt"
+	"time"
+
+	"github.com/cairnhq/cairn/embed"
 
 	"github.com/cairnhq/cairn/memory"
 )
 
 // DoctorRequest asks for a health check, and optionally for repairs.
 type DoctorRequest struct {
-	// Fix rebuilds the full-text indexes when a check says they need it.
-	Fix bool `json:"fix,omitempty" jsonschema:"rebuild the full-text indexes when a check says they need it"`
+	// Fix rebuilds the full-text indexes when a check says they need it,
+	// and embeds pending records when the embedder answers.
+	Fix bool `json:"fix,omitempty" jsonschema:"rebuild the full-text indexes when a check says they need it, and embed pending records"`
 }
 
 // DoctorReport lists the checks and what was repaired.
@@ -38,8 +43,23 @@ func (e *Engine) Doctor(ctx context.Context, req DoctorRequest) (DoctorReport, e
 			return DoctorReport{}, err
 		}
 	}
-	findings = append(findings, memory.Finding{Check: "retrieval", OK: true,
-		Detail: "provider " + e.retriever.Provider.Name() + "; no embedder configured, so retrieval is lexical (bm25 + recency)"})
+	probe := e.probeEmbedder(ctx)
+	findings = append(findings, probe)
+	vf, err := e.vectorFinding(ctx)
+	if err != nil {
+		return DoctorReport{}, err
+	}
+	if req.Fix && !vf.OK && probe.OK {
+		r, err := e.Reembed(ctx, ReembedRequest{}, nil)
+		if err != nil {
+			return DoctorReport{}, err
+		}
+		rep.Repaired = append(rep.Repaired, fmt.Sprintf("embedded %d pending records", r.Embedded))
+		if vf, err = e.vectorFinding(ctx); err != nil {
+			return DoctorReport{}, err
+		}
+	}
+	findings = append(findings, vf)
 	rep.Findings = findings
 	rep.OK = true
 	for _, f := range findings {
@@ -55,4 +75,43 @@ func indexNeedsRebuild(fs []memory.Finding) bool {
 		}
 	}
 	return false
+}
+
+// probeTimeout bounds the doctor's test embedding.
+const probeTimeout = 15 * time.Second
+
+// probeEmbedder embeds a test sentence and checks the answer's shape.
+func (e *Engine) probeEmbedder(ctx context.Context) memory.Finding {
+	sp := e.embedder.Space()
+	f := memory.Finding{Check: "embedder", OK: true}
+	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	texts := []string{"cairn checks that the embedder answers"}
+	vecs, err := e.embedder.Embed(pctx, texts)
+	if err == nil {
+		err = embed.Check(sp, texts, vecs)
+	}
+	if err != nil {
+		f.OK = false
+		f.Detail = fmt.Sprintf("%s does not answer: %s", sp, memory.Public(err).Message)
+		f.Fix = "start the embedding service or correct CAIRN_EMBED_URL / CAIRN_EMBED_MODEL / CAIRN_EMBED_DIM (cairn config shows them); records written meanwhile are kept and embedded by cairn reembed"
+		return f
+	}
+	f.Detail = fmt.Sprintf("%s answers with %d-dimensional vectors; retrieval provider %s", sp, sp.Dim, e.retriever.Provider.Name())
+	return f
+}
+
+// vectorFinding reports records waiting for a vector of the active space.
+func (e *Engine) vectorFinding(ctx context.Context) (memory.Finding, error) {
+	sp := e.embedder.Space()
+	vs, err := e.store.VectorStats(ctx, sp)
+	if err != nil {
+		return memory.Finding{}, err
+	}
+	f := memory.Finding{Check: "vectors", OK: vs.Pending == 0,
+		Detail: fmt.Sprintf("%d records embedded in %s, %d pending, %d vectors of other spaces", vs.InSpace, sp, vs.Pending, vs.OtherSpaces)}
+	if !f.OK {
+		f.Fix = "run cairn reembed (or cairn doctor --fix) once the embedder answers; pending records are found by words meanwhile"
+	}
+	return f, nil
 }

@@ -190,6 +190,7 @@ func (e *Engine) UpdateEntity(ctx context.Context, req EntityRequest) (memory.KG
 	if err != nil {
 		return ent, err
 	}
+	oldName := ent.Name
 	if req.Name != "" {
 		ent.Name = req.Name
 	}
@@ -206,11 +207,20 @@ func (e *Engine) UpdateEntity(ctx context.Context, req EntityRequest) (memory.KG
 	if !req.ScopeIDs.IsZero() {
 		return ent, memory.Errorf(memory.CodeInvalidParams, "an entity's scope is set when it is created")
 	}
+	renamed := ent.Name != oldName
 	ent.UpdatedAt = e.nowMs()
 	if err := graph.CheckEntity(ent); err != nil {
 		return ent, err
 	}
-	return e.putEntity(ctx, ent)
+	out, err := e.putEntity(ctx, ent)
+	if err == nil && renamed && e.embedOnWrite {
+		// A rename changes the text of the entity's facts and edges: the
+		// store left them pending; embed them now.
+		if _, rerr := e.Reembed(context.WithoutCancel(ctx), ReembedRequest{}, nil); rerr != nil {
+			e.log.Warn("renamed entity's facts and edges stored without vectors; run cairn reembed", "err", memory.Public(rerr).Message)
+		}
+	}
+	return out, err
 }
 
 func (e *Engine) putEntity(ctx context.Context, ent memory.KGEntity) (memory.KGEntity, error) {

@@ -2,6 +2,8 @@ package cairn
 
 import (
 	"fmt"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -92,7 +94,40 @@ func (s Settings) Options() (*Options, error) {
 	w := s.HybridWeights
 	iv := s.InnerVoice
 	return &Options{Provider: s.Provider, HybridWeights: &w, Embedder: e, MaxContentBytes: s.MaxContentBytes,
-		InnerVoice: &iv, NoLog: s.NoLog}, nil
+		InnerVoice: &iv, NoLog: s.NoLog, settings: &s}, nil
+}
+
+// settingsOf describes an engine opened from Options rather than from
+// Settings (a library caller's): what it runs with, without notes.
+func settingsOf(o Options) Settings {
+	s := Settings{Provider: o.Provider, MaxContentBytes: o.MaxContentBytes, NoLog: o.NoLog,
+		HybridWeights: retrieve.DefaultHybridWeights, InnerVoice: retrieve.DefaultInnerVoiceConfig(),
+		Warnings: []string{}, Notes: []string{}}
+	if s.Provider == "" {
+		s.Provider = retrieve.HybridName
+	}
+	if o.HybridWeights != nil {
+		s.HybridWeights = *o.HybridWeights
+	}
+	if o.InnerVoice != nil {
+		s.InnerVoice = *o.InnerVoice
+	}
+	sp := o.Embedder.Space()
+	s.Embedder = embed.Config{Provider: sp.Provider, Model: sp.Model, Dim: sp.Dim}
+	return s
+}
+
+// Public is the settings with any credentials in the embedder's URL
+// removed (the API key is never serialised).
+func (s Settings) Public() Settings {
+	if u, err := url.Parse(s.Embedder.BaseURL); err == nil && (u.User != nil || u.RawQuery != "") {
+		u.User, u.RawQuery = nil, ""
+		s.Embedder.BaseURL = u.String()
+	} else if err != nil {
+		s.Embedder.BaseURL = "(unparsable)"
+	}
+	s.Warnings, s.Notes = slices.Clone(s.Warnings), slices.Clone(s.Notes)
+	return s
 }
 
 // String is a one-line summary, for logs.

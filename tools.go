@@ -153,37 +153,14 @@ type Unpinned struct {
 	Unpinned string `json:"unpinned"`
 }
 
-// StatusRequest asks for the engine's status; it has no parameters.
-type StatusRequest struct{}
-
-// Status describes a running engine.
-type Status struct {
-	Version  string       `json:"version"`
-	Database memory.Stats `json:"database"`
-	// Provider is the retrieval provider used when a request names none.
-	Provider string `json:"provider"`
-	// Embedder is the embedding model in use; empty while retrieval is
-	// lexical only.
-	Embedder string `json:"embedder,omitempty"`
-	// Tools are the capabilities offered, by name.
-	Tools []string `json:"tools"`
-}
-
-// Status reports the version, the database's counts and schema, the
-// provider, and the tools.
-func (e *Engine) Status(ctx context.Context) (Status, error) {
-	st, err := e.store.Stats(ctx)
-	if err != nil {
-		return Status{}, err
-	}
-	return Status{Version: Version, Database: st, Provider: e.retriever.Provider.Name(), Tools: e.toolNames}, nil
-}
-
 // Tools lists the engine's capabilities, in the order the faces present
 // them.
 func Tools() []Tool { return slices.Clone(toolList) }
 
-var toolList = []Tool{
+var toolList = slices.Concat(recordTools, knowledgeTools, adminTools)
+
+// recordTools are the observations, capsules, summaries and pins.
+var recordTools = []Tool{
 	newTool(Tool{
 		Name: "retrieve", Title: "Retrieve memories", Method: "POST", Path: "/v1/retrieve", ReadOnly: true, Idempotent: true,
 		Description: `Recall what matters for a question before acting: call it at the start of a task and whenever you need past context (earlier errors, decisions, fixes, what the user asked). Returns three tiers: pins (memories marked important, always included), currentSummary (the running summary of the session's open capsule) and candidates (observations and summaries ranked by score = 0.7 × bm25 relevance + 0.3 × recency over 30 days), each with an explanation of its score, plus provenance. Pass scopeIds (sessionId, repoId, ...) to stay inside a session or repository; every key given must match exactly. The query is plain text, any string is safe; words are OR'ed and records sharing more of them rank higher. Set tokenBudget to cap the size (ceil(chars/4) tokens; pins and the summary are never cut) and maxCandidates (default 50, up to 1000).`,
@@ -246,12 +223,4 @@ var toolList = []Tool{
 	}, func(e *Engine, ctx context.Context, in ObservationRef) (memory.Observation, error) {
 		return e.Forget(ctx, in.ObservationID)
 	}),
-	newTool(Tool{
-		Name: "status", Title: "Engine status", Method: "GET", Path: "/v1/status", ReadOnly: true, Idempotent: true,
-		Description: `Report cairn's version, the database (path, schema version, size, counts of observations, capsules, summaries and pins, and index rows), the retrieval provider and the tools offered.`,
-	}, func(e *Engine, ctx context.Context, _ StatusRequest) (Status, error) { return e.Status(ctx) }),
-	newTool(Tool{
-		Name: "doctor", Title: "Check the database", Method: "POST", Path: "/v1/doctor",
-		Description: `Check the health of cairn's database: file permissions, schema version, SQLite integrity, references between records, and whether the full-text indexes agree with the records; each finding says how to fix it. With fix=true, rebuild the full-text indexes when they disagree.`,
-	}, func(e *Engine, ctx context.Context, in DoctorRequest) (DoctorReport, error) { return e.Doctor(ctx, in) }),
 }

@@ -31,6 +31,9 @@ const MaxImportBytes = 1 << 30
 type ImportOptions struct {
 	// Progress, when set, is called as records are written.
 	Progress func(done, total int)
+	// EmbedProgress, when set, is called as the imported records are
+	// embedded, after they are written.
+	EmbedProgress func(done, total int)
 }
 
 // ImportReport says what an import wrote.
@@ -42,6 +45,11 @@ type ImportReport struct {
 	Pins         int    `json:"pins"`
 	// Skipped lists records left out on purpose, with the reason.
 	Skipped []string `json:"skipped,omitempty"`
+	// Embedded counts records embedded after the import; Pending those
+	// left without a vector because the embedder failed (the import
+	// itself stands: cairn reembed finishes the job).
+	Embedded int `json:"embedded"`
+	Pending  int `json:"pending"`
 }
 
 // Import reads a file of records (FormatJSONL or FormatParity, detected from
@@ -81,6 +89,13 @@ func (e *Engine) Import(ctx context.Context, r io.Reader, opts ImportOptions) (I
 	}
 	rep.Observations = len(dump.Observations) + len(dump.Logged)
 	rep.Capsules, rep.Summaries, rep.Pins = len(dump.Capsules), len(dump.Summaries), len(dump.Pins)
+	if e.embedOnWrite {
+		er, err := e.Reembed(ctx, ReembedRequest{}, opts.EmbedProgress)
+		rep.Embedded, rep.Pending = er.Embedded, er.Pending
+		if err != nil {
+			e.log.Warn("imported records stored without vectors; run cairn reembed", "err", memory.Public(err).Message)
+		}
+	}
 	return rep, nil
 }
 

@@ -39,7 +39,7 @@ func TestOfficialMCPClient(t *testing.T) {
 		run(t, "stdio", cairnBin, filepath.Join(t.TempDir(), "cairn.db"))
 	})
 	t.Run("streamable-http", func(t *testing.T) {
-		url := serve(t, filepath.Join(t.TempDir(), "cairn.db"))
+		url := serve(t, filepath.Join(t.TempDir(), "cairn.db"), "SURR_ENABLE_INNER_VOICE=0")
 		run(t, "http", url+"/mcp")
 	})
 }

@@ -1,6 +1,7 @@
 package embed
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -20,8 +21,24 @@ type Config struct {
 	// BaseURL is the remote provider's base URL (defaults per provider).
 	BaseURL string `json:"baseURL,omitempty"`
 	// APIKey is sent as a bearer token to remote providers.
-	APIKey  string        `json:"-"`
-	Timeout time.Duration `json:"timeout"`
+	APIKey string `json:"-"`
+	// Timeout bounds one request to a remote provider.
+	Timeout time.Duration `json:"-"`
+}
+
+// MarshalJSON writes the configuration with the timeout as a duration
+// string ("30s"), and never the API key.
+func (c Config) MarshalJSON() ([]byte, error) {
+	type plain Config
+	out := struct {
+		plain
+		Timeout   string `json:"timeout,omitempty"`
+		HasAPIKey bool   `json:"apiKeySet,omitempty"`
+	}{plain: plain(c), HasAPIKey: c.APIKey != ""}
+	if c.Timeout > 0 {
+		out.Timeout = c.Timeout.String()
+	}
+	return json.Marshal(out)
 }
 
 // knownDims are the dimensions of common models, used when no dimension is

@@ -217,6 +217,7 @@ func (a *API) toolHandler(t cairn.Tool) http.Handler {
 	for _, m := range pathParam.FindAllStringSubmatch(t.Path, -1) {
 		params = append(params, m[1])
 	}
+	fields := queryFields(t.In)
 	success := http.StatusOK
 	if t.Creates {
 		success = http.StatusCreated
@@ -230,6 +231,13 @@ func (a *API) toolHandler(t cairn.Tool) http.Handler {
 			return
 		}
 		args, err := withPathParams(body, r, params)
+		if err == nil && r.URL.RawQuery != "" {
+			if t.Method != http.MethodGet {
+				err = memory.Errorf(memory.CodeInvalidParams, "query parameters are read on GET routes only; send %s arguments as a JSON body", t.Method)
+			} else {
+				args, err = withQuery(args, r.URL.Query(), fields)
+			}
+		}
 		if err != nil {
 			writeError(w, err)
 			return

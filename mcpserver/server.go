@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairnhq/cairn"
+	"github.com/cairnhq/cairn/embed"
 	"github.com/cairnhq/cairn/internal/metrics"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -97,8 +98,14 @@ func describe(t cairn.Tool) (*mcp.Tool, error) {
 
 // schemaOverrides describe types whose JSON differs from their Go shape.
 var schemaOverrides = map[reflect.Type]*jsonschema.Schema{
-	reflect.TypeFor[json.RawMessage](): {Type: "object", Description: "a JSON object"},
-	reflect.TypeFor[memory.Entity]():   {Type: "object", Description: "an observation (id, kind, content, provenance, ts, scopeIds, redacted) or a summary (id, capsuleId, content, confidence, createdAt, evidenceRefs, scopeIds)"},
+	reflect.TypeFor[json.RawMessage]():  {Type: "object", Description: "a JSON object"},
+	reflect.TypeFor[memory.RawObject](): {Type: "object", Description: "a JSON object of properties"},
+	reflect.TypeFor[embed.Config](): {Type: "object", Description: "the embedder: provider, model, dimension, base URL, request timeout, whether an API key is set",
+		Properties: map[string]*jsonschema.Schema{
+			"provider": {Type: "string"}, "model": {Type: "string"}, "dim": {Type: "integer"}, "baseURL": {Type: "string"},
+			"timeout": {Type: "string"}, "apiKeySet": {Type: "boolean"},
+		}},
+	reflect.TypeFor[memory.Entity](): {Type: "object", Description: "an observation (id, kind, content, provenance, ts, scopeIds, redacted) or a summary (id, capsuleId, content, confidence, createdAt, evidenceRefs, scopeIds)"},
 	reflect.TypeFor[memory.Explanation](): {Type: "object", Description: "how a score was computed: name, value, detail, and the children it was computed from",
 		Properties: map[string]*jsonschema.Schema{
 			"name": {Type: "string"}, "value": {Type: "number"}, "detail": {Type: "string"},

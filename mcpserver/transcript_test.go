@@ -16,6 +16,7 @@ import (
 
 	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/mcpserver"
+	"github.com/cairnhq/cairn/retrieve"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected server output in testdata/transcripts")
@@ -37,9 +38,10 @@ func TestTranscripts(t *testing.T) {
 }
 
 var (
-	generatedID = regexp.MustCompile(`\b(obs|cap|sum|pin)_[0-9A-HJKMNP-TV-Z]{26}\b`)
-	// sizeBytes depends on SQLite's page allocation, not on cairn.
-	sizeBytes = regexp.MustCompile(`(\\?"sizeBytes\\?":)\d+`)
+	generatedID = regexp.MustCompile(`\b(obs|cap|sum|pin|th|ent|kgo|edge)_[0-9A-HJKMNP-TV-Z]{26}\b`)
+	// sizeBytes depends on SQLite's page allocation, latency_ms on the
+	// machine, not on cairn.
+	sizeBytes = regexp.MustCompile(`(\\?"(?:sizeBytes|latency_ms)\\?":)\d+`)
 )
 
 // normalizer maps generated ids to placeholders in order of appearance.
@@ -56,7 +58,7 @@ func (n *normalizer) apply(s string) string {
 		if p, ok := n.ids[id]; ok {
 			return p
 		}
-		prefix := id[:3]
+		prefix := id[:strings.IndexByte(id, '_')]
 		n.seen[prefix]++
 		p := fmt.Sprintf("%s_<%d>", prefix, n.seen[prefix])
 		n.ids[id] = p
@@ -79,7 +81,14 @@ func replay(t *testing.T, path string) {
 	}
 	dir := t.TempDir()
 	now := time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
-	eng, err := cairn.Open(filepath.Join(dir, "cairn.db"), &cairn.Options{Now: func() time.Time { return now }})
+	opts := &cairn.Options{Now: func() time.Time { return now }}
+	// A transcript that says so runs with the inner voice enabled.
+	if strings.Contains(string(data), "\n# engine: inner voice enabled\n") {
+		iv := retrieve.DefaultInnerVoiceConfig()
+		iv.Enabled = true
+		opts.InnerVoice = &iv
+	}
+	eng, err := cairn.Open(filepath.Join(dir, "cairn.db"), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -376,6 +376,12 @@ type Stats struct {
 	// is consistent.
 	IndexedObservations int `json:"indexedObservations"`
 	IndexedSummaries    int `json:"indexedSummaries"`
+	// Thoughts, Entities, EntityObservations and Edges count the thoughts
+	// and the knowledge graph.
+	Thoughts           int `json:"thoughts"`
+	Entities           int `json:"entities"`
+	EntityObservations int `json:"entityObservations"`
+	Edges              int `json:"edges"`
 }
 
 // Finding is one check of a store's health, with the fix when it fails.

@@ -231,7 +231,7 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 	// candidate gets its similarity.
 	var bestSim float64
 	for _, hit := range x.vectors.nearest(qv, semKeep, allow) {
-		s := float64(hit.Score)
+		s := roundSim(float64(hit.Score))
 		if bestSim == 0 {
 			bestSim = max(0, s)
 		}
@@ -247,6 +247,7 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 	if qv != nil {
 		for _, d := range buf.cands {
 			if s, ok := x.vectors.similarity(qv, d); ok {
+				s = roundSim(s)
 				semOf[d] = s
 				bestSim = max(bestSim, s)
 			} else {
@@ -298,6 +299,11 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 	}
 	return ranked, refs, st
 }
+
+// roundSim rounds a cosine similarity to 6 decimals: float32 dot products
+// summed in a different order (SIMD or not, another CPU) differ in the 8th
+// digit, and results must be the same everywhere.
+func roundSim(s float64) float64 { return math.Round(s*1e6) / 1e6 }
 
 const hybridFormula = "score = (lexicalWeight × lexical + semanticWeight × semantic + recencyWeight × recency) / (lexicalWeight + semanticWeight + recencyWeight); " +
 	"bm25 is the record's own BM25 (Porter2 stems, stopwords dropped, k1 bm25K1, b bm25B); " +

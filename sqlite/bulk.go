@@ -200,6 +200,10 @@ func (db *DB) Stats(ctx context.Context) (memory.Stats, error) {
 			{"SELECT count(*) FROM pins", []any{&st.Pins}},
 			{"SELECT count(*) FROM observations_fts", []any{&st.IndexedObservations}},
 			{"SELECT count(*) FROM summaries_fts", []any{&st.IndexedSummaries}},
+			{"SELECT count(*) FROM thoughts", []any{&st.Thoughts}},
+			{"SELECT count(*) FROM kg_entities", []any{&st.Entities}},
+			{"SELECT count(*) FROM kg_observations", []any{&st.EntityObservations}},
+			{"SELECT count(*) FROM kg_edges", []any{&st.Edges}},
 		} {
 			if err := tx.QueryRowContext(ctx, c.q).Scan(c.dest...); err != nil {
 				return err

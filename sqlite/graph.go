@@ -45,11 +45,17 @@ func dataText(d memory.RawObject) string {
 }
 
 // PutEntity implements memory.GraphStore: it creates the entity, or updates
-// name, type and data of an existing id (keeping created_at).
+// name, type and data of an existing id (keeping created_at and scope, which
+// the returned entity carries). A vector is of its record's text: an update
+// that changes the entity's text drops its vectors, and a new name also
+// drops those of its observations and edges (whose texts quote it) and logs
+// them as changed.
 func (db *DB) PutEntity(ctx context.Context, e memory.KGEntity) (memory.KGEntity, error) {
 	err := db.write(ctx, "storing an entity", func(tx *sql.Tx) error {
-		var created int64
-		err := tx.QueryRowContext(ctx, "SELECT created_at FROM kg_entities WHERE id = ?", e.ID).Scan(&created)
+		var old memory.KGEntity
+		var oldData string
+		err := tx.QueryRowContext(ctx, "SELECT name, type, data, created_at, session_id, repo_id, agent_id, user_id FROM kg_entities WHERE id = ?",
+			e.ID).Scan(&old.Name, &old.Type, &oldData, &old.CreatedAt, &old.Scope.SessionID, &old.Scope.RepoID, &old.Scope.AgentID, &old.Scope.UserID)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			args := append([]any{e.ID, e.Name, strings.ToLower(e.Name), e.Type, dataText(e.Data), e.CreatedAt, e.UpdatedAt}, scopeArgs(e.Scope)...)
@@ -59,10 +65,26 @@ func (db *DB) PutEntity(ctx context.Context, e memory.KGEntity) (memory.KGEntity
 		case err != nil:
 			return err
 		}
-		e.CreatedAt = created
+		e.CreatedAt, e.Scope = old.CreatedAt, old.Scope
 		_, err = tx.ExecContext(ctx, "UPDATE kg_entities SET name = ?, name_key = ?, type = ?, data = ?, updated_at = ? WHERE id = ?",
 			e.Name, strings.ToLower(e.Name), e.Type, dataText(e.Data), e.UpdatedAt, e.ID)
-		return err
+		if err != nil || (e.Name == old.Name && e.Type == old.Type && dataText(e.Data) == oldData) {
+			return err
+		}
+		stmts := []string{"DELETE FROM embeddings WHERE kind = 'kg_entity' AND ref = ?1"}
+		if e.Name != old.Name {
+			stmts = append(stmts,
+				"DELETE FROM embeddings WHERE kind = 'kg_observation' AND ref IN (SELECT id FROM kg_observations WHERE entity_id = ?1)",
+				"DELETE FROM embeddings WHERE kind = 'kg_edge' AND ref IN (SELECT id FROM kg_edges WHERE source = ?1 OR target = ?1)",
+				"INSERT INTO changes(kind, ref) SELECT 'kg_observation', id FROM kg_observations WHERE entity_id = ?1 ORDER BY seq",
+				"INSERT INTO changes(kind, ref) SELECT 'kg_edge', id FROM kg_edges WHERE source = ?1 OR target = ?1 ORDER BY seq")
+		}
+		for _, q := range stmts {
+			if _, err := tx.ExecContext(ctx, q, e.ID); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	return e, err
 }

@@ -81,7 +81,14 @@ func (r snapshotReader) SearchText(ctx context.Context, ts memory.TextSearch) (m
 // Snapshot implements memory.Snapshotter: fn reads one consistent state of
 // the database, untouched by concurrent writes, in one read transaction.
 func (db *DB) Snapshot(ctx context.Context, fn func(memory.Reader) error) error {
-	return db.read(ctx, "reading", func(tx queryer) error { return fn(snapshotReader{tx}) })
+	return db.read(ctx, "reading", func(tx queryer) error {
+		// SQLite takes a transaction's snapshot at its first read, not at
+		// BEGIN: read now, so fn sees the store as it was when Snapshot began.
+		if _, err := lastChange(ctx, tx); err != nil {
+			return err
+		}
+		return fn(snapshotReader{tx})
+	})
 }
 
 // tableSearch describes one full-text table and how to read its hits.

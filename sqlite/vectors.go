@@ -45,6 +45,11 @@ func (db *DB) PutEmbeddings(ctx context.Context, es []memory.Embedding) error {
 			if len(e.Vector) != e.Space.Dim || e.Space.Dim <= 0 {
 				return memory.Errorf(memory.CodeInvalidParams, "vector of %s %s has %d dimensions; its space has %d", e.Kind, e.ID, len(e.Vector), e.Space.Dim)
 			}
+			for _, x := range e.Vector {
+				if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+					return memory.Errorf(memory.CodeInvalidParams, "vector of %s %s holds NaN or Inf", e.Kind, e.ID)
+				}
+			}
 			var text string
 			err := tx.QueryRowContext(ctx, spec.textSQL(), e.ID).Scan(&text)
 			if errors.Is(err, sql.ErrNoRows) {

@@ -34,6 +34,22 @@ func Run(t *testing.T, open Opener) {
 		{"ImportExportRoundTrip", testImportExport},
 		{"ImportIsAllOrNothing", testImportAllOrNothing},
 		{"Stats", testStats},
+		{"ThoughtRoundTrip", testThoughtRoundTrip},
+		{"ThoughtListing", testThoughtListing},
+		{"ThoughtStatus", testThoughtStatus},
+		{"Entities", testEntities},
+		{"EntityLookup", testEntityLookup},
+		{"KGObservations", testKGObservations},
+		{"Edges", testEdges},
+		{"DeleteEntityCascades", testDeleteEntityCascades},
+		{"VectorStats", testVectorStats},
+		{"VectorBadInput", testVectorBadInput},
+		{"PendingEmbeddings", testPendingEmbeddings},
+		{"RewriteMakesPending", testRewriteMakesPending},
+		{"LoadIndex", testLoadIndex},
+		{"ChangesSince", testChangesSince},
+		{"Records", testRecords},
+		{"SnapshotIsolation", testSnapshotIsolation},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

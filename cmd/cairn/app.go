@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/memory"
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -28,6 +30,7 @@ type app struct {
 	json    bool
 
 	eng *cairn.Engine
+	bar *progressbar.ProgressBar
 }
 
 // run executes the CLI and returns the process exit code.
@@ -105,18 +108,26 @@ func (a *app) engine() (*cairn.Engine, error) {
 	return eng, nil
 }
 
-// envMaxContent names the environment variable that sets the content cap.
-const envMaxContent = "CAIRN_MAX_CONTENT_BYTES"
-
+// options reads the start-up settings from the environment (cairn config
+// prints them) and applies the global flags. Clamped or replaced settings
+// are logged as warnings.
 func (a *app) options() (*cairn.Options, error) {
-	opts := &cairn.Options{}
-	if v := os.Getenv(envMaxContent); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 64<<20 {
-			return nil, memory.Errorf(memory.CodeInvalidParams, "%s=%q: want a byte count from 1 to %d", envMaxContent, v, 64<<20)
-		}
-		opts.MaxContentBytes = n
+	set, err := cairn.SettingsFromEnv(os.Getenv)
+	if err != nil {
+		return nil, err
 	}
+	opts, err := set.Options()
+	if err != nil {
+		return nil, err
+	}
+	log, err := a.logger(slog.LevelWarn)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range set.Warnings {
+		log.Warn("setting adjusted", "detail", w)
+	}
+	opts.Logger = log
 	if a.nowFlag != "" {
 		t, err := parseTime(a.nowFlag)
 		if err != nil {

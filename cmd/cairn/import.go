@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/memory"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
 
@@ -67,22 +65,19 @@ func (a *app) importFile(cmd *cobra.Command, eng *cairn.Engine, name string) (ca
 		defer f.Close()
 		r = f
 	}
-	var bar *progressbar.ProgressBar
-	opts := cairn.ImportOptions{}
-	if isTerminal(a.err) && !a.json {
-		opts.Progress = func(done, total int) {
-			if bar == nil {
-				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(a.err),
-					progressbar.OptionSetDescription("importing "+name), progressbar.OptionShowCount(),
-					progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+	opts := cairn.ImportOptions{Progress: a.progress("importing " + name)}
+	if embed := a.progress("embedding " + name); embed != nil {
+		embedding := false
+		opts.EmbedProgress = func(done, total int) {
+			if !embedding { // the import's bar is done
+				a.finishProgress()
+				embedding = true
 			}
-			bar.Set(done)
+			embed(done, total)
 		}
 	}
 	rep, err := eng.Import(cmd.Context(), r, opts)
-	if bar != nil {
-		bar.Finish()
-	}
+	a.finishProgress()
 	return rep, err
 }
 

@@ -13,7 +13,8 @@ func newRootCmd(a *app) *cobra.Command {
 in a local SQLite database, groups it into session capsules with summaries,
 pins what matters, forgets on request, and retrieves the few memories that
 matter for a query: pins, the current session summary, and ranked candidates
-with provenance, inside a token budget, deterministically.
+with provenance, inside a token budget, deterministically. It also keeps the
+agent's thoughts and a knowledge graph, recalled by meaning (cairn inner-voice).
 
 The database is $CAIRN_DB, or $XDG_DATA_HOME/cairn/cairn.db
 (~/.local/share/cairn/cairn.db); --db overrides both. $CAIRN_MAX_CONTENT_BYTES
@@ -33,15 +34,17 @@ Try it without touching your database: cairn demo`,
 		&cobra.Group{ID: "recall", Title: "Recall:"},
 		&cobra.Group{ID: "data", Title: "Data:"},
 		&cobra.Group{ID: "serve", Title: "Serve agents and services:"})
-	for _, c := range []*cobra.Command{newLogCmd(a), newCapsuleCmd(a), newPinCmd(a), newUnpinCmd(a), newForgetCmd(a)} {
+	for _, c := range []*cobra.Command{newLogCmd(a), newCapsuleCmd(a), newPinCmd(a), newUnpinCmd(a), newForgetCmd(a),
+		newThinkCmd(a), newKGCmd(a)} {
 		c.GroupID = "record"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{newRetrieveCmd(a), newShowCmd(a), newDemoCmd(a)} {
+	for _, c := range []*cobra.Command{newRetrieveCmd(a), newInnerVoiceCmd(a), newShowCmd(a), newThoughtsCmd(a), newDemoCmd(a)} {
 		c.GroupID = "recall"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{newImportCmd(a), newExportCmd(a), newStatusCmd(a), newDoctorCmd(a), newBenchCmd(a)} {
+	for _, c := range []*cobra.Command{newImportCmd(a), newExportCmd(a), newStatusCmd(a), newDoctorCmd(a), newReembedCmd(a),
+		newConfigCmd(a), newBenchCmd(a)} {
 		c.GroupID = "data"
 		root.AddCommand(c)
 	}

@@ -32,7 +32,19 @@ func newStatusCmd(a *app) *cobra.Command {
 			fmt.Fprintf(a.out, "capsules      %d (%d open)\n", db.Capsules, db.OpenCapsules)
 			fmt.Fprintf(a.out, "summaries     %d (%d indexed)\n", db.Summaries, db.IndexedSummaries)
 			fmt.Fprintf(a.out, "pins          %d\n", db.Pins)
+			fmt.Fprintf(a.out, "thoughts      %d\n", db.Thoughts)
+			fmt.Fprintf(a.out, "graph         %d entities, %d facts, %d edges\n", db.Entities, db.EntityObservations, db.Edges)
 			fmt.Fprintf(a.out, "retrieval     %s\n", st.Provider)
+			e := st.Embedder
+			fmt.Fprintf(a.out, "embedder      %s: %d records embedded, %d pending, %d vectors of other spaces\n", e.Space, e.InSpace, e.Pending, e.OtherSpaces)
+			if e.Pending > 0 {
+				fmt.Fprintln(a.out, "              run cairn reembed to embed the pending records")
+			}
+			voice := "disabled (SURR_ENABLE_INNER_VOICE=1 enables it)"
+			if st.InnerVoice {
+				voice = "enabled"
+			}
+			fmt.Fprintf(a.out, "inner voice   %s\n", voice)
 			fmt.Fprintf(a.out, "tools         %s\n", strings.Join(st.Tools, ", "))
 			return nil
 		},

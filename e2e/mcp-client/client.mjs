@@ -1,17 +1,21 @@
 // End-to-end check of cairn's MCP server with the official TypeScript SDK
 // client. Usage:
-//   node client.mjs stdio CAIRN_BINARY DATABASE
-//   node client.mjs http URL
+//   node client.mjs stdio CAIRN_BINARY DATABASE   (inner voice enabled)
+//   node client.mjs http URL                      (inner voice disabled)
 // It initialises, lists the tools, calls every tool with valid arguments
 // and some with invalid ones, checks the results, prints a JSON summary and
 // exits 0, or prints what failed and exits 1.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const [mode, target, db] = process.argv.slice(2);
 const expectedTools = ["retrieve", "log", "capsule_open", "summary_set", "capsule_close", "capsule_get",
-  "observation_get", "summary_get", "pin", "unpin", "forget", "status", "doctor"];
+  "observation_get", "summary_get", "pin", "unpin", "forget",
+  "think", "thought_get", "thoughts_list", "kg_entity_create", "kg_entity_update", "kg_entity_get", "kg_entity_delete",
+  "kg_entities", "kg_observe", "kg_observation_delete", "kg_edge_create", "kg_edge_delete", "kg_edges", "inner_voice_retrieve",
+  "status", "doctor", "reembed", "config"];
+const innerVoice = mode === "stdio";
 
 function check(cond, what) {
   if (!cond) throw new Error("check failed: " + what);
@@ -20,7 +24,8 @@ function check(cond, what) {
 async function main() {
   let transport;
   if (mode === "stdio") {
-    transport = new StdioClientTransport({ command: target, args: ["--db", db, "mcp"], stderr: "inherit" });
+    transport = new StdioClientTransport({ command: target, args: ["--db", db, "mcp"], stderr: "inherit",
+      env: { ...getDefaultEnvironment(), SURR_ENABLE_INNER_VOICE: "1" } });
   } else if (mode === "http") {
     transport = new StreamableHTTPClientTransport(new URL(target));
   } else {
@@ -89,9 +94,43 @@ async function main() {
   const closed = await ok("capsule_close", { capsuleId: cap.id, summary: { content: "Tolerate 5s of clock skew.", confidence: 0.9 } });
   check(closed.capsule.status === "closed" && closed.summary.id === sum.id, "close keeps the summary id");
   const status = await ok("status", {});
-  check(status.database.observations >= 2 && status.tools.length === expectedTools.length, "status");
+  check(status.database.observations >= 2 && status.tools.length === expectedTools.length && status.embedder.space.dim === 100, "status");
   const doctor = await ok("doctor", {});
   check(doctor.ok === true, "doctor finds nothing wrong: " + JSON.stringify(doctor.findings));
+
+  // Thoughts, the knowledge graph and the inner voice.
+  const th = await ok("think", { content: "Clock skew between services breaks session checks; tolerate a few seconds.", origin: "human", tags: ["auth"] });
+  check(th.id.startsWith("th_") && th.origin === "human" && th.tags[0] === "auth", "think");
+  check((await ok("thought_get", { thoughtId: th.id })).content === th.content, "thought_get");
+  check((await ok("thoughts_list", { limit: 10 })).thoughts.some((t) => t.id === th.id), "thoughts_list");
+  const svc = await ok("kg_entity_create", { name: "auth-service", type: "service", data: { team: "identity" } });
+  check(svc.id.startsWith("ent_") && svc.data.team === "identity", "kg_entity_create");
+  const clock = await ok("kg_entity_create", { name: "ntp", type: "service" });
+  check((await ok("kg_entity_update", { entityId: clock.id, type: "daemon" })).type === "daemon", "kg_entity_update");
+  const fact = await ok("kg_observe", { entityId: svc.id, content: "session tokens expire when clocks drift by more than five seconds" });
+  const edge = await ok("kg_edge_create", { source: svc.id, target: clock.id, relation: "depends_on" });
+  const view = await ok("kg_entity_get", { entityId: svc.id });
+  check(view.observations.length === 1 && view.edges.length === 1 && view.edges[0].id === edge.id, "kg_entity_get");
+  check((await ok("kg_entities", { name: "AUTH-SERVICE" })).entities.map((e) => e.id).join() === svc.id, "kg_entities by name");
+  check((await ok("kg_edges", { entityId: clock.id })).edges.length === 1, "kg_edges");
+  if (innerVoice) {
+    const iv = await ok("inner_voice_retrieve", { query: "why do sessions expire with clock drift?", top_k: 5 });
+    check(iv.snippets.length >= 2 && iv.diagnostics.provider === "glove" && iv.diagnostics.dim === 100, "inner voice: " + JSON.stringify(iv.diagnostics));
+    check(iv.snippets.some((s) => s.id === th.id && s.trust_tier === "green") && iv.snippets.some((s) => s.id === fact.id && s.table === "kg_observations"), "inner voice sources");
+    await fails("inner_voice_retrieve", { query: "  " }, "invalid_params");
+  } else {
+    await fails("inner_voice_retrieve", { query: "clock drift" }, "feature_disabled");
+  }
+  check((await ok("kg_edge_delete", { edgeId: edge.id })).deleted === edge.id, "kg_edge_delete");
+  check((await ok("kg_observation_delete", { observationId: fact.id })).deleted === fact.id, "kg_observation_delete");
+  check((await ok("kg_entity_delete", { entityId: clock.id })).deleted === clock.id, "kg_entity_delete");
+  const re = await ok("reembed", {});
+  check(re.pending === 0 && re.space.provider === "glove", "reembed: " + JSON.stringify(re));
+  const cfg = await ok("config", {});
+  check(cfg.innerVoice.enabled === innerVoice && cfg.embedder.provider === "glove" && cfg.provider === "hybrid", "config: " + JSON.stringify(cfg));
+  await fails("think", { content: "x", origin: "alien" }, "invalid_params");
+  await fails("kg_entity_get", { entityId: clock.id }, "not_found");
+  await fails("kg_edge_create", { source: svc.id, target: "ent_missing", relation: "x" }, "not_found");
 
   await fails("retrieve", { query: "   " }, "invalid_params");
   await fails("retrieve", { query: "x", scopeIds: { team: "a" } }, "invalid_params");

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/cairnhq/cairn"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+)
+
+func newReembedCmd(a *app) *cobra.Command {
+	var req cairn.ReembedRequest
+	cmd := &cobra.Command{
+		Use:   "reembed",
+		Short: "Embed records that have no vector with the current embedder",
+		Long: `Embed every record that has no vector in the active embedder's space: those
+written while the embedder was down, and all of them after a move to another
+embedder, model or dimension (set CAIRN_EMBED_PROVIDER, CAIRN_EMBED_MODEL,
+CAIRN_EMBED_DIM or their SURR_EMBED_* names, then run this). A progress bar
+shows on a terminal. --drop-other-spaces then deletes the vectors of other
+spaces. If the embedder fails part-way, what was embedded stays and the rest
+remains pending (exit code 5); run it again later.`,
+		Example: `  cairn reembed
+  CAIRN_EMBED_PROVIDER=ollama CAIRN_EMBED_MODEL=nomic-embed-text cairn reembed --drop-other-spaces`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			eng, err := a.engine()
+			if err != nil {
+				return err
+			}
+			rep, err := eng.Reembed(cmd.Context(), req, a.progress("embedding"))
+			a.finishProgress()
+			if err != nil {
+				if !a.json {
+					fmt.Fprintf(a.out, "embedded %d records in %s; %d still pending\n", rep.Embedded, rep.Space, rep.Pending)
+				}
+				return err
+			}
+			if a.json {
+				return a.emit(rep)
+			}
+			fmt.Fprintf(a.out, "embedded %d records in %s", rep.Embedded, rep.Space)
+			if req.DropOtherSpaces {
+				fmt.Fprintf(a.out, "; dropped %d vectors of other spaces", rep.Dropped)
+			}
+			fmt.Fprintln(a.out)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&req.DropOtherSpaces, "drop-other-spaces", false, "also delete vectors of other embedders, models or dimensions")
+	return cmd
+}
+
+// progress returns a progress callback that draws a bar on a terminal
+// (nothing otherwise, or with --json); finishProgress ends it.
+func (a *app) progress(what string) func(done, total int) {
+	if !isTerminal(a.err) || a.json {
+		return nil
+	}
+	return func(done, total int) {
+		if a.bar == nil {
+			a.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(a.err),
+				progressbar.OptionSetDescription(what), progressbar.OptionShowCount(),
+				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+		}
+		a.bar.ChangeMax(total)
+		a.bar.Set(done)
+	}
+}
+
+func (a *app) finishProgress() {
+	if a.bar != nil {
+		a.bar.Finish()
+		a.bar = nil
+	}
+}
+
+func newConfigCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "config",
+		Short: "Show the effective configuration and every clamp or fallback applied",
+		Long: `Show the configuration cairn runs with, read from the environment: the
+database, the retrieval provider and hybrid weights (CAIRN_PROVIDER,
+CAIRN_HYBRID_WEIGHTS), the embedder (CAIRN_EMBED_* or SURR_EMBED_*), the inner
+voice (SURR_ENABLE_INNER_VOICE, SURR_INNER_VOICE_*, CAIRN_INNER_VOICE_FLOOR),
+the content cap (CAIRN_MAX_CONTENT_BYTES) and logging (CAIRN_LOG,
+MCP_NO_LOG). Out-of-bounds values are clamped or replaced as documented; each
+correction is listed under warnings. API keys are never shown. It does not
+open the database.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			set, err := cairn.SettingsFromEnv(os.Getenv)
+			if err != nil {
+				return err
+			}
+			out := struct {
+				Database string `json:"database"`
+				cairn.Settings
+			}{cairn.ResolvePath(a.dbFlag), set.Public()}
+			if a.json {
+				return a.emit(out)
+			}
+			a.printSettings(out.Database, out.Settings)
+			return nil
+		},
+	}
+}
+
+func (a *app) printSettings(db string, s cairn.Settings) {
+	w := s.HybridWeights
+	row := func(k, format string, v ...any) { fmt.Fprintf(a.out, "%-18s "+format+"\n", append([]any{k}, v...)...) }
+	row("database", "%s", db)
+	row("provider", "%s", s.Provider)
+	row("hybrid weights", "lexical=%g semantic=%g recency=%g before=%g after=%g far=%g capsule=%g",
+		w.Lexical, w.Semantic, w.Recency, w.Before, w.After, w.Far, w.Capsule)
+	e := s.Embedder
+	emb := fmt.Sprintf("%s, model %s, %d dimensions", e.Provider, e.Model, e.Dim)
+	if e.BaseURL != "" {
+		emb += ", at " + e.BaseURL
+	}
+	if e.Provider == "ollama" || e.Provider == "openai" {
+		emb += fmt.Sprintf(", timeout %s", e.Timeout)
+	}
+	row("embedder", "%s", emb)
+	iv := s.InnerVoice
+	if iv.Enabled {
+		row("inner voice", "enabled: mix %g, top_k %d, floor %g, min_floor %g, %d candidates per source at most",
+			iv.Mix, iv.TopKDefault, iv.Floor, iv.MinFloor, iv.MaxCandidatesPerSource)
+	} else {
+		row("inner voice", "disabled (SURR_ENABLE_INNER_VOICE=1 enables it)")
+	}
+	row("content cap", "%d bytes per record", s.MaxContentBytes)
+	logs := "CAIRN_LOG=" + os.Getenv(envLog)
+	if s.NoLog {
+		logs = "MCP_NO_LOG: counters only"
+	} else if os.Getenv(envLog) == "" {
+		logs = "warn (serve: info); CAIRN_LOG sets it"
+	}
+	row("logging", "%s", logs)
+	for _, x := range s.Warnings {
+		row("warning", "%s", x)
+	}
+	for _, x := range s.Notes {
+		row("note", "%s", x)
+	}
+}

@@ -316,47 +316,132 @@ type Dump struct {
 	Logged    []NewObservation
 	Summaries []Summary
 	Pins      []Pin
+	// Thoughts are written as given (their summary_of ids are not
+	// references the store checks).
+	Thoughts []Thought
+	// Entities are created (never updated: an existing id is a conflict)
+	// before the entity observations and edges that name them.
+	Entities []KGEntity
+	// KGObservations and Edges take their entity's scope (an edge its
+	// source's): dimensions they leave empty are filled from it, and a
+	// dimension set to another value is invalid_params.
+	KGObservations []KGObservation
+	Edges          []KGEdge
 }
 
 // Len is the number of records in the dump.
 func (d Dump) Len() int {
-	return len(d.Observations) + len(d.Capsules) + len(d.Logged) + len(d.Summaries) + len(d.Pins)
+	return len(d.Observations) + len(d.Capsules) + len(d.Logged) + len(d.Summaries) + len(d.Pins) +
+		len(d.Thoughts) + len(d.Entities) + len(d.KGObservations) + len(d.Edges)
 }
+
+// Section names one of a Dump's lists of records.
+type Section string
+
+// The sections of a Dump, in the order Import writes them.
+const (
+	SectionObservations   Section = "observations"
+	SectionCapsules       Section = "capsules"
+	SectionLogged         Section = "logged"
+	SectionSummaries      Section = "summaries"
+	SectionPins           Section = "pins"
+	SectionThoughts       Section = "thoughts"
+	SectionEntities       Section = "entities"
+	SectionKGObservations Section = "kg_observations"
+	SectionEdges          Section = "edges"
+)
+
+// RecordError is an Import failure caused by one record of the dump (a
+// duplicate id, a dangling reference): the record's section and its index
+// there, so a caller can point at the input that held it. Its message is
+// Err's.
+type RecordError struct {
+	Section Section
+	Index   int
+	Err     error
+}
+
+// Error returns Err's message.
+func (e *RecordError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *RecordError) Unwrap() error { return e.Err }
 
 // Bulk moves many records at once.
 type Bulk interface {
 	// Import writes a dump in one transaction: all of it or, on any error
-	// (a duplicate id, a dangling reference), none of it. progress, when
-	// non-nil, is called with the number of records written so far.
+	// (a duplicate id, a dangling reference), none of it. Sections are
+	// written in the order of the Section constants. A typed error caused
+	// by one record comes wrapped in a *RecordError naming it. progress,
+	// when non-nil, is called with the number of records written so far.
 	Import(ctx context.Context, d Dump, progress func(done int)) error
 	// Export calls fn for every record: observations (in insertion order),
-	// capsules (with their membership), summaries, then pins. It stops at
-	// fn's first error and returns it.
+	// capsules (with their membership), summaries, pins, thoughts,
+	// entities, entity observations, then edges, each kind in insertion
+	// order. Vectors are not exported: they are derived. It stops at fn's
+	// first error and returns it.
 	Export(ctx context.Context, fn func(Record) error) error
 }
 
 // Record holds exactly one record of any type; it is the unit of export and
 // import. In JSON it is an object with one key naming the type:
-// {"observation": {...}}, {"capsule": {...}}, {"summary": {...}} or
-// {"pin": {...}}.
+// {"observation": {...}}, {"capsule": {...}}, {"summary": {...}},
+// {"pin": {...}}, {"thought": {...}}, {"kg_entity": {...}},
+// {"kg_observation": {...}} or {"kg_edge": {...}}.
 type Record struct {
-	Observation *Observation `json:"observation,omitempty"`
-	Capsule     *Capsule     `json:"capsule,omitempty"`
-	Summary     *Summary     `json:"summary,omitempty"`
-	Pin         *Pin         `json:"pin,omitempty"`
+	Observation   *Observation   `json:"observation,omitempty"`
+	Capsule       *Capsule       `json:"capsule,omitempty"`
+	Summary       *Summary       `json:"summary,omitempty"`
+	Pin           *Pin           `json:"pin,omitempty"`
+	Thought       *Thought       `json:"thought,omitempty"`
+	KGEntity      *KGEntity      `json:"kg_entity,omitempty"`
+	KGObservation *KGObservation `json:"kg_observation,omitempty"`
+	KGEdge        *KGEdge        `json:"kg_edge,omitempty"`
+}
+
+// Section is the section of a Dump the record joins ("" for an empty
+// record).
+func (r Record) Section() Section {
+	switch {
+	case r.Observation != nil:
+		return SectionObservations
+	case r.Capsule != nil:
+		return SectionCapsules
+	case r.Summary != nil:
+		return SectionSummaries
+	case r.Pin != nil:
+		return SectionPins
+	case r.Thought != nil:
+		return SectionThoughts
+	case r.KGEntity != nil:
+		return SectionEntities
+	case r.KGObservation != nil:
+		return SectionKGObservations
+	case r.KGEdge != nil:
+		return SectionEdges
+	}
+	return ""
 }
 
 // Add appends the record to the dump.
 func (d *Dump) Add(r Record) {
-	switch {
-	case r.Observation != nil:
+	switch r.Section() {
+	case SectionObservations:
 		d.Observations = append(d.Observations, *r.Observation)
-	case r.Capsule != nil:
+	case SectionCapsules:
 		d.Capsules = append(d.Capsules, *r.Capsule)
-	case r.Summary != nil:
+	case SectionSummaries:
 		d.Summaries = append(d.Summaries, *r.Summary)
-	case r.Pin != nil:
+	case SectionPins:
 		d.Pins = append(d.Pins, *r.Pin)
+	case SectionThoughts:
+		d.Thoughts = append(d.Thoughts, *r.Thought)
+	case SectionEntities:
+		d.Entities = append(d.Entities, *r.KGEntity)
+	case SectionKGObservations:
+		d.KGObservations = append(d.KGObservations, *r.KGObservation)
+	case SectionEdges:
+		d.Edges = append(d.Edges, *r.KGEdge)
 	}
 }
 

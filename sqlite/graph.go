@@ -58,10 +58,7 @@ func (db *DB) PutEntity(ctx context.Context, e memory.KGEntity) (memory.KGEntity
 			e.ID).Scan(&old.Name, &old.Type, &oldData, &old.CreatedAt, &old.Scope.SessionID, &old.Scope.RepoID, &old.Scope.AgentID, &old.Scope.UserID)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
-			args := append([]any{e.ID, e.Name, strings.ToLower(e.Name), e.Type, dataText(e.Data), e.CreatedAt, e.UpdatedAt}, scopeArgs(e.Scope)...)
-			_, err = tx.ExecContext(ctx, `INSERT INTO kg_entities (id, name, name_key, type, data, created_at, updated_at,
-				session_id, repo_id, agent_id, user_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
-			return err
+			return insertEntity(ctx, tx, e)
 		case err != nil:
 			return err
 		}
@@ -87,6 +84,17 @@ func (db *DB) PutEntity(ctx context.Context, e memory.KGEntity) (memory.KGEntity
 		return nil
 	})
 	return e, err
+}
+
+// insertEntity writes a new entity (conflict when its id exists).
+func insertEntity(ctx context.Context, tx *sql.Tx, e memory.KGEntity) error {
+	args := append([]any{e.ID, e.Name, strings.ToLower(e.Name), e.Type, dataText(e.Data), e.CreatedAt, e.UpdatedAt}, scopeArgs(e.Scope)...)
+	_, err := tx.ExecContext(ctx, `INSERT INTO kg_entities (id, name, name_key, type, data, created_at, updated_at,
+		session_id, repo_id, agent_id, user_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
+	if isUnique(err) {
+		return memory.Wrap(memory.CodeConflict, err, "entity id %q already exists", e.ID)
+	}
+	return err
 }
 
 // Entity implements memory.GraphStore.
@@ -165,15 +173,21 @@ func (db *DB) AddKGObservation(ctx context.Context, o memory.KGObservation) (mem
 		if err := entityExists(ctx, tx, o.EntityID); err != nil {
 			return err
 		}
-		args := append([]any{o.ID, o.EntityID, o.Content, o.CreatedAt}, scopeArgs(o.Scope)...)
-		_, err := tx.ExecContext(ctx, `INSERT INTO kg_observations (id, entity_id, content, created_at, session_id, repo_id, agent_id, user_id)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, args...)
-		if isUnique(err) {
-			return memory.Wrap(memory.CodeConflict, err, "observation id %q already exists", o.ID)
-		}
-		return err
+		return insertKGObservation(ctx, tx, o)
 	})
 	return o, err
+}
+
+// insertKGObservation writes a new entity observation (conflict when its id
+// exists); the caller checks that its entity exists.
+func insertKGObservation(ctx context.Context, tx *sql.Tx, o memory.KGObservation) error {
+	args := append([]any{o.ID, o.EntityID, o.Content, o.CreatedAt}, scopeArgs(o.Scope)...)
+	_, err := tx.ExecContext(ctx, `INSERT INTO kg_observations (id, entity_id, content, created_at, session_id, repo_id, agent_id, user_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, args...)
+	if isUnique(err) {
+		return memory.Wrap(memory.CodeConflict, err, "observation id %q already exists", o.ID)
+	}
+	return err
 }
 
 // KGObservations implements memory.GraphStore.
@@ -212,15 +226,21 @@ func (db *DB) AddEdge(ctx context.Context, g memory.KGEdge) (memory.KGEdge, erro
 				return err
 			}
 		}
-		args := append([]any{g.ID, g.Source, g.Target, g.Relation, dataText(g.Data), g.CreatedAt}, scopeArgs(g.Scope)...)
-		_, err := tx.ExecContext(ctx, `INSERT INTO kg_edges (id, source, target, relation, data, created_at, session_id, repo_id, agent_id, user_id)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
-		if isUnique(err) {
-			return memory.Wrap(memory.CodeConflict, err, "edge id %q already exists", g.ID)
-		}
-		return err
+		return insertEdge(ctx, tx, g)
 	})
 	return g, err
+}
+
+// insertEdge writes a new edge (conflict when its id exists); the caller
+// checks that its entities exist.
+func insertEdge(ctx context.Context, tx *sql.Tx, g memory.KGEdge) error {
+	args := append([]any{g.ID, g.Source, g.Target, g.Relation, dataText(g.Data), g.CreatedAt}, scopeArgs(g.Scope)...)
+	_, err := tx.ExecContext(ctx, `INSERT INTO kg_edges (id, source, target, relation, data, created_at, session_id, repo_id, agent_id, user_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
+	if isUnique(err) {
+		return memory.Wrap(memory.CodeConflict, err, "edge id %q already exists", g.ID)
+	}
+	return err
 }
 
 // Edges implements memory.GraphStore.

@@ -37,17 +37,7 @@ func jsonList(v []string) string {
 
 // AddThought implements memory.ThoughtStore.
 func (db *DB) AddThought(ctx context.Context, t memory.Thought) (memory.Thought, error) {
-	err := db.write(ctx, "storing a thought", func(tx *sql.Tx) error {
-		args := append([]any{t.ID, t.Content, string(t.Origin), jsonList(t.Tags), t.IsPrivate, t.Status, t.Significance,
-			t.IsSummary, jsonList(t.SummaryOf), t.Pipeline, t.CreatedAt}, scopeArgs(t.Scope)...)
-		_, err := tx.ExecContext(ctx, `INSERT INTO thoughts (id, content, origin, tags, is_private, status, significance,
-			is_summary, summary_of, pipeline, created_at, session_id, repo_id, agent_id, user_id)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
-		if isUnique(err) {
-			return memory.Wrap(memory.CodeConflict, err, "thought id %q already exists", t.ID)
-		}
-		return err
-	})
+	err := db.write(ctx, "storing a thought", func(tx *sql.Tx) error { return insertThought(ctx, tx, t) })
 	if t.Tags == nil {
 		t.Tags = []string{}
 	}
@@ -55,6 +45,19 @@ func (db *DB) AddThought(ctx context.Context, t memory.Thought) (memory.Thought,
 		t.SummaryOf = []string{}
 	}
 	return t, err
+}
+
+// insertThought writes a new thought (conflict when its id exists).
+func insertThought(ctx context.Context, tx *sql.Tx, t memory.Thought) error {
+	args := append([]any{t.ID, t.Content, string(t.Origin), jsonList(t.Tags), t.IsPrivate, t.Status, t.Significance,
+		t.IsSummary, jsonList(t.SummaryOf), t.Pipeline, t.CreatedAt}, scopeArgs(t.Scope)...)
+	_, err := tx.ExecContext(ctx, `INSERT INTO thoughts (id, content, origin, tags, is_private, status, significance,
+		is_summary, summary_of, pipeline, created_at, session_id, repo_id, agent_id, user_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
+	if isUnique(err) {
+		return memory.Wrap(memory.CodeConflict, err, "thought id %q already exists", t.ID)
+	}
+	return err
 }
 
 // Thought implements memory.ThoughtStore.

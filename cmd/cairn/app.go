@@ -31,6 +31,24 @@ type app struct {
 
 	eng *cairn.Engine
 	bar *progressbar.ProgressBar
+	// env overrides the environment for settings a flag sets.
+	env map[string]string
+}
+
+// setenv makes a flag's value win over the environment variable k.
+func (a *app) setenv(k, v string) {
+	if a.env == nil {
+		a.env = map[string]string{}
+	}
+	a.env[k] = v
+}
+
+// getenv reads a setting: a flag's value, else the environment.
+func (a *app) getenv(k string) string {
+	if v, ok := a.env[k]; ok {
+		return v
+	}
+	return os.Getenv(k)
 }
 
 // run executes the CLI and returns the process exit code.
@@ -112,7 +130,7 @@ func (a *app) engine() (*cairn.Engine, error) {
 // prints them) and applies the global flags. Clamped or replaced settings
 // are logged as warnings.
 func (a *app) options() (*cairn.Options, error) {
-	set, err := cairn.SettingsFromEnv(os.Getenv)
+	set, err := cairn.SettingsFromEnv(a.getenv)
 	if err != nil {
 		return nil, err
 	}

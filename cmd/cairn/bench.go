@@ -26,7 +26,7 @@ func newBenchCmd(a *app) *cobra.Command {
 }
 
 func newBenchLoCoMoCmd(a *app) *cobra.Command {
-	var dataset, queries, provider, golden, weights string
+	var dataset, queries, provider, golden, weights, embedder, embedModel, embedDim string
 	cmd := &cobra.Command{
 		Use:   "locomo",
 		Short: "Measure retrieval quality on the LoCoMo long-conversation benchmark",
@@ -58,6 +58,11 @@ text kept in the repository so ranking changes show as diffs.`,
 				return memory.Wrap(memory.CodeInternal, err, "temporary directory: %v", err)
 			}
 			defer os.RemoveAll(dir)
+			for k, v := range map[string]string{"CAIRN_EMBED_PROVIDER": embedder, "CAIRN_EMBED_MODEL": embedModel, "CAIRN_EMBED_DIM": embedDim} {
+				if v != "" {
+					a.setenv(k, v)
+				}
+			}
 			opts, err := a.options()
 			if err != nil {
 				return err
@@ -81,9 +86,10 @@ text kept in the repository so ranking changes show as diffs.`,
 			if err := eng.ImportDump(cmd.Context(), ds.Dump()); err != nil {
 				return err
 			}
-			if _, err := eng.Reembed(cmd.Context(), cairn.ReembedRequest{}, nil); err != nil {
+			if _, err := eng.Reembed(cmd.Context(), cairn.ReembedRequest{}, a.progress("embedding turns")); err != nil {
 				return err
 			}
+			a.finishProgress()
 			o := bench.LoCoMoOptions{Engine: eng, Provider: provider, Cases: cases}
 			if !a.json {
 				o.Progress = a.err
@@ -91,6 +97,9 @@ text kept in the repository so ranking changes show as diffs.`,
 			rep, err := bench.RunLoCoMo(cmd.Context(), o)
 			if err != nil {
 				return err
+			}
+			if st, err := eng.Status(cmd.Context()); err == nil {
+				rep.Embedder = st.Embedder.Space.String()
 			}
 			if golden != "" {
 				if err := os.WriteFile(golden, []byte(bench.RankStats(rep)), 0o644); err != nil {
@@ -101,6 +110,7 @@ text kept in the repository so ranking changes show as diffs.`,
 				return a.emit(rep)
 			}
 			fmt.Fprint(a.out, bench.RankStats(rep))
+			fmt.Fprintf(a.out, "# embedder %s, %.1f s\n", rep.Embedder, rep.Seconds)
 			return nil
 		},
 	}
@@ -109,7 +119,10 @@ text kept in the repository so ranking changes show as diffs.`,
 	f.StringVar(&queries, "queries", "", `replace the questions with a file {"cases":[{"sample_id","query","evidence","category"}]}`)
 	f.StringVar(&provider, "provider", "", "retrieval provider (default the engine's)")
 	f.StringVar(&golden, "golden", "", "also write the rank_stats text to this file")
-	f.StringVar(&weights, "weights", "", "hybrid weights, e.g. lexical=0.6,semantic=0.3,recency=0.1,near=0.3,far=0.1")
+	f.StringVar(&weights, "weights", "", "hybrid weights, e.g. lexical=0.6,semantic=0.5,recency=0.1,before=0.5,after=0.5,far=0.2,capsule=0.5")
+	f.StringVar(&embedder, "embedder", "", "embedder: glove, ollama, openai or hash (default $CAIRN_EMBED_PROVIDER, else glove)")
+	f.StringVar(&embedModel, "embed-model", "", "the embedder's model (default $CAIRN_EMBED_MODEL)")
+	f.StringVar(&embedDim, "embed-dim", "", "the embedder's dimension (default $CAIRN_EMBED_DIM)")
 	return cmd
 }
 

@@ -334,6 +334,7 @@ func RunLoCoMo(ctx context.Context, o LoCoMoOptions) (QualityReport, error) {
 	var all accum
 	byCat := map[int]*accum{}
 	maxK := Ks[len(Ks)-1]
+	used := o.Provider
 	for i, c := range o.Cases {
 		req := cairn.RetrieveRequest{Query: c.Query, ScopeIDs: memory.Scope{RepoID: c.SampleID}, MaxCandidates: &maxK, Provider: o.Provider}
 		res, err := o.Engine.Retrieve(ctx, req)
@@ -344,6 +345,7 @@ func RunLoCoMo(ctx context.Context, o LoCoMoOptions) (QualityReport, error) {
 		case err != nil:
 			return QualityReport{}, err
 		default:
+			used = res.Provenance.ProviderUsed
 			for _, cand := range res.Candidates {
 				if ob := cand.Entity.Observation; ob != nil {
 					var p struct {
@@ -363,7 +365,7 @@ func RunLoCoMo(ctx context.Context, o LoCoMoOptions) (QualityReport, error) {
 			fmt.Fprintf(o.Progress, "%d of %d questions\n", i+1, len(o.Cases))
 		}
 	}
-	rep := QualityReport{Provider: o.Provider, Overall: all.scores(), ByCategory: map[string]Scores{}, Seconds: time.Since(start).Seconds()}
+	rep := QualityReport{Provider: used, Overall: all.scores(), ByCategory: map[string]Scores{}, Seconds: time.Since(start).Seconds()}
 	for cat, a := range byCat {
 		name := CategoryNames[cat]
 		if name == "" {

@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/cairnhq/cairn"
+	"github.com/cairnhq/cairn/embed"
 	"github.com/cairnhq/cairn/internal/sample"
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/retrieve"
 )
 
 var ctx = context.Background()
@@ -521,6 +523,198 @@ func TestImportIsAllOrNothingPerFile(t *testing.T) {
 	rep, err := eng.Import(ctx, strings.NewReader(strings.Join(lines[:4], "\n")), cairn.ImportOptions{Progress: func(done, total int) { progress = append(progress, done, total) }})
 	if err != nil || rep.Observations != 3 || len(progress) < 2 || progress[len(progress)-2] != 3 || progress[len(progress)-1] != 3 {
 		t.Fatalf("import of the good lines: %+v %v, progress %v", rep, err, progress)
+	}
+}
+
+// knowledgeOptions turn the inner voice on, with the hash embedder.
+func knowledgeOptions() *cairn.Options {
+	return &cairn.Options{Embedder: embed.Hash{Dim: 64}, InnerVoice: voiceOn()}
+}
+
+// openKnowledge opens the sample with thoughts (private, tagged, a summary
+// of others) and a knowledge graph (entities with data, an observation, an
+// edge) added through the engine.
+func openKnowledge(t *testing.T) *cairn.Engine {
+	t.Helper()
+	eng := openSample(t, knowledgeOptions())
+	th1 := think(t, eng, cairn.ThinkRequest{ID: "th_1", Content: "federation webhooks retry with backoff", Origin: memory.OriginHuman, Tags: []string{"ops", "webhooks"}})
+	th2 := think(t, eng, cairn.ThinkRequest{ID: "th_2", Content: "the federation signing key rotates monthly", Origin: memory.OriginTool, Tags: []string{"secrets"}, IsPrivate: true,
+		ScopeIDs: memory.Scope{RepoID: repo}})
+	think(t, eng, cairn.ThinkRequest{ID: "th_3", Content: "federation webhooks need backoff and key rotation", IsSummary: true, SummaryOf: []string{th1.ID, th2.ID},
+		Pipeline: "inner_voice", Significance: ptr(0.8)})
+	for _, req := range []cairn.EntityRequest{
+		{EntityID: "ent_gateway", Name: "gateway", Type: "service", Data: json.RawMessage(`{"team": "edge", "tier": 1}`), ScopeIDs: memory.Scope{RepoID: repo}},
+		{EntityID: "ent_ledger", Name: "ledger", Type: "service", Data: json.RawMessage(`{"store":"postgres"}`), ScopeIDs: memory.Scope{RepoID: repo}},
+	} {
+		if _, err := eng.CreateEntity(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	observe(t, eng, "ent_gateway", "the federation gateway retries twice before failing")
+	if _, err := eng.CreateEdge(ctx, cairn.EdgeRequest{Source: "ent_gateway", Target: "ent_ledger", Relation: "depends_on", Data: json.RawMessage(`{"since":2021}`)}); err != nil {
+		t.Fatal(err)
+	}
+	return eng
+}
+
+func TestImportExportKnowledgeRoundTrip(t *testing.T) {
+	eng := openKnowledge(t)
+	first := export(t, eng)
+	for _, want := range []string{`{"thought":{"id":"th_2"`, `"is_private":true`, `"summary_of":["th_1","th_2"]`, `{"kg_entity":{"id":"ent_gateway"`,
+		`"data":{"team":"edge","tier":1}`, `{"kg_observation":`, `{"kg_edge":`} {
+		if !strings.Contains(first, want) {
+			t.Fatalf("the export lacks %s:\n%s", want, first)
+		}
+	}
+	if strings.Contains(first, "vector") || strings.Contains(first, "embedding") {
+		t.Fatal("the export holds vectors; they are derived")
+	}
+	copyEng := openAt(t, filepath.Join(t.TempDir(), "copy.db"), knowledgeOptions())
+	rep, err := copyEng.Import(ctx, strings.NewReader(first), cairn.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Observations != 26 || rep.Capsules != 2 || rep.Summaries != 2 || rep.Pins != 1 ||
+		rep.Thoughts != 3 || rep.Entities != 2 || rep.EntityObservations != 1 || rep.Edges != 1 {
+		t.Fatalf("report %+v", rep)
+	}
+	// Every record was embedded after the import: 26 observations, 2
+	// summaries, 3 thoughts, 2 entities, 1 observation, 1 edge.
+	if rep.Embedded != 35 || rep.Pending != 0 {
+		t.Fatalf("embedded %d, pending %d; want 35 and 0", rep.Embedded, rep.Pending)
+	}
+	if second := export(t, copyEng); second != first {
+		t.Fatalf("export → import → export is not the identity:\n%s\n%s", first, second)
+	}
+	a, _ := eng.Stats(ctx)
+	b, _ := copyEng.Stats(ctx)
+	a.Path, b.Path, a.SizeBytes, b.SizeBytes = "", "", 0, 0
+	if a != b {
+		t.Fatalf("stats differ: %+v vs %+v", a, b)
+	}
+	// The copy recalls what the original recalls: thoughts and the graph.
+	for _, req := range []retrieve.InnerVoiceRequest{
+		{Query: "federation webhooks backoff gateway retries", Mix: ptr(0.5)},
+		{Query: "federation signing key rotation", IncludePrivate: true},
+		{Query: "gateway depends_on ledger", Mix: ptr(1.0)},
+	} {
+		want, got := voice(t, eng, req), voice(t, copyEng, req)
+		if len(got.Snippets) == 0 {
+			t.Fatalf("%q: the copy recalls nothing", req.Query)
+		}
+		if !sameSnippets(want.Snippets, got.Snippets) {
+			t.Fatalf("%q: the copy recalls\n%+v\nthe original\n%+v", req.Query, got.Snippets, want.Snippets)
+		}
+	}
+	// (The inner voice draws on thoughts, entities and their observations;
+	// edges are embedded, as rep.Pending 0 shows, but not recalled.)
+	sources := map[string]bool{}
+	for _, req := range []retrieve.InnerVoiceRequest{
+		{Query: "federation webhooks backoff gateway retries", Mix: ptr(0.5)},
+		{Query: "gateway service team edge", Mix: ptr(1.0)},
+	} {
+		for _, sn := range voice(t, copyEng, req).Snippets {
+			sources[sn.SourceType] = true
+		}
+	}
+	for _, src := range []string{"thought", "kg_entity", "kg_observation"} {
+		if !sources[src] {
+			t.Errorf("no %s recalled from the copy (got %v)", src, sources)
+		}
+	}
+	// The private thought stays private in the copy.
+	for _, sn := range voice(t, copyEng, retrieve.InnerVoiceRequest{Query: "federation signing key rotation"}).Snippets {
+		if sn.ID == "th_2" {
+			t.Fatal("the imported private thought is recalled without include_private")
+		}
+	}
+}
+
+// sameSnippets compares two recalls, leaving out nothing but timing.
+func sameSnippets(a, b []retrieve.Snippet) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return bytes.Equal(ja, jb)
+}
+
+func TestImportKnowledgeIsAllOrNothingPerFile(t *testing.T) {
+	eng := openKnowledge(t)
+	edges, err := eng.Edges(ctx, cairn.EdgesRequest{})
+	if err != nil || len(edges.Edges) != 1 {
+		t.Fatalf("edges %+v %v", edges, err)
+	}
+	view, _ := eng.Entity(ctx, "ent_gateway")
+	before := export(t, eng)
+	// Four good lines; the edge comes before the entity it starts from.
+	good := []string{
+		`{"kg_edge":{"id":"edge_new","source":"ent_new","target":"ent_gateway","relation":"calls","data":{},"created_at":1,"scopeIds":{"repoId":"` + repo + `"}}}`,
+		`{"thought":{"id":"th_new","content":"nightly batch needs the federation gateway","origin":"human","tags":["batch"],"is_private":false,"status":"active","significance":0.5,"is_summary":false,"summary_of":[],"created_at":1,"scopeIds":{}}}`,
+		`{"kg_entity":{"id":"ent_new","name":"nightly batch","type":"job","data":{"cron":"0 3 * * *"},"created_at":1,"updated_at":1,"scopeIds":{"repoId":"` + repo + `"}}}`,
+		`{"kg_observation":{"id":"kgo_new","entity_id":"ent_new","content":"runs at three","created_at":1,"scopeIds":{}}}`,
+	}
+	thought := func(fields string) string {
+		return `{"thought":{"id":"th_bad","content":"x","origin":"model","tags":[],"is_private":false,"status":"active","significance":0.5,"is_summary":false,"summary_of":[],"created_at":1,"scopeIds":{}` + fields + `}}`
+	}
+	edge := func(id, source, target, relation string) string {
+		return `{"kg_edge":{"id":"` + id + `","source":"` + source + `","target":"` + target + `","relation":"` + relation + `","data":{},"created_at":1,"scopeIds":{}}}`
+	}
+	for name, tc := range map[string]struct {
+		line string
+		code memory.Code
+	}{
+		"thought with a bad origin":        {strings.Replace(thought(""), `"model"`, `"alien"`, 1), memory.CodeInvalidParams},
+		"thought with an overlong tag":     {strings.Replace(thought(""), `"tags":[]`, `"tags":["`+strings.Repeat("t", 65)+`"]`, 1), memory.CodeInvalidParams},
+		"thought with significance 2":      {strings.Replace(thought(""), `"significance":0.5`, `"significance":2`, 1), memory.CodeInvalidParams},
+		"thought with a bad status":        {strings.Replace(thought(""), `"active"`, `"archived"`, 1), memory.CodeInvalidParams},
+		"thought with empty content":       {strings.Replace(thought(""), `"content":"x"`, `"content":""`, 1), memory.CodeInvalidParams},
+		"thought with an unknown field":    {thought(`,"mood":"sunny"`), memory.CodeInvalidParams},
+		"thought with a bad summary_of id": {strings.Replace(thought(""), `"summary_of":[]`, `"summary_of":[" padded "]`, 1), memory.CodeInvalidParams},
+		"thought with a bad scope":         {strings.Replace(thought(""), `"scopeIds":{}`, `"scopeIds":{"team":"a"}`, 1), memory.CodeInvalidParams},
+		"thought already stored":           {strings.Replace(thought(""), `"th_bad"`, `"th_1"`, 1), memory.CodeConflict},
+		"thought twice in the file":        {strings.Replace(thought(""), `"th_bad"`, `"th_new"`, 1), memory.CodeConflict},
+		"entity with a bad type":           {`{"kg_entity":{"id":"ent_bad","name":"x","type":"bad type!","data":{},"created_at":1,"updated_at":1,"scopeIds":{}}}`, memory.CodeInvalidParams},
+		"entity with data not an object":   {`{"kg_entity":{"id":"ent_bad","name":"x","type":"job","data":[1],"created_at":1,"updated_at":1,"scopeIds":{}}}`, memory.CodeInvalidParams},
+		"entity already stored":            {`{"kg_entity":{"id":"ent_ledger","name":"x","type":"job","data":{},"created_at":1,"updated_at":1,"scopeIds":{}}}`, memory.CodeConflict},
+		"observation of a missing entity":  {`{"kg_observation":{"id":"kgo_bad","entity_id":"ent_ghost","content":"x","created_at":1,"scopeIds":{}}}`, memory.CodeNotFound},
+		"observation already stored":       {`{"kg_observation":{"id":"` + view.Observations[0].ID + `","entity_id":"ent_gateway","content":"x","created_at":1,"scopeIds":{}}}`, memory.CodeConflict},
+		"observation out of scope":         {`{"kg_observation":{"id":"kgo_bad","entity_id":"ent_gateway","content":"x","created_at":1,"scopeIds":{"repoId":"elsewhere"}}}`, memory.CodeInvalidParams},
+		"edge to a missing entity":         {edge("edge_bad", "ent_gateway", "ent_ghost", "calls"), memory.CodeNotFound},
+		"edge from a missing entity":       {edge("edge_bad", "ent_ghost", "ent_gateway", "calls"), memory.CodeNotFound},
+		"edge with no relation":            {edge("edge_bad", "ent_gateway", "ent_ledger", ""), memory.CodeInvalidParams},
+		"edge already stored":              {edge(edges.Edges[0].ID, "ent_gateway", "ent_ledger", "calls"), memory.CodeConflict},
+	} {
+		file := strings.Join(append(append([]string{}, good...), tc.line), "\n")
+		_, err := eng.Import(ctx, strings.NewReader(file), cairn.ImportOptions{})
+		if memory.CodeOf(err) != tc.code || !strings.Contains(err.Error(), "line 5: ") {
+			t.Errorf("%s: error %v; want %s naming line 5", name, err, tc.code)
+		}
+	}
+	if export(t, eng) != before {
+		t.Fatal("a failed import changed the database")
+	}
+	rep, err := eng.Import(ctx, strings.NewReader(strings.Join(good, "\n")), cairn.ImportOptions{})
+	if err != nil || rep.Thoughts != 1 || rep.Entities != 1 || rep.EntityObservations != 1 || rep.Edges != 1 || rep.Pending != 0 {
+		t.Fatalf("import of the good lines: %+v %v", rep, err)
+	}
+	// The imported observation took its entity's scope, and is recalled.
+	nv, _ := eng.Entity(ctx, "ent_new")
+	if len(nv.Observations) != 1 || nv.Observations[0].Scope.RepoID != repo || len(nv.Edges) != 1 {
+		t.Fatalf("imported entity %+v", nv)
+	}
+	found := map[string]bool{}
+	for _, req := range []retrieve.InnerVoiceRequest{
+		{Query: "nightly batch needs the federation gateway", Mix: ptr(0.0)},
+		{Query: "nightly batch job cron", Mix: ptr(1.0)},
+		{Query: "nightly batch runs at three", Mix: ptr(1.0)},
+	} {
+		for _, sn := range voice(t, eng, req).Snippets {
+			found[sn.ID] = true
+		}
+	}
+	for _, id := range []string{"th_new", "ent_new", "kgo_new"} {
+		if !found[id] {
+			t.Errorf("imported %s is not recalled: %v", id, found)
+		}
 	}
 }
 

@@ -40,38 +40,14 @@ func (e *Engine) Think(ctx context.Context, req ThinkRequest) (memory.Thought, e
 	if t.Origin == "" {
 		t.Origin = memory.OriginModel
 	}
-	if !t.Origin.Valid() {
-		return t, memory.Errorf(memory.CodeInvalidParams, "origin %q: want human, tool, model or logged", t.Origin)
-	}
-	if err := memory.ValidateContent("content", t.Content, e.maxBytes); err != nil {
-		return t, err
-	}
 	if req.Significance != nil {
 		t.Significance = *req.Significance
 	}
-	if !(t.Significance >= 0 && t.Significance <= 1) || math.IsNaN(t.Significance) {
-		return t, memory.Errorf(memory.CodeInvalidParams, "significance %v is out of range [0, 1]", t.Significance)
-	}
-	tags, err := cleanTags(t.Tags)
-	if err != nil {
-		return t, err
-	}
-	t.Tags = tags
-	for _, id := range t.SummaryOf {
-		if err := validateRef("summary_of", id, false); err != nil {
-			return t, err
-		}
-	}
-	if err := memory.ValidateText("pipeline", t.Pipeline, 128); err != nil {
-		return t, err
-	}
-	if err := t.Scope.Validate(); err != nil {
+	if err := e.checkThought(&t); err != nil {
 		return t, err
 	}
 	if t.ID == "" {
 		t.ID = e.newID("th")
-	} else if err := validateRef("id", t.ID, false); err != nil {
-		return t, err
 	}
 	out, err := e.store.AddThought(ctx, t)
 	if err != nil {
@@ -79,6 +55,37 @@ func (e *Engine) Think(ctx context.Context, req ThinkRequest) (memory.Thought, e
 	}
 	e.embedAfterWrite(ctx, []memory.EmbedJob{{Kind: memory.VectorThought, ID: out.ID, Content: out.Content}})
 	return out, nil
+}
+
+// checkThought validates a thought as Think and Import store it, trimming
+// and deduplicating its tags. An empty id passes (Think makes one).
+func (e *Engine) checkThought(t *memory.Thought) error {
+	if !t.Origin.Valid() {
+		return memory.Errorf(memory.CodeInvalidParams, "origin %q: want human, tool, model or logged", t.Origin)
+	}
+	if err := memory.ValidateContent("content", t.Content, e.maxBytes); err != nil {
+		return err
+	}
+	if !(t.Significance >= 0 && t.Significance <= 1) || math.IsNaN(t.Significance) {
+		return memory.Errorf(memory.CodeInvalidParams, "significance %v is out of range [0, 1]", t.Significance)
+	}
+	tags, err := cleanTags(t.Tags)
+	if err != nil {
+		return err
+	}
+	t.Tags = tags
+	for _, id := range t.SummaryOf {
+		if err := validateRef("summary_of", id, false); err != nil {
+			return err
+		}
+	}
+	if err := memory.ValidateText("pipeline", t.Pipeline, 128); err != nil {
+		return err
+	}
+	if err := t.Scope.Validate(); err != nil {
+		return err
+	}
+	return validateRef("id", t.ID, true)
 }
 
 // cleanTags trims, deduplicates and checks tags.
@@ -167,10 +174,8 @@ func (e *Engine) CreateEntity(ctx context.Context, req EntityRequest) (memory.KG
 	}
 	if ent.ID == "" {
 		ent.ID = e.newID("ent")
-	} else if err := validateRef("entityId", ent.ID, false); err != nil {
-		return ent, err
 	}
-	if err := graph.CheckEntity(ent); err != nil {
+	if err := checkNewEntity(ent); err != nil {
 		return ent, err
 	}
 	if _, err := e.store.Entity(ctx, ent.ID); err == nil {
@@ -179,6 +184,14 @@ func (e *Engine) CreateEntity(ctx context.Context, req EntityRequest) (memory.KG
 		return ent, err
 	}
 	return e.putEntity(ctx, ent)
+}
+
+// checkNewEntity validates an entity as CreateEntity and Import store it.
+func checkNewEntity(ent memory.KGEntity) error {
+	if err := validateRef("entityId", ent.ID, false); err != nil {
+		return err
+	}
+	return graph.CheckEntity(ent)
 }
 
 // UpdateEntity changes an entity's name, type or data.
@@ -334,10 +347,7 @@ type ObserveRequest struct {
 
 // Observe records a fact about an entity and embeds it.
 func (e *Engine) Observe(ctx context.Context, req ObserveRequest) (memory.KGObservation, error) {
-	if err := validateRef("entityId", req.EntityID, false); err != nil {
-		return memory.KGObservation{}, err
-	}
-	if err := memory.ValidateContent("content", req.Content, e.maxBytes); err != nil {
+	if err := e.checkObserve(req.EntityID, req.Content); err != nil {
 		return memory.KGObservation{}, err
 	}
 	ent, err := e.store.Entity(ctx, req.EntityID)
@@ -351,6 +361,15 @@ func (e *Engine) Observe(ctx context.Context, req ObserveRequest) (memory.KGObse
 	}
 	e.embedAfterWrite(ctx, []memory.EmbedJob{{Kind: memory.VectorKGObservation, ID: out.ID, Content: graph.ObservationText(ent.Name, out.Content)}})
 	return out, nil
+}
+
+// checkObserve validates a fact about an entity as Observe and Import store
+// it.
+func (e *Engine) checkObserve(entityID, content string) error {
+	if err := validateRef("entityId", entityID, false); err != nil {
+		return err
+	}
+	return memory.ValidateContent("content", content, e.maxBytes)
 }
 
 // KGObservationRef names an entity observation.
@@ -384,12 +403,7 @@ func (e *Engine) CreateEdge(ctx context.Context, req EdgeRequest) (memory.KGEdge
 		}
 		g.Data = memory.RawObject(d)
 	}
-	for _, id := range []string{g.Source, g.Target} {
-		if err := validateRef("entity id", id, false); err != nil {
-			return g, err
-		}
-	}
-	if err := graph.CheckEdge(g); err != nil {
+	if err := checkEdge(g); err != nil {
 		return g, err
 	}
 	src, err := e.store.Entity(ctx, g.Source)
@@ -407,6 +421,16 @@ func (e *Engine) CreateEdge(ctx context.Context, req EdgeRequest) (memory.KGEdge
 	}
 	e.embedAfterWrite(ctx, []memory.EmbedJob{{Kind: memory.VectorKGEdge, ID: out.ID, Content: graph.EdgeText(src.Name, out.Relation, dst.Name)}})
 	return out, nil
+}
+
+// checkEdge validates an edge as CreateEdge and Import store it.
+func checkEdge(g memory.KGEdge) error {
+	for _, id := range []string{g.Source, g.Target} {
+		if err := validateRef("entity id", id, false); err != nil {
+			return err
+		}
+	}
+	return graph.CheckEdge(g)
 }
 
 // EdgeRef names an edge.

@@ -18,7 +18,8 @@ const (
 	// FormatJSONL is JSON Lines: each line an observation to record (the
 	// fields of LogRequest), or a record as Export writes it
 	// ({"observation": {...}}, {"capsule": {...}}, {"summary": {...}},
-	// {"pin": {...}}).
+	// {"pin": {...}}, {"thought": {...}}, {"kg_entity": {...}},
+	// {"kg_observation": {...}}, {"kg_edge": {...}}).
 	FormatJSONL = "jsonl"
 	// FormatParity is the kindling-parity dataset.json format.
 	FormatParity = "kindling-parity-dataset/v1"
@@ -43,6 +44,12 @@ type ImportReport struct {
 	Capsules     int    `json:"capsules"`
 	Summaries    int    `json:"summaries"`
 	Pins         int    `json:"pins"`
+	// Thoughts, Entities, EntityObservations and Edges count the thoughts
+	// and the knowledge graph.
+	Thoughts           int `json:"thoughts"`
+	Entities           int `json:"entities"`
+	EntityObservations int `json:"entityObservations"`
+	Edges              int `json:"edges"`
 	// Skipped lists records left out on purpose, with the reason.
 	Skipped []string `json:"skipped,omitempty"`
 	// Embedded counts records embedded after the import; Pending those
@@ -65,12 +72,13 @@ func (e *Engine) Import(ctx context.Context, r io.Reader, opts ImportOptions) (I
 		return ImportReport{}, memory.Errorf(memory.CodeInvalidParams, "the import is over %d bytes; split it", MaxImportBytes)
 	}
 	var dump memory.Dump
+	var lines recordLines
 	rep := ImportReport{Format: FormatJSONL}
 	if isParityDataset(data) {
 		rep.Format = FormatParity
 		dump, rep.Skipped, err = e.parseParity(ctx, data)
 	} else {
-		dump, err = e.parseJSONL(data)
+		dump, lines, err = e.parseJSONL(data)
 	}
 	if err != nil {
 		return rep, err
@@ -85,10 +93,12 @@ func (e *Engine) Import(ctx context.Context, r io.Reader, opts ImportOptions) (I
 		}
 	}
 	if err := e.store.Import(ctx, dump, progress); err != nil {
-		return rep, err
+		return rep, lines.name(err)
 	}
 	rep.Observations = len(dump.Observations) + len(dump.Logged)
 	rep.Capsules, rep.Summaries, rep.Pins = len(dump.Capsules), len(dump.Summaries), len(dump.Pins)
+	rep.Thoughts, rep.Entities = len(dump.Thoughts), len(dump.Entities)
+	rep.EntityObservations, rep.Edges = len(dump.KGObservations), len(dump.Edges)
 	if e.embedOnWrite {
 		er, err := e.Reembed(ctx, ReembedRequest{}, opts.EmbedProgress)
 		rep.Embedded, rep.Pending = er.Embedded, er.Pending
@@ -111,9 +121,24 @@ func isParityDataset(data []byte) bool {
 	return dec.Decode(&probe) == nil && probe.Format == FormatParity && !dec.More()
 }
 
+// recordLines is the line of every record of a dump read from JSON Lines,
+// by section and index, so an error the store reports about one record
+// names its line.
+type recordLines map[memory.Section][]int
+
+// name prefixes the line of the record err is about, when it says.
+func (l recordLines) name(err error) error {
+	var re *memory.RecordError
+	if errors.As(err, &re) && re.Index >= 0 && re.Index < len(l[re.Section]) {
+		return prefixError(err, "line %d: ", l[re.Section][re.Index])
+	}
+	return err
+}
+
 // parseJSONL reads JSON Lines. Blank lines are skipped.
-func (e *Engine) parseJSONL(data []byte) (memory.Dump, error) {
+func (e *Engine) parseJSONL(data []byte) (memory.Dump, recordLines, error) {
 	var d memory.Dump
+	lines := recordLines{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 4*e.maxBytes+1<<20)
 	now := e.nowMs()
@@ -124,48 +149,52 @@ func (e *Engine) parseJSONL(data []byte) (memory.Dump, error) {
 		if len(text) == 0 {
 			continue
 		}
-		if err := e.parseLine(&d, text, now); err != nil {
-			return d, prefixError(err, "line %d: ", line)
+		section, err := e.parseLine(&d, text, now)
+		if err != nil {
+			return d, lines, prefixError(err, "line %d: ", line)
 		}
+		lines[section] = append(lines[section], line)
 	}
 	if err := sc.Err(); err != nil {
-		return d, memory.Wrap(memory.CodeInvalidParams, err, "line %d: %v", line+1, err)
+		return d, lines, memory.Wrap(memory.CodeInvalidParams, err, "line %d: %v", line+1, err)
 	}
-	return d, nil
+	return d, lines, nil
 }
 
-var recordKeys = map[string]bool{"observation": true, "capsule": true, "summary": true, "pin": true}
+var recordKeys = map[string]bool{"observation": true, "capsule": true, "summary": true, "pin": true,
+	"thought": true, "kg_entity": true, "kg_observation": true, "kg_edge": true}
 
-func (e *Engine) parseLine(d *memory.Dump, text []byte, now int64) error {
+// parseLine reads one line into d and returns the section it joined.
+func (e *Engine) parseLine(d *memory.Dump, text []byte, now int64) (memory.Section, error) {
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(text, &keys); err != nil {
-		return memory.Errorf(memory.CodeInvalidParams, "not a JSON object")
+		return "", memory.Errorf(memory.CodeInvalidParams, "not a JSON object")
 	}
 	if len(keys) == 1 {
 		for k := range keys {
 			if recordKeys[k] {
 				var rec memory.Record
 				if err := decodeStrict(text, &rec); err != nil {
-					return err
+					return "", err
 				}
 				if err := e.checkRecord(&rec); err != nil {
-					return err
+					return "", err
 				}
 				d.Add(rec)
-				return nil
+				return rec.Section(), nil
 			}
 		}
 	}
 	var req LogRequest
 	if err := decodeStrict(text, &req); err != nil {
-		return err
+		return "", err
 	}
 	o, err := e.newObservation(req, now)
 	if err != nil {
-		return err
+		return "", err
 	}
 	d.Logged = append(d.Logged, memory.NewObservation{Observation: o, CapsuleID: req.CapsuleID})
-	return nil
+	return memory.SectionLogged, nil
 }
 
 // decodeStrict decodes one JSON value, refusing unknown fields, and turns
@@ -216,6 +245,14 @@ func (e *Engine) checkRecord(r *memory.Record) error {
 		return e.checkSummary(r.Summary)
 	case r.Pin != nil:
 		return e.checkPin(r.Pin)
+	case r.Thought != nil:
+		return e.checkImportedThought(r.Thought)
+	case r.KGEntity != nil:
+		return checkImportedEntity(r.KGEntity)
+	case r.KGObservation != nil:
+		return e.checkImportedKGObservation(r.KGObservation)
+	case r.KGEdge != nil:
+		return checkImportedEdge(r.KGEdge)
 	}
 	return memory.Errorf(memory.CodeInvalidParams, "empty record")
 }
@@ -308,6 +345,66 @@ func (e *Engine) checkPin(p *memory.Pin) error {
 		return err
 	}
 	return p.Scope.Validate()
+}
+
+// checkImportedThought validates a thought as Think does, and the fields
+// Think sets itself (id, status, time).
+func (e *Engine) checkImportedThought(t *memory.Thought) error {
+	if err := validateRef("thought id", t.ID, false); err != nil {
+		return err
+	}
+	if err := e.checkThought(t); err != nil {
+		return prefixError(err, "thought %s: ", t.ID)
+	}
+	if t.Status != memory.StatusActive && t.Status != memory.StatusRemoval {
+		return memory.Errorf(memory.CodeInvalidParams, "thought %s: status %q (want active or removal)", t.ID, t.Status)
+	}
+	if t.CreatedAt < 0 {
+		return memory.Errorf(memory.CodeInvalidParams, "thought %s: created_at is negative", t.ID)
+	}
+	return nil
+}
+
+// checkImportedEntity validates an entity as CreateEntity does, and its
+// times.
+func checkImportedEntity(ent *memory.KGEntity) error {
+	if err := checkNewEntity(*ent); err != nil {
+		return prefixError(err, "entity %s: ", ent.ID)
+	}
+	if ent.CreatedAt < 0 || ent.UpdatedAt < 0 {
+		return memory.Errorf(memory.CodeInvalidParams, "entity %s: created_at and updated_at must not be negative", ent.ID)
+	}
+	return nil
+}
+
+// checkImportedKGObservation validates an entity observation as Observe
+// does, and the fields Observe sets itself (id, time, scope).
+func (e *Engine) checkImportedKGObservation(o *memory.KGObservation) error {
+	if err := validateRef("entity observation id", o.ID, false); err != nil {
+		return err
+	}
+	if err := e.checkObserve(o.EntityID, o.Content); err != nil {
+		return prefixError(err, "entity observation %s: ", o.ID)
+	}
+	if o.CreatedAt < 0 {
+		return memory.Errorf(memory.CodeInvalidParams, "entity observation %s: created_at is negative", o.ID)
+	}
+	return o.Scope.Validate()
+}
+
+// checkImportedEdge validates an edge as CreateEdge does, and the fields
+// CreateEdge sets itself (id, time).
+func checkImportedEdge(g *memory.KGEdge) error {
+	if err := validateRef("edge id", g.ID, false); err != nil {
+		return err
+	}
+	if err := checkEdge(*g); err != nil {
+		return prefixError(err, "edge %s: ", g.ID)
+	}
+	if g.CreatedAt < 0 {
+		return memory.Errorf(memory.CodeInvalidParams, "edge %s: created_at is negative", g.ID)
+	}
+	return nil
 }
 
 // parityDataset is the shape of a kindling-parity dataset.json.
@@ -422,6 +519,26 @@ func (e *Engine) ImportDump(ctx context.Context, d memory.Dump) error {
 	}
 	for i := range d.Pins {
 		if err := e.checkPin(&d.Pins[i]); err != nil {
+			return err
+		}
+	}
+	for i := range d.Thoughts {
+		if err := e.checkImportedThought(&d.Thoughts[i]); err != nil {
+			return err
+		}
+	}
+	for i := range d.Entities {
+		if err := checkImportedEntity(&d.Entities[i]); err != nil {
+			return err
+		}
+	}
+	for i := range d.KGObservations {
+		if err := e.checkImportedKGObservation(&d.KGObservations[i]); err != nil {
+			return err
+		}
+	}
+	for i := range d.Edges {
+		if err := checkImportedEdge(&d.Edges[i]); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 
 	"github.com/cairnhq/cairn/memory"
 )
@@ -13,7 +14,8 @@ const progressEvery = 500
 
 // Import implements memory.Bulk. Observations go in first (redacted ones
 // stay out of the index), then capsules with their membership, logged
-// observations, summaries and pins; any failure rolls everything back.
+// observations, summaries, pins, thoughts, entities, entity observations
+// and edges; any failure rolls everything back.
 func (db *DB) Import(ctx context.Context, d memory.Dump, progress func(done int)) error {
 	if progress == nil {
 		progress = func(int) {}
@@ -31,79 +33,178 @@ func (db *DB) Import(ctx context.Context, d memory.Dump, progress func(done int)
 			return err
 		}
 		defer a.close()
-		for _, o := range d.Observations {
+		for i, o := range d.Observations {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			if err := a.insert(ctx, o); err != nil {
-				return err
+				return atRecord(memory.SectionObservations, i, err)
 			}
 			tick()
 		}
-		for _, c := range d.Capsules {
-			if c.Scope.SessionID != "" && c.Status == memory.CapsuleOpen {
-				var other string
-				err := tx.QueryRowContext(ctx, "SELECT id FROM capsules WHERE session_id = ? AND status = 'open'", c.Scope.SessionID).Scan(&other)
-				if err == nil {
-					return memory.Errorf(memory.CodeConflict, "capsule %q: session %q already has an open capsule %q", c.ID, c.Scope.SessionID, other)
-				}
-				if !errors.Is(err, sql.ErrNoRows) {
-					return err
-				}
-			}
-			if err := insertCapsule(ctx, tx, c); err != nil {
-				return err
-			}
-			for i, oid := range c.ObservationIDs {
-				var one int
-				err := tx.QueryRowContext(ctx, "SELECT 1 FROM observations WHERE id = ?", oid).Scan(&one)
-				if errors.Is(err, sql.ErrNoRows) {
-					return memory.Errorf(memory.CodeNotFound, "capsule %q lists observation %q, which does not exist", c.ID, oid)
-				}
-				if err != nil {
-					return err
-				}
-				if _, err := a.insMember.ExecContext(ctx, c.ID, i, oid); err != nil {
-					return err
-				}
+		for i, c := range d.Capsules {
+			if err := importCapsule(ctx, tx, a, c); err != nil {
+				return atRecord(memory.SectionCapsules, i, err)
 			}
 			tick()
 		}
-		for _, n := range d.Logged {
+		for i, n := range d.Logged {
 			if _, err := a.append(ctx, n); err != nil {
-				return err
+				return atRecord(memory.SectionLogged, i, err)
 			}
 			tick()
 		}
-		for _, s := range d.Summaries {
-			var exists int
-			err := tx.QueryRowContext(ctx, "SELECT count(*) FROM summaries WHERE capsule_id = ?", s.CapsuleID).Scan(&exists)
-			if err != nil {
-				return err
-			}
-			if exists > 0 {
-				return memory.Errorf(memory.CodeConflict, "summary %q: capsule %q already has a summary", s.ID, s.CapsuleID)
-			}
-			if _, err := putSummary(ctx, tx, s); err != nil {
-				return err
+		for i, s := range d.Summaries {
+			if err := importSummary(ctx, tx, s); err != nil {
+				return atRecord(memory.SectionSummaries, i, err)
 			}
 			tick()
 		}
-		for _, p := range d.Pins {
-			if _, err := pinTarget(ctx, tx, p.TargetType, p.TargetID); err != nil {
-				if memory.IsCode(err, memory.CodeNotFound) {
-					return memory.Errorf(memory.CodeNotFound, "pin %q points at %s %q, which does not exist", p.ID, p.TargetType, p.TargetID)
-				}
-				return err
+		for i, p := range d.Pins {
+			if err := importPin(ctx, tx, p); err != nil {
+				return atRecord(memory.SectionPins, i, err)
 			}
-			if err := insertPin(ctx, tx, p); err != nil {
-				return err
+			tick()
+		}
+		for i, t := range d.Thoughts {
+			if err := insertThought(ctx, tx, t); err != nil {
+				return atRecord(memory.SectionThoughts, i, err)
+			}
+			tick()
+		}
+		for i, e := range d.Entities {
+			if err := insertEntity(ctx, tx, e); err != nil {
+				return atRecord(memory.SectionEntities, i, err)
+			}
+			tick()
+		}
+		for i, o := range d.KGObservations {
+			if err := importKGObservation(ctx, tx, o); err != nil {
+				return atRecord(memory.SectionKGObservations, i, err)
+			}
+			tick()
+		}
+		for i, g := range d.Edges {
+			if err := importEdge(ctx, tx, g); err != nil {
+				return atRecord(memory.SectionEdges, i, err)
 			}
 			tick()
 		}
 		progress(done)
 		return nil
 	})
+}
+
+// atRecord names the record a typed error is about; other errors (the
+// database's) pass unchanged.
+func atRecord(section memory.Section, i int, err error) error {
+	var me *memory.Error
+	if !errors.As(err, &me) {
+		return err
+	}
+	return &memory.RecordError{Section: section, Index: i, Err: err}
+}
+
+func importCapsule(ctx context.Context, tx *sql.Tx, a *appender, c memory.Capsule) error {
+	if c.Scope.SessionID != "" && c.Status == memory.CapsuleOpen {
+		var other string
+		err := tx.QueryRowContext(ctx, "SELECT id FROM capsules WHERE session_id = ? AND status = 'open'", c.Scope.SessionID).Scan(&other)
+		if err == nil {
+			return memory.Errorf(memory.CodeConflict, "capsule %q: session %q already has an open capsule %q", c.ID, c.Scope.SessionID, other)
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+	}
+	if err := insertCapsule(ctx, tx, c); err != nil {
+		return err
+	}
+	for i, oid := range c.ObservationIDs {
+		var one int
+		err := tx.QueryRowContext(ctx, "SELECT 1 FROM observations WHERE id = ?", oid).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return memory.Errorf(memory.CodeNotFound, "capsule %q lists observation %q, which does not exist", c.ID, oid)
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := a.insMember.ExecContext(ctx, c.ID, i, oid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func importSummary(ctx context.Context, tx *sql.Tx, s memory.Summary) error {
+	var exists int
+	err := tx.QueryRowContext(ctx, "SELECT count(*) FROM summaries WHERE capsule_id = ?", s.CapsuleID).Scan(&exists)
+	if err != nil {
+		return err
+	}
+	if exists > 0 {
+		return memory.Errorf(memory.CodeConflict, "summary %q: capsule %q already has a summary", s.ID, s.CapsuleID)
+	}
+	_, err = putSummary(ctx, tx, s)
+	return err
+}
+
+func importPin(ctx context.Context, tx *sql.Tx, p memory.Pin) error {
+	if _, err := pinTarget(ctx, tx, p.TargetType, p.TargetID); err != nil {
+		if memory.IsCode(err, memory.CodeNotFound) {
+			return memory.Errorf(memory.CodeNotFound, "pin %q points at %s %q, which does not exist", p.ID, p.TargetType, p.TargetID)
+		}
+		return err
+	}
+	return insertPin(ctx, tx, p)
+}
+
+// entityScope returns an entity's scope; what names the record referring
+// to it, for the not_found message.
+func entityScope(ctx context.Context, tx *sql.Tx, id, what string) (memory.Scope, error) {
+	var sc memory.Scope
+	err := tx.QueryRowContext(ctx, "SELECT session_id, repo_id, agent_id, user_id FROM kg_entities WHERE id = ?", id).
+		Scan(&sc.SessionID, &sc.RepoID, &sc.AgentID, &sc.UserID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return sc, memory.Errorf(memory.CodeNotFound, "%s names entity %q, which does not exist", what, id)
+	}
+	return sc, err
+}
+
+// inheritScope fills the dimensions own leaves empty from the entity's
+// scope; a dimension set to another value is invalid_params.
+func inheritScope(own, entity memory.Scope, what, entityID string) (memory.Scope, error) {
+	if dim := own.Conflicts(entity); dim != "" {
+		return own, memory.Errorf(memory.CodeInvalidParams, "%s: scope %s %q differs from entity %q's %q",
+			what, dim, own.Get(dim), entityID, entity.Get(dim))
+	}
+	return own.Fill(entity), nil
+}
+
+func importKGObservation(ctx context.Context, tx *sql.Tx, o memory.KGObservation) error {
+	what := fmt.Sprintf("entity observation %q", o.ID)
+	sc, err := entityScope(ctx, tx, o.EntityID, what)
+	if err != nil {
+		return err
+	}
+	if o.Scope, err = inheritScope(o.Scope, sc, what, o.EntityID); err != nil {
+		return err
+	}
+	return insertKGObservation(ctx, tx, o)
+}
+
+func importEdge(ctx context.Context, tx *sql.Tx, g memory.KGEdge) error {
+	what := fmt.Sprintf("edge %q", g.ID)
+	sc, err := entityScope(ctx, tx, g.Source, what)
+	if err != nil {
+		return err
+	}
+	if _, err := entityScope(ctx, tx, g.Target, what); err != nil {
+		return err
+	}
+	if g.Scope, err = inheritScope(g.Scope, sc, what, g.Source); err != nil {
+		return err
+	}
+	return insertEdge(ctx, tx, g)
 }
 
 // Export implements memory.Bulk. It reads one snapshot.
@@ -154,12 +255,52 @@ func (db *DB) Export(ctx context.Context, fn func(memory.Record) error) error {
 		}); err != nil {
 			return err
 		}
-		return eachRow(ctx, tx, "SELECT "+pinColumns+" FROM pins p ORDER BY p.seq", func(s scanner) error {
+		if err := eachRow(ctx, tx, "SELECT "+pinColumns+" FROM pins p ORDER BY p.seq", func(s scanner) error {
 			p, err := scanPin(s)
 			if err != nil {
 				return err
 			}
 			return emit(memory.Record{Pin: &p})
+		}); err != nil {
+			return err
+		}
+		// Thoughts, then the knowledge graph: entities before the
+		// observations and edges that name them. Each kind goes in insertion
+		// order, which Import keeps, so an imported copy lists records (and
+		// breaks ties) as the original does.
+		if err := eachRow(ctx, tx, "SELECT "+thoughtColumns+" FROM thoughts t ORDER BY t.seq", func(s scanner) error {
+			t, err := scanThought(s)
+			if err != nil {
+				return err
+			}
+			return emit(memory.Record{Thought: &t})
+		}); err != nil {
+			return err
+		}
+		if err := eachRow(ctx, tx, "SELECT "+entityColumns+" FROM kg_entities e ORDER BY e.seq", func(s scanner) error {
+			e, err := scanEntity(s)
+			if err != nil {
+				return err
+			}
+			return emit(memory.Record{KGEntity: &e})
+		}); err != nil {
+			return err
+		}
+		if err := eachRow(ctx, tx, "SELECT "+kgObsColumns+" FROM kg_observations o ORDER BY o.seq", func(s scanner) error {
+			o, err := scanKGObs(s)
+			if err != nil {
+				return err
+			}
+			return emit(memory.Record{KGObservation: &o})
+		}); err != nil {
+			return err
+		}
+		return eachRow(ctx, tx, "SELECT "+edgeColumns+" FROM kg_edges g ORDER BY g.seq", func(s scanner) error {
+			g, err := scanEdge(s)
+			if err != nil {
+				return err
+			}
+			return emit(memory.Record{KGEdge: &g})
 		})
 	})
 	if fnErr != nil {

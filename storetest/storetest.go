@@ -3,8 +3,10 @@ package storetest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cairnhq/cairn/memory"
@@ -33,6 +35,8 @@ func Run(t *testing.T, open Opener) {
 		{"FTSSyntax", testFTSSyntax},
 		{"ImportExportRoundTrip", testImportExport},
 		{"ImportIsAllOrNothing", testImportAllOrNothing},
+		{"ImportKnowledgeIsAllOrNothing", testImportKnowledgeAllOrNothing},
+		{"ImportNamesTheFailingRecord", testImportNamesRecord},
 		{"Stats", testStats},
 		{"ThoughtRoundTrip", testThoughtRoundTrip},
 		{"ThoughtListing", testThoughtListing},
@@ -56,6 +60,20 @@ func Run(t *testing.T, open Opener) {
 			s := open(t)
 			t.Cleanup(func() { s.Close() })
 			tc.fn(t, s)
+		})
+	}
+	// Tests that move records from one store to another.
+	pairs := []struct {
+		name string
+		fn   func(t *testing.T, from, to memory.Store)
+	}{
+		{"ImportExportKnowledgeRoundTrip", testImportExportKnowledge},
+	}
+	for _, tc := range pairs {
+		t.Run(tc.name, func(t *testing.T) {
+			from, to := open(t), open(t)
+			t.Cleanup(func() { from.Close(); to.Close() })
+			tc.fn(t, from, to)
 		})
 	}
 }
@@ -621,6 +639,209 @@ func testImportAllOrNothing(t *testing.T, s memory.Store) {
 		}
 		if snapshot(t, s) != before {
 			t.Fatalf("%s: a failed import changed the store", name)
+		}
+	}
+}
+
+// knowledgeDump is sampleDump with thoughts (private, tagged, a summary of
+// others) and a knowledge graph: entities with data, observations (one
+// leaving its scope to its entity) and edges. Its records come in an order
+// Import must accept: an edge before the entities it names are listed.
+func knowledgeDump() memory.Dump {
+	d := sampleDump()
+	d.Thoughts = []memory.Thought{
+		{ID: "t1", Content: "retry the webhook with backoff", Origin: memory.OriginHuman, Tags: []string{"ops", "webhooks"}, SummaryOf: []string{},
+			Status: memory.StatusActive, Significance: 0.9, CreatedAt: 10, Scope: s1},
+		{ID: "t2", Content: "the signing key is in the vault", Origin: memory.OriginTool, Tags: []string{}, IsPrivate: true,
+			Status: memory.StatusRemoval, Significance: 0.2, SummaryOf: []string{}, CreatedAt: 11, Scope: s1},
+		{ID: "t3", Content: "webhooks need idempotency and backoff", Origin: memory.OriginModel, Tags: []string{"summary"},
+			Status: memory.StatusActive, Significance: 0.5, IsSummary: true, SummaryOf: []string{"t1", "t2"}, Pipeline: "inner_voice", CreatedAt: 12},
+	}
+	d.Entities = []memory.KGEntity{
+		{ID: "e1", Name: "Payments", Type: "service", Data: memory.RawObject(`{"team":"billing","tier":1}`), CreatedAt: 20, UpdatedAt: 25, Scope: s1},
+		{ID: "e2", Name: "Stripe", Type: "vendor", CreatedAt: 21, UpdatedAt: 21, Scope: s1},
+		{ID: "e3", Name: "ntp", Type: "daemon", CreatedAt: 22, UpdatedAt: 22},
+	}
+	d.KGObservations = []memory.KGObservation{
+		{ID: "k1", EntityID: "e1", Content: "retries webhooks three times", CreatedAt: 30, Scope: s1},
+		{ID: "k2", EntityID: "e1", Content: "owned by billing", CreatedAt: 31}, // takes e1's scope
+		{ID: "k3", EntityID: "e3", Content: "keeps the clocks in step", CreatedAt: 32},
+	}
+	d.Edges = []memory.KGEdge{
+		{ID: "g1", Source: "e1", Target: "e2", Relation: "depends_on", Data: memory.RawObject(`{"since":2021}`), CreatedAt: 40, Scope: s1},
+		{ID: "g2", Source: "e1", Target: "e3", Relation: "uses", CreatedAt: 41}, // takes e1's scope
+	}
+	return d
+}
+
+// exportAll is every record a store exports, as JSON Lines.
+func exportAll(t *testing.T, s memory.Store) (string, memory.Dump) {
+	t.Helper()
+	var b []byte
+	var d memory.Dump
+	err := s.Export(ctx, func(r memory.Record) error {
+		line, err := json.Marshal(r)
+		b = append(append(b, line...), '\n')
+		d.Add(r)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("Export: %v", err)
+	}
+	return string(b), d
+}
+
+func testImportExportKnowledge(t *testing.T, from, to memory.Store) {
+	in := knowledgeDump()
+	var calls []int
+	if err := from.Import(ctx, in, func(done int) { calls = append(calls, done) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) == 0 || calls[len(calls)-1] != in.Len() {
+		t.Fatalf("progress calls %v; want the last to be %d", calls, in.Len())
+	}
+	th, err := from.Thought(ctx, "t3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameJSON(t, "imported thought", th, in.Thoughts[2])
+	priv, _ := from.Thought(ctx, "t2")
+	if !priv.IsPrivate || priv.Status != memory.StatusRemoval {
+		t.Fatalf("private thought in removal came back as %+v", priv)
+	}
+	ent, err := from.Entity(ctx, "e1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameJSON(t, "imported entity", ent, in.Entities[0])
+	obs, _ := from.KGObservations(ctx, "e1")
+	if len(obs) != 2 || obs[1].ID != "k2" || obs[1].Scope != s1 {
+		t.Fatalf("entity observations %+v; want k1, k2 with e1's scope", obs)
+	}
+	edges, _ := from.Edges(ctx, "e1", 10)
+	if !slices.Equal(edgeIDs(edges), []string{"g1", "g2"}) || edges[1].Scope != s1 || string(edges[0].Data) != `{"since":2021}` {
+		t.Fatalf("edges %+v; want g1 (with data) and g2 with e1's scope", edges)
+	}
+	st, _ := from.Stats(ctx)
+	if st.Thoughts != 3 || st.Entities != 3 || st.EntityObservations != 3 || st.Edges != 2 {
+		t.Fatalf("stats %+v", st)
+	}
+
+	first, dump := exportAll(t, from)
+	if dump.Len() != in.Len() || len(dump.Logged) != 0 {
+		t.Fatalf("exported %d records; want %d", dump.Len(), in.Len())
+	}
+	// Thoughts, entities, observations and edges come back as imported
+	// (scopes filled in), in insertion order.
+	want := in
+	want.KGObservations[1].Scope, want.KGObservations[2].Scope = s1, memory.Scope{}
+	want.Edges[1].Scope = s1
+	sameJSON(t, "exported thoughts", dump.Thoughts, want.Thoughts)
+	sameJSON(t, "exported entities", dump.Entities, want.Entities)
+	sameJSON(t, "exported entity observations", dump.KGObservations, want.KGObservations)
+	sameJSON(t, "exported edges", dump.Edges, want.Edges)
+	// Entities are exported before the records that name them.
+	if i, j := strings.Index(first, `{"kg_entity"`), strings.Index(first, `{"kg_observation"`); i < 0 || j < i {
+		t.Fatalf("entities are not exported before their observations:\n%s", first)
+	}
+	if i, j := strings.LastIndex(first, `{"kg_entity"`), strings.Index(first, `{"kg_edge"`); j < i {
+		t.Fatalf("entities are not exported before the edges:\n%s", first)
+	}
+
+	// The export imports into an empty store, which exports it byte for byte.
+	if err := to.Import(ctx, dump, nil); err != nil {
+		t.Fatal(err)
+	}
+	if second, _ := exportAll(t, to); second != first {
+		t.Fatalf("export → import → export differs:\n%s\n%s", first, second)
+	}
+	a, _ := from.Stats(ctx)
+	b, _ := to.Stats(ctx)
+	a.Path, b.Path, a.SizeBytes, b.SizeBytes = "", "", 0, 0
+	if a != b {
+		t.Fatalf("stats differ: %+v vs %+v", a, b)
+	}
+	// Every imported record waits for a vector: they are not exported.
+	jobs, err := to.PendingEmbeddings(ctx, memory.Space{Provider: "p", Model: "m", Dim: 4}, "", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[memory.VectorKind]int{}
+	for _, j := range jobs {
+		kinds[j.Kind]++
+	}
+	if kinds[memory.VectorThought] != 3 || kinds[memory.VectorKGEntity] != 3 || kinds[memory.VectorKGObservation] != 3 || kinds[memory.VectorKGEdge] != 2 {
+		t.Fatalf("pending after import: %v", kinds)
+	}
+	// Importing the export again clashes.
+	wantCode(t, to.Import(ctx, dump, nil), memory.CodeConflict)
+}
+
+func testImportKnowledgeAllOrNothing(t *testing.T, s memory.Store) {
+	addThoughts(t, s, thought("existing-thought", "already here", 1, s1))
+	putEntities(t, s, entity("existing-entity", "Here", "thing", s1))
+	before := snapshot(t, s)
+	for name, tc := range map[string]struct {
+		mutate func(*memory.Dump)
+		code   memory.Code
+	}{
+		"thought already stored":                {func(d *memory.Dump) { d.Thoughts[1].ID = "existing-thought" }, memory.CodeConflict},
+		"thought twice":                         {func(d *memory.Dump) { d.Thoughts[2].ID = "t1" }, memory.CodeConflict},
+		"entity already stored":                 {func(d *memory.Dump) { d.Entities[2].ID = "existing-entity" }, memory.CodeConflict},
+		"entity twice":                          {func(d *memory.Dump) { d.Entities[1].ID = "e1" }, memory.CodeConflict},
+		"observation twice":                     {func(d *memory.Dump) { d.KGObservations[2].ID = "k1" }, memory.CodeConflict},
+		"edge twice":                            {func(d *memory.Dump) { d.Edges[1].ID = "g1" }, memory.CodeConflict},
+		"observation of nothing":                {func(d *memory.Dump) { d.KGObservations[2].EntityID = "ghost" }, memory.CodeNotFound},
+		"edge from nothing":                     {func(d *memory.Dump) { d.Edges[1].Source = "ghost" }, memory.CodeNotFound},
+		"edge to nothing":                       {func(d *memory.Dump) { d.Edges[1].Target = "ghost" }, memory.CodeNotFound},
+		"observation out of its entity's scope": {func(d *memory.Dump) { d.KGObservations[1].Scope = s2 }, memory.CodeInvalidParams},
+		"edge out of its source's scope":        {func(d *memory.Dump) { d.Edges[1].Scope = s3 }, memory.CodeInvalidParams},
+	} {
+		d := knowledgeDump()
+		tc.mutate(&d)
+		if err := s.Import(ctx, d, nil); memory.CodeOf(err) != tc.code {
+			t.Errorf("%s: error %v; want %s", name, err, tc.code)
+		}
+		if snapshot(t, s) != before {
+			t.Fatalf("%s: a failed import changed the store", name)
+		}
+	}
+	// An entity already stored may be named by imported observations and
+	// edges.
+	d := memory.Dump{
+		KGObservations: []memory.KGObservation{{ID: "k9", EntityID: "existing-entity", Content: "seen", CreatedAt: 2}},
+		Edges:          []memory.KGEdge{{ID: "g9", Source: "existing-entity", Target: "existing-entity", Relation: "is", CreatedAt: 2}},
+	}
+	if err := s.Import(ctx, d, nil); err != nil {
+		t.Fatal(err)
+	}
+	obs, _ := s.KGObservations(ctx, "existing-entity")
+	if len(obs) != 1 || obs[0].Scope != s1 {
+		t.Fatalf("observation of a stored entity: %+v", obs)
+	}
+}
+
+func testImportNamesRecord(t *testing.T, s memory.Store) {
+	addThoughts(t, s, thought("existing-thought", "already here", 1, s1))
+	for name, tc := range map[string]struct {
+		mutate  func(*memory.Dump)
+		section memory.Section
+		index   int
+	}{
+		"observation":        {func(d *memory.Dump) { d.Observations[2].ID = "o1" }, memory.SectionObservations, 2},
+		"capsule":            {func(d *memory.Dump) { d.Capsules[1].ObservationIDs = []string{"ghost"} }, memory.SectionCapsules, 1},
+		"pin":                {func(d *memory.Dump) { d.Pins[0].TargetID = "ghost" }, memory.SectionPins, 0},
+		"thought":            {func(d *memory.Dump) { d.Thoughts[1].ID = "existing-thought" }, memory.SectionThoughts, 1},
+		"entity":             {func(d *memory.Dump) { d.Entities[2].ID = "e2" }, memory.SectionEntities, 2},
+		"entity observation": {func(d *memory.Dump) { d.KGObservations[1].EntityID = "ghost" }, memory.SectionKGObservations, 1},
+		"edge":               {func(d *memory.Dump) { d.Edges[1].Target = "ghost" }, memory.SectionEdges, 1},
+	} {
+		d := knowledgeDump()
+		tc.mutate(&d)
+		err := s.Import(ctx, d, nil)
+		var re *memory.RecordError
+		if !errors.As(err, &re) || re.Section != tc.section || re.Index != tc.index || memory.CodeOf(err) == memory.CodeInternal {
+			t.Errorf("%s: error %#v; want a typed *memory.RecordError naming %s[%d]", name, err, tc.section, tc.index)
 		}
 	}
 }

@@ -15,8 +15,10 @@ func newExportCmd(a *app) *cobra.Command {
 		Use:   "export",
 		Short: "Write every record as JSON Lines (re-importable)",
 		Long: `Write every record (observations, capsules with their membership, summaries,
-pins) as JSON Lines, one {"<type>": {...}} object per line, to standard output
-or --output. 'cairn import' reads it back into an equal database.`,
+pins, thoughts, knowledge-graph entities, entity observations and edges) as
+JSON Lines, one {"<type>": {...}} object per line, to standard output or
+--output. 'cairn import' reads it back into an equal database. Vectors are
+left out: they are derived, and the import embeds the records again.`,
 		Example: `  cairn export --output backup.jsonl`,
 		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -22,8 +22,15 @@ standard input. Formats, detected from the content:
                of 'cairn log' ({"kind","content","scopeIds","provenance","ts",
                "capsuleId","id"}), or a record as 'cairn export' writes it
                ({"observation":{...}}, {"capsule":{...}}, {"summary":{...}},
-               {"pin":{...}}).
-  dataset.json a kindling-parity dataset (format kindling-parity-dataset/v1).`,
+               {"pin":{...}}, {"thought":{...}}, {"kg_entity":{...}},
+               {"kg_observation":{...}}, {"kg_edge":{...}}).
+  dataset.json a kindling-parity dataset (format kindling-parity-dataset/v1).
+
+Records are checked as the commands that create them check them ('cairn
+think', 'cairn kg ...'). An id already in the database or twice in the file,
+and an entity observation or edge naming an entity that is neither, fail
+the file with the line at fault. Vectors are not part of the file: what is
+imported is embedded afterwards (or left pending for 'cairn reembed').`,
 		Example: `  cairn import memories.jsonl
   cairn export | cairn --db /tmp/copy.db import -`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
@@ -40,8 +47,13 @@ standard input. Formats, detected from the content:
 				}
 				reports = append(reports, rep)
 				if !a.json {
-					fmt.Fprintf(a.out, "%s: imported %d observations, %d capsules, %d summaries, %d pins (%s)\n",
-						name, rep.Observations, rep.Capsules, rep.Summaries, rep.Pins, rep.Format)
+					graph := ""
+					if rep.Thoughts+rep.Entities+rep.EntityObservations+rep.Edges > 0 {
+						graph = fmt.Sprintf(", %d thoughts, %d entities, %d entity observations, %d edges",
+							rep.Thoughts, rep.Entities, rep.EntityObservations, rep.Edges)
+					}
+					fmt.Fprintf(a.out, "%s: imported %d observations, %d capsules, %d summaries, %d pins%s (%s)\n",
+						name, rep.Observations, rep.Capsules, rep.Summaries, rep.Pins, graph, rep.Format)
 					for _, s := range rep.Skipped {
 						fmt.Fprintf(a.out, "  skipped %s\n", s)
 					}

@@ -188,6 +188,39 @@ func TestImportExportFiles(t *testing.T) {
 	}
 }
 
+func TestImportExportKnowledgeFiles(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.db")
+	mustCLI(t, src, "think", "--origin", "human", "--tag", "auth", "Clock skew breaks session checks; allow 5s.")
+	mustCLI(t, src, "think", "--tag", "ops", "--private", "The staging password rotates on Mondays.")
+	mustCLI(t, src, "kg", "entity", "create", "auth-service", "--type", "service", "--data", `{"team":"identity"}`)
+	mustCLI(t, src, "kg", "entity", "create", "ntp", "--type", "daemon")
+	mustCLI(t, src, "kg", "observe", "auth-service", "tokens expire when clocks drift by more than 5s")
+	mustCLI(t, src, "kg", "edge", "create", "auth-service", "depends_on", "ntp")
+	dump := filepath.Join(dir, "dump.jsonl")
+	mustCLI(t, src, "export", "--output", dump)
+	dst := filepath.Join(dir, "dst.db")
+	out := mustCLI(t, dst, "import", dump)
+	if !strings.Contains(out, "2 thoughts, 2 entities, 1 entity observations, 1 edges") {
+		t.Fatalf("import: %s", out)
+	}
+	a := mustCLI(t, src, "export")
+	if b := mustCLI(t, dst, "export"); a != b || strings.Count(a, "\n") != 6 {
+		t.Fatalf("round trip differs:\n%s\n%s", a, b)
+	}
+	// An edge to a missing entity fails the file, naming its line.
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"thought":{"id":"th_x","content":"x","origin":"model","tags":[],"is_private":false,"status":"active","significance":0.5,"is_summary":false,"summary_of":[],"created_at":1,"scopeIds":{}}}
+{"kg_edge":{"id":"edge_x","source":"ent_ghost","target":"ent_ghost","relation":"is","data":{},"created_at":1,"scopeIds":{}}}
+`), 0o600)
+	if _, errs, code := cli(t, dst, "", "import", bad); code == 0 || !strings.Contains(errs, "line 2") || !strings.Contains(errs, "not_found") {
+		t.Fatalf("bad import: exit %d %s", code, errs)
+	}
+	if after := mustCLI(t, dst, "export"); after != a {
+		t.Fatal("a failed import changed the database")
+	}
+}
+
 func TestDemo(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "untouched.db")
 	out := mustCLI(t, db, "demo")

@@ -71,8 +71,18 @@ func BenchmarkIngest(b *testing.B) {
 	})
 }
 
-// retrieveProviders are the ranking providers BenchmarkRetrieve compares.
-var retrieveProviders = []string{"hybrid", "local-fts"}
+// retrieveRuns are BenchmarkRetrieve's runs per size: each provider on the
+// questions scoped to their repository (a twentieth of the records), then
+// on the same questions over every repository.
+var retrieveRuns = []struct {
+	name, provider string
+	unscoped       bool
+}{
+	{"hybrid", "hybrid", false},
+	{"local-fts", "local-fts", false},
+	{"hybrid-unscoped", "hybrid", true},
+	{"local-fts-unscoped", "local-fts", true},
+}
 
 // sizeName names a corpus size in sub-benchmark names: 10k, 100k.
 func sizeName(n int) string { return fmt.Sprintf("%dk", n/1000) }
@@ -118,9 +128,8 @@ type retrieveFixture struct {
 	heapBefore uint64
 }
 
-// openRetrieveFixture builds the database and opens it afresh, as a server
-// would, then warms it: every question once through each provider (the
-// first hybrid one loads the in-memory index).
+// openRetrieveFixture builds the database and opens it afresh, with the
+// default options, as a server would.
 func openRetrieveFixture(b *testing.B, dir string, n int) *retrieveFixture {
 	b.Helper()
 	path, now, qs := buildRetrieveDB(b, dir, n)
@@ -128,65 +137,69 @@ func openRetrieveFixture(b *testing.B, dir string, n int) *retrieveFixture {
 	if err != nil {
 		b.Fatal(err)
 	}
-	f := &retrieveFixture{eng: eng, qs: qs, heapBefore: heapInUse()}
-	for _, p := range retrieveProviders {
-		for _, q := range qs {
-			q.Provider = p
-			if _, err := eng.Retrieve(ctx, q); err != nil {
-				eng.Close()
-				b.Fatal(err)
-			}
-		}
-	}
-	return f
+	return &retrieveFixture{eng: eng, qs: qs, heapBefore: heapInUse()}
 }
 
 // BenchmarkRetrieve measures the tiered Retrieve of natural-language
-// questions scoped to one of 20 repositories, through each provider
-// (hybrid, the default, with the GloVe query embedding included; and
-// local-fts) at 10k and 100k observations, reporting latency percentiles.
-// Sub-benchmarks are named provider/size (hybrid/100k, local-fts/100k) so
-// the providers compare as ratios within one run. The database of each size
-// is built once (bulk-embedded) and shared by its sub-benchmarks. The
-// hybrid runs also report the process's memory after the index is warm:
-// rss-MiB and hwm-MiB (VmRSS and VmHWM, Linux only; they include the test
-// binary and the generator's corpus high-water mark), rss-anon-MiB
-// (RssAnon: heaps, without mapped files such as the database), heap-MiB
-// (Go heap in use after a GC) and index-MiB (how much of it the hybrid
-// index added).
+// questions through each provider (hybrid, the default, with the GloVe
+// query embedding included; and local-fts) at 10k and 100k observations,
+// reporting latency percentiles. Sub-benchmarks are named provider/size
+// (hybrid/100k, local-fts/100k) so the providers compare as ratios within
+// one run; the questions are scoped to one of 20 repositories, as an agent
+// asks them, and the -unscoped runs ask the same questions over every
+// repository. The database of each size is built once (bulk-embedded) and
+// shared by its sub-benchmarks; each run first asks every question once,
+// untimed (the first hybrid question loads the in-memory index).
+//
+// The hybrid runs also report the process's memory with the index warm:
+// heap-MiB (Go heap in use after a GC), index-MiB (how much of it the
+// hybrid index added), and on Linux rss-MiB and hwm-MiB (VmRSS after
+// returning freed memory to the system, and the peak VmHWM; both include
+// the test binary, the mapped database pages and, for the peak, building
+// the database) and rss-anon-MiB (RssAnon: without mapped files).
 func BenchmarkRetrieve(b *testing.B) {
 	dir := b.TempDir()
 	for _, n := range benchSizes {
 		var fix *retrieveFixture
-		// The database is built on the first sub-benchmark that runs, so
-		// -bench filters skip sizes they do not select.
+		// The database is built by the first sub-benchmark that runs, so
+		// -bench filters skip the sizes they do not select.
 		fixture := func(b *testing.B) *retrieveFixture {
 			if fix == nil {
 				fix = openRetrieveFixture(b, dir, n)
 			}
 			return fix
 		}
-		for _, p := range retrieveProviders {
-			b.Run(p+"/"+sizeName(n), func(b *testing.B) {
+		for _, r := range retrieveRuns {
+			b.Run(r.name+"/"+sizeName(n), func(b *testing.B) {
 				f := fixture(b)
+				qs := slices.Clone(f.qs)
+				for i := range qs {
+					qs[i].Provider = r.provider
+					if r.unscoped {
+						qs[i].ScopeIDs = memory.Scope{}
+					}
+				}
+				for _, q := range qs {
+					if _, err := f.eng.Retrieve(ctx, q); err != nil {
+						b.Fatal(err)
+					}
+				}
 				lat := make([]time.Duration, 0, 4096)
 				i := 0
 				for b.Loop() {
-					q := f.qs[i%len(f.qs)]
-					q.Provider = p
 					t0 := time.Now()
-					res, err := f.eng.Retrieve(ctx, q)
+					res, err := f.eng.Retrieve(ctx, qs[i%len(qs)])
 					lat = append(lat, time.Since(t0))
 					if err != nil {
 						b.Fatal(err)
 					}
-					if res.Provenance.ProviderUsed != p {
-						b.Fatalf("provider used %q, want %q", res.Provenance.ProviderUsed, p)
+					if res.Provenance.ProviderUsed != r.provider {
+						b.Fatalf("provider used %q, want %q", res.Provenance.ProviderUsed, r.provider)
 					}
 					i++
 				}
 				reportPercentiles(b, lat)
-				if p == "hybrid" {
+				if r.name == "hybrid" {
 					// After the loop: b.Loop's first call drops metrics
 					// reported before it.
 					reportMemory(b, f.heapBefore)
@@ -244,46 +257,4 @@ func reportPercentiles(b *testing.B, lat []time.Duration) {
 	b.ReportMetric(at(0.50), "p50-ms")
 	b.ReportMetric(at(0.95), "p95-ms")
 	b.ReportMetric(at(0.99), "p99-ms")
-}
-
-func BenchmarkZZScratch(b *testing.B) {
-	f := openRetrieveFixture(b, b.TempDir(), 100_000)
-	defer f.eng.Close()
-	semPos, cands, zero := 0, 0, 0
-	for _, q := range f.qs {
-		res, err := f.eng.Retrieve(ctx, q)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, c := range res.Candidates {
-			cands++
-			for _, ch := range c.Explanation.Children {
-				if ch.Name == "semantic" && ch.Value > 0 {
-					semPos++
-				}
-			}
-		}
-		if res.Provenance.Scoring.Params["candidates"] == 0 {
-			zero++
-		}
-	}
-	b.Logf("candidates %d with semantic>0 %d; queries with no candidates %d; q0=%q", cands, semPos, zero, f.qs[0].Query)
-	for _, p := range retrieveProviders {
-		b.Run("unscoped-"+p, func(b *testing.B) {
-			var lat []time.Duration
-			i := 0
-			for b.Loop() {
-				q := f.qs[i%len(f.qs)]
-				q.Provider = p
-				q.ScopeIDs = memory.Scope{}
-				t0 := time.Now()
-				if _, err := f.eng.Retrieve(ctx, q); err != nil {
-					b.Fatal(err)
-				}
-				lat = append(lat, time.Since(t0))
-				i++
-			}
-			reportPercentiles(b, lat)
-		})
-	}
 }

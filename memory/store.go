@@ -18,6 +18,7 @@ type Store interface {
 	VectorStore
 	ThoughtStore
 	GraphStore
+	CodeStore
 	Bulk
 	Doctor
 
@@ -467,6 +468,10 @@ type Stats struct {
 	Entities           int `json:"entities"`
 	EntityObservations int `json:"entityObservations"`
 	Edges              int `json:"edges"`
+	// CodeEntities and CodeEpisodes count code memory's entities and
+	// episodes.
+	CodeEntities int `json:"codeEntities"`
+	CodeEpisodes int `json:"codeEpisodes"`
 }
 
 // Finding is one check of a store's health, with the fix when it fails.

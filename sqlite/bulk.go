@@ -345,6 +345,8 @@ func (db *DB) Stats(ctx context.Context) (memory.Stats, error) {
 			{"SELECT count(*) FROM kg_entities", []any{&st.Entities}},
 			{"SELECT count(*) FROM kg_observations", []any{&st.EntityObservations}},
 			{"SELECT count(*) FROM kg_edges", []any{&st.Edges}},
+			{"SELECT count(*) FROM code_entities", []any{&st.CodeEntities}},
+			{"SELECT count(*) FROM code_episodes", []any{&st.CodeEpisodes}},
 		} {
 			if err := tx.QueryRowContext(ctx, c.q).Scan(c.dest...); err != nil {
 				return err

@@ -125,6 +125,19 @@ func (q *query) notIn(col string, ids []string) {
 	q.sql.WriteString(")")
 }
 
+// in appends "AND col IN (...)" when vs is non-empty.
+func (q *query) in(col string, vs []string) {
+	if len(vs) == 0 {
+		return
+	}
+	q.sql.WriteString(" AND " + col + " IN (")
+	q.sql.WriteString(strings.TrimSuffix(strings.Repeat("?, ", len(vs)), ", "))
+	q.sql.WriteString(")")
+	for _, v := range vs {
+		q.args = append(q.args, v)
+	}
+}
+
 func nullInt(p *int64) any {
 	if p == nil {
 		return nil

@@ -26,6 +26,7 @@ var migrations = []migration{
 	{2, "a change log that in-memory indexes follow", schemaV2},
 	{3, "embeddings, one per record and vector space", schemaV3},
 	{4, "thoughts and the knowledge graph", schemaV4},
+	{5, "code memory: repositories, files, entities, artifacts, ledger, episodes, hydration, gates", schemaV5},
 }
 
 // SchemaVersion is the schema version this build writes.
@@ -208,6 +209,122 @@ CREATE INDEX IF NOT EXISTS kg_edges_target ON kg_edges(target);
 	changeTriggers("kg_entities", "kg_entity", "name, type, data") +
 	changeTriggers("kg_observations", "kg_observation", "content") +
 	changeTriggers("kg_edges", "kg_edge", "relation, data")
+
+// schemaV5 keeps code memory. Entities are keyed by repository and entity
+// key; artifacts by the SHA-256 of their content; the ledger, hydration rows
+// and gate results only ever grow.
+const schemaV5 = `
+CREATE TABLE IF NOT EXISTS code_repos (
+	id         TEXT PRIMARY KEY,
+	root       TEXT NOT NULL,
+	indexed_at INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS code_files (
+	repo_id   TEXT NOT NULL,
+	path      TEXT NOT NULL,
+	size      INTEGER NOT NULL DEFAULT 0,
+	mod_time  INTEGER NOT NULL DEFAULT 0,
+	file_hash TEXT NOT NULL DEFAULT '',
+	language  TEXT NOT NULL DEFAULT '',
+	method    TEXT NOT NULL DEFAULT '',
+	reason    TEXT NOT NULL DEFAULT '',
+	entities  INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (repo_id, path)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS code_entities (
+	repo_id       TEXT NOT NULL,
+	key           TEXT NOT NULL,
+	path          TEXT NOT NULL DEFAULT '',
+	symbol        TEXT NOT NULL DEFAULT '',
+	kind          TEXT NOT NULL DEFAULT '',
+	language      TEXT NOT NULL DEFAULT '',
+	start_line    INTEGER NOT NULL DEFAULT 0,
+	end_line      INTEGER NOT NULL DEFAULT 0,
+	method        TEXT NOT NULL DEFAULT '',
+	state         TEXT NOT NULL CHECK (state IN ('PROPOSED', 'AUTHORITATIVE', 'SUPERSEDED', 'TOMBSTONED')),
+	artifact_hash TEXT NOT NULL DEFAULT '',
+	updated_at    INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (repo_id, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS code_entities_key ON code_entities(key);
+CREATE INDEX IF NOT EXISTS code_entities_path ON code_entities(repo_id, path);
+
+CREATE TABLE IF NOT EXISTS code_artifacts (
+	hash       TEXT PRIMARY KEY,
+	type       TEXT NOT NULL CHECK (type IN ('code', 'diff', 'decision', 'user_paste')),
+	content    TEXT NOT NULL,
+	created_at INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS code_ledger (
+	seq           INTEGER PRIMARY KEY AUTOINCREMENT,
+	repo_id       TEXT NOT NULL,
+	key           TEXT NOT NULL,
+	from_state    TEXT NOT NULL DEFAULT '',
+	to_state      TEXT NOT NULL CHECK (to_state IN ('PROPOSED', 'AUTHORITATIVE', 'SUPERSEDED', 'TOMBSTONED')),
+	artifact_hash TEXT NOT NULL DEFAULT '',
+	episode_id    TEXT NOT NULL DEFAULT '',
+	reason        TEXT NOT NULL DEFAULT '',
+	at            INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS code_ledger_entity ON code_ledger(repo_id, key, seq);
+
+CREATE TABLE IF NOT EXISTS code_episodes (
+	id              TEXT PRIMARY KEY,
+	session_id      TEXT NOT NULL,
+	repo_id         TEXT NOT NULL DEFAULT '',
+	seq             INTEGER NOT NULL CHECK (seq > 0),
+	query           TEXT NOT NULL DEFAULT '',
+	budget_tokens   INTEGER NOT NULL DEFAULT 0,
+	budget_entities INTEGER NOT NULL DEFAULT 0,
+	total_tokens    INTEGER NOT NULL DEFAULT 0,
+	rows            INTEGER NOT NULL DEFAULT 0,
+	digest          TEXT NOT NULL DEFAULT '',
+	created_at      INTEGER NOT NULL DEFAULT 0,
+	updated_at      INTEGER NOT NULL DEFAULT 0,
+	UNIQUE (session_id, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS code_hydration (
+	episode_id    TEXT NOT NULL REFERENCES code_episodes(id),
+	seq           INTEGER NOT NULL,
+	session_id    TEXT NOT NULL,
+	repo_id       TEXT NOT NULL DEFAULT '',
+	key           TEXT NOT NULL DEFAULT '',
+	artifact_hash TEXT NOT NULL DEFAULT '',
+	reason        TEXT NOT NULL DEFAULT '',
+	method        TEXT NOT NULL DEFAULT '',
+	triggered_by  TEXT NOT NULL DEFAULT '',
+	token_count   INTEGER NOT NULL DEFAULT 0,
+	hydrated_at   INTEGER NOT NULL DEFAULT 0,
+	checksum      TEXT NOT NULL DEFAULT '',
+	PRIMARY KEY (episode_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS code_hydration_session ON code_hydration(session_id);
+CREATE INDEX IF NOT EXISTS code_hydration_entity ON code_hydration(repo_id, key);
+
+CREATE TABLE IF NOT EXISTS code_gates (
+	episode_id    TEXT NOT NULL REFERENCES code_episodes(id),
+	ordinal       INTEGER NOT NULL,
+	repo_id       TEXT NOT NULL DEFAULT '',
+	key           TEXT NOT NULL DEFAULT '',
+	artifact_hash TEXT NOT NULL DEFAULT '',
+	a_ok          INTEGER NOT NULL CHECK (a_ok IN (0, 1)),
+	a_reason      TEXT NOT NULL DEFAULT '',
+	a_method      TEXT NOT NULL DEFAULT '',
+	b_ok          INTEGER NOT NULL CHECK (b_ok IN (0, 1)),
+	b_reason      TEXT NOT NULL DEFAULT '',
+	c_ok          INTEGER NOT NULL CHECK (c_ok IN (0, 1)),
+	c_reason      TEXT NOT NULL DEFAULT '',
+	disk_exists   INTEGER NOT NULL CHECK (disk_exists IN (0, 1)),
+	is_stale      INTEGER NOT NULL CHECK (is_stale IN (0, 1)),
+	decision      TEXT NOT NULL DEFAULT '',
+	at            INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (episode_id, ordinal)
+) WITHOUT ROWID;
+`
 
 // changeTriggers logs inserts, updates of the listed columns and deletes of
 // a table, and drops a deleted or rewritten record's vectors.

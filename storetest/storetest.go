@@ -54,6 +54,18 @@ func Run(t *testing.T, open Opener) {
 		{"ChangesSince", testChangesSince},
 		{"Records", testRecords},
 		{"SnapshotIsolation", testSnapshotIsolation},
+		{"CodeRepos", testCodeRepos},
+		{"CodeFiles", testCodeFiles},
+		{"CodeGuards", testCodeGuards},
+		{"CodeBadInput", testCodeBadInput},
+		{"ArtifactIdempotent", testArtifactIdempotent},
+		{"CodeEntityFilters", testCodeEntityFilters},
+		{"CodeLedger", testCodeLedger},
+		{"EpisodeSeq", testEpisodeSeq},
+		{"EpisodeOfAnotherSession", testEpisodeOtherSession},
+		{"HydrationOrder", testHydrationOrder},
+		{"GateResults", testGateResults},
+		{"EpisodeCodeGuard", testEpisodeCodeGuard},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

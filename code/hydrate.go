@@ -1,0 +1,275 @@
+package code
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/cairnhq/cairn/lexical"
+	"github.com/cairnhq/cairn/memory"
+)
+
+// HydrateRequest asks for the code a query needs, in an episode of a
+// session, within a budget.
+type HydrateRequest struct {
+	Query     string
+	EpisodeID string
+	// SessionID is required when the episode is new.
+	SessionID string
+	RepoID    string
+	// BudgetTokens and BudgetEntities are hard limits (defaults 8000 and
+	// 50; at most 1,000,000 and 10,000).
+	BudgetTokens, BudgetEntities int
+}
+
+// Block is one hydrated entity: its text, why it was included, by which
+// method, and its token count.
+type Block struct {
+	EntityKey    string `json:"entity_key"`
+	ArtifactHash string `json:"artifact_hash"`
+	// Reason: ast_resolved / regex_resolved (the query named its file or
+	// symbol), previously_hydrated, or retrieved.
+	Reason string `json:"reason"`
+	// Method: ast or regex for named entities, tracking for previously
+	// hydrated ones, lexical, semantic or hybrid for retrieved ones.
+	Method      string  `json:"method"`
+	TriggeredBy string  `json:"triggered_by"`
+	TokenCount  int     `json:"token_count"`
+	HydratedAt  string  `json:"hydrated_at"`
+	Filepath    string  `json:"filepath"`
+	StartLine   int     `json:"start_line"`
+	EndLine     int     `json:"end_line"`
+	Score       float64 `json:"score,omitempty"`
+	Content     string  `json:"content"`
+}
+
+// Left is an entity left out of a hydration, and why.
+type Left struct {
+	EntityKey  string `json:"entity_key"`
+	Reason     string `json:"reason"`
+	TokenCount int    `json:"token_count,omitempty"`
+}
+
+// HydrateResult is a hydration: the blocks in priority order, what the
+// budget pruned, what was stale, and whether the session's tracking
+// history verified.
+type HydrateResult struct {
+	EpisodeID      string   `json:"episode_id"`
+	SessionID      string   `json:"session_id"`
+	RepoID         string   `json:"repo_id"`
+	Seq            int64    `json:"episode_seq"`
+	Blocks         []Block  `json:"hydration_blocks"`
+	TotalTokens    int      `json:"total_tokens"`
+	BudgetTokens   int      `json:"budget_tokens"`
+	BudgetEntities int      `json:"budget_entities"`
+	BudgetUsed     string   `json:"budget_used"`
+	Exhausted      bool     `json:"budget_exhausted"`
+	Pruned         []Left   `json:"pruned"`
+	Stale          []Left   `json:"stale"`
+	Tracking       Tracking `json:"tracking"`
+	// Semantic says whether semantic candidates took part.
+	Semantic string `json:"semantic"`
+}
+
+// pick is a candidate block before the budget.
+type pick struct {
+	i                    int
+	reason, method, trig string
+	score                float64
+}
+
+// Hydrate returns the entities a query needs, in priority order: the
+// entities of files the query names, then symbols it names, then every
+// entity hydrated in an earlier episode of the session (invariant 1), then
+// lexical and semantic candidates. Stale entities (the disk no longer
+// holds their artifact) are left out and reported. The budget is hard:
+// lower-priority blocks that do not fit are pruned and reported, and the
+// exhaustion is logged (invariant 5). The blocks are recorded as the
+// episode's hydration, sealed by checksums.
+func (m *Memory) Hydrate(ctx context.Context, in HydrateRequest) (HydrateResult, error) {
+	switch {
+	case strings.TrimSpace(in.Query) == "":
+		return HydrateResult{}, memory.Errorf(memory.CodeInvalidParams, "query is required")
+	case len(in.Query) > 16<<10:
+		return HydrateResult{}, memory.Errorf(memory.CodeInvalidParams, "query is %d bytes; at most 16384", len(in.Query))
+	case in.BudgetTokens < 0 || in.BudgetTokens > MaxBudgetTokens:
+		return HydrateResult{}, memory.Errorf(memory.CodeInvalidParams, "budget_tokens must be 1 to %d (default %d)", MaxBudgetTokens, DefaultBudgetTokens)
+	case in.BudgetEntities < 0 || in.BudgetEntities > MaxBudgetEntities:
+		return HydrateResult{}, memory.Errorf(memory.CodeInvalidParams, "budget_entities must be 1 to %d (default %d)", MaxBudgetEntities, DefaultBudgetEntities)
+	}
+	if in.BudgetTokens == 0 {
+		in.BudgetTokens = DefaultBudgetTokens
+	}
+	if in.BudgetEntities == 0 {
+		in.BudgetEntities = DefaultBudgetEntities
+	}
+	repo, err := m.repo(ctx, in.RepoID)
+	if err != nil {
+		return HydrateResult{}, err
+	}
+	ep, err := m.episode(ctx, in.EpisodeID, in.SessionID, repo.ID)
+	if err != nil {
+		return HydrateResult{}, err
+	}
+	x, err := m.index(ctx, repo)
+	if err != nil {
+		return HydrateResult{}, err
+	}
+	eps, err := m.store.SessionEpisodes(ctx, ep.SessionID)
+	if err != nil {
+		return HydrateResult{}, err
+	}
+	rows, err := m.store.SessionHydrationRows(ctx, ep.SessionID)
+	if err != nil {
+		return HydrateResult{}, err
+	}
+	track, byEp := verifyTracking(eps, rows)
+	if !track.OK {
+		m.log.Warn("hydration tracking damaged: previously hydrated entities may be missing", "session", ep.SessionID, "episode", ep.ID, "problems", len(track.Problems))
+	}
+	res := HydrateResult{
+		EpisodeID: ep.ID, SessionID: ep.SessionID, RepoID: repo.ID, BudgetTokens: in.BudgetTokens, BudgetEntities: in.BudgetEntities,
+		Blocks: []Block{}, Pruned: []Left{}, Stale: []Left{}, Tracking: track, Semantic: x.semantic,
+	}
+
+	picks := m.anchors(x, in.Query)
+	seq := ep.Seq
+	if seq > 0 {
+		seq++ // this episode's own earlier hydrations count too
+	}
+	nTracked := 0
+	for _, t := range tracked(eps, byEp, seq) {
+		if t.RepoID != repo.ID {
+			continue
+		}
+		i, ok := x.byKey[t.Key]
+		if !ok {
+			res.Stale = append(res.Stale, Left{EntityKey: t.Key, Reason: "hydrated in episode " + t.EpisodeID + " but no longer live (superseded or removed)"})
+			continue
+		}
+		trig := "hydrated in episode " + t.EpisodeID
+		if t.LastEpisodeID != t.EpisodeID {
+			trig += " (most recently " + t.LastEpisodeID + ")"
+		}
+		picks = append(picks, pick{i: i, reason: "previously_hydrated", method: "tracking", trig: trig})
+		nTracked++
+	}
+	nAnchors := len(picks) - nTracked
+	for _, c := range m.search(ctx, x, in.Query) {
+		method := "lexical"
+		switch {
+		case c.semantic && c.bm25 > 0:
+			method = "hybrid"
+		case c.semantic:
+			method = "semantic"
+		}
+		picks = append(picks, pick{i: c.i, reason: "retrieved", method: method, score: c.score,
+			trig: fmt.Sprintf("bm25 %.3f, similarity %.3f", c.bm25, c.sim)})
+	}
+
+	at := m.now()
+	stamp := at.UTC().Format(time.RFC3339)
+	seen := map[int]bool{}
+	var newRows []memory.HydrationRow
+	for _, p := range picks {
+		if seen[p.i] {
+			continue
+		}
+		seen[p.i] = true
+		e := x.ents[p.i]
+		tokens := x.tokens[p.i]
+		if len(res.Blocks) >= in.BudgetEntities || res.TotalTokens+tokens > in.BudgetTokens {
+			if !res.Exhausted {
+				res.Exhausted = true
+				m.log.Warn("hydration budget exhausted", "episode", ep.ID, "tokens", res.TotalTokens, "budget_tokens", in.BudgetTokens,
+					"entities", len(res.Blocks), "budget_entities", in.BudgetEntities)
+			}
+			why := "over the token budget"
+			if len(res.Blocks) >= in.BudgetEntities {
+				why = "over the entity budget"
+			}
+			if p.reason != "retrieved" || len(res.Pruned) < listCap {
+				res.Pruned = append(res.Pruned, Left{EntityKey: e.Key, Reason: why + " (" + p.reason + ")", TokenCount: tokens})
+			}
+			continue
+		}
+		if etv := m.verifier.Check(repo.Root, e, m.maxBytes); etv.IsStale {
+			res.Stale = append(res.Stale, Left{EntityKey: e.Key, Reason: etv.Reason})
+			continue
+		}
+		art, err := m.store.Artifact(ctx, e.ArtifactHash)
+		if err != nil {
+			return HydrateResult{}, err
+		}
+		b := Block{
+			EntityKey: e.Key, ArtifactHash: e.ArtifactHash, Reason: p.reason, Method: p.method, TriggeredBy: p.trig,
+			TokenCount: tokens, HydratedAt: stamp, Filepath: e.Path, StartLine: e.StartLine, EndLine: e.EndLine,
+			Score: p.score, Content: art.Content,
+		}
+		res.Blocks = append(res.Blocks, b)
+		res.TotalTokens += tokens
+		newRows = append(newRows, memory.HydrationRow{
+			EpisodeID: ep.ID, SessionID: ep.SessionID, Seq: ep.Rows + len(newRows) + 1, RepoID: repo.ID, Key: e.Key,
+			ArtifactHash: e.ArtifactHash, Reason: p.reason, Method: p.method, TriggeredBy: p.trig, TokenCount: tokens,
+			HydratedAt: at.UnixMilli(),
+		})
+	}
+	ep.Query = in.Query
+	ep.RepoID = repo.ID
+	ep.BudgetToken, ep.BudgetCount, ep.TotalTokens = in.BudgetTokens, in.BudgetEntities, res.TotalTokens
+	ep.UpdatedAt = at.UnixMilli()
+	seal(&ep, newRows)
+	stored, err := m.store.ApplyEpisode(ctx, memory.EpisodeChange{Episode: ep, Rows: newRows})
+	if err != nil {
+		return HydrateResult{}, err
+	}
+	res.Seq = stored.Seq
+	res.BudgetUsed = fmt.Sprintf("%d / %d tokens, %d / %d entities", res.TotalTokens, in.BudgetTokens, len(res.Blocks), in.BudgetEntities)
+	m.log.Info("hydration", "episode", ep.ID, "session", ep.SessionID, "anchored", nAnchors, "previously_hydrated", nTracked,
+		"blocks", len(res.Blocks), "tokens", res.TotalTokens, "pruned", len(res.Pruned), "stale", len(res.Stale), "tracking_ok", track.OK)
+	m.log.Debug("hydration query", "episode", ep.ID, "query", head(in.Query, 100))
+	for _, b := range res.Blocks {
+		m.log.Debug("hydrated", "entity", b.EntityKey, "method", b.Method, "tokens", b.TokenCount)
+	}
+	return res, nil
+}
+
+// anchors finds the entities a query names: every entity of each file it
+// mentions (by path or base name), then the entities whose symbol it
+// mentions, in query order.
+func (m *Memory) anchors(x *repoIndex, query string) []pick {
+	var files, syms []pick
+	for _, tok := range strings.FieldsFunc(query, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune("`'\",;()[]{}<>!?", r) }) {
+		tok = strings.TrimRight(strings.TrimPrefix(tok, "./"), ".:")
+		if tok == "" {
+			continue
+		}
+		if LanguageOf(tok) != "" || strings.Contains(tok, "/") {
+			for _, i := range x.byFile[baseName(tok)] {
+				if x.ents[i].Path == tok || strings.HasSuffix(x.ents[i].Path, "/"+tok) {
+					files = append(files, pick{i: i, reason: x.ents[i].Method + "_resolved", method: x.ents[i].Method, trig: "query mention: '" + tok + "'"})
+				}
+			}
+			continue
+		}
+		if len(tok) < 3 || lexical.Stopwords[strings.ToLower(tok)] && tok == strings.ToLower(tok) {
+			continue
+		}
+		hits := x.bySymbol[tok]
+		for _, i := range hits[:min(len(hits), 20)] {
+			syms = append(syms, pick{i: i, reason: x.ents[i].Method + "_resolved", method: x.ents[i].Method, trig: "query mention of symbol '" + tok + "'"})
+		}
+	}
+	return append(files, syms...)
+}
+
+// budgetText formats a budget for introspection.
+func budgetText(used, budget int) string {
+	if budget <= 0 {
+		return strconv.Itoa(used) + " / unlimited"
+	}
+	return strconv.Itoa(used) + " / " + strconv.Itoa(budget)
+}

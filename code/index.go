@@ -1,0 +1,411 @@
+package code
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cairnhq/cairn/memory"
+)
+
+// IndexRequest asks to index a repository root.
+type IndexRequest struct {
+	// Root is the repository's directory; RepoID names it (default: the
+	// directory's base name). A repository id registered with another
+	// root is a conflict.
+	Root, RepoID string
+	// Approval is gate B's input for the entities this index proposes:
+	// implicit (default: the user asked for their own disk to be indexed),
+	// approved, or none (leave them PROPOSED for a later promote).
+	Approval Approval
+	// EpisodeID and SessionID record the gate evaluations; defaults: a new
+	// episode in session "code-index:<repo>".
+	EpisodeID, SessionID string
+	// Progress, when set, is called after each file.
+	Progress func(done, total int)
+}
+
+// SkippedFile is a file the index did not resolve, and why.
+type SkippedFile struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// IndexReport says what an index did.
+type IndexReport struct {
+	RepoID    string `json:"repo_id"`
+	Root      string `json:"root"`
+	EpisodeID string `json:"episode_id"`
+	// Files counts the source files seen; Changed those read and resolved
+	// again; Unchanged those skipped because size and modification time
+	// were the same; Removed those gone since the last index.
+	Files     int `json:"files"`
+	Changed   int `json:"changed"`
+	Unchanged int `json:"unchanged"`
+	Removed   int `json:"removed"`
+	Skipped   int `json:"skipped"`
+	// Entities counts the live entities of the repository after the index;
+	// Proposed the new or changed ones; Regex those resolved by the regex
+	// fallback; Tombstoned those that left the disk.
+	Entities   int `json:"entities"`
+	Proposed   int `json:"proposed"`
+	Promoted   int `json:"promoted"`
+	Rejected   int `json:"rejected"`
+	Tombstoned int `json:"tombstoned"`
+	Regex      int `json:"regex"`
+	// SkippedFiles and Fallbacks list up to 100 files each.
+	SkippedFiles []SkippedFile `json:"skipped_files"`
+	Fallbacks    []SkippedFile `json:"fallbacks"`
+}
+
+const listCap = 100
+
+// sourceFile is a file the walk found.
+type sourceFile struct {
+	rel  string
+	skip string
+}
+
+// Index walks a repository root and records its entities: new and changed
+// ones are PROPOSED with their text as a code artifact, vanished ones are
+// TOMBSTONED, and unless Approval is none the gates are evaluated for the
+// proposed ones in the index's episode. Files whose size and modification
+// time are unchanged since the last index are not read again.
+func (m *Memory) Index(ctx context.Context, in IndexRequest) (IndexReport, error) {
+	root, err := CleanRoot(in.Root)
+	if err != nil {
+		return IndexReport{}, err
+	}
+	if in.RepoID == "" {
+		in.RepoID = filepath.Base(root)
+	}
+	if !validID(in.RepoID) {
+		return IndexReport{}, memory.Errorf(memory.CodeInvalidParams, "repo_id %q must be 1 to 128 letters, digits or _-.:@/", in.RepoID)
+	}
+	if in.Approval == "" {
+		in.Approval = ApprovalImplicit
+	}
+	if !in.Approval.Valid() || in.Approval == ApprovalRejected {
+		return IndexReport{}, memory.Errorf(memory.CodeInvalidParams, "approval %q is not one of implicit, approved, none", in.Approval)
+	}
+	if in.SessionID == "" {
+		in.SessionID = "code-index:" + in.RepoID
+	}
+	if in.EpisodeID == "" {
+		in.EpisodeID = m.newID("ep")
+	}
+	prev, err := m.store.CodeRepo(ctx, in.RepoID)
+	switch {
+	case err == nil && prev.Root != root:
+		return IndexReport{}, memory.Errorf(memory.CodeConflict, "repository %s is registered at %s; give another repo_id for %s", in.RepoID, prev.Root, root)
+	case err != nil && !memory.IsCode(err, memory.CodeNotFound):
+		return IndexReport{}, err
+	}
+	ep, err := m.episode(ctx, in.EpisodeID, in.SessionID, in.RepoID)
+	if err != nil {
+		return IndexReport{}, err
+	}
+	if err := m.store.PutCodeRepo(ctx, memory.CodeRepo{ID: in.RepoID, Root: root, IndexedAt: prev.IndexedAt}); err != nil {
+		return IndexReport{}, err
+	}
+	rep := IndexReport{RepoID: in.RepoID, Root: root, EpisodeID: ep.ID, SkippedFiles: []SkippedFile{}, Fallbacks: []SkippedFile{}}
+	files, err := walk(ctx, root)
+	if err != nil {
+		return rep, err
+	}
+	oldFiles, err := m.store.CodeFiles(ctx, in.RepoID)
+	if err != nil {
+		return rep, err
+	}
+	known := map[string]memory.CodeFile{}
+	for _, f := range oldFiles {
+		known[f.Path] = f
+	}
+	ents, err := m.store.CodeEntities(ctx, memory.CodeEntityFilter{RepoID: in.RepoID})
+	if err != nil {
+		return rep, err
+	}
+	byPath := map[string][]memory.CodeEntity{}
+	for _, e := range ents {
+		byPath[e.Path] = append(byPath[e.Path], e)
+	}
+	var proposed []memory.CodeEntity
+	batch := &memory.CodeChange{}
+	flush := func() error {
+		if len(batch.Entities)+len(batch.Transitions)+len(batch.Files)+len(batch.DeleteFiles)+len(batch.Artifacts) == 0 {
+			return nil
+		}
+		err := m.applyBatch(ctx, batch)
+		batch = &memory.CodeChange{}
+		return err
+	}
+	seen := map[string]bool{}
+	for i, f := range files {
+		if err := ctx.Err(); err != nil {
+			return rep, memory.Wrap(memory.CodeInvalidParams, err, "index interrupted after %d of %d files; what was written is consistent, run it again to finish", i, len(files))
+		}
+		rep.Files++
+		seen[f.rel] = true
+		if f.skip != "" {
+			rep.skip(f.rel, f.skip)
+		} else {
+			props, err := m.indexFile(root, in.RepoID, f.rel, known[f.rel], byPath[f.rel], ep.ID, &rep, batch)
+			if err != nil {
+				return rep, err
+			}
+			proposed = append(proposed, props...)
+		}
+		if len(batch.Entities) >= 2000 || len(batch.Files) >= 256 {
+			if err := flush(); err != nil {
+				return rep, err
+			}
+		}
+		if in.Progress != nil {
+			in.Progress(i+1, len(files))
+		}
+	}
+	// Files gone from the disk: their entities are tombstoned.
+	for _, f := range oldFiles {
+		if seen[f.Path] {
+			continue
+		}
+		rep.Removed++
+		at := m.nowMs()
+		for _, e := range byPath[f.Path] {
+			if e.State == memory.StateTombstoned {
+				continue
+			}
+			batch.Guards = append(batch.Guards, guardOf(e))
+			next, log, err := Update(e, e.ArtifactHash, memory.StateTombstoned, ep.ID, "file removed from disk", at)
+			if err != nil {
+				return rep, err
+			}
+			batch.Entities = append(batch.Entities, next)
+			batch.Transitions = append(batch.Transitions, log...)
+			rep.Tombstoned++
+		}
+		batch.DeleteFiles = append(batch.DeleteFiles, f)
+	}
+	if err := flush(); err != nil {
+		return rep, err
+	}
+	if in.Approval != ApprovalNone && len(proposed) > 0 {
+		repo := memory.CodeRepo{ID: in.RepoID, Root: root}
+		for start := 0; start < len(proposed); start += 2000 {
+			part := proposed[start:min(start+2000, len(proposed))]
+			res, change, err := m.gate(repo, part, in.Approval, ep.ID)
+			if err != nil {
+				return rep, err
+			}
+			ep.UpdatedAt = m.nowMs()
+			if ep, err = m.store.ApplyEpisode(ctx, memory.EpisodeChange{Episode: ep, Gates: res.Evaluated, Code: change}); err != nil {
+				return rep, err
+			}
+			rep.Promoted += res.Promoted
+			rep.Rejected += res.Rejected
+		}
+	} else if _, err := m.store.ApplyEpisode(ctx, memory.EpisodeChange{Episode: ep}); err != nil {
+		return rep, err
+	}
+	live, err := m.store.CodeEntities(ctx, memory.CodeEntityFilter{RepoID: in.RepoID, States: []memory.CodeState{memory.StateProposed, memory.StateAuthoritative}})
+	if err != nil {
+		return rep, err
+	}
+	rep.Entities = len(live)
+	if err := m.store.PutCodeRepo(ctx, memory.CodeRepo{ID: in.RepoID, Root: root, IndexedAt: m.nowMs()}); err != nil {
+		return rep, err
+	}
+	m.invalidate(in.RepoID)
+	m.log.Info("code index", "repo", in.RepoID, "files", rep.Files, "changed", rep.Changed, "unchanged", rep.Unchanged,
+		"removed", rep.Removed, "skipped", rep.Skipped, "proposed", rep.Proposed, "promoted", rep.Promoted,
+		"tombstoned", rep.Tombstoned, "regex", rep.Regex)
+	return rep, nil
+}
+
+func (r *IndexReport) skip(path, reason string) {
+	r.Skipped++
+	if len(r.SkippedFiles) < listCap {
+		r.SkippedFiles = append(r.SkippedFiles, SkippedFile{Path: path, Reason: reason})
+	}
+}
+
+func guardOf(e memory.CodeEntity) memory.CodeGuard {
+	return memory.CodeGuard{RepoID: e.RepoID, Key: e.Key, State: e.State, ArtifactHash: e.ArtifactHash}
+}
+
+// applyBatch writes one batch of the index.
+func (m *Memory) applyBatch(ctx context.Context, c *memory.CodeChange) error {
+	return m.store.ApplyCode(ctx, *c)
+}
+
+// indexFile resolves one file when it changed and adds what changed to
+// batch. It returns the entities it proposed.
+func (m *Memory) indexFile(root, repoID, rel string, old memory.CodeFile, stored []memory.CodeEntity, episode string, rep *IndexReport, batch *memory.CodeChange) ([]memory.CodeEntity, error) {
+	abs, err := Confine(root, rel)
+	if err != nil {
+		rep.skip(rel, message(err))
+		return nil, nil
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		rep.skip(rel, pathProblem(err))
+		return nil, nil
+	}
+	size, mod := st.Size(), st.ModTime().UnixNano()
+	if old.Path != "" && old.Size == size && old.ModTime == mod {
+		if old.Method == "skipped" {
+			rep.skip(rel, old.Reason)
+		} else {
+			rep.Unchanged++
+		}
+		return nil, nil
+	}
+	lang := LanguageOf(rel)
+	file := memory.CodeFile{RepoID: repoID, Path: rel, Size: size, ModTime: mod, Language: lang}
+	var src []byte
+	switch {
+	case size > m.maxBytes:
+		file.Method, file.Reason = "skipped", "file is "+strconv.FormatInt(size, 10)+" bytes, over the "+strconv.FormatInt(m.maxBytes, 10)+"-byte limit"
+	default:
+		if src, err = os.ReadFile(abs); err != nil {
+			file.Method, file.Reason = "skipped", "unreadable: "+pathProblem(err)
+		} else if bytes.IndexByte(src[:min(len(src), 8000)], 0) >= 0 {
+			file.Method, file.Reason = "skipped", "binary file"
+		}
+	}
+	rep.Changed++
+	at := m.nowMs()
+	var syms []Symbol
+	if file.Method == "skipped" {
+		rep.skip(rel, file.Reason)
+	} else {
+		file.FileHash = fileHash(src)
+		res := Resolve(rel, src)
+		file.Method, file.Reason = res.Method, res.Warning
+		syms = res.Symbols
+		if res.Method == "regex" {
+			rep.Regex += len(syms)
+			if len(rep.Fallbacks) < listCap {
+				rep.Fallbacks = append(rep.Fallbacks, SkippedFile{Path: rel, Reason: res.Warning})
+			}
+			m.log.Warn(res.Warning, "repo", repoID, "path", rel)
+		}
+		m.verifier.Prime(root, rel, size, mod, syms)
+	}
+	file.Entities = len(syms)
+	batch.Files = append(batch.Files, file)
+	cur := map[string]memory.CodeEntity{}
+	for _, e := range stored {
+		cur[e.Key] = e
+	}
+	var proposed []memory.CodeEntity
+	now := map[string]bool{}
+	for _, s := range syms {
+		key := Key(rel, s.Name)
+		now[key] = true
+		art := NewArtifact(memory.ArtifactCode, s.Text, at)
+		next := memory.CodeEntity{
+			RepoID: repoID, Key: key, Path: rel, Symbol: s.Name, Kind: s.Kind, Language: lang,
+			StartLine: s.StartLine, EndLine: s.EndLine, Method: file.Method, ArtifactHash: art.Hash, UpdatedAt: at,
+		}
+		c := cur[key]
+		e, log, guard, changed := propose(c, next, episode, "indexed from disk ("+file.Method+")", at)
+		if !changed {
+			// Same text: keep the state, refresh where it sits in the file.
+			if c.StartLine != next.StartLine || c.EndLine != next.EndLine || c.Method != next.Method {
+				c.StartLine, c.EndLine, c.Method, c.Kind = next.StartLine, next.EndLine, next.Method, next.Kind
+				batch.Guards = append(batch.Guards, guard)
+				batch.Entities = append(batch.Entities, c)
+			}
+			continue
+		}
+		batch.Guards = append(batch.Guards, guard)
+		batch.Artifacts = append(batch.Artifacts, art)
+		batch.Entities = append(batch.Entities, e)
+		batch.Transitions = append(batch.Transitions, log...)
+		proposed = append(proposed, e)
+		rep.Proposed++
+	}
+	keys := make([]string, 0, len(cur))
+	for k := range cur {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		e := cur[k]
+		if now[k] || e.State == memory.StateTombstoned {
+			continue
+		}
+		batch.Guards = append(batch.Guards, guardOf(e))
+		next, log, err := Update(e, e.ArtifactHash, memory.StateTombstoned, episode, "symbol no longer in "+rel, at)
+		if err != nil {
+			return nil, err
+		}
+		batch.Entities = append(batch.Entities, next)
+		batch.Transitions = append(batch.Transitions, log...)
+		rep.Tombstoned++
+	}
+	return proposed, nil
+}
+
+// walk lists the source files under root in lexical order, skipping
+// hidden directories and node_modules. Symlinked files are kept only when
+// they resolve inside root.
+func walk(ctx context.Context, root string) ([]sourceFile, error) {
+	var out []sourceFile
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		rel, rerr := filepath.Rel(root, p)
+		if rerr != nil {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		if err != nil {
+			if p == root {
+				return err
+			}
+			if d != nil && d.IsDir() {
+				out = append(out, sourceFile{rel: rel, skip: "directory unreadable: " + pathProblem(err)})
+				return fs.SkipDir
+			}
+			return nil
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(name, ".") || name == "node_modules") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if LanguageOf(name) == "" {
+			return nil
+		}
+		f := sourceFile{rel: rel}
+		if d.Type()&fs.ModeSymlink != 0 {
+			if _, err := Confine(root, rel); err != nil {
+				f.skip = message(err)
+			} else if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+				f.skip = "symlink to something other than a file"
+			}
+		} else if !d.Type().IsRegular() {
+			return nil
+		}
+		out = append(out, f)
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return nil, memory.Wrap(memory.CodeInvalidParams, err, "index interrupted while listing files; nothing was written")
+		}
+		return nil, memory.Wrap(memory.CodeInvalidParams, err, "listing %s: %s", root, pathProblem(err))
+	}
+	return out, nil
+}

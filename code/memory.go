@@ -1,0 +1,80 @@
+package code
+
+import (
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/cairnhq/cairn/embed"
+	"github.com/cairnhq/cairn/memory"
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxFileBytes   = 1 << 20
+	DefaultBudgetTokens   = 8000
+	DefaultBudgetEntities = 50
+	MaxBudgetTokens       = 1_000_000
+	MaxBudgetEntities     = 10_000
+)
+
+// Options configure code memory. Zero values take the defaults.
+type Options struct {
+	// ETVTTL is how long a verified file stays trusted while its size and
+	// modification time are unchanged. Default 5 s.
+	ETVTTL time.Duration
+	// MaxFileBytes is the size above which a file is skipped by the index
+	// (with the reason recorded) and reported stale by verification.
+	// Default 1 MiB.
+	MaxFileBytes int64
+	// Embedder embeds entities and queries for semantic candidates; nil
+	// leaves hydration lexical.
+	Embedder embed.Embedder
+	// Now is the clock; NewID makes ids with a prefix.
+	Now   func() time.Time
+	NewID func(prefix string) string
+	// Logger receives decision logs (never code or queries at info level).
+	Logger *slog.Logger
+}
+
+// Memory is the code-memory service over a store. It is safe for
+// concurrent use.
+type Memory struct {
+	store    memory.CodeStore
+	verifier *Verifier
+	embedder embed.Embedder
+	maxBytes int64
+	now      func() time.Time
+	newID    func(string) string
+	log      *slog.Logger
+
+	mu      sync.Mutex
+	indexes map[string]*repoIndex // by repository id
+	vecs    map[string][]float32  // entity vectors by artifact hash
+}
+
+// New returns the service over store.
+func New(store memory.CodeStore, o Options) *Memory {
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.NewID == nil {
+		panic("code.New: Options.NewID is required")
+	}
+	return &Memory{
+		store: store, verifier: NewVerifier(o.ETVTTL, o.Now, o.Logger), embedder: o.Embedder,
+		maxBytes: o.MaxFileBytes, now: o.Now, newID: o.NewID, log: o.Logger,
+		indexes: map[string]*repoIndex{}, vecs: map[string][]float32{},
+	}
+}
+
+// ETVStats reports the verification cache's counters.
+func (m *Memory) ETVStats() ETVStats { return m.verifier.Stats() }
+
+func (m *Memory) nowMs() int64 { return m.now().UnixMilli() }

@@ -1,0 +1,367 @@
+package code
+
+import (
+	"sort"
+	"unicode/utf8"
+)
+
+// rxEvent is a '{' or ';' outside strings and comments, as the regex
+// fallback's brace matching sees it.
+type rxEvent struct {
+	line  int  // 1-based line of the byte
+	brace bool // '{' (else ';')
+	paren int  // depth of ( and [ when it was seen (never negative)
+	close int  // for '{': the line of its matching '}', 0 when unmatched
+}
+
+// rxScan is one linear pass over a file that the regex fallback reads:
+// where strings and comments are, the brace depth at each line, the '{'
+// and ';' events with their matching lines, and each line's indentation.
+// Every slice indexed by line has count()+2 entries so that 1-based
+// indexes never go out of range.
+type rxScan struct {
+	lang        string // the language, for leading comments
+	lines       *srcLines
+	events      []rxEvent
+	depth       []int  // brace depth at the start of each line
+	parenStart  []int  // depth of ( and [ at the start of each line
+	parenEnd    []int  // depth of ( and [ at the end of each line
+	inside      []bool // the line starts inside a string or a block comment
+	indent      []int  // indentation width (tabs to multiples of 8); -1 for blank lines
+	commentOnly []bool // the line holds only a comment
+}
+
+// rxLexer says how a language writes comments and strings.
+type rxLexer struct {
+	lineComment  string // "//" or "#"
+	blockComment bool   // /* ... */
+	backtick     bool   // `...` may span lines (Go raw strings, JavaScript templates)
+	tripleQuote  bool   // Python's ''' and """
+	multiline    bool   // "..." may span lines (Rust)
+	rustChars    bool   // ' starts a char literal only when one closes it ('a', '\n'), else a lifetime
+}
+
+func lexerFor(lang string) rxLexer {
+	switch lang {
+	case langPython:
+		return rxLexer{lineComment: "#", tripleQuote: true}
+	case langGo, langJavaScript, langTypeScript:
+		return rxLexer{lineComment: "//", blockComment: true, backtick: true}
+	case langRust:
+		return rxLexer{lineComment: "//", blockComment: true, multiline: true, rustChars: true}
+	default: // Java, C and the generic patterns
+		return rxLexer{lineComment: "//", blockComment: true}
+	}
+}
+
+// scanSource runs the lexer once over the file: O(len(src)).
+func scanSource(lang string, lines *srcLines) *rxScan {
+	lx := lexerFor(lang)
+	n := lines.count()
+	sc := &rxScan{
+		lines:       lines,
+		depth:       make([]int, n+2),
+		parenStart:  make([]int, n+2),
+		parenEnd:    make([]int, n+2),
+		inside:      make([]bool, n+2),
+		indent:      make([]int, n+2),
+		commentOnly: make([]bool, n+2),
+	}
+	src := lines.src
+	var (
+		stack []int // indexes into events of the open braces
+		paren int
+		line  = 1
+		// state: 0 code, 1 line comment, 2 block comment, 3 string
+		state     int
+		quote     string // the closing delimiter of the string we are in
+		escapes   bool   // backslash escapes inside that string
+		multiline bool   // the string may span lines
+		code      bool   // the current line has code outside comments
+	)
+	sc.depth[1], sc.parenStart[1] = 0, 0
+	for i := 0; i < len(src); {
+		c := src[i]
+		if c == '\n' {
+			if state == 1 {
+				state = 0
+			}
+			if state == 3 && !multiline {
+				state = 0
+			}
+			sc.parenEnd[line] = paren
+			sc.commentOnly[line] = !code && !sc.inside[line]
+			line++
+			code = false
+			sc.depth[line] = len(stack)
+			sc.parenStart[line] = paren
+			sc.inside[line] = state != 0
+			i++
+			continue
+		}
+		switch state {
+		case 1: // line comment: skip to the newline
+			i++
+			continue
+		case 2: // block comment
+			if c == '*' && i+1 < len(src) && src[i+1] == '/' {
+				state = 0
+				i += 2
+				continue
+			}
+			i++
+			continue
+		case 3: // string
+			if escapes && c == '\\' {
+				if i+1 < len(src) && src[i+1] == '\n' {
+					i++ // let the newline be counted
+					continue
+				}
+				i += 2
+				continue
+			}
+			if hasAt(src, i, quote) {
+				state = 0
+				i += len(quote)
+				continue
+			}
+			i++
+			continue
+		}
+		// Code.
+		if hasAt(src, i, lx.lineComment) {
+			state = 1
+			i += len(lx.lineComment)
+			continue
+		}
+		if lx.blockComment && c == '/' && i+1 < len(src) && src[i+1] == '*' {
+			state = 2
+			i += 2
+			continue
+		}
+		if !isBlankByte(c) {
+			code = true
+		}
+		switch c {
+		case '"', '\'':
+			if lx.tripleQuote && i+2 < len(src) && src[i+1] == c && src[i+2] == c {
+				state, quote, escapes, multiline = 3, string([]byte{c, c, c}), true, true
+				i += 3
+				continue
+			}
+			if c == '\'' && lx.rustChars {
+				if w := rustCharLen(src, i); w > 0 {
+					i += w
+				} else {
+					i++ // a lifetime or a label
+				}
+				continue
+			}
+			state, quote, escapes, multiline = 3, string(c), true, lx.multiline
+		case '`':
+			if lx.backtick {
+				state, quote, escapes, multiline = 3, "`", lang != langGo, true
+			}
+		case '(', '[':
+			paren++
+		case ')', ']':
+			if paren > 0 {
+				paren--
+			}
+		case '{':
+			stack = append(stack, len(sc.events))
+			sc.events = append(sc.events, rxEvent{line: line, brace: true, paren: paren})
+		case '}':
+			if k := len(stack); k > 0 {
+				sc.events[stack[k-1]].close = line
+				stack = stack[:k-1]
+			}
+		case ';':
+			sc.events = append(sc.events, rxEvent{line: line, paren: paren})
+		}
+		i++
+	}
+	sc.parenEnd[line] = paren
+	sc.commentOnly[line] = !code && !sc.inside[line]
+	for l := 1; l <= n; l++ {
+		sc.indent[l] = indentWidth(lines.line(l))
+	}
+	return sc
+}
+
+// hasAt reports whether src holds s at i.
+func hasAt(src []byte, i int, s string) bool {
+	return s != "" && i+len(s) <= len(src) && string(src[i:i+len(s)]) == s
+}
+
+// rustCharLen returns the length of the Rust char literal at src[i] ('a',
+// '\n', '\u{1F600}', 'é'), or 0 when the quote starts a lifetime.
+func rustCharLen(src []byte, i int) int {
+	if i+1 >= len(src) {
+		return 0
+	}
+	if src[i+1] == '\\' {
+		for j := i + 2; j < len(src) && j < i+16; j++ {
+			if src[j] == '\'' && j > i+2 {
+				return j - i + 1
+			}
+			if src[j] == '\n' {
+				return 0
+			}
+		}
+		return 0
+	}
+	_, w := utf8.DecodeRune(src[i+1:])
+	if i+1+w < len(src) && src[i+1+w] == '\'' && src[i+1] != '\'' && src[i+1] != '\n' {
+		return w + 2
+	}
+	return 0
+}
+
+// indentWidth is the width of a line's leading white space, tabs rounded
+// up to multiples of 8, or -1 for a blank line.
+func indentWidth(b []byte) int {
+	w := 0
+	for _, c := range b {
+		switch c {
+		case ' ':
+			w++
+		case '\t':
+			w = w/8*8 + 8
+		case '\r', '\f', '\v':
+		default:
+			return w
+		}
+	}
+	return -1
+}
+
+// blockEnd finds where the declaration starting on line l ends, in a
+// language with braces. Its header runs from l through the lines that
+// continue it (open parentheses, a trailing ',', '(', '=', '->' and such,
+// or a next line starting with '{', "where", "throws", "extends",
+// "implements"), at most rxMaxHeader lines. The first '{' or ';' in the
+// header at the header's own parenthesis depth decides: a '{' ends the
+// declaration at its matching '}' (or at the '{' line when unmatched), a
+// ';' ends it there. body reports a '{'. Without either, the first '{'
+// inside parentheses decides (a header that never closes its parenthesis,
+// "func broken( {"); without that, the declaration is its first line.
+func (sc *rxScan) blockEnd(l int) (end int, body bool) {
+	n := sc.lines.count()
+	if l < 1 || l > n {
+		return max(1, min(l, n)), false
+	}
+	base := sc.parenStart[l]
+	last := l
+	for h := l; h <= n && h < l+rxMaxHeader; h++ {
+		last = h
+		if !sc.continues(h, base) {
+			break
+		}
+	}
+	i := sort.Search(len(sc.events), func(i int) bool { return sc.events[i].line >= l })
+	fallback := -1 // the first '{' inside parentheses, for headers that never close theirs
+	for ; i < len(sc.events) && sc.events[i].line <= last; i++ {
+		ev := sc.events[i]
+		if ev.paren != base {
+			if ev.brace && fallback < 0 {
+				fallback = i
+			}
+			continue
+		}
+		return ev.ends()
+	}
+	if fallback >= 0 {
+		return sc.events[fallback].ends()
+	}
+	return l, false
+}
+
+// ends is where a declaration decided by this event ends.
+func (ev rxEvent) ends() (end int, body bool) {
+	if !ev.brace {
+		return ev.line, false
+	}
+	if ev.close >= ev.line {
+		return ev.close, true
+	}
+	return ev.line, true
+}
+
+// rxMaxHeader bounds how many lines a declaration's header may span.
+const rxMaxHeader = 20
+
+// continues reports whether the header on line h goes on to line h+1.
+func (sc *rxScan) continues(h, base int) bool {
+	if h+1 > sc.lines.count() {
+		return false
+	}
+	if sc.parenEnd[h] > base {
+		return true
+	}
+	// A '{' or ';' on this line at the header's depth ends the header.
+	i := sort.Search(len(sc.events), func(i int) bool { return sc.events[i].line >= h })
+	for ; i < len(sc.events) && sc.events[i].line == h; i++ {
+		if sc.events[i].paren == base {
+			return false
+		}
+	}
+	t := trimSpaceBytes(sc.lines.line(h))
+	if k := len(t); k > 0 {
+		switch t[k-1] {
+		case ',', '(', '=', '<', ':', '|', '&', '+', '-', '>', '.':
+			return true
+		}
+	}
+	next := trimSpaceBytes(sc.lines.line(h + 1))
+	for _, p := range [...]string{"{", "where", "throws", "extends", "implements", ":", ".", "->"} {
+		if hasAt(next, 0, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// indentEnds returns, for every line, where an indentation block opened
+// on it ends: the last line with content before the next line that is
+// neither blank, nor only a comment, nor inside a string or open brackets,
+// and is indented no deeper. Computed for all lines at once in O(lines).
+// With braces set, lines inside braces are continuations too (Python's
+// dict and set literals).
+func (sc *rxScan) indentEnds(braces bool) []int {
+	n := sc.lines.count()
+	significant := func(l int) bool {
+		return sc.indent[l] >= 0 && !sc.commentOnly[l] && !sc.inside[l] && sc.parenStart[l] == 0 &&
+			(!braces || sc.depth[l] == 0)
+	}
+	// lastContent[l]: the last line <= l holding code (continuations count).
+	lastContent := make([]int, n+2)
+	for l := 1; l <= n; l++ {
+		lastContent[l] = lastContent[l-1]
+		if sc.indent[l] >= 0 && !sc.commentOnly[l] {
+			lastContent[l] = l
+		}
+	}
+	ends := make([]int, n+2)
+	var stack []int // significant lines after l, indentation strictly rising from the top
+	for l := n; l >= 1; l-- {
+		if !significant(l) {
+			continue
+		}
+		for len(stack) > 0 && sc.indent[stack[len(stack)-1]] > sc.indent[l] {
+			stack = stack[:len(stack)-1]
+		}
+		next := n + 1
+		if len(stack) > 0 {
+			next = stack[len(stack)-1]
+		}
+		ends[l] = max(l, lastContent[next-1])
+		stack = append(stack, l)
+	}
+	for l := 1; l <= n; l++ {
+		if ends[l] == 0 {
+			ends[l] = l
+		}
+	}
+	return ends
+}

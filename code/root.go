@@ -1,0 +1,93 @@
+package code
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cairnhq/cairn/memory"
+)
+
+// Confine resolves rel, a slash-separated path relative to root, to an
+// absolute path inside root. It refuses absolute paths, paths that climb
+// out with "..", and paths whose symlinks lead outside root, with an
+// invalid_params error; a file that does not exist is not_found. root must
+// already be absolute and free of symlinks (see CleanRoot).
+func Confine(root, rel string) (string, error) {
+	if rel == "" || strings.ContainsRune(rel, 0) {
+		return "", memory.Errorf(memory.CodeInvalidParams, "empty or malformed path")
+	}
+	if filepath.IsAbs(rel) || strings.HasPrefix(rel, "/") || strings.Contains(rel, `\`) {
+		return "", memory.Errorf(memory.CodeInvalidParams, "path %q is absolute; give it relative to the repository root", rel)
+	}
+	clean := filepath.Clean(filepath.FromSlash(rel))
+	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return "", memory.Errorf(memory.CodeInvalidParams, "path %q escapes the repository root", rel)
+	}
+	abs := filepath.Join(root, clean)
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", memory.Wrap(memory.CodeNotFound, err, "%s does not exist", rel)
+		}
+		return "", memory.Wrap(memory.CodeInvalidParams, err, "resolving %s: %s", rel, pathProblem(err))
+	}
+	if !within(root, real) {
+		return "", memory.Errorf(memory.CodeInvalidParams, "path %q leads outside the repository root through a symlink", rel)
+	}
+	return real, nil
+}
+
+// CleanRoot makes a repository root absolute and resolves its symlinks; it
+// must be an existing directory.
+func CleanRoot(root string) (string, error) {
+	if root == "" {
+		return "", memory.Errorf(memory.CodeInvalidParams, "a repository root is required")
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", memory.Wrap(memory.CodeInvalidParams, err, "repository root %q: %s", root, pathProblem(err))
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", memory.Wrap(memory.CodeNotFound, err, "repository root %s does not exist", root)
+		}
+		return "", memory.Wrap(memory.CodeInvalidParams, err, "repository root %s: %s", root, pathProblem(err))
+	}
+	st, err := os.Stat(real)
+	if err != nil {
+		return "", memory.Wrap(memory.CodeInvalidParams, err, "repository root %s: %s", root, pathProblem(err))
+	}
+	if !st.IsDir() {
+		return "", memory.Errorf(memory.CodeInvalidParams, "repository root %s is not a directory", root)
+	}
+	return real, nil
+}
+
+func within(root, p string) bool {
+	if p == root {
+		return true
+	}
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// pathProblem names a file-system error without the internals.
+func pathProblem(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "does not exist"
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied"
+	case strings.Contains(err.Error(), "too many levels of symbolic links") || strings.Contains(err.Error(), "too many links"):
+		return "symlink loop"
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return "unreadable"
+}

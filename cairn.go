@@ -3,6 +3,7 @@ package cairn
 import (
 	"context"
 	"crypto/rand"
+	"github.com/cairnhq/cairn/code"
 	"io"
 	"log/slog"
 	"sync"
@@ -44,6 +45,12 @@ type Options struct {
 	InnerVoice *retrieve.InnerVoiceConfig
 	// NoLog (MCP_NO_LOG) keeps per-call logs to counters.
 	NoLog bool
+	// ETVTTL is how long code memory trusts a verified file while its size
+	// and modification time are unchanged. Default 5 s.
+	ETVTTL time.Duration
+	// MaxCodeFileBytes is the size above which code indexing skips a file.
+	// Default 1 MiB.
+	MaxCodeFileBytes int64
 
 	// settings, set by Settings.Options, is what Config reports.
 	settings *Settings
@@ -60,6 +67,7 @@ type Engine struct {
 	retriever *retrieve.Retriever
 	index     *retrieve.Index
 	voice     *retrieve.InnerVoice
+	code      *code.Memory
 
 	idMu    sync.Mutex
 	entropy io.Reader
@@ -142,6 +150,10 @@ func newEngine(store memory.Store, o Options) *Engine {
 	if o.Provider == retrieve.LocalFTSName {
 		def, other = other, def
 	}
+	e.code = code.New(store, code.Options{
+		ETVTTL: o.ETVTTL, MaxFileBytes: o.MaxCodeFileBytes, Embedder: o.Embedder,
+		Now: o.Now, NewID: e.newID, Logger: o.Logger,
+	})
 	e.retriever = &retrieve.Retriever{
 		Store:                store,
 		Provider:             def,

@@ -6,7 +6,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/cairnhq/cairn/code"
 	"github.com/cairnhq/cairn/embed"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/retrieve"
@@ -20,6 +22,8 @@ const (
 	EnvHybridWeights   = "CAIRN_HYBRID_WEIGHTS"
 	EnvMaxContentBytes = "CAIRN_MAX_CONTENT_BYTES"
 	EnvNoLog           = "MCP_NO_LOG"
+	EnvETVTTL          = "CAIRN_ETV_TTL"
+	EnvCodeMaxFile     = "CAIRN_CODE_MAX_FILE_BYTES"
 )
 
 // Settings are cairn's start-up configuration: what the environment asks
@@ -35,6 +39,13 @@ type Settings struct {
 	MaxContentBytes int `json:"maxContentBytes"`
 	// NoLog (MCP_NO_LOG=1) keeps logs to counters.
 	NoLog bool `json:"noLog"`
+	// ETVTTLMs is code memory's verification cache TTL in milliseconds
+	// (CAIRN_ETV_TTL, a duration from 0s to 1h; default 5s; 0s disables
+	// the cache).
+	ETVTTLMs int64 `json:"etvTTLMs"`
+	// CodeMaxFileBytes is the size above which code indexing skips a file
+	// (CAIRN_CODE_MAX_FILE_BYTES; default 1 MiB, at most 64 MiB).
+	CodeMaxFileBytes int64 `json:"codeMaxFileBytes"`
 	// Warnings are the clamps and fallbacks applied to out-of-bounds
 	// settings; they are logged at start-up.
 	Warnings []string `json:"warnings"`
@@ -49,7 +60,22 @@ type Settings struct {
 // warning.
 func SettingsFromEnv(getenv func(string) string) (Settings, error) {
 	s := Settings{Provider: retrieve.HybridName, HybridWeights: retrieve.DefaultHybridWeights,
-		MaxContentBytes: memory.DefaultMaxContentBytes, Warnings: []string{}, Notes: []string{}}
+		MaxContentBytes: memory.DefaultMaxContentBytes, Warnings: []string{}, Notes: []string{},
+		ETVTTLMs: code.DefaultETVTTL.Milliseconds(), CodeMaxFileBytes: code.DefaultMaxFileBytes}
+	if v := strings.TrimSpace(getenv(EnvETVTTL)); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || d > time.Hour {
+			return s, memory.Errorf(memory.CodeInvalidParams, "%s=%q: want a duration from 0s to 1h (e.g. 5s, 30s)", EnvETVTTL, v)
+		}
+		s.ETVTTLMs = d.Milliseconds()
+	}
+	if v := strings.TrimSpace(getenv(EnvCodeMaxFile)); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 || n > 64<<20 {
+			return s, memory.Errorf(memory.CodeInvalidParams, "%s=%q: want a byte count from 1 to %d", EnvCodeMaxFile, v, 64<<20)
+		}
+		s.CodeMaxFileBytes = n
+	}
 	if v := strings.ToLower(strings.TrimSpace(getenv(EnvProvider))); v != "" {
 		if v != retrieve.HybridName && v != retrieve.LocalFTSName {
 			return s, memory.Errorf(memory.CodeInvalidParams, "%s=%q: want hybrid or local-fts", EnvProvider, v)
@@ -94,7 +120,7 @@ func (s Settings) Options() (*Options, error) {
 	w := s.HybridWeights
 	iv := s.InnerVoice
 	return &Options{Provider: s.Provider, HybridWeights: &w, Embedder: e, MaxContentBytes: s.MaxContentBytes,
-		InnerVoice: &iv, NoLog: s.NoLog, settings: &s}, nil
+		InnerVoice: &iv, NoLog: s.NoLog, ETVTTL: s.etvTTL(), MaxCodeFileBytes: s.CodeMaxFileBytes, settings: &s}, nil
 }
 
 // settingsOf describes an engine opened from Options rather than from
@@ -111,6 +137,16 @@ func settingsOf(o Options) Settings {
 	}
 	if o.InnerVoice != nil {
 		s.InnerVoice = *o.InnerVoice
+	}
+	s.ETVTTLMs, s.CodeMaxFileBytes = o.ETVTTL.Milliseconds(), o.MaxCodeFileBytes
+	switch {
+	case o.ETVTTL == 0:
+		s.ETVTTLMs = code.DefaultETVTTL.Milliseconds()
+	case o.ETVTTL < 0:
+		s.ETVTTLMs = 0
+	}
+	if s.CodeMaxFileBytes == 0 {
+		s.CodeMaxFileBytes = code.DefaultMaxFileBytes
 	}
 	sp := o.Embedder.Space()
 	s.Embedder = embed.Config{Provider: sp.Provider, Model: sp.Model, Dim: sp.Dim}
@@ -133,4 +169,13 @@ func (s Settings) Public() Settings {
 // String is a one-line summary, for logs.
 func (s Settings) String() string {
 	return fmt.Sprintf("provider=%s embedder=%s/%s/%d inner_voice=%v", s.Provider, s.Embedder.Provider, s.Embedder.Model, s.Embedder.Dim, s.InnerVoice.Enabled)
+}
+
+// etvTTL maps the setting to Options.ETVTTL, where 0 means the default
+// and a negative value disables the cache.
+func (s Settings) etvTTL() time.Duration {
+	if s.ETVTTLMs == 0 {
+		return -1
+	}
+	return time.Duration(s.ETVTTLMs) * time.Millisecond
 }

@@ -85,7 +85,8 @@ func newConfigCmd(a *app) *cobra.Command {
 database, the retrieval provider and hybrid weights (CAIRN_PROVIDER,
 CAIRN_HYBRID_WEIGHTS), the embedder (CAIRN_EMBED_* or SURR_EMBED_*), the inner
 voice (SURR_ENABLE_INNER_VOICE, SURR_INNER_VOICE_*, CAIRN_INNER_VOICE_FLOOR),
-the content cap (CAIRN_MAX_CONTENT_BYTES) and logging (CAIRN_LOG,
+the content cap (CAIRN_MAX_CONTENT_BYTES), code memory (CAIRN_ETV_TTL,
+CAIRN_CODE_MAX_FILE_BYTES) and logging (CAIRN_LOG,
 MCP_NO_LOG). Out-of-bounds values are clamped or replaced as documented; each
 correction is listed under warnings. API keys are never shown. It does not
 open the database.`,
@@ -132,6 +133,8 @@ func (a *app) printSettings(db string, s cairn.Settings) {
 		row("inner voice", "disabled (SURR_ENABLE_INNER_VOICE=1 enables it)")
 	}
 	row("content cap", "%d bytes per record", s.MaxContentBytes)
+	row("code memory", "verification cache TTL %s (CAIRN_ETV_TTL), files over %d bytes skipped (CAIRN_CODE_MAX_FILE_BYTES)",
+		time.Duration(s.ETVTTLMs)*time.Millisecond, s.CodeMaxFileBytes)
 	logs := "CAIRN_LOG=" + os.Getenv(envLog)
 	if s.NoLog {
 		logs = "MCP_NO_LOG: counters only"

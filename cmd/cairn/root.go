@@ -35,7 +35,7 @@ Try it without touching your database: cairn demo`,
 		&cobra.Group{ID: "data", Title: "Data:"},
 		&cobra.Group{ID: "serve", Title: "Serve agents and services:"})
 	for _, c := range []*cobra.Command{newLogCmd(a), newCapsuleCmd(a), newPinCmd(a), newUnpinCmd(a), newForgetCmd(a),
-		newThinkCmd(a), newKGCmd(a)} {
+		newThinkCmd(a), newKGCmd(a), newCodeCmd(a)} {
 		c.GroupID = "record"
 		root.AddCommand(c)
 	}

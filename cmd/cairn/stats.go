@@ -34,6 +34,7 @@ func newStatusCmd(a *app) *cobra.Command {
 			fmt.Fprintf(a.out, "pins          %d\n", db.Pins)
 			fmt.Fprintf(a.out, "thoughts      %d\n", db.Thoughts)
 			fmt.Fprintf(a.out, "graph         %d entities, %d facts, %d edges\n", db.Entities, db.EntityObservations, db.Edges)
+			fmt.Fprintf(a.out, "code          %d entities, %d episodes\n", db.CodeEntities, db.CodeEpisodes)
 			fmt.Fprintf(a.out, "retrieval     %s\n", st.Provider)
 			e := st.Embedder
 			fmt.Fprintf(a.out, "embedder      %s: %d records embedded, %d pending, %d vectors of other spaces\n", e.Space, e.InSpace, e.Pending, e.OtherSpaces)

@@ -8,12 +8,17 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 
 const [mode, target, db] = process.argv.slice(2);
 const expectedTools = ["retrieve", "log", "capsule_open", "summary_set", "capsule_close", "capsule_get",
   "observation_get", "summary_get", "pin", "unpin", "forget",
   "think", "thought_get", "thoughts_list", "kg_entity_create", "kg_entity_update", "kg_entity_get", "kg_entity_delete",
   "kg_entities", "kg_observe", "kg_observation_delete", "kg_edge_create", "kg_edge_delete", "kg_edges", "inner_voice_retrieve",
+  "code_index", "code_hydrate", "code_propose", "code_promote", "code_verify", "code_entities",
+  "introspect_hydration", "introspect_entity", "introspect_gates",
   "status", "doctor", "reembed", "config"];
 const innerVoice = mode === "stdio";
 
@@ -120,6 +125,37 @@ async function main() {
     await fails("inner_voice_retrieve", { query: "  " }, "invalid_params");
   } else {
     await fails("inner_voice_retrieve", { query: "clock drift" }, "feature_disabled");
+  }
+  // Code memory: index a small repository, hydrate across episodes,
+  // propose, gate, verify and introspect.
+  const repo = fs.mkdtempSync(path.join(os.tmpdir(), "cairn-e2e-repo-"));
+  const repoId = "e2e-" + mode;
+  fs.writeFileSync(path.join(repo, "auth.go"), "package auth\n\n// ValidateToken checks a token.\nfunc ValidateToken(t string) bool {\n\treturn t != \"\"\n}\n\n// Refresh renews a token.\nfunc Refresh(t string) string {\n\treturn t + \"!\"\n}\n");
+  try {
+    const idx = await ok("code_index", { root: repo, repo_id: repoId });
+    check(idx.promoted === 2 && idx.entities === 2, "code_index: " + JSON.stringify(idx));
+    const h1 = await ok("code_hydrate", { query: "fix ValidateToken", episode_id: "ep-1-" + mode, session_id: "sess-" + mode, repo_id: repoId });
+    check(h1.hydration_blocks[0].entity_key === "auth.go::ValidateToken" && h1.tracking.ok, "code_hydrate: " + JSON.stringify(h1.hydration_blocks));
+    const h2 = await ok("code_hydrate", { query: "unrelated words", episode_id: "ep-2-" + mode, session_id: "sess-" + mode, repo_id: repoId });
+    check(h2.hydration_blocks.some((b) => b.entity_key === "auth.go::ValidateToken" && b.reason === "previously_hydrated"), "code_hydrate keeps episode 1");
+    const ih = await ok("introspect_hydration", { episode_id: "ep-2-" + mode });
+    check(ih.hydration_blocks.length === h2.hydration_blocks.length && ih.tracking.ok, "introspect_hydration");
+    const newText = "// Refresh renews a token twice.\nfunc Refresh(t string) string {\n\treturn t + \"!!\"\n}";
+    const prop = await ok("code_propose", { entity_key: "auth.go::Refresh", content: newText, episode_id: "ep-2-" + mode, repo_id: repoId });
+    check(prop.entity.state === "PROPOSED" && prop.changed, "code_propose");
+    const pr = await ok("code_promote", { episode_id: "ep-2-" + mode, entity_keys: ["auth.go::Refresh"], approval: "approved", repo_id: repoId });
+    check(pr.promoted === 0 && pr.evaluated[0].gate_c_passed === false, "code_promote refuses what the disk lacks: " + JSON.stringify(pr));
+    const ig = await ok("introspect_gates", { episode_id: "ep-2-" + mode });
+    check(ig.entities_evaluated[0].gate_c.is_stale === true, "introspect_gates");
+    const ie = await ok("introspect_entity", { entity_key: "auth.go::Refresh", repo_id: repoId });
+    check(ie.current_state === "PROPOSED" && ie.state_history.length === 4 && ie.state_history[0].from_state === null, "introspect_entity: " + JSON.stringify(ie.state_history));
+    const ver = await ok("code_verify", { repo_id: repoId });
+    check(ver.checked === 1 && ver.stale.length === 0, "code_verify: " + JSON.stringify(ver));
+    check((await ok("code_entities", { repo_id: repoId, state: "PROPOSED" })).entities.length === 1, "code_entities");
+    await fails("introspect_hydration", { episode_id: "nope" }, "not_found");
+    await fails("code_hydrate", { query: "x", episode_id: "ep-new-" + mode, repo_id: repoId }, "invalid_params");
+  } finally {
+    fs.rmSync(repo, { recursive: true, force: true });
   }
   check((await ok("kg_edge_delete", { edgeId: edge.id })).deleted === edge.id, "kg_edge_delete");
   check((await ok("kg_observation_delete", { observationId: fact.id })).deleted === fact.id, "kg_observation_delete");

@@ -1,0 +1,147 @@
+package cairn
+
+import (
+	"context"
+
+	"github.com/cairnhq/cairn/code"
+	"github.com/cairnhq/cairn/memory"
+)
+
+// CodeIndexRequest asks to index a repository's source files.
+type CodeIndexRequest struct {
+	Root      string `json:"root" jsonschema:"the repository's directory (absolute, or relative to the server's working directory)"`
+	RepoID    string `json:"repo_id,omitempty" jsonschema:"the repository's id (default: the directory's name)"`
+	Approval  string `json:"approval,omitempty" jsonschema:"gate B's input for what the index proposes: implicit (default), approved, or none (leave entities PROPOSED)"`
+	EpisodeID string `json:"episode_id,omitempty" jsonschema:"the episode the gate evaluations are recorded in (default: a new one)"`
+	SessionID string `json:"session_id,omitempty" jsonschema:"the session of a new episode (default code-index:REPO)"`
+}
+
+// CodeHydrateRequest asks for the code a query needs.
+type CodeHydrateRequest struct {
+	Query          string `json:"query" jsonschema:"what the agent is about to work on; file names and symbols in it are anchors"`
+	EpisodeID      string `json:"episode_id" jsonschema:"the current episode (turn); a new id starts a new episode"`
+	SessionID      string `json:"session_id,omitempty" jsonschema:"the session, required for a new episode"`
+	RepoID         string `json:"repo_id,omitempty" jsonschema:"the repository (default: the only one indexed)"`
+	BudgetTokens   int    `json:"budget_tokens,omitempty" jsonschema:"hard token budget, 1 to 1000000 (default 8000)"`
+	BudgetEntities int    `json:"budget_entities,omitempty" jsonschema:"hard entity budget, 1 to 10000 (default 50)"`
+}
+
+// CodeProposeRequest records a new artifact for an entity.
+type CodeProposeRequest struct {
+	EntityKey    string `json:"entity_key" jsonschema:"path::Symbol (path::Type.Method for methods), path relative to the repository root"`
+	Content      string `json:"content" jsonschema:"the entity's complete new text, exactly as it will be on disk"`
+	ArtifactType string `json:"artifact_type,omitempty" jsonschema:"code (default), diff, decision or user_paste"`
+	EpisodeID    string `json:"episode_id" jsonschema:"the current episode"`
+	SessionID    string `json:"session_id,omitempty" jsonschema:"the session, required for a new episode"`
+	RepoID       string `json:"repo_id,omitempty" jsonschema:"the repository (default: the only one indexed)"`
+}
+
+// CodePromoteRequest asks for gates A, B and C to be evaluated.
+type CodePromoteRequest struct {
+	EpisodeID  string   `json:"episode_id" jsonschema:"the current episode; the evaluations are recorded in it"`
+	SessionID  string   `json:"session_id,omitempty" jsonschema:"the session, required for a new episode"`
+	RepoID     string   `json:"repo_id,omitempty" jsonschema:"the repository (default: the only one indexed)"`
+	EntityKeys []string `json:"entity_keys,omitempty" jsonschema:"the PROPOSED entities to evaluate (default: every PROPOSED entity)"`
+	Approval   string   `json:"approval" jsonschema:"gate B's input: approved, implicit (no rejection), rejected or none"`
+}
+
+// CodeVerifyRequest asks for External Truth Verification.
+type CodeVerifyRequest struct {
+	RepoID     string   `json:"repo_id,omitempty" jsonschema:"the repository (default: the only one indexed)"`
+	EntityKeys []string `json:"entity_keys,omitempty" jsonschema:"entities to verify (default: every AUTHORITATIVE entity)"`
+}
+
+// CodeEntitiesRequest lists code entities.
+type CodeEntitiesRequest struct {
+	RepoID string `json:"repo_id,omitempty" jsonschema:"the repository (default: the only one indexed)"`
+	Path   string `json:"path,omitempty" jsonschema:"only this file (path relative to the root)"`
+	State  string `json:"state,omitempty" jsonschema:"only this state: PROPOSED, AUTHORITATIVE, SUPERSEDED or TOMBSTONED"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"1 to 10000 (default 500)"`
+}
+
+// CodeEntityList is a page of code entities.
+type CodeEntityList struct {
+	RepoID   string              `json:"repo_id"`
+	Entities []memory.CodeEntity `json:"entities"`
+	Total    int                 `json:"total"`
+}
+
+// EpisodeRef names an episode.
+type EpisodeRef struct {
+	EpisodeID string `json:"episode_id" jsonschema:"the episode's id"`
+}
+
+// CodeEntityRef names a code entity.
+type CodeEntityRef struct {
+	EntityKey string `json:"entity_key" jsonschema:"path::Symbol (URL-escaped in the HTTP path)"`
+	RepoID    string `json:"repo_id,omitempty" jsonschema:"the repository, when several hold the key"`
+}
+
+// IndexCode indexes a repository; progress, when set, follows the files.
+func (e *Engine) IndexCode(ctx context.Context, in CodeIndexRequest, progress func(done, total int)) (code.IndexReport, error) {
+	return e.code.Index(ctx, code.IndexRequest{
+		Root: in.Root, RepoID: in.RepoID, Approval: code.Approval(in.Approval),
+		EpisodeID: in.EpisodeID, SessionID: in.SessionID, Progress: progress,
+	})
+}
+
+// Hydrate returns the code entities a query needs within a budget.
+func (e *Engine) Hydrate(ctx context.Context, in CodeHydrateRequest) (code.HydrateResult, error) {
+	return e.code.Hydrate(ctx, code.HydrateRequest{
+		Query: in.Query, EpisodeID: in.EpisodeID, SessionID: in.SessionID, RepoID: in.RepoID,
+		BudgetTokens: in.BudgetTokens, BudgetEntities: in.BudgetEntities,
+	})
+}
+
+// ProposeCode records a new artifact for an entity.
+func (e *Engine) ProposeCode(ctx context.Context, in CodeProposeRequest) (code.Proposal, error) {
+	return e.code.Propose(ctx, code.ProposeRequest{
+		RepoID: in.RepoID, Key: in.EntityKey, Content: in.Content, Type: memory.ArtifactType(in.ArtifactType),
+		EpisodeID: in.EpisodeID, SessionID: in.SessionID,
+	})
+}
+
+// PromoteCode evaluates the gates for proposed entities.
+func (e *Engine) PromoteCode(ctx context.Context, in CodePromoteRequest) (code.PromoteResult, error) {
+	if in.Approval == "" {
+		return code.PromoteResult{}, memory.Errorf(memory.CodeInvalidParams, "approval is required: approved, implicit, rejected or none")
+	}
+	return e.code.Promote(ctx, code.PromoteRequest{
+		EpisodeID: in.EpisodeID, SessionID: in.SessionID, RepoID: in.RepoID, Keys: in.EntityKeys, Approval: code.Approval(in.Approval),
+	})
+}
+
+// VerifyCode runs External Truth Verification.
+func (e *Engine) VerifyCode(ctx context.Context, in CodeVerifyRequest) (code.VerifyReport, error) {
+	return e.code.Verify(ctx, in.RepoID, in.EntityKeys)
+}
+
+// CodeEntities lists code entities.
+func (e *Engine) CodeEntities(ctx context.Context, in CodeEntitiesRequest) (CodeEntityList, error) {
+	if in.Limit < 0 || in.Limit > 10000 {
+		return CodeEntityList{}, memory.Errorf(memory.CodeInvalidParams, "limit must be 1 to 10000 (default 500)")
+	}
+	if in.Limit == 0 {
+		in.Limit = 500
+	}
+	repo, ents, err := e.code.Entities(ctx, in.RepoID, in.Path, memory.CodeState(in.State))
+	if err != nil {
+		return CodeEntityList{}, err
+	}
+	return CodeEntityList{RepoID: repo, Entities: ents[:min(len(ents), in.Limit)], Total: len(ents)}, nil
+}
+
+// InspectHydration explains an episode's hydration.
+func (e *Engine) InspectHydration(ctx context.Context, in EpisodeRef) (code.HydrationView, error) {
+	return e.code.InspectHydration(ctx, in.EpisodeID)
+}
+
+// InspectCodeEntity shows an entity's states, verification and hydrations.
+func (e *Engine) InspectCodeEntity(ctx context.Context, in CodeEntityRef) (code.EntityView, error) {
+	return e.code.InspectEntity(ctx, in.RepoID, in.EntityKey)
+}
+
+// InspectGates lists an episode's gate evaluations.
+func (e *Engine) InspectGates(ctx context.Context, in EpisodeRef) (code.GatesView, error) {
+	return e.code.InspectGates(ctx, in.EpisodeID)
+}

@@ -1,0 +1,66 @@
+package cairn
+
+import (
+	"context"
+
+	"github.com/cairnhq/cairn/code"
+)
+
+// codeTools are code memory: indexing, hydration, proposals, gates,
+// verification and introspection.
+var codeTools = []Tool{
+	newTool(Tool{
+		Name: "code_index", Title: "Index a repository's code", Method: "POST", Path: "/v1/code/index",
+		Description: `Index a repository's source files into code entities (path::Symbol; path::Type.Method for methods): Go through its AST, other languages through tree-sitter when the build has it, else a regex fallback (marked method "regex"). Only files whose size or modification time changed are read again; removed symbols are TOMBSTONED. New and changed entities are PROPOSED, then gates A (AST), B (approval: implicit by default) and C (the disk agrees) promote them to AUTHORITATIVE. Files over the size limit, binary files and symlinks leading outside the root are skipped with a reason. Call it once per repository and again after edits; returns counts, skipped files and regex fallbacks.`,
+	}, func(e *Engine, ctx context.Context, in CodeIndexRequest) (code.IndexReport, error) {
+		return e.IndexCode(ctx, in, nil)
+	}),
+	newTool(Tool{
+		Name: "code_hydrate", Title: "Hydrate code for a query", Method: "POST", Path: "/v1/code/hydrate",
+		Description: `Get the code you need for the current turn. Give the query (file names and symbols in it are anchors), the episode_id of this turn and the session_id. Returns blocks in priority order: entities of files the query names, then symbols it names, then everything hydrated in earlier episodes of the session (never lost), then lexical and semantic matches; each block has its code, why it was included, the method and its token count. Entities the disk no longer agrees with are left out and listed in stale. The budget is hard (budget_tokens default 8000, budget_entities default 50): what does not fit is listed in pruned. tracking.ok false means the session's hydration history was damaged and says what is missing.`,
+	}, func(e *Engine, ctx context.Context, in CodeHydrateRequest) (code.HydrateResult, error) {
+		return e.Hydrate(ctx, in)
+	}),
+	newTool(Tool{
+		Name: "code_propose", Title: "Propose new code for an entity", Method: "POST", Path: "/v1/code/proposals", Creates: true,
+		Description: `Record code you wrote (or a diff, a decision, a user paste) as the new artifact of an entity, new or existing: it is stored content-addressed (SHA-256) and the entity becomes PROPOSED; an AUTHORITATIVE version is SUPERSEDED and stays in the ledger. It becomes AUTHORITATIVE only through code_promote, once the file on disk holds exactly this text. Returns the entity and the artifact hash.`,
+	}, func(e *Engine, ctx context.Context, in CodeProposeRequest) (code.Proposal, error) {
+		return e.ProposeCode(ctx, in)
+	}),
+	newTool(Tool{
+		Name: "code_promote", Title: "Evaluate promotion gates", Method: "POST", Path: "/v1/code/promote",
+		Description: `Evaluate gates A (resolved by an AST, not regex), B (the user's approval: approved, implicit, rejected or none) and C (External Truth Verification: the file on disk holds the entity's artifact) for PROPOSED entities, record each evaluation in the episode, and promote those passing all three to AUTHORITATIVE. Stale entities are never promoted. Returns every evaluation with its reasons.`,
+	}, func(e *Engine, ctx context.Context, in CodePromoteRequest) (code.PromoteResult, error) {
+		return e.PromoteCode(ctx, in)
+	}),
+	newTool(Tool{
+		Name: "code_verify", Title: "Verify code against the disk", Method: "POST", Path: "/v1/code/verify", ReadOnly: true, Idempotent: true,
+		Description: `Check every AUTHORITATIVE entity (or those named) against the files on disk: each file is read, its entity re-resolved and hashed, and compared with the vault. Returns the stale entities with the reason and the verification cache's hit rate. Changes nothing; index again to record what changed.`,
+	}, func(e *Engine, ctx context.Context, in CodeVerifyRequest) (code.VerifyReport, error) {
+		return e.VerifyCode(ctx, in)
+	}),
+	newTool(Tool{
+		Name: "code_entities", Title: "List code entities", Method: "GET", Path: "/v1/code/entities", ReadOnly: true, Idempotent: true,
+		Description: `List a repository's code entities, by key, optionally of one file or one state (PROPOSED, AUTHORITATIVE, SUPERSEDED, TOMBSTONED), with their kind, lines, resolution method and artifact hash.`,
+	}, func(e *Engine, ctx context.Context, in CodeEntitiesRequest) (CodeEntityList, error) {
+		return e.CodeEntities(ctx, in)
+	}),
+	newTool(Tool{
+		Name: "introspect_hydration", Title: "Explain an episode's hydration", Method: "GET", Path: "/introspect/hydration/{episode_id}", ReadOnly: true, Idempotent: true,
+		Description: `Explain why each entity was hydrated in an episode: for every block its reason, method, trigger, token count and time, the total against the budget, and whether the session's tracking history verifies.`,
+	}, func(e *Engine, ctx context.Context, in EpisodeRef) (code.HydrationView, error) {
+		return e.InspectHydration(ctx, in)
+	}),
+	newTool(Tool{
+		Name: "introspect_entity", Title: "Show a code entity's history", Method: "GET", Path: "/introspect/entity/{entity_key}", ReadOnly: true, Idempotent: true,
+		Description: `Show a code entity's current state and artifact, a fresh External Truth Verification, every state transition with its episode and reason, and every episode that hydrated it.`,
+	}, func(e *Engine, ctx context.Context, in CodeEntityRef) (code.EntityView, error) {
+		return e.InspectCodeEntity(ctx, in)
+	}),
+	newTool(Tool{
+		Name: "introspect_gates", Title: "Show an episode's gate evaluations", Method: "GET", Path: "/introspect/gates/{episode_id}", ReadOnly: true, Idempotent: true,
+		Description: `Show gates A, B and C as they were evaluated for every entity in an episode, each with its reason, and the decision taken.`,
+	}, func(e *Engine, ctx context.Context, in EpisodeRef) (code.GatesView, error) {
+		return e.InspectGates(ctx, in)
+	}),
+}

@@ -170,3 +170,14 @@ region zone network port host dns tls cert proxy route path header body json yam
 column row migration backup restore snapshot replica primary leader follower vote commit merge
 branch rebase review approve reject comment issue ticket sprint release tag rollback hotfix
 refactor rename extract inline cleanup lint format vet race leak profile benchmark latency `
+
+// Words returns between min and max words drawn from the vocabulary (the
+// same Zipf draw observations use), joined by spaces. Calling it advances
+// the generator, so later observations differ from a run that did not.
+func (g *Generator) Words(min, max int) string { return g.words(min, max) }
+
+// Ident returns a camel-case identifier made of two vocabulary words.
+func (g *Generator) Ident() string { return g.ident() }
+
+// Path returns a Go source path made of vocabulary words.
+func (g *Generator) Path() string { return g.path() }

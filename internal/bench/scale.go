@@ -1,0 +1,796 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/cairnhq/cairn"
+	"github.com/cairnhq/cairn/embed"
+	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/retrieve"
+)
+
+// Scale benchmark defaults.
+const (
+	DefaultScaleQueries  = 500
+	DefaultScaleBatch    = 10_000
+	DefaultScaleOneByOne = 2000
+	// MaxScaleSize bounds one size (records).
+	MaxScaleSize = 10_000_000
+	// scaleQuestions is how many distinct questions each run cycles through.
+	scaleQuestions = 200
+	// embedSample is how many texts the pure embedding rate is measured on.
+	embedSample = 20_000
+)
+
+// ScaleOptions configure the scale benchmark.
+type ScaleOptions struct {
+	// Binary is the cairn executable: each size is built by one child
+	// process (`cairn bench scale --child build`) and measured by another
+	// (`--child serve`), so memory figures belong to one size and the
+	// serving process opens the database cold. Empty runs both phases in
+	// this process (tests).
+	Binary string
+	// Sizes are the records to generate, one database each.
+	Sizes []int
+	// Queries is the number of measured calls per run; Concurrency the
+	// concurrent callers of each run; Providers the retrieval providers
+	// measured (hybrid, local-fts).
+	Queries     int
+	Concurrency []int
+	Providers   []string
+	// Seed seeds the generator.
+	Seed uint64
+	// Batch is the records per import transaction (default 10,000);
+	// OneByOne how many records are written one per transaction (default
+	// 2,000; 0 skips).
+	Batch, OneByOne int
+	// Dir is where the temporary databases go (a new directory inside it,
+	// removed afterwards); default the system's temporary directory.
+	Dir string
+	// Log receives one line per step; Stderr the child processes' standard
+	// error (their progress bars). Both default to io.Discard.
+	Log, Stderr io.Writer
+	// Progress, when set, is told how far a long step is (in this process).
+	Progress func(stage string, done, total int)
+}
+
+// ScaleReport is what the scale benchmark measured.
+type ScaleReport struct {
+	Machine     Machine      `json:"machine"`
+	Seed        uint64       `json:"seed"`
+	Queries     int          `json:"queries"`
+	Concurrency []int        `json:"concurrency"`
+	Providers   []string     `json:"providers"`
+	Isolated    bool         `json:"isolated"`
+	Sizes       []SizeReport `json:"sizes"`
+	Seconds     float64      `json:"seconds"`
+}
+
+// Machine describes where a benchmark ran.
+type Machine struct {
+	GOOS        string `json:"goos"`
+	GOARCH      string `json:"goarch"`
+	CPUs        int    `json:"cpus"`
+	CPUModel    string `json:"cpuModel,omitempty"`
+	MemTotalMiB int    `json:"memTotalMiB,omitempty"`
+	GoVersion   string `json:"goVersion"`
+}
+
+// SizeReport is one size's figures.
+type SizeReport struct {
+	Size  int         `json:"size"`
+	Build BuildResult `json:"build"`
+	Serve ServeResult `json:"serve"`
+}
+
+// BuildResult is what building one size's database measured.
+type BuildResult struct {
+	// Records counts the generated records by section.
+	Records map[memory.Section]int `json:"records"`
+	Total   int                    `json:"total"`
+	// Batch is the records per transaction of the batched ingest;
+	// IngestSeconds the time spent in ImportDump (generation and
+	// embedding excluded); IngestPerSec the records per second.
+	Batch         int     `json:"batch"`
+	IngestSeconds float64 `json:"ingestSeconds"`
+	IngestPerSec  float64 `json:"ingestPerSec"`
+	// OneByOne records were written into a separate database, one
+	// transaction each.
+	OneByOne       int     `json:"oneByOne"`
+	OneByOnePerSec float64 `json:"oneByOnePerSec"`
+	// EmbedPerSec is the GloVe embedder alone on EmbedSample texts of the
+	// stream; ReembedSeconds and ReembedPerSec embedding every record and
+	// storing its vector (cairn reembed).
+	EmbedSample    int     `json:"embedSample"`
+	EmbedPerSec    float64 `json:"embedPerSec"`
+	ReembedSeconds float64 `json:"reembedSeconds"`
+	ReembedPerSec  float64 `json:"reembedPerSec"`
+	// DBBytes is the database on disk after closing (with any -wal/-shm).
+	DBBytes int64 `json:"dbBytes"`
+	// PeakRSSMiB is the building process's VmHWM.
+	PeakRSSMiB float64 `json:"peakRssMiB"`
+	Load1      float64 `json:"load1"`
+}
+
+// ServeResult is what serving one size's database measured, in a process
+// that opened it afresh.
+type ServeResult struct {
+	// OpenMs is cairn.Open; ColdStartMs open to the first hybrid Retrieve
+	// answer (the in-memory index loads then); InnerVoiceFirstMs the first
+	// inner_voice.retrieve after that. SettleMs is the wait for background
+	// work (the approximate vector index builds from 250,000 vectors) to
+	// finish before latency is measured.
+	OpenMs            float64 `json:"openMs"`
+	ColdStartMs       float64 `json:"coldStartMs"`
+	InnerVoiceFirstMs float64 `json:"innerVoiceFirstMs"`
+	SettleMs          float64 `json:"settleMs"`
+	// Memory after the index is warm (before the latency runs): VmRSS,
+	// RssAnon (without mapped files such as the database) and the Go heap
+	// in use; PeakRSSMiB is VmHWM after all runs.
+	RSSMiB     float64 `json:"rssMiB"`
+	RSSAnonMiB float64 `json:"rssAnonMiB"`
+	HeapMiB    float64 `json:"heapMiB"`
+	PeakRSSMiB float64 `json:"peakRssMiB"`
+	Runs       []Run   `json:"runs"`
+	Load1      float64 `json:"load1"`
+}
+
+// scaleQuestionsFile is where the build phase leaves the questions and
+// clock for the serve phase.
+type scaleQuestionsFile struct {
+	NowMs      int64                        `json:"nowMs"`
+	Retrieve   []cairn.RetrieveRequest      `json:"retrieve"`
+	InnerVoice []retrieve.InnerVoiceRequest `json:"innerVoice"`
+}
+
+const (
+	scaleDBName        = "scale.db"
+	scaleQuestionsName = "questions.json"
+)
+
+// ParseSizes reads a comma-separated list of record counts: 300, 10k,
+// 100k, 1M, 2.5m, 10_000.
+func ParseSizes(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			return nil, memory.Errorf(memory.CodeInvalidParams, "--sizes %q: empty entry (want e.g. 10k,100k,1M)", s)
+		}
+		mult := 1.0
+		num := f
+		switch f[len(f)-1] {
+		case 'k', 'K':
+			mult, num = 1e3, f[:len(f)-1]
+		case 'm', 'M':
+			mult, num = 1e6, f[:len(f)-1]
+		}
+		v, err := strconv.ParseFloat(strings.ReplaceAll(num, "_", ""), 64)
+		n := v * mult
+		if err != nil || n != float64(int(n)) {
+			return nil, memory.Errorf(memory.CodeInvalidParams, "--sizes: %q is not a record count (want e.g. 10k, 100k, 1M)", f)
+		}
+		if n < 1 || n > MaxScaleSize {
+			return nil, memory.Errorf(memory.CodeInvalidParams, "--sizes: %q is out of range [1, %d]", f, MaxScaleSize)
+		}
+		out = append(out, int(n))
+	}
+	return out, nil
+}
+
+// ParseConcurrency reads a comma-separated list of caller counts (1..256).
+func ParseConcurrency(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 256 {
+			return nil, memory.Errorf(memory.CodeInvalidParams, "--concurrency: %q is not a caller count in [1, 256]", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// ParseProviders reads a comma-separated list of retrieval providers.
+func ParseProviders(s string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f != retrieve.HybridName && f != retrieve.LocalFTSName {
+			return nil, memory.Errorf(memory.CodeInvalidParams, "--provider: unknown provider %q (want hybrid, local-fts or both, comma-separated)", f)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// SizeName names a record count: 300, 10k, 1M.
+func SizeName(n int) string {
+	switch {
+	case n >= 1e6 && n%1e6 == 0:
+		return fmt.Sprintf("%dM", n/1e6)
+	case n >= 1e3 && n%1e3 == 0:
+		return fmt.Sprintf("%dk", n/1e3)
+	}
+	return strconv.Itoa(n)
+}
+
+func (o *ScaleOptions) check() error {
+	if len(o.Sizes) == 0 {
+		return memory.Errorf(memory.CodeInvalidParams, "no sizes given")
+	}
+	for _, n := range o.Sizes {
+		if n < 1 || n > MaxScaleSize {
+			return memory.Errorf(memory.CodeInvalidParams, "size %d is out of range [1, %d]", n, MaxScaleSize)
+		}
+	}
+	if o.Queries < 1 || o.Queries > 1_000_000 {
+		return memory.Errorf(memory.CodeInvalidParams, "--queries %d is out of range [1, 1000000]", o.Queries)
+	}
+	if len(o.Concurrency) == 0 {
+		o.Concurrency = []int{1, 8}
+	}
+	for _, c := range o.Concurrency {
+		if c < 1 || c > 256 {
+			return memory.Errorf(memory.CodeInvalidParams, "concurrency %d is out of range [1, 256]", c)
+		}
+	}
+	if len(o.Providers) == 0 {
+		o.Providers = []string{retrieve.HybridName, retrieve.LocalFTSName}
+	}
+	if _, err := ParseProviders(strings.Join(o.Providers, ",")); err != nil {
+		return err
+	}
+	if o.Batch == 0 {
+		o.Batch = DefaultScaleBatch
+	}
+	if o.Batch < 1 || o.OneByOne < 0 {
+		return memory.Errorf(memory.CodeInvalidParams, "batch must be ≥ 1 and one-by-one ≥ 0")
+	}
+	if o.Dir != "" {
+		if st, err := os.Stat(o.Dir); err != nil || !st.IsDir() {
+			return memory.Errorf(memory.CodeInvalidParams, "--dir %q is not an existing directory", o.Dir)
+		}
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
+	}
+	return nil
+}
+
+// Scale builds a database of generated memory per size and measures
+// ingest, size on disk, memory, cold start and latency on it. Temporary
+// databases are removed when it returns, also on error or cancellation.
+func Scale(ctx context.Context, o ScaleOptions) (ScaleReport, error) {
+	if err := o.check(); err != nil {
+		return ScaleReport{}, err
+	}
+	start := time.Now()
+	rep := ScaleReport{Machine: machine(), Seed: o.Seed, Queries: o.Queries, Concurrency: o.Concurrency,
+		Providers: o.Providers, Isolated: o.Binary != ""}
+	dir, err := os.MkdirTemp(o.Dir, "cairn-scale-")
+	if err != nil {
+		return rep, memory.Wrap(memory.CodeInternal, err, "temporary directory: %v", err)
+	}
+	defer os.RemoveAll(dir)
+	for _, n := range o.Sizes {
+		sub := filepath.Join(dir, SizeName(n))
+		if err := os.Mkdir(sub, 0o755); err != nil {
+			return rep, memory.Wrap(memory.CodeInternal, err, "temporary directory: %v", err)
+		}
+		sr := SizeReport{Size: n}
+		fmt.Fprintf(o.Log, "%s: generating and loading %d records\n", SizeName(n), n)
+		b := BuildOptions{Dir: sub, Size: n, Seed: o.Seed, Batch: o.Batch, OneByOne: o.OneByOne, Progress: o.Progress}
+		s := ServeOptions{Dir: sub, Queries: o.Queries, Concurrency: o.Concurrency, Providers: o.Providers, Progress: o.Log}
+		if o.Binary == "" {
+			if sr.Build, err = ScaleBuild(ctx, b); err != nil {
+				return rep, err
+			}
+			fmt.Fprintf(o.Log, "%s: measuring\n", SizeName(n))
+			if sr.Serve, err = ScaleServe(ctx, s); err != nil {
+				return rep, err
+			}
+		} else {
+			if err := o.child(ctx, &sr.Build, "build", "--dir", sub, "--size", strconv.Itoa(n), "--seed", strconv.FormatUint(o.Seed, 10),
+				"--batch", strconv.Itoa(o.Batch), "--one-by-one", strconv.Itoa(o.OneByOne)); err != nil {
+				return rep, err
+			}
+			fmt.Fprintf(o.Log, "%s: measuring in a fresh process\n", SizeName(n))
+			if err := o.child(ctx, &sr.Serve, "serve", "--dir", sub, "--queries", strconv.Itoa(o.Queries),
+				"--concurrency", joinInts(o.Concurrency), "--provider", strings.Join(o.Providers, ",")); err != nil {
+				return rep, err
+			}
+		}
+		rep.Sizes = append(rep.Sizes, sr)
+		os.RemoveAll(sub) // free the disk before the next size
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	return rep, nil
+}
+
+// child runs one phase in a child process and decodes its JSON answer.
+// Cancelling ctx interrupts the child (SIGINT), which stops cleanly.
+func (o *ScaleOptions) child(ctx context.Context, out any, phase string, args ...string) error {
+	cmd := exec.CommandContext(ctx, o.Binary, append([]string{"bench", "scale", "--child", phase}, args...)...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 30 * time.Second
+	var stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, o.Stderr
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return memory.Wrap(memory.CodeInternal, ctx.Err(), "interrupted")
+	}
+	if err != nil {
+		return memory.Wrap(memory.CodeInternal, err, "the %s phase failed: %v", phase, err)
+	}
+	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
+		return memory.Wrap(memory.CodeInternal, err, "reading the %s phase's answer: %v", phase, err)
+	}
+	return nil
+}
+
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
+// BuildOptions configure the build phase of one size.
+type BuildOptions struct {
+	Dir                 string
+	Size                int
+	Seed                uint64
+	Batch, OneByOne     int
+	Progress            func(stage string, done, total int)
+	embedSampleOverride int
+}
+
+func (o BuildOptions) progress(stage string) func(done, total int) {
+	if o.Progress == nil {
+		return nil
+	}
+	return func(done, total int) { o.Progress(stage, done, total) }
+}
+
+// genNow is the clock of a generated database: after every record.
+func genNow(size int) time.Time {
+	return time.UnixMilli(1_700_000_000_000 + int64(size+1)*60_000)
+}
+
+// ScaleBuild generates Size records into Dir/scale.db in transactions of
+// Batch records, embeds them, writes the questions for the serve phase,
+// and measures the one-by-one rate on a separate database.
+func ScaleBuild(ctx context.Context, o BuildOptions) (BuildResult, error) {
+	res := BuildResult{Batch: o.Batch, OneByOne: o.OneByOne}
+	if o.Size < 1 || o.Batch < 1 || o.OneByOne < 0 {
+		return res, memory.Errorf(memory.CodeInvalidParams, "size and batch must be ≥ 1, one-by-one ≥ 0")
+	}
+	path := filepath.Join(o.Dir, scaleDBName)
+	if _, err := os.Stat(path); err == nil {
+		return res, memory.Errorf(memory.CodeConflict, "%s already exists; give an empty directory", path)
+	}
+	now := genNow(o.Size)
+	eng, err := cairn.Open(path, &cairn.Options{Now: func() time.Time { return now }, SkipEmbedOnWrite: true})
+	if err != nil {
+		return res, err
+	}
+	defer func() {
+		if eng != nil {
+			eng.Close()
+		}
+	}()
+	gen := NewMemoryGen(o.Seed, o.Size)
+	sample := embedSample
+	if o.embedSampleOverride > 0 {
+		sample = o.embedSampleOverride
+	}
+	var texts []string
+	var ingest time.Duration
+	loaded := o.progress("loading")
+	for !gen.Done() {
+		d := gen.Next(o.Batch)
+		for _, ob := range d.Observations {
+			if len(texts) < sample {
+				texts = append(texts, ob.Content)
+			}
+		}
+		for _, t := range d.Thoughts {
+			if len(texts) < sample {
+				texts = append(texts, t.Content)
+			}
+		}
+		t0 := time.Now()
+		if err := eng.ImportDump(ctx, d); err != nil {
+			return res, err
+		}
+		ingest += time.Since(t0)
+		if loaded != nil {
+			loaded(gen.sent, o.Size)
+		}
+	}
+	res.Records, res.Total = gen.Counts(), gen.sent
+	res.IngestSeconds = ingest.Seconds()
+	res.IngestPerSec = float64(res.Total) / ingest.Seconds()
+
+	t0 := time.Now()
+	rr, err := eng.Reembed(ctx, cairn.ReembedRequest{}, o.progress("embedding"))
+	if err != nil {
+		return res, err
+	}
+	res.ReembedSeconds = time.Since(t0).Seconds()
+	res.ReembedPerSec = float64(rr.Embedded) / res.ReembedSeconds
+	err = eng.Close()
+	eng = nil
+	if err != nil {
+		return res, err
+	}
+	if res.DBBytes, err = dbBytes(path); err != nil {
+		return res, err
+	}
+
+	g, err := embed.NewGloVe()
+	if err != nil {
+		return res, err
+	}
+	t0 = time.Now()
+	for i := 0; i < len(texts); i += 64 {
+		if _, err := g.Embed(ctx, texts[i:min(i+64, len(texts))]); err != nil {
+			return res, err
+		}
+	}
+	res.EmbedSample = len(texts)
+	res.EmbedPerSec = float64(len(texts)) / time.Since(t0).Seconds()
+
+	rs, ivs := gen.Questions(scaleQuestions)
+	qf, _ := json.Marshal(scaleQuestionsFile{NowMs: now.UnixMilli(), Retrieve: rs, InnerVoice: ivs})
+	if err := os.WriteFile(filepath.Join(o.Dir, scaleQuestionsName), qf, 0o644); err != nil {
+		return res, memory.Wrap(memory.CodeInternal, err, "writing the questions: %v", err)
+	}
+
+	if o.OneByOne > 0 {
+		if res.OneByOnePerSec, err = oneByOne(ctx, o.Dir, o.Seed+1, o.OneByOne); err != nil {
+			return res, err
+		}
+	}
+	res.PeakRSSMiB = procStatus()["VmHWM"]
+	res.Load1 = load1()
+	return res, nil
+}
+
+// oneByOne writes n generated records into a new database, one
+// transaction each, and returns the records per second. The database is
+// removed afterwards.
+func oneByOne(ctx context.Context, dir string, seed uint64, n int) (float64, error) {
+	path := filepath.Join(dir, "one-by-one.db")
+	defer removeDB(path)
+	now := genNow(n)
+	eng, err := cairn.Open(path, &cairn.Options{Now: func() time.Time { return now }, SkipEmbedOnWrite: true})
+	if err != nil {
+		return 0, err
+	}
+	defer eng.Close()
+	gen := NewMemoryGen(seed, n)
+	var spent time.Duration
+	for !gen.Done() {
+		d := gen.Next(1)
+		t0 := time.Now()
+		if err := eng.ImportDump(ctx, d); err != nil {
+			return 0, err
+		}
+		spent += time.Since(t0)
+	}
+	return float64(n) / spent.Seconds(), nil
+}
+
+func removeDB(path string) {
+	for _, s := range []string{"", "-wal", "-shm", "-journal"} {
+		os.Remove(path + s)
+	}
+}
+
+func dbBytes(path string) (int64, error) {
+	var total int64
+	for _, s := range []string{"", "-wal", "-shm"} {
+		st, err := os.Stat(path + s)
+		if errors.Is(err, os.ErrNotExist) && s != "" {
+			continue
+		}
+		if err != nil {
+			return 0, memory.Wrap(memory.CodeInternal, err, "measuring the database: %v", err)
+		}
+		total += st.Size()
+	}
+	return total, nil
+}
+
+// ServeOptions configure the serve phase of one size.
+type ServeOptions struct {
+	Dir         string
+	Queries     int
+	Concurrency []int
+	Providers   []string
+	Progress    io.Writer
+}
+
+// ScaleServe opens Dir/scale.db afresh and measures cold start, memory
+// and the latency of Retrieve per provider and of inner_voice.retrieve,
+// under each concurrency.
+func ScaleServe(ctx context.Context, o ServeOptions) (ServeResult, error) {
+	var res ServeResult
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+	raw, err := os.ReadFile(filepath.Join(o.Dir, scaleQuestionsName))
+	if err != nil {
+		return res, memory.Wrap(memory.CodeInvalidParams, err, "reading the questions: %v", err)
+	}
+	var qf scaleQuestionsFile
+	if err := json.Unmarshal(raw, &qf); err != nil {
+		return res, memory.Wrap(memory.CodeInvalidParams, err, "reading the questions: %v", err)
+	}
+	if len(qf.Retrieve) == 0 || len(qf.InnerVoice) == 0 {
+		return res, memory.Errorf(memory.CodeInvalidParams, "the generated database has too few records to ask questions about")
+	}
+	now := time.UnixMilli(qf.NowMs)
+	iv := retrieve.DefaultInnerVoiceConfig()
+	iv.Enabled = true
+	t0 := time.Now()
+	eng, err := cairn.Open(filepath.Join(o.Dir, scaleDBName), &cairn.Options{Now: func() time.Time { return now }, InnerVoice: &iv})
+	if err != nil {
+		return res, err
+	}
+	defer eng.Close()
+	res.OpenMs = ms(time.Since(t0))
+	if _, err := eng.Retrieve(ctx, qf.Retrieve[0]); err != nil {
+		return res, err
+	}
+	res.ColdStartMs = ms(time.Since(t0))
+	t1 := time.Now()
+	if _, err := eng.InnerVoice(ctx, qf.InnerVoice[0]); err != nil {
+		return res, err
+	}
+	res.InnerVoiceFirstMs = ms(time.Since(t1))
+	fmt.Fprintln(o.Progress, "  waiting for background index builds to settle")
+	res.SettleMs = ms(settle(ctx, 10*time.Minute))
+
+	st := procStatus()
+	res.RSSMiB, res.RSSAnonMiB = st["VmRSS"], st["RssAnon"]
+	var mem runtime.MemStats
+	runtime.ReadMemStats(&mem)
+	res.HeapMiB = float64(mem.HeapInuse) / (1 << 20)
+	res.Load1 = load1()
+
+	type runSpec struct {
+		path    string
+		clients int
+		do      func(context.Context, int, int) error
+	}
+	var runs []runSpec
+	for _, p := range o.Providers {
+		qs := make([]cairn.RetrieveRequest, len(qf.Retrieve))
+		for i, q := range qf.Retrieve {
+			q.Provider = p
+			qs[i] = q
+		}
+		for _, c := range o.Concurrency {
+			runs = append(runs, runSpec{fmt.Sprintf("retrieve %s, c=%d", p, c), c, func(ctx context.Context, _, i int) error {
+				r, err := eng.Retrieve(ctx, qs[i%len(qs)])
+				if err == nil && r.Provenance.ProviderUsed != p {
+					err = fmt.Errorf("provider used %q, want %q", r.Provenance.ProviderUsed, p)
+				}
+				return err
+			}})
+		}
+	}
+	for _, c := range o.Concurrency {
+		runs = append(runs, runSpec{fmt.Sprintf("inner_voice.retrieve, c=%d", c), c, func(ctx context.Context, _, i int) error {
+			_, err := eng.InnerVoice(ctx, qf.InnerVoice[i%len(qf.InnerVoice)])
+			return err
+		}})
+	}
+	for _, r := range runs {
+		fmt.Fprintf(o.Progress, "  measuring %s\n", r.path)
+		Load(ctx, r.clients, min(50, o.Queries), r.do)
+		s := Load(ctx, r.clients, o.Queries, r.do)
+		if err := ctx.Err(); err != nil {
+			return res, memory.Wrap(memory.CodeInternal, err, "interrupted")
+		}
+		if s.Errors > 0 {
+			return res, memory.Errorf(memory.CodeInternal, "%s: %d of %d calls failed", r.path, s.Errors, s.Requests)
+		}
+		res.Runs = append(res.Runs, Run{Path: r.path, Stats: s})
+	}
+	res.PeakRSSMiB = procStatus()["VmHWM"]
+	return res, nil
+}
+
+func newTable(w io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// settle waits until this process's CPU use drops below a tenth of a core
+// over half a second (background work such as an approximate index build
+// has finished), or until limit, and returns how long it waited. Without
+// /proc it returns at once.
+func settle(ctx context.Context, limit time.Duration) time.Duration {
+	start := time.Now()
+	prev, ok := cpuTicks()
+	for ok && time.Since(start) < limit && ctx.Err() == nil {
+		time.Sleep(500 * time.Millisecond)
+		cur, _ := cpuTicks()
+		if cur-prev <= 5 { // clock ticks are 10 ms: ≤ 50 ms of CPU in 500 ms
+			break
+		}
+		prev = cur
+	}
+	return time.Since(start)
+}
+
+// cpuTicks is this process's user + system CPU time in clock ticks, from
+// /proc/self/stat.
+func cpuTicks() (int64, bool) {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0, false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return 0, false
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	k, err2 := strconv.ParseInt(f[12], 10, 64)
+	return u + k, err1 == nil && err2 == nil
+}
+
+// procStatus reads the kB figures of /proc/self/status, in MiB (empty off
+// Linux).
+func procStatus() map[string]float64 {
+	out := map[string]float64{}
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return out
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		key, val, ok := strings.Cut(line, ":")
+		f := strings.Fields(val)
+		if !ok || len(f) != 2 || f[1] != "kB" {
+			continue
+		}
+		if kb, err := strconv.ParseFloat(f[0], 64); err == nil {
+			out[key] = kb / 1024
+		}
+	}
+	return out
+}
+
+// load1 is the one-minute load average (0 off Linux).
+func load1() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
+}
+
+func machine() Machine {
+	m := Machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPUModel = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+				if f := strings.Fields(v); len(f) > 0 {
+					kb, _ := strconv.Atoi(f[0])
+					m.MemTotalMiB = kb / 1024
+				}
+			}
+		}
+	}
+	return m
+}
+
+// run returns the run of path, if measured.
+func (s ServeResult) run(path string) (Stats, bool) {
+	for _, r := range s.Runs {
+		if r.Path == path {
+			return r.Stats, true
+		}
+	}
+	return Stats{}, false
+}
+
+// WriteScaleTable prints the report as aligned tables.
+func WriteScaleTable(w io.Writer, rep ScaleReport) error {
+	tw := newTable(w)
+	fmt.Fprintln(tw, "size\trecords\tingest rec/s (batched)\tone-by-one rec/s\tembed rec/s (GloVe)\treembed rec/s\tdb MiB\tbuild peak MiB\t")
+	for _, s := range rep.Sizes {
+		b := s.Build
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%.0f\t\n", SizeName(s.Size), b.Total, b.IngestPerSec,
+			b.OneByOnePerSec, b.EmbedPerSec, b.ReembedPerSec, float64(b.DBBytes)/(1<<20), b.PeakRSSMiB)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	tw = newTable(w)
+	fmt.Fprintln(tw, "size\topen ms\tcold start ms\tfirst inner_voice ms\tRSS MiB\tRssAnon MiB\theap MiB\tpeak RSS MiB\tload\t")
+	for _, s := range rep.Sizes {
+		v := s.Serve
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.2f\t\n", SizeName(s.Size), v.OpenMs, v.ColdStartMs,
+			v.InnerVoiceFirstMs, v.RSSMiB, v.RSSAnonMiB, v.HeapMiB, v.PeakRSSMiB, v.Load1)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	tw = newTable(w)
+	fmt.Fprintln(tw, "size\tcall\tcallers\trequests/s\tp50 ms\tp95 ms\tp99 ms\t")
+	for _, s := range rep.Sizes {
+		for _, r := range s.Serve.Runs {
+			call, _, _ := strings.Cut(r.Path, ",")
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.2f\t%.2f\t%.2f\t\n", SizeName(s.Size), call, r.Clients, r.RPS, r.P50, r.P95, r.P99)
+		}
+	}
+	return tw.Flush()
+}
+
+// ScaleChart is the latency against memory count plot: p50 and p99 of
+// each measured call with one caller.
+func ScaleChart(rep ScaleReport) Chart {
+	c := Chart{Title: "Latency against memory count (1 caller)", XLabel: "memories (records)", YLabel: "latency (ms)", LogX: true, LogY: true}
+	calls := []string{}
+	for _, p := range rep.Providers {
+		calls = append(calls, "retrieve "+p)
+	}
+	calls = append(calls, "inner_voice.retrieve")
+	for _, call := range calls {
+		for _, pc := range []struct {
+			name string
+			get  func(Stats) float64
+		}{{"p50", func(s Stats) float64 { return s.P50 }}, {"p99", func(s Stats) float64 { return s.P99 }}} {
+			ser := Series{Name: strings.TrimPrefix(call, "retrieve ") + " " + pc.name}
+			for _, s := range rep.Sizes {
+				if st, ok := s.Serve.run(call + ", c=1"); ok {
+					ser.X = append(ser.X, float64(s.Size))
+					ser.Y = append(ser.Y, max(pc.get(st), 0.001))
+				}
+			}
+			if len(ser.X) > 0 {
+				c.Series = append(c.Series, ser)
+			}
+		}
+	}
+	return c
+}

@@ -3,6 +3,7 @@ package cairn
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/cairnhq/cairn/embed"
@@ -60,6 +61,11 @@ func (e *Engine) Doctor(ctx context.Context, req DoctorRequest) (DoctorReport, e
 		}
 	}
 	findings = append(findings, vf)
+	tf, err := e.trackingFinding(ctx)
+	if err != nil {
+		return DoctorReport{}, err
+	}
+	findings = append(findings, tf)
 	rep.Findings = findings
 	rep.OK = true
 	for _, f := range findings {
@@ -112,6 +118,29 @@ func (e *Engine) vectorFinding(ctx context.Context) (memory.Finding, error) {
 		Detail: fmt.Sprintf("%d records embedded in %s, %d pending, %d vectors of other spaces", vs.InSpace, sp, vs.Pending, vs.OtherSpaces)}
 	if !f.OK {
 		f.Fix = "run cairn reembed (or cairn doctor --fix) once the embedder answers; pending records are found by words meanwhile"
+	}
+	return f, nil
+}
+
+// trackingFinding verifies code memory's hydration tracking: every
+// session's episodes numbered without gaps, every row matching its
+// checksum and every episode its sealed digest (failure mode 4).
+func (e *Engine) trackingFinding(ctx context.Context) (memory.Finding, error) {
+	sessions, t, err := e.code.CheckTracking(ctx)
+	if err != nil {
+		return memory.Finding{}, err
+	}
+	f := memory.Finding{Check: "code tracking", OK: t.OK,
+		Detail: fmt.Sprintf("%d sessions, %d episodes, %d hydration rows verify", sessions, t.Episodes, t.Rows)}
+	if !t.OK {
+		const shown = 5
+		problems := t.Problems
+		more := ""
+		if len(problems) > shown {
+			problems, more = problems[:shown], fmt.Sprintf(" (and %d more)", len(t.Problems)-shown)
+		}
+		f.Detail = fmt.Sprintf("hydration tracking was lost or altered: %s%s", strings.Join(problems, "; "), more)
+		f.Fix = "restore the database from a backup or an export (cairn export / cairn import); until then hydration keeps the rows that verify and reports the loss in every answer of the affected sessions"
 	}
 	return f, nil
 }

@@ -19,7 +19,8 @@ const (
 	// fields of LogRequest), or a record as Export writes it
 	// ({"observation": {...}}, {"capsule": {...}}, {"summary": {...}},
 	// {"pin": {...}}, {"thought": {...}}, {"kg_entity": {...}},
-	// {"kg_observation": {...}}, {"kg_edge": {...}}).
+	// {"kg_observation": {...}}, {"kg_edge": {...}}, and the code-memory
+	// records {"code_repo": {...}} ... {"code_gate": {...}}).
 	FormatJSONL = "jsonl"
 	// FormatParity is the kindling-parity dataset.json format.
 	FormatParity = "kindling-parity-dataset/v1"
@@ -50,6 +51,9 @@ type ImportReport struct {
 	Entities           int `json:"entities"`
 	EntityObservations int `json:"entityObservations"`
 	Edges              int `json:"edges"`
+	// Code counts code-memory records: repositories, artifacts, files,
+	// entities, ledger entries, episodes, hydration rows and gate results.
+	Code int `json:"code"`
 	// Skipped lists records left out on purpose, with the reason.
 	Skipped []string `json:"skipped,omitempty"`
 	// Embedded counts records embedded after the import; Pending those
@@ -87,6 +91,9 @@ func (e *Engine) Import(ctx context.Context, r io.Reader, opts ImportOptions) (I
 	if total == 0 {
 		return rep, memory.Errorf(memory.CodeInvalidParams, "the import holds no records")
 	}
+	if err := checkCodeDump(dump); err != nil {
+		return rep, lines.name(err)
+	}
 	progress := func(done int) {
 		if opts.Progress != nil {
 			opts.Progress(done, total)
@@ -99,6 +106,8 @@ func (e *Engine) Import(ctx context.Context, r io.Reader, opts ImportOptions) (I
 	rep.Capsules, rep.Summaries, rep.Pins = len(dump.Capsules), len(dump.Summaries), len(dump.Pins)
 	rep.Thoughts, rep.Entities = len(dump.Thoughts), len(dump.Entities)
 	rep.EntityObservations, rep.Edges = len(dump.KGObservations), len(dump.Edges)
+	rep.Code = len(dump.CodeRepos) + len(dump.Artifacts) + len(dump.CodeFiles) + len(dump.CodeEntities) +
+		len(dump.CodeLedger) + len(dump.Episodes) + len(dump.HydrationRows) + len(dump.Gates)
 	if e.embedOnWrite {
 		er, err := e.Reembed(ctx, ReembedRequest{}, opts.EmbedProgress)
 		rep.Embedded, rep.Pending = er.Embedded, er.Pending
@@ -162,7 +171,9 @@ func (e *Engine) parseJSONL(data []byte) (memory.Dump, recordLines, error) {
 }
 
 var recordKeys = map[string]bool{"observation": true, "capsule": true, "summary": true, "pin": true,
-	"thought": true, "kg_entity": true, "kg_observation": true, "kg_edge": true}
+	"thought": true, "kg_entity": true, "kg_observation": true, "kg_edge": true,
+	"code_repo": true, "code_artifact": true, "code_file": true, "code_entity": true, "code_transition": true,
+	"code_episode": true, "code_hydration": true, "code_gate": true}
 
 // parseLine reads one line into d and returns the section it joined.
 func (e *Engine) parseLine(d *memory.Dump, text []byte, now int64) (memory.Section, error) {
@@ -253,6 +264,8 @@ func (e *Engine) checkRecord(r *memory.Record) error {
 		return e.checkImportedKGObservation(r.KGObservation)
 	case r.KGEdge != nil:
 		return checkImportedEdge(r.KGEdge)
+	case r.Section() != "":
+		return checkCodeRecord(r)
 	}
 	return memory.Errorf(memory.CodeInvalidParams, "empty record")
 }
@@ -541,6 +554,24 @@ func (e *Engine) ImportDump(ctx context.Context, d memory.Dump) error {
 		if err := checkImportedEdge(&d.Edges[i]); err != nil {
 			return err
 		}
+	}
+	for i := range d.CodeEntities {
+		if err := checkCodeRecord(&memory.Record{CodeEntity: &d.CodeEntities[i]}); err != nil {
+			return err
+		}
+	}
+	for i := range d.CodeLedger {
+		if err := checkCodeRecord(&memory.Record{CodeTransition: &d.CodeLedger[i]}); err != nil {
+			return err
+		}
+	}
+	for i := range d.HydrationRows {
+		if err := checkCodeRecord(&memory.Record{HydrationRow: &d.HydrationRows[i]}); err != nil {
+			return err
+		}
+	}
+	if err := checkCodeDump(d); err != nil {
+		return err
 	}
 	return e.store.Import(ctx, d, nil)
 }

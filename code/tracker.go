@@ -1,6 +1,7 @@
 package code
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -99,6 +100,59 @@ func verifyTracking(eps []memory.Episode, rows []memory.HydrationRow) (Tracking,
 	}
 	t.OK = len(t.Problems) == 0
 	return t, byEp
+}
+
+// CheckTracking verifies the hydration history of every session, as
+// cairn doctor reports it. Sessions counts the sessions checked; each
+// problem names its session.
+func (m *Memory) CheckTracking(ctx context.Context) (sessions int, t Tracking, err error) {
+	ids, err := m.store.CodeSessions(ctx)
+	if err != nil {
+		return 0, Tracking{}, err
+	}
+	t.OK = true
+	for _, id := range ids {
+		eps, err := m.store.SessionEpisodes(ctx, id)
+		if err != nil {
+			return 0, Tracking{}, err
+		}
+		rows, err := m.store.SessionHydrationRows(ctx, id)
+		if err != nil {
+			return 0, Tracking{}, err
+		}
+		st, _ := verifyTracking(eps, rows)
+		t.Episodes += st.Episodes
+		t.Rows += st.Rows
+		for _, p := range st.Problems {
+			t.Problems = append(t.Problems, fmt.Sprintf("session %s: %s", id, p))
+		}
+	}
+	t.OK = len(t.Problems) == 0
+	return len(ids), t, nil
+}
+
+// CheckEpisode verifies one episode against its hydration rows, as an
+// import receives them: every row names the episode and matches its
+// checksum, and the rows, in order, are as many as the episode sealed and
+// chain to its digest.
+func CheckEpisode(ep memory.Episode, rows []memory.HydrationRow) error {
+	digest := ""
+	for _, r := range rows {
+		if r.EpisodeID != ep.ID {
+			return fmt.Errorf("hydration row %d names episode %q, not %q", r.Seq, r.EpisodeID, ep.ID)
+		}
+		if RowChecksum(r) != r.Checksum {
+			return fmt.Errorf("hydration row %d of episode %s (%s) fails its checksum", r.Seq, ep.ID, r.Key)
+		}
+		digest = chain(digest, r.Checksum)
+	}
+	switch {
+	case len(rows) != ep.Rows:
+		return fmt.Errorf("episode %s sealed %d hydration rows; %d are given", ep.ID, ep.Rows, len(rows))
+	case digest != ep.Digest:
+		return fmt.Errorf("episode %s: its hydration rows do not match its digest", ep.ID)
+	}
+	return nil
 }
 
 func rowsOf(rows []memory.HydrationRow, episode string) []memory.HydrationRow {

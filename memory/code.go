@@ -225,6 +225,8 @@ type CodeStore interface {
 	ApplyEpisode(ctx context.Context, c EpisodeChange) (Episode, error)
 	// Episode returns one episode (not_found when unknown).
 	Episode(ctx context.Context, id string) (Episode, error)
+	// CodeSessions lists the sessions that have episodes, by id.
+	CodeSessions(ctx context.Context) ([]string, error)
 	// SessionEpisodes lists a session's episodes by Seq.
 	SessionEpisodes(ctx context.Context, sessionID string) ([]Episode, error)
 	// HydrationRows lists an episode's rows by Seq.

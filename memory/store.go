@@ -328,12 +328,25 @@ type Dump struct {
 	// dimension set to another value is invalid_params.
 	KGObservations []KGObservation
 	Edges          []KGEdge
+	// Code memory, in the order Import writes it: repositories, the vault,
+	// file records, entities, the ledger (in order; its numbers are
+	// assigned anew), episodes, their hydration rows and gate results.
+	CodeRepos     []CodeRepo
+	Artifacts     []Artifact
+	CodeFiles     []CodeFile
+	CodeEntities  []CodeEntity
+	CodeLedger    []CodeTransition
+	Episodes      []Episode
+	HydrationRows []HydrationRow
+	Gates         []GateResult
 }
 
 // Len is the number of records in the dump.
 func (d Dump) Len() int {
 	return len(d.Observations) + len(d.Capsules) + len(d.Logged) + len(d.Summaries) + len(d.Pins) +
-		len(d.Thoughts) + len(d.Entities) + len(d.KGObservations) + len(d.Edges)
+		len(d.Thoughts) + len(d.Entities) + len(d.KGObservations) + len(d.Edges) +
+		len(d.CodeRepos) + len(d.Artifacts) + len(d.CodeFiles) + len(d.CodeEntities) + len(d.CodeLedger) +
+		len(d.Episodes) + len(d.HydrationRows) + len(d.Gates)
 }
 
 // Section names one of a Dump's lists of records.
@@ -350,6 +363,14 @@ const (
 	SectionEntities       Section = "entities"
 	SectionKGObservations Section = "kg_observations"
 	SectionEdges          Section = "edges"
+	SectionCodeRepos      Section = "code_repos"
+	SectionArtifacts      Section = "code_artifacts"
+	SectionCodeFiles      Section = "code_files"
+	SectionCodeEntities   Section = "code_entities"
+	SectionCodeLedger     Section = "code_ledger"
+	SectionEpisodes       Section = "code_episodes"
+	SectionHydrationRows  Section = "code_hydration"
+	SectionGates          Section = "code_gates"
 )
 
 // RecordError is an Import failure caused by one record of the dump (a
@@ -378,8 +399,8 @@ type Bulk interface {
 	Import(ctx context.Context, d Dump, progress func(done int)) error
 	// Export calls fn for every record: observations (in insertion order),
 	// capsules (with their membership), summaries, pins, thoughts,
-	// entities, entity observations, then edges, each kind in insertion
-	// order. Vectors are not exported: they are derived. It stops at fn's
+	// entities, entity observations, edges, then code memory (see Dump),
+	// each kind in insertion order (code memory by key). Vectors are not exported: they are derived. It stops at fn's
 	// first error and returns it.
 	Export(ctx context.Context, fn func(Record) error) error
 }
@@ -388,7 +409,11 @@ type Bulk interface {
 // import. In JSON it is an object with one key naming the type:
 // {"observation": {...}}, {"capsule": {...}}, {"summary": {...}},
 // {"pin": {...}}, {"thought": {...}}, {"kg_entity": {...}},
-// {"kg_observation": {...}} or {"kg_edge": {...}}.
+// {"kg_observation": {...}}, {"kg_edge": {...}}, or, for code memory,
+// {"code_repo": {...}}, {"code_artifact": {...}}, {"code_file": {...}},
+// {"code_entity": {...}}, {"code_transition": {...}},
+// {"code_episode": {...}}, {"code_hydration": {...}} or
+// {"code_gate": {...}}.
 type Record struct {
 	Observation   *Observation   `json:"observation,omitempty"`
 	Capsule       *Capsule       `json:"capsule,omitempty"`
@@ -398,6 +423,15 @@ type Record struct {
 	KGEntity      *KGEntity      `json:"kg_entity,omitempty"`
 	KGObservation *KGObservation `json:"kg_observation,omitempty"`
 	KGEdge        *KGEdge        `json:"kg_edge,omitempty"`
+
+	CodeRepo       *CodeRepo       `json:"code_repo,omitempty"`
+	Artifact       *Artifact       `json:"code_artifact,omitempty"`
+	CodeFile       *CodeFile       `json:"code_file,omitempty"`
+	CodeEntity     *CodeEntity     `json:"code_entity,omitempty"`
+	CodeTransition *CodeTransition `json:"code_transition,omitempty"`
+	Episode        *Episode        `json:"code_episode,omitempty"`
+	HydrationRow   *HydrationRow   `json:"code_hydration,omitempty"`
+	Gate           *GateResult     `json:"code_gate,omitempty"`
 }
 
 // Section is the section of a Dump the record joins ("" for an empty
@@ -420,6 +454,22 @@ func (r Record) Section() Section {
 		return SectionKGObservations
 	case r.KGEdge != nil:
 		return SectionEdges
+	case r.CodeRepo != nil:
+		return SectionCodeRepos
+	case r.Artifact != nil:
+		return SectionArtifacts
+	case r.CodeFile != nil:
+		return SectionCodeFiles
+	case r.CodeEntity != nil:
+		return SectionCodeEntities
+	case r.CodeTransition != nil:
+		return SectionCodeLedger
+	case r.Episode != nil:
+		return SectionEpisodes
+	case r.HydrationRow != nil:
+		return SectionHydrationRows
+	case r.Gate != nil:
+		return SectionGates
 	}
 	return ""
 }
@@ -443,6 +493,22 @@ func (d *Dump) Add(r Record) {
 		d.KGObservations = append(d.KGObservations, *r.KGObservation)
 	case SectionEdges:
 		d.Edges = append(d.Edges, *r.KGEdge)
+	case SectionCodeRepos:
+		d.CodeRepos = append(d.CodeRepos, *r.CodeRepo)
+	case SectionArtifacts:
+		d.Artifacts = append(d.Artifacts, *r.Artifact)
+	case SectionCodeFiles:
+		d.CodeFiles = append(d.CodeFiles, *r.CodeFile)
+	case SectionCodeEntities:
+		d.CodeEntities = append(d.CodeEntities, *r.CodeEntity)
+	case SectionCodeLedger:
+		d.CodeLedger = append(d.CodeLedger, *r.CodeTransition)
+	case SectionEpisodes:
+		d.Episodes = append(d.Episodes, *r.Episode)
+	case SectionHydrationRows:
+		d.HydrationRows = append(d.HydrationRows, *r.HydrationRow)
+	case SectionGates:
+		d.Gates = append(d.Gates, *r.Gate)
 	}
 }
 

@@ -15,7 +15,7 @@ const progressEvery = 500
 // Import implements memory.Bulk. Observations go in first (redacted ones
 // stay out of the index), then capsules with their membership, logged
 // observations, summaries, pins, thoughts, entities, entity observations
-// and edges; any failure rolls everything back.
+// and edges, then code memory; any failure rolls everything back.
 func (db *DB) Import(ctx context.Context, d memory.Dump, progress func(done int)) error {
 	if progress == nil {
 		progress = func(int) {}
@@ -89,6 +89,9 @@ func (db *DB) Import(ctx context.Context, d memory.Dump, progress func(done int)
 				return atRecord(memory.SectionEdges, i, err)
 			}
 			tick()
+		}
+		if err := importCode(ctx, tx, d, tick); err != nil {
+			return err
 		}
 		progress(done)
 		return nil
@@ -295,13 +298,16 @@ func (db *DB) Export(ctx context.Context, fn func(memory.Record) error) error {
 		}); err != nil {
 			return err
 		}
-		return eachRow(ctx, tx, "SELECT "+edgeColumns+" FROM kg_edges g ORDER BY g.seq", func(s scanner) error {
+		if err := eachRow(ctx, tx, "SELECT "+edgeColumns+" FROM kg_edges g ORDER BY g.seq", func(s scanner) error {
 			g, err := scanEdge(s)
 			if err != nil {
 				return err
 			}
 			return emit(memory.Record{KGEdge: &g})
-		})
+		}); err != nil {
+			return err
+		}
+		return exportCode(ctx, tx, emit)
 	})
 	if fnErr != nil {
 		return fnErr

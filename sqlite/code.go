@@ -473,6 +473,20 @@ func (db *DB) Episode(ctx context.Context, id string) (memory.Episode, error) {
 	return e, err
 }
 
+// CodeSessions implements memory.CodeStore.
+func (db *DB) CodeSessions(ctx context.Context) ([]string, error) {
+	var out []string
+	err := db.read(ctx, "listing sessions", func(tx queryer) error {
+		return eachRow(ctx, tx, "SELECT DISTINCT session_id FROM code_episodes ORDER BY session_id", func(s scanner) error {
+			var id string
+			err := s.Scan(&id)
+			out = append(out, id)
+			return err
+		})
+	})
+	return out, err
+}
+
 // SessionEpisodes implements memory.CodeStore.
 func (db *DB) SessionEpisodes(ctx context.Context, sessionID string) ([]memory.Episode, error) {
 	var out []memory.Episode

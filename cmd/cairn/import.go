@@ -52,6 +52,9 @@ imported is embedded afterwards (or left pending for 'cairn reembed').`,
 						graph = fmt.Sprintf(", %d thoughts, %d entities, %d entity observations, %d edges",
 							rep.Thoughts, rep.Entities, rep.EntityObservations, rep.Edges)
 					}
+					if rep.Code > 0 {
+						graph += fmt.Sprintf(", %d code-memory records", rep.Code)
+					}
 					fmt.Fprintf(a.out, "%s: imported %d observations, %d capsules, %d summaries, %d pins%s (%s)\n",
 						name, rep.Observations, rep.Capsules, rep.Summaries, rep.Pins, graph, rep.Format)
 					for _, s := range rep.Skipped {

@@ -113,6 +113,11 @@ type PromoteResult struct {
 // all three, superseding nothing else. Entities in other states are
 // invalid_params; unknown keys are not_found.
 func (m *Memory) Promote(ctx context.Context, in PromoteRequest) (PromoteResult, error) {
+	return retryEpisode(ctx, func() (PromoteResult, error) { return m.promoteOnce(ctx, in) })
+}
+
+// promoteOnce is one attempt at Promote; it reads the episode afresh.
+func (m *Memory) promoteOnce(ctx context.Context, in PromoteRequest) (PromoteResult, error) {
 	if in.Approval == "" {
 		in.Approval = ApprovalNone
 	}

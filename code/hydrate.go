@@ -90,6 +90,11 @@ type pick struct {
 // exhaustion is logged (invariant 5). The blocks are recorded as the
 // episode's hydration, sealed by checksums.
 func (m *Memory) Hydrate(ctx context.Context, in HydrateRequest) (HydrateResult, error) {
+	return retryEpisode(ctx, func() (HydrateResult, error) { return m.hydrateOnce(ctx, in) })
+}
+
+// hydrateOnce is one attempt at Hydrate; it reads the episode afresh.
+func (m *Memory) hydrateOnce(ctx context.Context, in HydrateRequest) (HydrateResult, error) {
 	switch {
 	case strings.TrimSpace(in.Query) == "":
 		return HydrateResult{}, memory.Errorf(memory.CodeInvalidParams, "query is required")

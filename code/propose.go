@@ -31,6 +31,11 @@ type Proposal struct {
 // stays in the ledger). The entity becomes AUTHORITATIVE only through the
 // gates (Promote), and only once the disk holds exactly this text.
 func (m *Memory) Propose(ctx context.Context, in ProposeRequest) (Proposal, error) {
+	return retryEpisode(ctx, func() (Proposal, error) { return m.proposeOnce(ctx, in) })
+}
+
+// proposeOnce is one attempt at Propose; it reads the episode afresh.
+func (m *Memory) proposeOnce(ctx context.Context, in ProposeRequest) (Proposal, error) {
 	path, symbol, err := ParseKey(in.Key)
 	if err != nil {
 		return Proposal{}, err

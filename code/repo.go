@@ -2,6 +2,7 @@ package code
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/cairnhq/cairn/memory"
@@ -74,4 +75,21 @@ func (m *Memory) episode(ctx context.Context, id, session, repoID string) (memor
 	}
 	now := m.nowMs()
 	return memory.Episode{ID: id, SessionID: session, RepoID: repoID, CreatedAt: now, UpdatedAt: now}, nil
+}
+
+// maxEpisodeAttempts bounds how often a change is redone when another
+// writer appended to the same episode first.
+const maxEpisodeAttempts = 8
+
+// retryEpisode runs fn again while it fails because the episode changed
+// under it (memory.ErrEpisodeChanged); fn reads the episode afresh each
+// time, so concurrent hydrations of one episode all land, in some order,
+// and its seal stays whole.
+func retryEpisode[T any](ctx context.Context, fn func() (T, error)) (T, error) {
+	for attempt := 1; ; attempt++ {
+		v, err := fn()
+		if err == nil || !errors.Is(err, memory.ErrEpisodeChanged) || attempt == maxEpisodeAttempts || ctx.Err() != nil {
+			return v, err
+		}
+	}
 }

@@ -1,6 +1,14 @@
 package memory
 
-import "context"
+import (
+	"context"
+	"errors"
+)
+
+// ErrEpisodeChanged is the cause of the conflict ApplyEpisode returns when
+// another writer appended to the episode after the caller read it: the
+// caller reads the episode again and redoes its change.
+var ErrEpisodeChanged = errors.New("the episode changed while this change was prepared")
 
 // CodeState is the lifecycle state of a code entity.
 type CodeState string
@@ -195,6 +203,10 @@ type GateResult struct {
 // should be stored (created when new), hydration rows to append, gate
 // results to append, and a code change applied in the same transaction.
 // When Episode.Seq is 0 the store assigns the next number of the session.
+// Episode.Rows counts the stored rows and Rows together: when the stored
+// episode already holds a different number than Episode.Rows - len(Rows),
+// someone else appended meanwhile and the change is a conflict wrapping
+// ErrEpisodeChanged, with nothing written.
 type EpisodeChange struct {
 	Episode Episode
 	Rows    []HydrationRow

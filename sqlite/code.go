@@ -411,6 +411,14 @@ func (db *DB) ApplyEpisode(ctx context.Context, c memory.EpisodeChange) (memory.
 		case session != e.SessionID:
 			return memory.Errorf(memory.CodeConflict, "episode id %q already belongs to another session", e.ID)
 		default:
+			var stored int
+			if err := tx.QueryRowContext(ctx, "SELECT rows FROM code_episodes WHERE id = ?", e.ID).Scan(&stored); err != nil {
+				return err
+			}
+			if stored != e.Rows-len(rows) {
+				return memory.Wrap(memory.CodeConflict, memory.ErrEpisodeChanged,
+					"episode %q holds %d hydration rows, not the %d this change started from: it changed meanwhile; retry", e.ID, stored, e.Rows-len(rows))
+			}
 			e.Seq, e.CreatedAt = seq, createdAt
 			if _, err := tx.ExecContext(ctx, `UPDATE code_episodes SET repo_id = ?, query = ?, budget_tokens = ?, budget_entities = ?,
 				total_tokens = ?, rows = ?, digest = ?, updated_at = ? WHERE id = ?`,

@@ -187,36 +187,54 @@ func (db *DB) read(ctx context.Context, what string, fn func(tx queryer) error) 
 // stmtCache holds statements prepared on the read pool, by SQL text, so
 // SQLite parses each query once per connection instead of once per call.
 // It stops adding past maxCachedStmts distinct texts.
+//
+// A statement is prepared in the background, never by the caller: the
+// caller holds a read transaction, and preparing on the pool needs another
+// connection, so callers preparing while every connection is held by a
+// transaction would wait on each other for ever. Until its statement is
+// ready a query runs uncached.
 type stmtCache struct {
 	pool *sql.DB
 	mu   sync.Mutex
-	m    map[string]*sql.Stmt
+	// m maps SQL text to its statement; nil while it is being prepared or
+	// when preparing failed (the uncached path then reports the error).
+	m map[string]*sql.Stmt
 }
 
 const maxCachedStmts = 512
 
-func (c *stmtCache) get(ctx context.Context, query string) *sql.Stmt {
+func (c *stmtCache) get(query string) *sql.Stmt {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if st, ok := c.m[query]; ok {
+	if st, ok := c.m[query]; ok || c.m == nil || len(c.m) >= maxCachedStmts {
 		return st
 	}
-	if len(c.m) >= maxCachedStmts {
-		return nil
-	}
-	st, err := c.pool.PrepareContext(ctx, query)
+	c.m[query] = nil
+	go c.prepare(query)
+	return nil
+}
+
+func (c *stmtCache) prepare(query string) {
+	st, err := c.pool.PrepareContext(context.Background(), query)
 	if err != nil {
-		return nil // the uncached path reports the error
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil { // closed meanwhile
+		st.Close()
+		return
 	}
 	c.m[query] = st
-	return st
 }
 
 func (c *stmtCache) close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, st := range c.m {
-		st.Close()
+		if st != nil {
+			st.Close()
+		}
 	}
 	c.m = nil
 }
@@ -228,14 +246,14 @@ type cachedTx struct {
 }
 
 func (c cachedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if st := c.stmts.get(ctx, query); st != nil {
+	if st := c.stmts.get(query); st != nil {
 		return c.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
 	}
 	return c.tx.QueryContext(ctx, query, args...)
 }
 
 func (c cachedTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	if st := c.stmts.get(ctx, query); st != nil {
+	if st := c.stmts.get(query); st != nil {
 		return c.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
 	}
 	return c.tx.QueryRowContext(ctx, query, args...)

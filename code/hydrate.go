@@ -3,6 +3,7 @@ package code
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -140,7 +141,12 @@ func (m *Memory) hydrateOnce(ctx context.Context, in HydrateRequest) (HydrateRes
 		Blocks: []Block{}, Pruned: []Left{}, Stale: []Left{}, Tracking: track, Semantic: x.semantic,
 	}
 
-	picks := m.anchors(x, in.Query)
+	found := m.search(ctx, x, in.Query)
+	relevance := make(map[int]float64, len(found))
+	for _, c := range found {
+		relevance[c.i] = c.score
+	}
+	picks := m.anchors(x, in.Query, relevance)
 	seq := ep.Seq
 	if seq > 0 {
 		seq++ // this episode's own earlier hydrations count too
@@ -163,7 +169,7 @@ func (m *Memory) hydrateOnce(ctx context.Context, in HydrateRequest) (HydrateRes
 		nTracked++
 	}
 	nAnchors := len(picks) - nTracked
-	for _, c := range m.search(ctx, x, in.Query) {
+	for _, c := range found {
 		method := "lexical"
 		switch {
 		case c.semantic && c.bm25 > 0:
@@ -243,29 +249,70 @@ func (m *Memory) hydrateOnce(ctx context.Context, in HydrateRequest) (HydrateRes
 }
 
 // anchors finds the entities a query names: every entity of each file it
-// mentions (by path or base name), then the entities whose symbol it
-// mentions, in query order.
-func (m *Memory) anchors(x *repoIndex, query string) []pick {
-	var files, syms []pick
+// mentions (the file at that exact path, or else every file ending in it),
+// then the entities whose symbol it mentions, in query order. Within a
+// file, named symbols come first, then the most relevant to the query
+// (relevance: the search scores), then source order.
+func (m *Memory) anchors(x *repoIndex, query string, relevance map[int]float64) []pick {
+	var fileToks, symToks []string
 	for _, tok := range strings.FieldsFunc(query, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune("`'\",;()[]{}<>!?", r) }) {
 		tok = strings.TrimRight(strings.TrimPrefix(tok, "./"), ".:")
-		if tok == "" {
-			continue
+		switch {
+		case tok == "":
+		case LanguageOf(tok) != "" || strings.Contains(tok, "/"):
+			fileToks = append(fileToks, tok)
+		case len(tok) < 3 || lexical.Stopwords[strings.ToLower(tok)] && tok == strings.ToLower(tok):
+		default:
+			symToks = append(symToks, tok)
 		}
-		if LanguageOf(tok) != "" || strings.Contains(tok, "/") {
-			for _, i := range x.byFile[baseName(tok)] {
-				if x.ents[i].Path == tok || strings.HasSuffix(x.ents[i].Path, "/"+tok) {
-					files = append(files, pick{i: i, reason: x.ents[i].Method + "_resolved", method: x.ents[i].Method, trig: "query mention: '" + tok + "'"})
-				}
-			}
-			continue
-		}
-		if len(tok) < 3 || lexical.Stopwords[strings.ToLower(tok)] && tok == strings.ToLower(tok) {
-			continue
-		}
+	}
+	named := map[int]bool{}
+	var syms []pick
+	for _, tok := range symToks {
 		hits := x.bySymbol[tok]
 		for _, i := range hits[:min(len(hits), 20)] {
+			named[i] = true
 			syms = append(syms, pick{i: i, reason: x.ents[i].Method + "_resolved", method: x.ents[i].Method, trig: "query mention of symbol '" + tok + "'"})
+		}
+	}
+	var files []pick
+	for _, tok := range fileToks {
+		// The file at exactly that path wins; only without one do files
+		// ending in it ("server.go" for net/http/server.go) count.
+		var exact, suffix []int
+		for _, i := range x.byFile[baseName(tok)] {
+			switch p := x.ents[i].Path; {
+			case p == tok:
+				exact = append(exact, i)
+			case strings.HasSuffix(p, "/"+tok):
+				suffix = append(suffix, i)
+			}
+		}
+		if len(exact) == 0 {
+			exact = suffix
+		}
+		// Within a named file: the symbols the query names, then what the
+		// query is most about, then source order, so a tight budget keeps
+		// the entities that matter.
+		slices.SortStableFunc(exact, func(a, b int) int {
+			switch {
+			case named[a] != named[b]:
+				if named[a] {
+					return -1
+				}
+				return 1
+			case relevance[a] != relevance[b]:
+				if relevance[a] > relevance[b] {
+					return -1
+				}
+				return 1
+			case x.ents[a].Path != x.ents[b].Path:
+				return strings.Compare(x.ents[a].Path, x.ents[b].Path)
+			}
+			return x.ents[a].StartLine - x.ents[b].StartLine
+		})
+		for _, i := range exact {
+			files = append(files, pick{i: i, reason: x.ents[i].Method + "_resolved", method: x.ents[i].Method, trig: "query mention: '" + tok + "'"})
 		}
 	}
 	return append(files, syms...)

@@ -13,9 +13,10 @@ import (
 )
 
 // MemoryGen generates a seeded stream of agent memory of every record
-// kind, session by session: the session's observations (the nine kinds,
-// from internal/corpus), its closed capsule and summary, a pin on every
-// second session, thoughts, and knowledge-graph entities with facts and
+// kind, session by session (sessions an hour long): the session's
+// observations (the nine kinds, from internal/corpus), its closed capsule
+// and summary, a pin on every second session (expiring after a week, but
+// one in fifty), thoughts, and knowledge-graph entities with facts and
 // edges (some reaching back to earlier sessions' entities). Every record
 // counts towards the total, and the stream stops at exactly the total; a
 // record only refers to records before it, so any prefix of the stream
@@ -47,6 +48,8 @@ const (
 	genFacts      = 4
 	genEdges      = 2
 	genSampleKeep = 400
+	// pinTTL is the life of a short-lived pin: a week, in milliseconds.
+	pinTTL = 7 * 24 * 3600 * 1000
 )
 
 // NewMemoryGen returns a generator of total records for seed.
@@ -135,8 +138,13 @@ func (g *MemoryGen) session() {
 		Content:    fmt.Sprintf("Session goal: %s. Found: %s. Then %s; finally %s. %s.", intent, quoted[0], quoted[1], quoted[2], g.c.Words(8, 30)),
 		Confidence: 0.5 + 0.5*g.rng.Float64(), CreatedAt: last, EvidenceRefs: []string{ids[0], ids[len(ids)/2], ids[len(ids)-1]}, Scope: scope}})
 	if s%2 == 0 {
+		// Most pins are short-lived (a week); one in fifty stays.
 		p := memory.Pin{ID: fmt.Sprintf("pin-%07d", s), TargetType: memory.TargetSummary, TargetID: sumID,
 			Reason: "keep: " + g.c.Words(2, 8), CreatedAt: last, Scope: scope}
+		if g.rng.IntN(50) != 0 {
+			exp := last + pinTTL
+			p.ExpiresAt = &exp
+		}
 		if s%4 == 0 {
 			o := obs[g.rng.IntN(len(obs))]
 			p.TargetType, p.TargetID, p.Scope = memory.TargetObservation, o.ID, o.Scope

@@ -145,3 +145,7 @@ func (e *Engine) InspectCodeEntity(ctx context.Context, in CodeEntityRef) (code.
 func (e *Engine) InspectGates(ctx context.Context, in EpisodeRef) (code.GatesView, error) {
 	return e.code.InspectGates(ctx, in.EpisodeID)
 }
+
+// CodeVerification reports code memory's verification cache counters
+// since the engine opened.
+func (e *Engine) CodeVerification() code.ETVStats { return e.code.ETVStats() }

@@ -3,6 +3,7 @@ package cairn
 import (
 	"context"
 
+	"github.com/cairnhq/cairn/code"
 	"github.com/cairnhq/cairn/memory"
 )
 
@@ -19,6 +20,9 @@ type Status struct {
 	Embedder EmbedderStatus `json:"embedder"`
 	// InnerVoice says whether inner_voice_retrieve is enabled.
 	InnerVoice bool `json:"innerVoice"`
+	// CodeVerification is code memory's verification cache since start:
+	// hits, misses, hit rate, TTL and low-hit-rate warnings.
+	CodeVerification code.ETVStats `json:"codeVerification"`
 	// Tools are the capabilities offered, by name.
 	Tools []string `json:"tools"`
 }
@@ -43,7 +47,8 @@ func (e *Engine) Status(ctx context.Context) (Status, error) {
 		return Status{}, err
 	}
 	return Status{Version: Version, Database: st, Provider: e.retriever.Provider.Name(),
-		Embedder: EmbedderStatus{Space: space, VectorStats: vs}, InnerVoice: e.voice.Config.Enabled, Tools: e.toolNames}, nil
+		Embedder: EmbedderStatus{Space: space, VectorStats: vs}, InnerVoice: e.voice.Config.Enabled,
+		CodeVerification: e.code.ETVStats(), Tools: e.toolNames}, nil
 }
 
 // ConfigRequest asks for the effective configuration; it has no parameters.
@@ -59,7 +64,7 @@ func (e *Engine) Config(context.Context, ConfigRequest) (Settings, error) {
 var adminTools = []Tool{
 	newTool(Tool{
 		Name: "status", Title: "Engine status", Method: "GET", Path: "/v1/status", ReadOnly: true, Idempotent: true,
-		Description: `Report cairn's version, the database (path, schema version, size, counts of observations, capsules, summaries, pins, thoughts and knowledge-graph records, and index rows), the retrieval provider, the embedder with its vectors (in its space, pending, in other spaces), whether the inner voice is enabled, and the tools offered.`,
+		Description: `Report cairn's version, the database (path, schema version, size, counts of observations, capsules, summaries, pins, thoughts and knowledge-graph records, and index rows), the retrieval provider, the embedder with its vectors (in its space, pending, in other spaces), whether the inner voice is enabled, code memory's verification cache (hits, misses, hit rate), and the tools offered.`,
 	}, func(e *Engine, ctx context.Context, _ StatusRequest) (Status, error) { return e.Status(ctx) }),
 	newTool(Tool{
 		Name: "doctor", Title: "Check the database", Method: "POST", Path: "/v1/doctor",

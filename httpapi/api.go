@@ -96,6 +96,7 @@ func New(eng *cairn.Engine, opts *Options) *API {
 	a.latency = o.Metrics.Histogram("cairn_http_request_seconds", "HTTP request latency in seconds by route.", metrics.DefaultBuckets, "route")
 	o.Metrics.GaugeFunc("cairn_store_rows", "Rows in the store by kind of record.", a.rowSamples, "kind")
 	o.Metrics.GaugeFunc("cairn_store_bytes", "Size of the database file in bytes.", a.sizeSamples)
+	o.Metrics.GaugeFunc("cairn_code_etv_cache_lookups", "Code memory verification cache lookups since start, by result (hit or miss).", a.etvSamples, "result")
 
 	for _, t := range cairn.Tools() {
 		a.mux.Handle(t.Method+" "+t.Path, a.toolHandler(t))
@@ -417,7 +418,18 @@ func (a *API) rowSamples() []metrics.Sample {
 		{Labels: []string{"summaries"}, Value: float64(st.Summaries)},
 		{Labels: []string{"summaries_indexed"}, Value: float64(st.IndexedSummaries)},
 		{Labels: []string{"pins"}, Value: float64(st.Pins)},
+		{Labels: []string{"thoughts"}, Value: float64(st.Thoughts)},
+		{Labels: []string{"kg_entities"}, Value: float64(st.Entities)},
+		{Labels: []string{"kg_observations"}, Value: float64(st.EntityObservations)},
+		{Labels: []string{"kg_edges"}, Value: float64(st.Edges)},
+		{Labels: []string{"code_entities"}, Value: float64(st.CodeEntities)},
+		{Labels: []string{"code_episodes"}, Value: float64(st.CodeEpisodes)},
 	}
+}
+
+func (a *API) etvSamples() []metrics.Sample {
+	st := a.eng.CodeVerification()
+	return []metrics.Sample{{Labels: []string{"hit"}, Value: float64(st.Hits)}, {Labels: []string{"miss"}, Value: float64(st.Misses)}}
 }
 
 func (a *API) sizeSamples() []metrics.Sample {

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -90,5 +91,27 @@ func TestIntrospectionEndpoints(t *testing.T) {
 	}
 	if r := do(t, srv, "GET", "/introspect/entity/no-separator", ""); r.status != 400 {
 		t.Errorf("malformed key: %d %s", r.status, r.body)
+	}
+
+	// The verification cache's counters reach the status and the metrics.
+	var st struct {
+		ETV struct {
+			Hits, Misses int64
+			HitRate      float64 `json:"hit_rate"`
+		} `json:"codeVerification"`
+	}
+	do(t, srv, "GET", "/v1/status", "").decode(t, &st)
+	// (Indexing primed the cache, so the checks since were hits.)
+	if st.ETV.Hits < 1 || st.ETV.HitRate != float64(st.ETV.Hits)/float64(st.ETV.Hits+st.ETV.Misses) {
+		t.Fatalf("status codeVerification %+v; want the checks counted", st.ETV)
+	}
+	text := string(do(t, srv, "GET", "/metrics", "").body)
+	for _, want := range []string{
+		fmt.Sprintf(`cairn_code_etv_cache_lookups{result="hit"} %d`, st.ETV.Hits),
+		`cairn_store_rows{kind="code_entities"} 1`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("metrics lack %q", want)
+		}
 	}
 }

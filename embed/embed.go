@@ -55,3 +55,15 @@ func Cosine(a, b []float32) float32 {
 	}
 	return s
 }
+
+// WordVectors is implemented by embedders built from word vectors (the
+// built-in GloVe one): it names text's words by id and compares two words,
+// which lets retrieval match a query word to the closest word of a record
+// ("pets" to "dog") as well as to the same word.
+type WordVectors interface {
+	// WordIDs returns the ids of text's known words, each once, leaving
+	// out those skip reports (skip may be nil).
+	WordIDs(text string, skip func(word string) bool) []int32
+	// WordCosine is the cosine similarity of two words' vectors.
+	WordCosine(a, b int32) float32
+}

@@ -33,3 +33,13 @@ func (g *GloVe) Embed(ctx context.Context, texts []string) ([][]float32, error) 
 	}
 	return out, nil
 }
+
+// WordIDs implements WordVectors.
+func (g *GloVe) WordIDs(text string, skip func(word string) bool) []int32 {
+	return g.v.WordIDs(text, skip)
+}
+
+// WordCosine implements WordVectors.
+func (g *GloVe) WordCosine(a, b int32) float32 { return g.v.WordCosine(a, b) }
+
+var _ WordVectors = (*GloVe)(nil)

@@ -145,3 +145,85 @@ func (x *Index) Cap() int {
 	defer x.mu.RUnlock()
 	return len(x.live)
 }
+
+// ContextScores scores every live document that allow accepts and that
+// holds a query term, or neighbours one that does, as one BM25F document
+// made of its own text and its neighbours' text at their weights:
+// neighbours(doc, visit) calls visit for each document that takes a share
+// of doc's text, with that share. A term's frequencies from the record and
+// its neighbours add up before saturation, so a term found both in a record
+// and next to it counts about once, while different terms add:
+//
+//	context(d) = Σ_t idf(t) · tf'·(k1+1) / (tf' + k1·(1 − b + b·len(d)/avglen))
+//	tf'        = tf(t, d) + Σ_n share(n→d) · tf(t, n)
+//
+// It adds each document's own BM25 (as Scores computes it) to own[doc]
+// and its context score to ctx[doc]; ownDocs and ctxDocs list the
+// documents given a score, in no order. tf is scratch space of the same
+// length, all zero before and after. Query terms come from QueryTerms or
+// Analyze.
+func (x *Index) ContextScores(terms []string, allow func(doc uint32) bool, neighbours func(doc uint32, visit func(n uint32, share float32)),
+	own, ctx, tf []float32, ownDocs, ctxDocs []uint32) ([]uint32, []uint32) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.docs == 0 {
+		return ownDocs, ctxDocs
+	}
+	avg := x.total / float64(x.docs)
+	n := float64(x.docs)
+	norm := func(doc uint32) float64 { return K1 * (1 - B + B*float64(x.length[doc])/avg) }
+	var hit []uint32
+	put := func(doc uint32, f float32) {
+		if tf[doc] == 0 {
+			hit = append(hit, doc)
+		}
+		tf[doc] += f
+	}
+	for _, t := range terms {
+		df := float64(x.df[t])
+		if df <= 0 {
+			continue
+		}
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		hit = hit[:0]
+		for _, p := range x.postings[t] {
+			if !x.live[p.doc] || (allow != nil && !allow(p.doc)) {
+				continue
+			}
+			f := float64(p.tf)
+			if own[p.doc] == 0 {
+				ownDocs = append(ownDocs, p.doc)
+			}
+			own[p.doc] += float32(idf * f * (K1 + 1) / (f + norm(p.doc)))
+			put(p.doc, float32(p.tf))
+			if neighbours != nil {
+				neighbours(p.doc, func(nb uint32, share float32) {
+					if share > 0 && x.live[nb] && (allow == nil || allow(nb)) {
+						put(nb, share*float32(p.tf))
+					}
+				})
+			}
+		}
+		for _, d := range hit {
+			f := float64(tf[d])
+			tf[d] = 0
+			if ctx[d] == 0 {
+				ctxDocs = append(ctxDocs, d)
+			}
+			ctx[d] += float32(idf * f * (K1 + 1) / (f + norm(d)))
+		}
+	}
+	return ownDocs, ctxDocs
+}
+
+// IDF is ln(1 + (N − df + 0.5) / (df + 0.5)) of term t, or 0 when no live
+// document holds it.
+func (x *Index) IDF(t string) float64 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	df := float64(x.df[t])
+	if df <= 0 || x.docs == 0 {
+		return 0
+	}
+	return math.Log(1 + (float64(x.docs)-df+0.5)/(df+0.5))
+}

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/cairnhq/cairn/content"
+	"github.com/cairnhq/cairn/embed"
 	"github.com/cairnhq/cairn/lexical"
 	"github.com/cairnhq/cairn/memory"
 )
@@ -23,41 +24,64 @@ type HybridWeights struct {
 	Lexical  float64 `json:"lexical"`
 	Semantic float64 `json:"semantic"`
 	Recency  float64 `json:"recency"`
-	// Before, After and Far are how much of a neighbouring record's match a
-	// record takes: Before from the record right before it in its capsule
-	// (an answer takes from its question, an output from its command),
+	// Before, BeforeOther, After and Far are how much of a neighbouring
+	// record's text a record takes: Before from the record right before it
+	// in its capsule when that one asks a question (holds a "?": an answer
+	// takes from its question), BeforeOther from it when it does not,
 	// After from the one right after it, Far from the ones two away. A
 	// turn's meaning often lives next to it ("Yes, last Tuesday" answers
 	// the turn before).
-	Before float64 `json:"before"`
-	After  float64 `json:"after"`
-	Far    float64 `json:"far"`
+	Before      float64 `json:"before"`
+	BeforeOther float64 `json:"beforeOther"`
+	After       float64 `json:"after"`
+	Far         float64 `json:"far"`
 	// Capsule is how much of the best match in its capsule a record takes:
 	// records of the session a query is about rise together.
 	Capsule float64 `json:"capsule"`
+	// Soft weighs the soft word match of the best softCandidates: each
+	// query word matched to the closest word of the record by word vectors
+	// ("kids" finds "children"), weighted by the word's idf. It applies
+	// with an embedder that has word vectors (the built-in one).
+	Soft float64 `json:"soft"`
+	// Time weighs whether a record is from the period the query names (a
+	// day, a month or a year: "on May 3, 2023", "in July 2023";
+	// QueryPeriod) or up to PeriodSlack after it. It applies when the
+	// query names one.
+	Time float64 `json:"time"`
 }
 
 // DefaultHybridWeights are the defaults, chosen by measurement on LoCoMo
 // (docs/BENCHMARKS.md has the figures and what each weight adds).
-var DefaultHybridWeights = HybridWeights{Lexical: 0.6, Semantic: 0.5, Recency: 0.1, Before: 0.5, After: 0.5, Far: 0.2, Capsule: 0.5}
+var DefaultHybridWeights = HybridWeights{Lexical: 0.6, Semantic: 0.5, Recency: 0.1, Before: 0.5, BeforeOther: 0.1, After: 0.5, Far: 0.2, Capsule: 0.5, Soft: 0.35, Time: 0.25}
 
 // semKeep is how many of the most similar records may join the
 // candidates without a lexical match, and semJoin how close to the best
 // similarity they must come: a record that shares no word with the query
-// enters only when its meaning is close.
+// enters only when its meaning is close. softCandidates is how many of
+// the best candidates get the soft word match.
 const (
-	semKeep = 100
-	semJoin = 0.75
+	semKeep        = 100
+	semJoin        = 0.75
+	softCandidates = 50
 )
 
 // Hybrid ranks by BM25 over an in-memory index with neighbour and capsule
 // context, fused with semantic similarity and recency:
 //
-//	context  = bm25 + Before·bm25(previous) + After·bm25(next) + Far·bm25(±2)
+//	context  = BM25F of the record with its neighbours' text as a field:
+//	           each term's tf' = tf + Before·tf(previous) + After·tf(next) + Far·tf(±2)
+//	           (BeforeOther instead of Before when the previous record asks no question),
+//	           saturated once (lexical.Index.ContextScores)
 //	lexical  = (context + Capsule·best context in the capsule) / the best candidate's
 //	semantic = cosine(query, record) / the best candidate's (negative counts as 0)
 //	recency  = min(1, max(0, 1 − age / 30 days))
-//	score    = (Lexical·lexical + Semantic·semantic + Recency·recency) / (Lexical + Semantic + Recency)
+//	period   = 1 when the record is from the period the query names (QueryPeriod) or up to PeriodSlack after it, else 0
+//	soft     = Σ_q idf(q)·max(0, max_w cosine(q, w)) / Σ_q idf(q), q a query word, w a word of the record
+//	score    = (Lexical·lexical + Semantic·semantic + Recency·recency + Time·period + Soft·soft) / (sum of the weights that apply)
+//
+// Time applies when the query names a period, Soft when the embedder has
+// word vectors; soft is computed for the best softCandidates by the other
+// signals only (0 for the rest), a re-ranking of the head.
 //
 // Candidates are every record in scope that shares a word with the query
 // (or neighbours one), plus up to semKeep records whose similarity comes
@@ -75,16 +99,16 @@ var scorePool = sync.Pool{New: func() any { return new(scoreBuf) }}
 // scoreBuf holds per-document scores for one search; it is all zero
 // between searches.
 type scoreBuf struct {
-	base, ctx []float32
-	touched   []uint32
-	cands     []uint32
+	base, ctx, tf []float32
+	touched       []uint32
+	cands         []uint32
 }
 
 func (b *scoreBuf) reset(n int) {
 	if cap(b.base) < n {
-		b.base, b.ctx = make([]float32, n), make([]float32, n)
+		b.base, b.ctx, b.tf = make([]float32, n), make([]float32, n), make([]float32, n)
 	}
-	b.base, b.ctx = b.base[:n], b.ctx[:n]
+	b.base, b.ctx, b.tf = b.base[:n], b.ctx[:n], b.tf[:n]
 	b.touched, b.cands = b.touched[:0], b.cands[:0]
 }
 
@@ -99,8 +123,8 @@ func (b *scoreBuf) clear() {
 }
 
 type scored struct {
-	doc                                 uint32
-	score, bm25, lex, sem, rec, capsule float64
+	doc                                               uint32
+	score, bm25, lex, sem, rec, soft, period, capsule float64
 }
 
 // Search implements Provider.
@@ -108,7 +132,8 @@ func (h *Hybrid) Search(ctx context.Context, r memory.Reader, opts SearchOptions
 	w := h.Weights
 	out := Ranking{Candidates: []Candidate{}, Scoring: Scoring{Formula: hybridFormula, Params: map[string]float64{
 		"lexicalWeight": w.Lexical, "semanticWeight": w.Semantic, "recencyWeight": w.Recency,
-		"before": w.Before, "after": w.After, "far": w.Far, "capsule": w.Capsule,
+		"before": w.Before, "beforeOther": w.BeforeOther, "after": w.After, "far": w.Far, "capsule": w.Capsule,
+		"soft": w.Soft, "softCandidates": softCandidates, "time": w.Time,
 		"bm25K1": lexical.K1, "bm25B": lexical.B}}}
 	if opts.Query.Syntax == memory.SyntaxFTS {
 		return Ranking{}, memory.Errorf(memory.CodeInvalidParams, "the fts syntax is served by the local-fts provider; the hybrid provider reads plain text")
@@ -129,6 +154,10 @@ func (h *Hybrid) Search(ctx context.Context, r memory.Reader, opts SearchOptions
 	}
 	ranked, refs, stats := h.rank(opts, qv)
 	out.Scoring.Params["candidates"] = float64(stats.candidates)
+	if stats.period {
+		out.Scoring.Params["periodFrom"] = float64(stats.from)
+		out.Scoring.Params["periodTo"] = float64(stats.to)
+	}
 	if stats.pendingVectors > 0 {
 		// Candidates with no vector in the active space (pending, or
 		// embedded in another space only) rank on words and time alone.
@@ -142,19 +171,27 @@ func (h *Hybrid) Search(ctx context.Context, r memory.Reader, opts SearchOptions
 	for _, e := range ents {
 		byRef[memory.EntityRef{Type: e.Type(), ID: e.ID()}] = e
 	}
+	soft := w.Soft > 0 && h.Index.wordVectors() != nil
 	for i, s := range ranked {
 		e, ok := byRef[refs[i]]
 		if !ok {
 			continue // forgotten since the index last synced
 		}
+		parts := []memory.Explanation{
+			{Name: "bm25", Value: s.bm25},
+			{Name: "lexical", Value: s.lex},
+			{Name: "semantic", Value: s.sem},
+			{Name: "recency", Value: s.rec},
+		}
+		if soft {
+			parts = append(parts, memory.Explanation{Name: "soft", Value: s.soft})
+		}
+		if stats.period {
+			parts = append(parts, memory.Explanation{Name: "period", Value: s.period})
+		}
 		out.Candidates = append(out.Candidates, Candidate{
 			EntityType: e.Type(), Entity: e, Score: s.score, MatchContext: content.MatchContext(e.Content()),
-			Explanation: memory.Explanation{Name: "score", Value: s.score, Children: []memory.Explanation{
-				{Name: "bm25", Value: s.bm25},
-				{Name: "lexical", Value: s.lex},
-				{Name: "semantic", Value: s.sem},
-				{Name: "recency", Value: s.rec},
-			}},
+			Explanation: memory.Explanation{Name: "score", Value: s.score, Children: parts},
 		})
 	}
 	return out, nil
@@ -162,6 +199,10 @@ func (h *Hybrid) Search(ctx context.Context, r memory.Reader, opts SearchOptions
 
 type rankStats struct {
 	candidates, pendingVectors int
+	// period says the query names a period, [from, to) in Unix
+	// milliseconds with the slack added.
+	period   bool
+	from, to int64
 }
 
 // rank scores the index under its read lock and returns the best
@@ -196,29 +237,27 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 	buf.reset(len(x.docs))
 	defer buf.clear()
 
-	buf.touched = x.lex.Scores(lexical.Analyze(opts.Query.Terms), allow, buf.base, buf.touched)
-	add := func(doc uint32, s float32) {
-		if buf.ctx[doc] == 0 {
-			buf.cands = append(buf.cands, doc)
-		}
-		buf.ctx[doc] += s
-	}
-	for _, doc := range buf.touched {
-		s := buf.base[doc]
-		add(doc, s)
-		// The record after this one takes Before of it; the one before, After.
-		for _, nb := range [4]struct {
-			k int
-			f float64
-		}{{1, w.Before}, {-1, w.After}, {2, w.Far}, {-2, w.Far}} {
+	// The record after a match takes Before of its text; the one before
+	// it, After; the ones two away, Far.
+	shares := [4]struct {
+		k int
+		f float32
+	}{{1, float32(w.Before)}, {-1, float32(w.After)}, {2, float32(w.Far)}, {-2, float32(w.Far)}}
+	neighbours := func(doc uint32, visit func(uint32, float32)) {
+		for _, nb := range shares {
+			if nb.k == 1 && !x.docs[doc].asks {
+				nb.f = float32(w.BeforeOther)
+			}
 			if nb.f == 0 {
 				continue
 			}
-			if n, ok := x.neighbour(doc, nb.k); ok && allow(n) {
-				add(n, s*float32(nb.f))
+			if n, ok := x.neighbour(doc, nb.k); ok {
+				visit(n, nb.f)
 			}
 		}
 	}
+	buf.touched, buf.cands = x.lex.ContextScores(lexical.Analyze(opts.Query.Terms), allow, neighbours,
+		buf.base, buf.ctx, buf.tf, buf.touched, buf.cands)
 	capBest := map[string]float32{}
 	if w.Capsule > 0 {
 		for _, d := range buf.cands {
@@ -267,7 +306,19 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 		bestLex = max(bestLex, lexOf(d))
 	}
 	st.candidates = len(buf.cands)
+	// The weights of the signals that apply to this search add up to
+	// total, so scores stay in [0, 1].
 	total := w.Lexical + w.Semantic + w.Recency
+	if w.Time > 0 {
+		if from, to, ok := QueryPeriod(opts.Text); ok {
+			st.period, st.from, st.to = true, from, to+PeriodSlack.Milliseconds()
+			total += w.Time
+		}
+	}
+	wv := x.wordVectors()
+	if wv != nil && w.Soft > 0 {
+		total += w.Soft
+	}
 	if total == 0 {
 		total = 1
 	}
@@ -281,15 +332,25 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 			sem = max(0, semOf[d]) / bestSim
 		}
 		rec := math.Min(1, math.Max(0, 1-float64(opts.Now-x.docs[d].ts)/RecencyWindowMillis))
-		ranked = append(ranked, scored{doc: d, bm25: float64(buf.base[d]), lex: lex, sem: sem, rec: rec,
-			score: Round10((w.Lexical*lex + w.Semantic*sem + w.Recency*rec) / total)})
+		var period float64
+		if ts := x.docs[d].ts; st.period && ts >= st.from && ts < st.to {
+			period = 1
+		}
+		ranked = append(ranked, scored{doc: d, bm25: float64(buf.base[d]), lex: lex, sem: sem, rec: rec, period: period,
+			score: Round10((w.Lexical*lex + w.Semantic*sem + w.Recency*rec + w.Time*period) / total)})
 	}
-	slices.SortFunc(ranked, func(a, b scored) int {
+	byScore := func(a, b scored) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
 		return cmp.Compare(x.docs[a.doc].ref.ID, x.docs[b.doc].ref.ID)
-	})
+	}
+	slices.SortFunc(ranked, byScore)
+	if wv != nil && w.Soft > 0 {
+		top := ranked[:min(softCandidates, len(ranked))]
+		h.soften(wv, top, opts.Query.Terms, w.Soft/total)
+		slices.SortFunc(top, byScore)
+	}
 	if len(ranked) > opts.MaxResults {
 		ranked = ranked[:opts.MaxResults]
 	}
@@ -305,13 +366,15 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 // digit, and results must be the same everywhere.
 func roundSim(s float64) float64 { return math.Round(s*1e6) / 1e6 }
 
-const hybridFormula = "score = (lexicalWeight × lexical + semanticWeight × semantic + recencyWeight × recency) / (lexicalWeight + semanticWeight + recencyWeight); " +
+const hybridFormula = "score = (lexicalWeight × lexical + semanticWeight × semantic + recencyWeight × recency + time × period + soft × softMatch) / the sum of the weights that apply (time when the query names a period, soft with word vectors); " +
 	"bm25 is the record's own BM25 (Porter2 stems, stopwords dropped, k1 bm25K1, b bm25B); " +
-	"context = bm25 + before × bm25 of the record before it in its capsule + after × bm25 of the record after it + far × bm25 of the records two away; " +
+	"context is the BM25 of the record with its neighbours' text as a weighted field: each term's frequency adds before × its frequency in the record before it in its capsule (beforeOther when that record asks no question), after × in the record after it and far × in the records two away; " +
 	"lexical = (context + capsule × the best context in its capsule) / the best candidate's; " +
-	"semantic = cosine(query, record) / the best candidate's; recency = min(1, max(0, 1 − age / 30 days))"
+	"semantic = cosine(query, record) / the best candidate's; recency = min(1, max(0, 1 − age / 30 days)); " +
+	"period = 1 when the query names a day, month or year (periodFrom to periodTo, a week of slack included) and the record is from it, else 0; " +
+	"softMatch (the best softCandidates only, with word vectors) = Σ over query words of idf × the best cosine with a word of the record, / Σ idf"
 
-// ParseHybridWeights reads "lexical=0.6,semantic=0.5,recency=0.1,before=0.5,after=0.5,far=0.2,capsule=0.5"
+// ParseHybridWeights reads "lexical=0.6,semantic=0.5,recency=0.1,before=0.5,beforeOther=0.1,after=0.5,far=0.2,capsule=0.5,soft=0.35,time=0.25"
 // over the defaults; keys left out keep their default.
 func ParseHybridWeights(s string) (HybridWeights, error) {
 	w := DefaultHybridWeights
@@ -319,16 +382,59 @@ func ParseHybridWeights(s string) (HybridWeights, error) {
 		return w, nil
 	}
 	fields := map[string]*float64{"lexical": &w.Lexical, "semantic": &w.Semantic, "recency": &w.Recency,
-		"before": &w.Before, "after": &w.After, "far": &w.Far, "capsule": &w.Capsule}
+		"before": &w.Before, "beforeOther": &w.BeforeOther, "after": &w.After, "far": &w.Far, "capsule": &w.Capsule,
+		"soft": &w.Soft, "time": &w.Time}
 	for _, part := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
 		p := fields[strings.TrimSpace(k)]
 		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if !ok || p == nil || err != nil || f < 0 || f > 10 || math.IsNaN(f) {
 			return w, memory.Errorf(memory.CodeInvalidParams,
-				"hybrid weights %q: want key=value pairs (lexical, semantic, recency, before, after, far, capsule) with values from 0 to 10", s)
+				"hybrid weights %q: want key=value pairs (lexical, semantic, recency, before, beforeOther, after, far, capsule, soft, time) with values from 0 to 10", s)
 		}
 		*p = f
 	}
 	return w, nil
+}
+
+// soften adds weight times the soft word match to the candidates' scores:
+// each query word is matched to the closest known word of the record by
+// cosine of word vectors (an exact match is 1), the matches weighted by
+// the query words' idf. A query word the memory never saw weighs as the
+// rarest word.
+func (h *Hybrid) soften(wv embed.WordVectors, cands []scored, words []string, weight float64) {
+	x := h.Index
+	var q []int32
+	var qw []float64
+	var total float64
+	rarest := math.Log(1 + float64(x.lex.Len()))
+	for _, w := range words {
+		ids := wv.WordIDs(w, nil)
+		if len(ids) == 0 {
+			continue
+		}
+		idf := rarest
+		if t := lexical.Analyze([]string{w}); len(t) == 1 {
+			if v := x.lex.IDF(t[0]); v > 0 {
+				idf = v
+			}
+		}
+		q, qw = append(q, ids[0]), append(qw, idf)
+		total += idf
+	}
+	if total == 0 {
+		return
+	}
+	for i := range cands {
+		var s float64
+		for j, qi := range q {
+			var best float32
+			for _, d := range x.docs[cands[i].doc].words {
+				best = max(best, wv.WordCosine(qi, d))
+			}
+			s += qw[j] * float64(best)
+		}
+		cands[i].soft = roundSim(s / total)
+		cands[i].score = Round10(cands[i].score + weight*cands[i].soft)
+	}
 }

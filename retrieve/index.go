@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	"github.com/cairnhq/cairn/embed"
@@ -43,6 +44,12 @@ type docInfo struct {
 	tags    []string
 	private bool
 	status  string
+	// words are the record's known words without stopwords, when the
+	// embedder has word vectors (soft matching).
+	words []int32
+	// asks says the record asks a question (holds a "?"): the record
+	// after it takes Before of its text rather than BeforeOther.
+	asks bool
 }
 
 // searchable reports whether the tiered retrieval ranks this record
@@ -165,11 +172,23 @@ func (x *Index) putLocked(rec memory.IndexRecord) {
 	}
 	if info.searchable() {
 		x.lex.Add(doc, rec.Content)
+		x.docs[doc].asks = strings.Contains(rec.Content, "?")
+		if wv := x.wordVectors(); wv != nil {
+			x.docs[doc].words = wv.WordIDs(rec.Content, isStopword)
+		}
 	}
 	if rec.Vector != nil {
 		x.vectors.add(doc, rec.Vector)
 	}
 }
+
+// wordVectors is the embedder's word vectors, or nil when it has none.
+func (x *Index) wordVectors() embed.WordVectors {
+	wv, _ := x.embedder.(embed.WordVectors)
+	return wv
+}
+
+func isStopword(w string) bool { return lexical.Stopwords[w] }
 
 // space is the active vector space (zero without an embedder).
 func (x *Index) space() memory.Space {
@@ -185,6 +204,7 @@ func (x *Index) removeLocked(doc uint32) {
 		return
 	}
 	d.alive = false
+	d.words = nil
 	x.lex.Remove(doc)
 	x.vectors.remove(doc)
 	if m := x.capsules[d.capsule]; m != nil && m[d.pos] == doc {

@@ -114,8 +114,8 @@ func (a *app) printSettings(db string, s cairn.Settings) {
 	row := func(k, format string, v ...any) { fmt.Fprintf(a.out, "%-18s "+format+"\n", append([]any{k}, v...)...) }
 	row("database", "%s", db)
 	row("provider", "%s", s.Provider)
-	row("hybrid weights", "lexical=%g semantic=%g recency=%g before=%g after=%g far=%g capsule=%g",
-		w.Lexical, w.Semantic, w.Recency, w.Before, w.After, w.Far, w.Capsule)
+	row("hybrid weights", "lexical=%g semantic=%g recency=%g before=%g beforeOther=%g after=%g far=%g capsule=%g soft=%g time=%g",
+		w.Lexical, w.Semantic, w.Recency, w.Before, w.BeforeOther, w.After, w.Far, w.Capsule, w.Soft, w.Time)
 	e := s.Embedder
 	emb := fmt.Sprintf("%s, model %s, %d dimensions", e.Provider, e.Model, e.Dim)
 	if e.BaseURL != "" {

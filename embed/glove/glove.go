@@ -14,6 +14,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -56,6 +57,8 @@ type Vectors struct {
 	scale  []float32
 	rows   []int8
 	pc     [Dim]float32
+	// unit scales row i's int8 components to a unit vector.
+	unit []float32
 }
 
 var (
@@ -109,6 +112,16 @@ func parse(b []byte) (*Vectors, error) {
 		v.scale[i] = math.Float32frombits(le.Uint32(row))
 		for j := range Dim {
 			v.rows[i*Dim+j] = int8(row[4+j])
+		}
+	}
+	v.unit = make([]float32, n)
+	for i := range n {
+		var s int32
+		for _, x := range v.rows[i*Dim : i*Dim+Dim] {
+			s += int32(x) * int32(x)
+		}
+		if s > 0 {
+			v.unit[i] = float32(1 / math.Sqrt(float64(s)))
 		}
 	}
 	return v, nil
@@ -176,4 +189,53 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// WordIDs returns the table rows of text's known words (lowercased, as
+// Embed splits them), each once, in order of first appearance, leaving out
+// the words skip reports (skip may be nil).
+func (v *Vectors) WordIDs(text string, skip func(word string) bool) []int32 {
+	var out []int32
+	var seen map[int32]bool // past a few words: a scan per word would be quadratic
+	for _, w := range tokens(text) {
+		if skip != nil && skip(w) {
+			continue
+		}
+		i, ok := v.index[w]
+		if !ok {
+			continue
+		}
+		if seen == nil && len(out) < 32 {
+			if !slices.Contains(out, i) {
+				out = append(out, i)
+			}
+			continue
+		}
+		if seen == nil {
+			seen = make(map[int32]bool, 2*len(out))
+			for _, j := range out {
+				seen[j] = true
+			}
+		}
+		if !seen[i] {
+			seen[i] = true
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// WordCosine is the cosine similarity of the word vectors of rows a and b
+// (1 when a == b).
+func (v *Vectors) WordCosine(a, b int32) float32 {
+	if a == b {
+		return 1
+	}
+	ra := v.rows[int(a)*Dim : int(a)*Dim+Dim]
+	rb := v.rows[int(b)*Dim : int(b)*Dim+Dim]
+	var s int32
+	for j := range Dim {
+		s += int32(ra[j]) * int32(rb[j])
+	}
+	return float32(s) * v.unit[a] * v.unit[b]
 }

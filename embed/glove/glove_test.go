@@ -50,3 +50,42 @@ func TestEmbedIsTopical(t *testing.T) {
 	}
 	t.Logf("pets~dog %.3f pets~tax %.3f", cos(q, dog), cos(q, tax))
 }
+
+func TestWordCosine(t *testing.T) {
+	v, err := glove.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := v.WordIDs("Kids, children and the kids; a tax form", func(w string) bool { return w == "the" || w == "a" })
+	if len(ids) != 5 {
+		t.Fatalf("WordIDs gave %d ids; want 5 (kids, children, and, tax, form: each once, stopwords skipped)", len(ids))
+	}
+	kids, children, tax := ids[0], ids[1], ids[3]
+	if c := v.WordCosine(kids, kids); c != 1 {
+		t.Fatalf("a word with itself: %v", c)
+	}
+	near, far := v.WordCosine(kids, children), v.WordCosine(kids, tax)
+	if near < 0.5 || near >= 1 || far >= near || math.Abs(float64(near-v.WordCosine(children, kids))) > 1e-6 {
+		t.Fatalf("cosine kids~children %v, kids~tax %v; want related words closer, symmetric", near, far)
+	}
+}
+
+func TestWordIDsLongText(t *testing.T) {
+	v, err := glove.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty"
+	text = text + " red green blue black white brown yellow orange purple pink gray " + text + " red cat dog"
+	ids := v.WordIDs(text, nil)
+	if len(ids) != 33 {
+		t.Fatalf("%d ids; want 33 distinct known words", len(ids))
+	}
+	seen := map[int32]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			t.Fatalf("id %d twice", id)
+		}
+		seen[id] = true
+	}
+}

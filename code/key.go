@@ -28,8 +28,9 @@ func Key(path, symbol string) string {
 //   - the symbol contains anything but letters, digits, '_', '$' and '.', or
 //     has an empty dot-separated segment ("a..b", ".a", "a.");
 //   - the path is not valid UTF-8, contains a NUL or a backslash, is
-//     absolute ("/x", "C:x"), has a ".." element, or is not clean (its
-//     path.Clean differs: "./a", "a//b", "a/"), or is ".".
+//     absolute ("/x", or a drive: "C:", "C:/x"; "C:x" is a relative file
+//     name), has a ".." element, or is not clean (its path.Clean differs:
+//     "./a", "a//b", "a/"), or is ".".
 func ParseKey(key string) (p, symbol string, err error) {
 	i := strings.LastIndex(key, keySep)
 	if i < 0 {

@@ -240,24 +240,25 @@ func rxPython(sc *rxScan) []Symbol {
 	n := sc.lines.count()
 	for l := 1; l <= n; l++ {
 		t := sc.text(l)
-		if t == nil || sc.parenStart[l] != 0 || sc.depth[l] != 0 || sc.indent[l] < 0 {
-			continue
+		if t == nil || sc.commentOnly[l] || sc.joined[l] || sc.parenStart[l] != 0 || sc.depth[l] != 0 || sc.indent[l] < 0 {
+			continue // not the start of a statement
 		}
+		// A statement closes the blocks opened at its indentation or
+		// deeper ("if x:" in a class body closes the method above it).
 		ind := sc.indent[l]
+		for len(stack) > 0 && stack[len(stack)-1].indent >= ind {
+			stack = stack[:len(stack)-1]
+		}
 		tt := trimSpaceBytes(t)
 		def := rxPyDef.FindSubmatch(tt)
 		class := rxPyClass.FindSubmatch(tt)
 		if def == nil && class == nil {
 			if ind == 0 {
-				stack = stack[:0]
 				if m := rxPyConst.FindSubmatch(tt); m != nil {
 					out = append(out, sc.symbol(string(m[1]), kindConstant, l, ends[l]))
 				}
 			}
 			continue
-		}
-		for len(stack) > 0 && stack[len(stack)-1].indent >= ind {
-			stack = stack[:len(stack)-1]
 		}
 		inDef := false
 		prefix := ""
@@ -296,16 +297,17 @@ func rxPython(sc *rxScan) []Symbol {
 // ---- JavaScript and TypeScript
 
 var (
-	rxJSFunc   = regexp.MustCompile(`^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:async\s+)?function\b\s*\*?\s*(` + rxJSID + `)`)
-	rxJSClass  = regexp.MustCompile(`^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?class\s+(` + rxJSID + `)`)
-	rxJSArrow  = regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+(` + rxJSID + `)\s*(?::[^=]+)?=\s*(?:async\b\s*)?(?:function\b|(?:\([^)]*\)|` + rxJSID + `)\s*(?::[^=]+)?=>)`)
-	rxJSConst  = regexp.MustCompile(`^(?:export\s+)?(?:declare\s+)?const\s+(_*[A-Z][A-Z0-9_$]*)\s*(?::[^=]+)?=`)
-	rxTSIface  = regexp.MustCompile(`^(?:export\s+)?(?:default\s+)?(?:declare\s+)?interface\s+(` + rxJSID + `)`)
-	rxTSType   = regexp.MustCompile(`^(?:export\s+)?(?:declare\s+)?type\s+(` + rxJSID + `)\s*(?:<.*>)?\s*=`)
-	rxTSEnum   = regexp.MustCompile(`^(?:export\s+)?(?:declare\s+)?(?:const\s+)?enum\s+(` + rxJSID + `)`)
-	rxJSMods   = `(?:(?:public|private|protected|static|readonly|abstract|override|async|declare|get|set|accessor)\s+)*`
-	rxJSMethod = regexp.MustCompile(`^` + rxJSMods + `\*?\s*(` + rxJSID + `)\s*[?!]?\s*(?:<[^>]*>)?\s*\(`)
-	rxJSField  = regexp.MustCompile(`^` + rxJSMods + `(` + rxJSID + `)\s*[?!]?\s*(?::[^=]+)?=\s*(?:async\b\s*)?(?:function\b|(?:\([^)]*\)|` + rxJSID + `)\s*(?::[^=]+)?=>)`)
+	rxJSFunc     = regexp.MustCompile(`^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:async\s+)?function\b\s*\*?\s*(` + rxJSID + `)`)
+	rxJSClass    = regexp.MustCompile(`^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?class\s+(` + rxJSID + `)`)
+	rxJSArrow    = regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+(` + rxJSID + `)\s*(?::[^=]+)?=\s*(?:async\b\s*)?(?:function\b|(?:\([^)]*\)|` + rxJSID + `)\s*(?::[^=]+)?=>)`)
+	rxJSConst    = regexp.MustCompile(`^(?:export\s+)?(?:declare\s+)?const\s+(_*[A-Z][A-Z0-9_$]*)\s*(?::[^=]+)?=`)
+	rxTSIface    = regexp.MustCompile(`^(?:export\s+)?(?:default\s+)?(?:declare\s+)?interface\s+(` + rxJSID + `)`)
+	rxTSType     = regexp.MustCompile(`^(?:export\s+)?(?:declare\s+)?type\s+(` + rxJSID + `)\s*(?:<.*>)?\s*=`)
+	rxTSEnum     = regexp.MustCompile(`^(?:export\s+)?(?:declare\s+)?(?:const\s+)?enum\s+(` + rxJSID + `)`)
+	rxJSMods     = `(?:(?:public|private|protected|static|readonly|abstract|override|async|declare|get|set|accessor)\s+)*`
+	rxJSMethod   = regexp.MustCompile(`^` + rxJSMods + `\*?\s*(` + rxJSID + `)\s*[?!]?\s*(?:<[^>]*>)?\s*\(`)
+	rxJSAbstract = regexp.MustCompile(`^` + rxJSMods + `\babstract\s`)
+	rxJSField    = regexp.MustCompile(`^` + rxJSMods + `(` + rxJSID + `)\s*[?!]?\s*(?::[^=]+)?=\s*(?:async\b\s*)?(?:function\b|(?:\([^)]*\)|` + rxJSID + `)\s*(?::[^=]+)?=>)`)
 )
 
 // rxJSKeywords are words that look like a method name before '(' but are
@@ -325,12 +327,15 @@ func rxJS(sc *rxScan, ts bool) []Symbol {
 		}
 		c, top := nest.at(l, sc.depth[l])
 		if c != nil {
-			m := rxJSMethod.FindSubmatch(t)
+			m, field := rxJSMethod.FindSubmatch(t), false
 			if m == nil {
-				m = rxJSField.FindSubmatch(t)
+				m, field = rxJSField.FindSubmatch(t), true
 			}
 			if m != nil && !rxJSKeywords[string(m[1])] {
-				end, _ := sc.blockEnd(l)
+				end, body := sc.blockEnd(l)
+				if !body && !field && !rxJSAbstract.Match(t) {
+					continue // an overload or a declared signature: not an entity
+				}
 				out = append(out, sc.symbol(c.prefix+string(m[1]), kindMethod, l, end))
 			}
 			continue
@@ -578,13 +583,17 @@ var (
 	rxCFunc    = regexp.MustCompile(`^(?:[\p{L}_][\p{L}\p{N}_]*[\s*]+)*?\**(` + rxID + `)\s*\(`)
 	rxCFnPtr   = regexp.MustCompile(`\(\s*\*\s*(` + rxID + `)\s*\)`)
 	rxCLastID  = regexp.MustCompile(`(` + rxID + `)\s*(?:\[[^\]]*\]\s*)*;`)
-	rxCClose   = regexp.MustCompile(`\}\s*(?:\*\s*)?(` + rxID + `)`)
+	rxCClose   = regexp.MustCompile(`\}\s*(?:__attribute__\s*\(\(.*?\)\)\s*)?(?:\*\s*)?(` + rxID + `)`)
 )
 
 // rxCKeywords are words the function pattern could take for a name.
 var rxCKeywords = map[string]bool{"if": true, "for": true, "while": true, "switch": true, "return": true,
 	"sizeof": true, "typedef": true, "do": true, "else": true, "case": true, "goto": true, "defined": true,
-	"_Static_assert": true, "static_assert": true, "__attribute__": true, "alignof": true, "_Alignof": true}
+	"_Static_assert": true, "static_assert": true, "__attribute__": true, "alignof": true, "_Alignof": true,
+	// type words, as in "void (*signal(int, void (*)(int)))(int) {"
+	"void": true, "char": true, "short": true, "int": true, "long": true, "float": true, "double": true,
+	"signed": true, "unsigned": true, "const": true, "volatile": true, "static": true, "extern": true,
+	"inline": true, "register": true, "struct": true, "union": true, "enum": true, "_Bool": true, "bool": true}
 
 func rxC(sc *rxScan) []Symbol {
 	var out []Symbol
@@ -594,12 +603,16 @@ func rxC(sc *rxScan) []Symbol {
 		if len(t) == 0 {
 			continue
 		}
-		if m := rxCDefine.FindSubmatch(trimSpaceBytes(t)); m != nil {
+		if tt := trimSpaceBytes(t); len(tt) > 0 && tt[0] == '#' {
+			// A preprocessor line and its continuations: a constant, or
+			// nothing (a macro body is not declarations).
 			end := l
 			for end < n && strings.HasSuffix(strings.TrimRight(string(sc.lines.line(end)), " \t\r"), `\`) {
 				end++
 			}
-			out = append(out, sc.symbol(string(m[1]), kindConstant, l, end))
+			if m := rxCDefine.FindSubmatch(tt); m != nil && cDefineHasValue(tt[len(m[0])-1:]) {
+				out = append(out, sc.symbol(string(m[1]), kindConstant, l, end))
+			}
 			l = end
 			continue
 		}
@@ -628,6 +641,26 @@ func rxC(sc *rxScan) []Symbol {
 		}
 	}
 	return out
+}
+
+// cDefineHasValue reports whether the rest of a #define line holds
+// something besides comments.
+func cDefineHasValue(rest []byte) bool {
+	for {
+		rest = trimSpaceBytes(rest)
+		switch {
+		case len(rest) == 0 || hasAt(rest, 0, "//"):
+			return false
+		case hasAt(rest, 0, "/*"):
+			i := bytes.Index(rest[2:], []byte("*/"))
+			if i < 0 {
+				return false
+			}
+			rest = rest[2+i+2:]
+		default:
+			return true
+		}
+	}
 }
 
 // cTypedefName finds the name a typedef on lines l..end declares.

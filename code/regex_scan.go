@@ -2,6 +2,7 @@ package code
 
 import (
 	"sort"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -29,6 +30,7 @@ type rxScan struct {
 	inside      []bool // the line starts inside a string or a block comment
 	indent      []int  // indentation width (tabs to multiples of 8); -1 for blank lines
 	commentOnly []bool // the line holds only a comment
+	joined      []bool // the line before ends in a backslash outside strings and comments
 }
 
 // rxLexer says how a language writes comments and strings.
@@ -39,13 +41,16 @@ type rxLexer struct {
 	tripleQuote  bool   // Python's ''' and """
 	multiline    bool   // "..." may span lines (Rust)
 	rustChars    bool   // ' starts a char literal only when one closes it ('a', '\n'), else a lifetime
+	regexps      bool   // /.../ after an operator or a keyword is a regular expression (JavaScript)
 }
 
 func lexerFor(lang string) rxLexer {
 	switch lang {
 	case langPython:
 		return rxLexer{lineComment: "#", tripleQuote: true}
-	case langGo, langJavaScript, langTypeScript:
+	case langJavaScript, langTypeScript:
+		return rxLexer{lineComment: "//", blockComment: true, backtick: true, regexps: true}
+	case langGo:
 		return rxLexer{lineComment: "//", blockComment: true, backtick: true}
 	case langRust:
 		return rxLexer{lineComment: "//", blockComment: true, multiline: true, rustChars: true}
@@ -66,6 +71,7 @@ func scanSource(lang string, lines *srcLines) *rxScan {
 		inside:      make([]bool, n+2),
 		indent:      make([]int, n+2),
 		commentOnly: make([]bool, n+2),
+		joined:      make([]bool, n+2),
 	}
 	src := lines.src
 	var (
@@ -78,17 +84,25 @@ func scanSource(lang string, lines *srcLines) *rxScan {
 		escapes   bool   // backslash escapes inside that string
 		multiline bool   // the string may span lines
 		code      bool   // the current line has code outside comments
+		continued bool   // a backslash escaped the newline inside a string
+		prev      byte   // the last byte of code outside white space, strings and comments
+		prevAt    int    // where prev is
+		noRegexp  int    // a line where a '/' started no regular expression
 	)
 	sc.depth[1], sc.parenStart[1] = 0, 0
 	for i := 0; i < len(src); {
 		c := src[i]
 		if c == '\n' {
+			if state == 0 && (hasAt(src, i-1, "\\") || hasAt(src, i-2, "\\\r")) {
+				sc.joined[line+1] = true
+			}
 			if state == 1 {
 				state = 0
 			}
-			if state == 3 && !multiline {
+			if state == 3 && !multiline && !continued {
 				state = 0
 			}
+			continued = false
 			sc.parenEnd[line] = paren
 			sc.commentOnly[line] = !code && !sc.inside[line]
 			line++
@@ -113,8 +127,16 @@ func scanSource(lang string, lines *srcLines) *rxScan {
 			continue
 		case 3: // string
 			if escapes && c == '\\' {
+				// A backslash before the newline continues even a
+				// one-line string on the next line (C, Python, JavaScript).
 				if i+1 < len(src) && src[i+1] == '\n' {
+					continued = true
 					i++ // let the newline be counted
+					continue
+				}
+				if i+2 < len(src) && src[i+1] == '\r' && src[i+2] == '\n' {
+					continued = true
+					i += 2
 					continue
 				}
 				i += 2
@@ -141,6 +163,18 @@ func scanSource(lang string, lines *srcLines) *rxScan {
 		}
 		if !isBlankByte(c) {
 			code = true
+			if c == '/' && lx.regexps && noRegexp != line && regexpCanStart(src, prev, prevAt) {
+				if j := regexpEnd(src, i); j > 0 {
+					prev, prevAt = '/', j-1
+					i = j
+					continue
+				}
+				// No regular expression closes on this line: a division.
+				// Look no further on this line, so that the scan stays
+				// linear.
+				noRegexp = line
+			}
+			prev, prevAt = c, i
 		}
 		switch c {
 		case '"', '\'':
@@ -189,9 +223,63 @@ func scanSource(lang string, lines *srcLines) *rxScan {
 	return sc
 }
 
+// regexpCanStart reports whether a '/' after the code byte prev (at
+// prevAt; 0 at the start of the file) starts a JavaScript regular
+// expression rather than a division: after an operator, an opening
+// bracket, a separator, or a keyword such as return.
+func regexpCanStart(src []byte, prev byte, prevAt int) bool {
+	if prev == 0 || strings.IndexByte("(,=:[!&|?{};+-*%<>~^", prev) >= 0 {
+		return true
+	}
+	if !isWordByte(prev) {
+		return false
+	}
+	start := prevAt
+	for start > 0 && isWordByte(src[start-1]) {
+		start--
+	}
+	switch string(src[start : prevAt+1]) {
+	case "return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw",
+		"yield", "await", "instanceof":
+		return true
+	}
+	return false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+// regexpEnd returns the index just past the regular expression literal
+// starting with the '/' at src[i] (flags are left to the caller, as code),
+// or 0 when none closes on this line.
+func regexpEnd(src []byte, i int) int {
+	class := false
+	for j := i + 1; j < len(src); j++ {
+		switch src[j] {
+		case '\n', '\r':
+			return 0
+		case '\\':
+			if j+1 < len(src) && (src[j+1] == '\n' || src[j+1] == '\r') {
+				return 0
+			}
+			j++
+		case '[':
+			class = true
+		case ']':
+			class = false
+		case '/':
+			if !class {
+				return j + 1
+			}
+		}
+	}
+	return 0
+}
+
 // hasAt reports whether src holds s at i.
 func hasAt(src []byte, i int, s string) bool {
-	return s != "" && i+len(s) <= len(src) && string(src[i:i+len(s)]) == s
+	return s != "" && i >= 0 && i+len(s) <= len(src) && string(src[i:i+len(s)]) == s
 }
 
 // rustCharLen returns the length of the Rust char literal at src[i] ('a',
@@ -331,7 +419,7 @@ func (sc *rxScan) continues(h, base int) bool {
 func (sc *rxScan) indentEnds(braces bool) []int {
 	n := sc.lines.count()
 	significant := func(l int) bool {
-		return sc.indent[l] >= 0 && !sc.commentOnly[l] && !sc.inside[l] && sc.parenStart[l] == 0 &&
+		return sc.indent[l] >= 0 && !sc.commentOnly[l] && !sc.inside[l] && !sc.joined[l] && sc.parenStart[l] == 0 &&
 			(!braces || sc.depth[l] == 0)
 	}
 	// lastContent[l]: the last line <= l holding code (continuations count).

@@ -256,12 +256,22 @@ func leadingLine(lang string, t []byte) bool {
 	case langPython:
 		return s[0] == '#' || s[0] == '@'
 	case langRust:
-		return strings.HasPrefix(s, "//") || strings.HasPrefix(s, "/*") || s[0] == '*' || strings.HasPrefix(s, "#[")
+		return commentLine(s) || strings.HasPrefix(s, "#[")
 	case langJava, langJavaScript, langTypeScript:
-		return strings.HasPrefix(s, "//") || strings.HasPrefix(s, "/*") || s[0] == '*' || s[0] == '@'
+		return commentLine(s) || s[0] == '@'
 	default: // Go, C and the generic patterns
-		return strings.HasPrefix(s, "//") || strings.HasPrefix(s, "/*") || s[0] == '*'
+		return commentLine(s)
 	}
+}
+
+// commentLine reports whether a trimmed line (its first bytes s) starts a
+// "//" or "/*" comment or continues a block comment (" * text", " */",
+// " **"); "*gen() {" (a JavaScript generator method) does not.
+func commentLine(s string) bool {
+	if strings.HasPrefix(s, "//") || strings.HasPrefix(s, "/*") {
+		return true
+	}
+	return s[0] == '*' && (len(s) == 1 || s[1] == ' ' || s[1] == '\t' || s[1] == '/' || s[1] == '*')
 }
 
 // trimSpaceBytes trims ASCII white space (and \r) from both ends.

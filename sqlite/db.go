@@ -127,6 +127,9 @@ func (db *DB) Close() error {
 	if db.r != nil {
 		errs = append(errs, db.r.Close())
 	}
+	if db.stmts != nil {
+		db.stmts.preparing.Wait()
+	}
 	errs = append(errs, db.w.Close())
 	if err := errors.Join(errs...); err != nil {
 		return memory.Wrap(memory.CodeDBError, err, "closing database")
@@ -199,6 +202,9 @@ type stmtCache struct {
 	// m maps SQL text to its statement; nil while it is being prepared or
 	// when preparing failed (the uncached path then reports the error).
 	m map[string]*sql.Stmt
+	// preparing counts the background preparations, which Close waits
+	// for: none may open a connection after the database is closed.
+	preparing sync.WaitGroup
 }
 
 const maxCachedStmts = 512
@@ -210,11 +216,13 @@ func (c *stmtCache) get(query string) *sql.Stmt {
 		return st
 	}
 	c.m[query] = nil
+	c.preparing.Add(1)
 	go c.prepare(query)
 	return nil
 }
 
 func (c *stmtCache) prepare(query string) {
+	defer c.preparing.Done()
 	st, err := c.pool.PrepareContext(context.Background(), query)
 	if err != nil {
 		return

@@ -3,6 +3,7 @@ package storetest
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -347,7 +348,7 @@ func testEpisodeSeq(t *testing.T, s memory.Store) {
 	// An update keeps Seq and CreatedAt and writes the other fields.
 	upd := episode("a1", "A")
 	upd.Seq, upd.CreatedAt, upd.UpdatedAt, upd.TotalTokens, upd.Rows, upd.Digest = 0, 99, 50, 42, 2, "digest"
-	got := applyEpisode(t, s, memory.EpisodeChange{Episode: upd})
+	got := applyEpisode(t, s, memory.EpisodeChange{Episode: upd, Rows: []memory.HydrationRow{hrow(upd, 1, "k", 3), hrow(upd, 2, "k", 3)}})
 	want := upd
 	want.Seq, want.CreatedAt = 1, 10
 	sameJSON(t, "updated episode", got, want)
@@ -387,6 +388,7 @@ func testEpisodeSeq(t *testing.T, s memory.Store) {
 
 func testEpisodeOtherSession(t *testing.T, s memory.Store) {
 	e := episode("e1", "A")
+	e.Rows = 1
 	applyEpisode(t, s, memory.EpisodeChange{Episode: e, Rows: []memory.HydrationRow{hrow(e, 1, "k", 1)}})
 	before := codeSnapshot(t, s, "r", []string{"k"}, nil, []string{"e1"})
 	other := episode("e1", "B")
@@ -400,8 +402,22 @@ func testEpisodeOtherSession(t *testing.T, s memory.Store) {
 		t.Fatalf("session B has episodes: %+v", eps)
 	}
 	// A row number used twice in one episode is a conflict too.
+	e.Rows = 2
 	_, err = s.ApplyEpisode(ctx, memory.EpisodeChange{Episode: e, Rows: []memory.HydrationRow{hrow(e, 1, "k", 3)}})
 	wantCode(t, err, memory.CodeConflict)
+	// A change prepared from a stale read of the episode (it counted no
+	// rows; one is stored) is a conflict the caller can recognise and redo.
+	stale := episode("e1", "A")
+	stale.Rows = 1
+	_, err = s.ApplyEpisode(ctx, memory.EpisodeChange{Episode: stale, Rows: []memory.HydrationRow{hrow(stale, 2, "j", 3)}})
+	if !memory.IsCode(err, memory.CodeConflict) || !errors.Is(err, memory.ErrEpisodeChanged) {
+		t.Fatalf("a change from a stale read: %v; want a conflict wrapping ErrEpisodeChanged", err)
+	}
+	stale.Rows = 0
+	_, err = s.ApplyEpisode(ctx, memory.EpisodeChange{Episode: stale})
+	if !errors.Is(err, memory.ErrEpisodeChanged) {
+		t.Fatalf("an update that would reset the seal: %v; want ErrEpisodeChanged", err)
+	}
 	// A row naming another episode is invalid.
 	_, err = s.ApplyEpisode(ctx, memory.EpisodeChange{Episode: e, Rows: []memory.HydrationRow{hrow(other, 9, "k", 3)}})
 	if !memory.IsCode(err, memory.CodeInvalidParams) && !memory.IsCode(err, memory.CodeConflict) {
@@ -415,10 +431,15 @@ func testEpisodeOtherSession(t *testing.T, s memory.Store) {
 func testHydrationOrder(t *testing.T, s memory.Store) {
 	e1, e2, x := episode("e1", "S"), episode("e2", "S"), episode("x", "T")
 	// e1 is created first (number 1 of S), then rows arrive out of order.
+	// (Episode.Rows counts the rows stored with each change.)
 	applyEpisode(t, s, memory.EpisodeChange{Episode: e1})
+	e2.Rows = 2
 	applyEpisode(t, s, memory.EpisodeChange{Episode: e2, Rows: []memory.HydrationRow{hrow(e2, 2, "k", 5), hrow(e2, 1, "j", 5)}})
+	e1.Rows = 2
 	applyEpisode(t, s, memory.EpisodeChange{Episode: e1, Rows: []memory.HydrationRow{hrow(e1, 2, "k", 9), hrow(e1, 1, "k", 9)}})
+	e1.Rows = 3
 	applyEpisode(t, s, memory.EpisodeChange{Episode: e1, Rows: []memory.HydrationRow{hrow(e1, 3, "j", 1)}})
+	x.Rows = 1
 	applyEpisode(t, s, memory.EpisodeChange{Episode: x, Rows: []memory.HydrationRow{hrow(x, 1, "k", 5)}})
 
 	names := func(rows []memory.HydrationRow, err error) []string {

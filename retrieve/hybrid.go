@@ -229,8 +229,8 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 		}
 	}
 	allow := func(doc uint32) bool {
-		d := &x.docs[doc]
-		return d.alive && d.searchable() && !excluded[doc] && filter.matches(d)
+		m := &x.meta[doc]
+		return m.flags&(metaAlive|metaSearchable) == metaAlive|metaSearchable && filter.matchesScope(&m.scope) && (excluded == nil || !excluded[doc])
 	}
 	buf := scorePool.Get().(*scoreBuf)
 	defer scorePool.Put(buf)

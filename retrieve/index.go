@@ -20,8 +20,14 @@ type Index struct {
 	loaded  bool
 	lastSeq int64
 
-	docs  []docInfo
-	byRef map[memory.EntityRef]uint32
+	docs []docInfo
+	// meta is what the scope filter reads of each document, packed apart
+	// from docs so that filtering a large index stays in cache.
+	meta []docMeta
+	// counts are the live documents per kind, for inner_voice's
+	// diagnostics without a walk over every document.
+	counts map[memory.VectorKind]kindCounts
+	byRef  map[memory.EntityRef]uint32
 	// capsules maps a capsule to its observations' documents by position.
 	capsules map[string]map[int]uint32
 	scopes   interner
@@ -50,6 +56,42 @@ type docInfo struct {
 	// asks says the record asks a question (holds a "?"): the record
 	// after it takes Before of its text rather than BeforeOther.
 	asks bool
+}
+
+// docMeta is a document's scope and state, 20 bytes.
+type docMeta struct {
+	scope [4]uint32
+	flags uint8
+}
+
+// docMeta flags.
+const (
+	metaAlive uint8 = 1 << iota
+	metaSearchable
+	// metaVector: the document has a vector in the active space.
+	metaVector
+)
+
+// kindCounts counts the live documents of one kind: all of them, the
+// private ones, and of each those with a vector in the active space.
+type kindCounts struct {
+	alive, private, vec, privateVec int
+}
+
+// count adds delta to the counts of a document of kind.
+func (x *Index) count(kind memory.VectorKind, private, vec bool, delta int) {
+	c := x.counts[kind]
+	c.alive += delta
+	if private {
+		c.private += delta
+	}
+	if vec {
+		c.vec += delta
+		if private {
+			c.privateVec += delta
+		}
+	}
+	x.counts[kind] = c
 }
 
 // searchable reports whether the tiered retrieval ranks this record
@@ -92,7 +134,7 @@ func (in *interner) lookup(s string) (uint32, bool) {
 // records' vectors in the embedder's space (and only that space) and
 // embeds queries.
 func NewIndex(e embed.Embedder) *Index {
-	x := &Index{byRef: map[memory.EntityRef]uint32{}, capsules: map[string]map[int]uint32{},
+	x := &Index{byRef: map[memory.EntityRef]uint32{}, capsules: map[string]map[int]uint32{}, counts: map[memory.VectorKind]kindCounts{},
 		lex: lexical.New(), embedder: e}
 	x.vectors = newVectorSet(x.space())
 	return x
@@ -161,6 +203,11 @@ func (x *Index) putLocked(rec memory.IndexRecord) {
 		info.scope[i] = x.scopes.id(rec.Scope.Get(k))
 	}
 	x.docs = append(x.docs, info)
+	m := docMeta{scope: info.scope, flags: metaAlive}
+	if info.searchable() {
+		m.flags |= metaSearchable
+	}
+	x.meta = append(x.meta, m)
 	x.byRef[ref] = doc
 	if rec.CapsuleID != "" && rec.Position >= 0 {
 		m := x.capsules[rec.CapsuleID]
@@ -177,9 +224,11 @@ func (x *Index) putLocked(rec memory.IndexRecord) {
 			x.docs[doc].words = wv.WordIDs(rec.Content, isStopword)
 		}
 	}
-	if rec.Vector != nil {
-		x.vectors.add(doc, rec.Vector)
+	vec := rec.Vector != nil && x.vectors.add(doc, rec.Vector)
+	if vec {
+		x.meta[doc].flags |= metaVector
 	}
+	x.count(kind, info.private, vec, 1)
 }
 
 // wordVectors is the embedder's word vectors, or nil when it has none.
@@ -204,6 +253,8 @@ func (x *Index) removeLocked(doc uint32) {
 		return
 	}
 	d.alive = false
+	x.count(d.kind, d.private, x.meta[doc].flags&metaVector != 0, -1)
+	x.meta[doc].flags &^= metaAlive | metaVector
 	d.words = nil
 	x.lex.Remove(doc)
 	x.vectors.remove(doc)
@@ -235,9 +286,10 @@ func (x *Index) filterLocked(s memory.Scope) scopeFilter {
 	return f
 }
 
-func (f scopeFilter) matches(d *docInfo) bool {
+// matchesScope reports whether an interned scope passes the filter.
+func (f *scopeFilter) matchesScope(s *[4]uint32) bool {
 	for i := range 4 {
-		if f.set[i] && d.scope[i] != f.want[i] {
+		if f.set[i] && s[i] != f.want[i] {
 			return false
 		}
 	}

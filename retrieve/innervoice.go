@@ -359,7 +359,37 @@ func (iv *InnerVoice) fetch(qv []float32, cap int, kind memory.VectorKind, req I
 		}
 		return tagsAllow(dd.tags, req.IncludeTags, req.ExcludeTags)
 	}
-	// Counts for diagnostics.
+	// Counts for diagnostics: the index keeps them per kind; only a tag
+	// filter needs a walk over the documents.
+	if len(req.IncludeTags) == 0 && len(req.ExcludeTags) == 0 {
+		c := x.counts[kind]
+		if kind == memory.VectorThought && !req.IncludePrivate {
+			d.PrivateExcluded += c.private
+			d.DimExcluded += (c.alive - c.private) - (c.vec - c.privateVec)
+		} else {
+			d.DimExcluded += c.alive - c.vec
+		}
+	} else {
+		x.countTagged(kind, req, d)
+	}
+	if kind == memory.VectorThought {
+		d.UnknownTags = unknownTags(x, append(slices.Clone(req.IncludeTags), req.ExcludeTags...))
+	}
+	var out []ivCand
+	src := srcKG
+	if kind == memory.VectorThought {
+		src = srcThoughts
+	}
+	for _, h := range x.vectors.nearest(qv, cap, allow) {
+		out = append(out, ivCand{doc: h.ID, kind: kind, score: float64(h.Score), src: src, rec: memory.IndexRecord{ID: x.docs[h.ID].ref.ID}})
+	}
+	return out
+}
+
+// countTagged counts, for a request with tag filters, the documents of
+// kind left out as private, by tag, or for having no vector in the active
+// space.
+func (x *Index) countTagged(kind memory.VectorKind, req InnerVoiceRequest, d *InnerVoiceDiagnostics) {
 	for doc := range x.docs {
 		dd := &x.docs[doc]
 		if !dd.alive || dd.kind != kind {
@@ -376,18 +406,6 @@ func (iv *InnerVoice) fetch(qv []float32, cap int, kind memory.VectorKind, req I
 			}
 		}
 	}
-	if kind == memory.VectorThought {
-		d.UnknownTags = unknownTags(x, append(slices.Clone(req.IncludeTags), req.ExcludeTags...))
-	}
-	var out []ivCand
-	src := srcKG
-	if kind == memory.VectorThought {
-		src = srcThoughts
-	}
-	for _, h := range x.vectors.nearest(qv, cap, allow) {
-		out = append(out, ivCand{doc: h.ID, kind: kind, score: float64(h.Score), src: src, rec: memory.IndexRecord{ID: x.docs[h.ID].ref.ID}})
-	}
-	return out
 }
 
 func tagsAllow(tags, include, exclude []string) bool {

@@ -33,10 +33,10 @@ func newVectorSet(space memory.Space) *vectorSet {
 	return v
 }
 
-func (v *vectorSet) add(doc uint32, vec []float32) {
-	if v.flat != nil {
-		v.flat.Add(doc, vec)
-	}
+// add stores doc's vector and reports whether it was kept (a vector of
+// another dimension is not).
+func (v *vectorSet) add(doc uint32, vec []float32) bool {
+	return v.flat != nil && v.flat.Add(doc, vec)
 }
 
 func (v *vectorSet) remove(doc uint32) {

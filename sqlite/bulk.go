@@ -54,6 +54,9 @@ func (db *DB) Import(ctx context.Context, d memory.Dump, progress func(done int)
 			}
 			tick()
 		}
+		if err := a.indexFTS(ctx); err != nil {
+			return err
+		}
 		for i, s := range d.Summaries {
 			if err := importSummary(ctx, tx, s); err != nil {
 				return atRecord(memory.SectionSummaries, i, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 
 	"github.com/cairnhq/cairn/memory"
 )
@@ -21,8 +22,14 @@ type capsuleSlot struct {
 type appender struct {
 	tx        *sql.Tx
 	insObs    *sql.Stmt
-	insFTS    *sql.Stmt
 	insMember *sql.Stmt
+	// unindexed are the rows written but not yet in the full-text index:
+	// indexFTS adds them in a few statements at the end of the batch.
+	// (Each observation insert runs a trigger, so it is a statement
+	// transaction; FTS5 flushes its pending terms at every such savepoint,
+	// so indexing row by row between them wrote one small segment per
+	// row and spent the batch merging them.)
+	unindexed []int64
 	byID      map[string]*capsuleSlot
 	bySession map[string]*capsuleSlot // nil value: the session has no open capsule
 }
@@ -35,9 +42,6 @@ func newAppender(ctx context.Context, tx *sql.Tx) (*appender, error) {
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
 		return nil, err
 	}
-	if a.insFTS, err = tx.PrepareContext(ctx, `INSERT INTO observations_fts(rowid, content) VALUES (?, ?)`); err != nil {
-		return nil, err
-	}
 	if a.insMember, err = tx.PrepareContext(ctx, `INSERT INTO capsule_observations(capsule_id, position, observation_id) VALUES (?, ?, ?)`); err != nil {
 		return nil, err
 	}
@@ -45,7 +49,7 @@ func newAppender(ctx context.Context, tx *sql.Tx) (*appender, error) {
 }
 
 func (a *appender) close() {
-	for _, s := range []*sql.Stmt{a.insObs, a.insFTS, a.insMember} {
+	for _, s := range []*sql.Stmt{a.insObs, a.insMember} {
 		if s != nil {
 			s.Close()
 		}
@@ -149,8 +153,30 @@ func (a *appender) insert(ctx context.Context, o memory.Observation) error {
 	if err != nil {
 		return err
 	}
-	_, err = a.insFTS.ExecContext(ctx, seq, o.Content)
-	return err
+	a.unindexed = append(a.unindexed, seq)
+	return nil
+}
+
+// ftsChunk is how many rows indexFTS adds per statement.
+const ftsChunk = 500
+
+// indexFTS adds the batch's unredacted observations to the full-text
+// index. It must run before the transaction reads the index or commits.
+func (a *appender) indexFTS(ctx context.Context) error {
+	for len(a.unindexed) > 0 {
+		n := min(len(a.unindexed), ftsChunk)
+		args := make([]any, n)
+		for i, seq := range a.unindexed[:n] {
+			args[i] = seq
+		}
+		q := "INSERT INTO observations_fts(rowid, content) SELECT seq, content FROM observations WHERE seq IN (?" +
+			strings.Repeat(", ?", n-1) + ") ORDER BY seq"
+		if _, err := a.tx.ExecContext(ctx, q, args...); err != nil {
+			return err
+		}
+		a.unindexed = a.unindexed[n:]
+	}
+	return nil
 }
 
 // AppendObservations implements memory.ObservationStore.
@@ -170,7 +196,7 @@ func (db *DB) AppendObservations(ctx context.Context, batch []memory.NewObservat
 			}
 			out = append(out, o)
 		}
-		return nil
+		return a.indexFTS(ctx)
 	})
 	if err != nil {
 		return nil, err

@@ -124,15 +124,10 @@ func (m *Memory) hydrateOnce(ctx context.Context, in HydrateRequest) (HydrateRes
 	if err != nil {
 		return HydrateResult{}, err
 	}
-	eps, err := m.store.SessionEpisodes(ctx, ep.SessionID)
+	eps, track, byEp, err := m.sessionTracking(ctx, ep.SessionID)
 	if err != nil {
 		return HydrateResult{}, err
 	}
-	rows, err := m.store.SessionHydrationRows(ctx, ep.SessionID)
-	if err != nil {
-		return HydrateResult{}, err
-	}
-	track, byEp := verifyTracking(eps, rows)
 	if !track.OK {
 		m.log.Warn("hydration tracking damaged: previously hydrated entities may be missing", "session", ep.SessionID, "episode", ep.ID, "problems", len(track.Problems))
 	}

@@ -106,15 +106,10 @@ func (m *Memory) InspectHydration(ctx context.Context, episodeID string) (Hydrat
 	if err != nil {
 		return HydrationView{}, err
 	}
-	eps, err := m.store.SessionEpisodes(ctx, ep.SessionID)
+	_, track, byEp, err := m.sessionTracking(ctx, ep.SessionID)
 	if err != nil {
 		return HydrationView{}, err
 	}
-	rows, err := m.store.SessionHydrationRows(ctx, ep.SessionID)
-	if err != nil {
-		return HydrationView{}, err
-	}
-	track, byEp := verifyTracking(eps, rows)
 	v := HydrationView{
 		EpisodeID: ep.ID, SessionID: ep.SessionID, Seq: ep.Seq, Query: ep.Query, HydrationBlocks: []BlockView{},
 		Tracking: track,

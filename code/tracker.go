@@ -102,6 +102,21 @@ func verifyTracking(eps []memory.Episode, rows []memory.HydrationRow) (Tracking,
 	return t, byEp
 }
 
+// sessionTracking reads a session's episodes and hydration rows and
+// verifies them (see verifyTracking).
+func (m *Memory) sessionTracking(ctx context.Context, session string) ([]memory.Episode, Tracking, map[string][]memory.HydrationRow, error) {
+	eps, err := m.store.SessionEpisodes(ctx, session)
+	if err != nil {
+		return nil, Tracking{}, nil, err
+	}
+	rows, err := m.store.SessionHydrationRows(ctx, session)
+	if err != nil {
+		return nil, Tracking{}, nil, err
+	}
+	t, byEp := verifyTracking(eps, rows)
+	return eps, t, byEp, nil
+}
+
 // CheckTracking verifies the hydration history of every session, as
 // cairn doctor reports it. Sessions counts the sessions checked; each
 // problem names its session.
@@ -112,15 +127,10 @@ func (m *Memory) CheckTracking(ctx context.Context) (sessions int, t Tracking, e
 	}
 	t.OK = true
 	for _, id := range ids {
-		eps, err := m.store.SessionEpisodes(ctx, id)
+		_, st, _, err := m.sessionTracking(ctx, id)
 		if err != nil {
 			return 0, Tracking{}, err
 		}
-		rows, err := m.store.SessionHydrationRows(ctx, id)
-		if err != nil {
-			return 0, Tracking{}, err
-		}
-		st, _ := verifyTracking(eps, rows)
 		t.Episodes += st.Episodes
 		t.Rows += st.Rows
 		for _, p := range st.Problems {

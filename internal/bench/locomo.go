@@ -263,10 +263,20 @@ type QualityReport struct {
 // CategoryNames name LoCoMo's question categories.
 var CategoryNames = map[int]string{1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
+// accum computes recall@k, hit@k and MRR over questions, at the cut-offs
+// ks (nil: Ks).
 type accum struct {
+	ks          []int
 	n           int
 	recall, hit map[int]float64
 	mrr         float64
+}
+
+func (a *accum) cutoffs() []int {
+	if a.ks == nil {
+		return Ks
+	}
+	return a.ks
 }
 
 func (a *accum) add(ranked []string, gold []string) {
@@ -284,7 +294,7 @@ func (a *accum) add(ranked []string, gold []string) {
 	if first > 0 {
 		a.mrr += 1 / float64(first)
 	}
-	for _, k := range Ks {
+	for _, k := range a.cutoffs() {
 		top := ranked[:min(k, len(ranked))]
 		found := 0
 		for _, g := range gold {
@@ -304,7 +314,7 @@ func (a *accum) scores() Scores {
 	if a.n == 0 {
 		return s
 	}
-	for _, k := range Ks {
+	for _, k := range a.cutoffs() {
 		s.Recall[strconv.Itoa(k)] = a.recall[k] / float64(a.n)
 		s.Hit[strconv.Itoa(k)] = a.hit[k] / float64(a.n)
 	}

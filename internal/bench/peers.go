@@ -278,7 +278,7 @@ func RunPeers(ctx context.Context, o PeersOptions) (PeersReport, error) {
 		if err != nil {
 			return rep, fmt.Errorf("%s: %w", name, err)
 		}
-		r := &peerRun{name: name, p: p, sc: newScorer(o.Ks)}
+		r := &peerRun{name: name, p: p, sc: &accum{ks: o.Ks}}
 		runs = append(runs, r)
 		fmt.Fprintf(o.Progress, "%s: loading %d conversations\n", name, len(o.Data.Samples))
 		t0 := time.Now()
@@ -341,7 +341,7 @@ type peerRun struct {
 	name     string
 	p        peer
 	res      SystemResult
-	sc       *scorer
+	sc       *accum
 	lat      []time.Duration
 	total    time.Duration
 	returned int
@@ -358,52 +358,6 @@ func (r *peerRun) result(questions int) SystemResult {
 		res.EngineP50Ms, res.EmbedP50Ms = Percentile(m.engine, 0.50), Percentile(m.embed, 0.50)
 	}
 	return res
-}
-
-// scorer computes recall@k, hit@k and MRR as RunLoCoMo does, at any
-// cut-offs.
-type scorer struct {
-	ks          []int
-	n           int
-	recall, hit map[int]float64
-	mrr         float64
-}
-
-func newScorer(ks []int) *scorer {
-	return &scorer{ks: ks, recall: map[int]float64{}, hit: map[int]float64{}}
-}
-
-func (s *scorer) add(ranked, gold []string) {
-	s.n++
-	if i := slices.IndexFunc(ranked, func(id string) bool { return slices.Contains(gold, id) }); i >= 0 {
-		s.mrr += 1 / float64(i+1)
-	}
-	for _, k := range s.ks {
-		top := ranked[:min(k, len(ranked))]
-		found := 0
-		for _, g := range gold {
-			if slices.Contains(top, g) {
-				found++
-			}
-		}
-		s.recall[k] += float64(found) / float64(len(gold))
-		if found > 0 {
-			s.hit[k]++
-		}
-	}
-}
-
-func (s *scorer) scores() Scores {
-	out := Scores{Questions: s.n, Recall: map[string]float64{}, Hit: map[string]float64{}}
-	if s.n == 0 {
-		return out
-	}
-	for _, k := range s.ks {
-		out.Recall[strconv.Itoa(k)] = s.recall[k] / float64(s.n)
-		out.Hit[strconv.Itoa(k)] = s.hit[k] / float64(s.n)
-	}
-	out.MRR = s.mrr / float64(s.n)
-	return out
 }
 
 func loadAverage() string {

@@ -23,7 +23,15 @@ func FuzzRequestDecoding(f *testing.F) {
 	}
 	eng := newEngine(f)
 	api := httpapi.New(eng, nil)
-	tools := cairn.Tools()
+	// code_index reads whatever directory a request names: a fuzzed body
+	// naming "/" would walk the whole disk. Its bad input is tested in
+	// code/input_test.go; here it is left out.
+	var tools []cairn.Tool
+	for _, t := range cairn.Tools() {
+		if t.Name != "code_index" {
+			tools = append(tools, t)
+		}
+	}
 	f.Fuzz(func(t *testing.T, which int, body string) {
 		if which < 0 {
 			which = -which

@@ -141,6 +141,21 @@ func searchTable(ctx context.Context, tx queryer, expr string, ts memory.TextSea
 	return hits, rows.Err()
 }
 
+// queryComplaints are the fragments of the messages FTS5 gives for a query
+// it cannot parse (from its expression parser in SQLite 3.5x). Corruption and
+// other table errors also start with "fts5:" and are not among them: those
+// stay db_error.
+var queryComplaints = []string{
+	"syntax error",
+	"unterminated string",
+	"unknown special query",
+	"no such column",
+	"expected integer, got",
+	"parser stack overflow",
+	"queries are not supported",
+	"expression tree is too large",
+}
+
 // ftsError turns the full-text engine's complaints about an FTS-syntax query
 // into invalid_params errors that quote the engine's reason but no SQL.
 // Other errors pass through.
@@ -154,7 +169,7 @@ func ftsError(err error, syntax memory.Syntax) error {
 	}
 	lower := strings.ToLower(msg)
 	isSyntax := false
-	for _, s := range []string{"fts5", "syntax error", "unterminated string", "unknown special query", "no such column"} {
+	for _, s := range queryComplaints {
 		if strings.Contains(lower, s) {
 			isSyntax = true
 		}

@@ -568,7 +568,7 @@ func testFTSSyntax(t *testing.T, s memory.Store) {
 			t.Errorf("fts %s = %v; want %v", expr, got, want)
 		}
 	}
-	for _, expr := range []string{`?`, `"unterminated`, `speaker:Caroline`, `Caroline:`, `C++`, `well-being`, `AND`, `(`} {
+	for _, expr := range []string{`?`, `"unterminated`, `speaker:Caroline`, `Caroline:`, `C++`, `well-being`, `AND`, `(`, `NEAR(0,A)`, `NEAR(a b, x)`} {
 		_, err := s.SearchText(ctx, memory.TextSearch{Query: memory.TextQuery{Syntax: memory.SyntaxFTS, Expr: expr}, Limit: 10})
 		if memory.CodeOf(err) != memory.CodeInvalidParams {
 			t.Errorf("fts %q: error %v; want invalid_params", expr, err)

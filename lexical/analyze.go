@@ -10,9 +10,57 @@ import (
 
 // Terms analyses text into index terms: NFKC normalisation, words of
 // letters, digits and combining marks, lowercased, English stopwords
-// dropped, each word stemmed with Porter2. Numbers are kept whole.
+// dropped, each word stemmed with Porter2. Numbers are kept whole. A text
+// that opens with a label (Label) also gets a LabelTerm for each of the
+// label's words.
 func Terms(text string) []string {
-	return appendTerms(nil, text, false)
+	terms := appendTerms(nil, text, false)
+	for _, w := range Label(text) {
+		if !Stopwords[w] {
+			terms = append(terms, LabelTerm(stem(w)))
+		}
+	}
+	return terms
+}
+
+// labelPrefix starts the terms of a label's words; no word holds a colon,
+// so they meet no other term.
+const labelPrefix = "label:"
+
+// LabelTerm is the index term that says a record's label holds the word
+// whose term is t: a query term t finds the records labelled with it
+// through LabelTerm(t).
+func LabelTerm(t string) string { return labelPrefix + t }
+
+// maxLabel bounds a label: at most three words in the first 40 bytes.
+const (
+	maxLabelWords = 3
+	maxLabelBytes = 40
+)
+
+// Label returns the lowercased words of the label text opens with, or
+// nil: one to three words holding letters, then a colon and a space or
+// the end ("Alice: I moved to Lisbon", "build step: failed"). Such a
+// label names who speaks or what the record is about, as in chat
+// transcripts and logs. "http://" or "10:30" are no labels: a label's
+// colon is followed by a space, and its words hold a letter.
+func Label(text string) []string {
+	head := text[:min(len(text), maxLabelBytes+2)]
+	i := strings.IndexByte(head, ':')
+	if i <= 0 || i > maxLabelBytes || (i+1 < len(head) && head[i+1] != ' ') {
+		return nil
+	}
+	ws := words(head[:i])
+	if len(ws) == 0 || len(ws) > maxLabelWords || strings.ContainsAny(head[:i], ".,;!?()[]{}\"'/<>=") {
+		return nil
+	}
+	for k, w := range ws {
+		if !strings.ContainsFunc(w, unicode.IsLetter) {
+			return nil
+		}
+		ws[k] = strings.ToLower(w)
+	}
+	return ws
 }
 
 // QueryTerms analyses a query like Terms, but without duplicates, and

@@ -48,11 +48,26 @@ type HybridWeights struct {
 	// QueryPeriod) or up to PeriodSlack after it. It applies when the
 	// query names one.
 	Time float64 `json:"time"`
+	// When weighs whether a record tells a time (a relative or absolute
+	// time word: "yesterday", "last week", "in May", "2022"; TimeTerms)
+	// when the query asks for one ("when ...", "what year ...";
+	// AsksWhen): the answer to a when-question is a statement placed in
+	// time. It applies when the query asks for a time.
+	When float64 `json:"when"`
+	// Label weighs whether a record's label (the words before a colon it
+	// opens with: who speaks in "Alice: I moved", what it is about in
+	// "build: failed"; lexical.Label) holds a word of the query: a
+	// question about Alice is answered by what Alice said. It applies
+	// when a candidate's label holds a query word.
+	Label float64 `json:"label"`
+	// Statement weighs whether a record states rather than asks (holds
+	// no "?"): a question seldom holds the answer to one.
+	Statement float64 `json:"statement"`
 }
 
 // DefaultHybridWeights are the defaults, chosen by measurement on LoCoMo
 // (docs/BENCHMARKS.md has the figures and what each weight adds).
-var DefaultHybridWeights = HybridWeights{Lexical: 0.6, Semantic: 0.5, Recency: 0.1, Before: 0.5, BeforeOther: 0.1, After: 0.5, Far: 0.2, Capsule: 0.5, Soft: 0.35, Time: 0.25}
+var DefaultHybridWeights = HybridWeights{Lexical: 0.6, Semantic: 0.5, Recency: 0.1, Before: 0.5, BeforeOther: 0.1, After: 0.5, Far: 0.2, Capsule: 0.5, Soft: 0.35, Time: 0.25, When: 0.15, Label: 0.15}
 
 // semKeep is how many of the most similar records may join the
 // candidates without a lexical match, and semJoin how close to the best
@@ -77,11 +92,17 @@ const (
 //	recency  = min(1, max(0, 1 − age / 30 days))
 //	period   = 1 when the record is from the period the query names (QueryPeriod) or up to PeriodSlack after it, else 0
 //	soft     = Σ_q idf(q)·max(0, max_w cosine(q, w)) / Σ_q idf(q), q a query word, w a word of the record
-//	score    = (Lexical·lexical + Semantic·semantic + Recency·recency + Time·period + Soft·soft) / (sum of the weights that apply)
+//	when     = 1 when the query asks for a time (AsksWhen) and the record holds a time word (TimeTerms), else 0
+//	label    = 1 when the record's label (lexical.Label: "Alice: ...") holds a query word, else 0
+//	stated   = 1 when the record asks no question (holds no "?"), else 0
+//	score    = (Lexical·lexical + Semantic·semantic + Recency·recency + Time·period + Soft·soft
+//	            + When·when + Label·label + Statement·stated) / (sum of the weights that apply)
 //
 // Time applies when the query names a period, Soft when the embedder has
-// word vectors; soft is computed for the best softCandidates by the other
-// signals only (0 for the rest), a re-ranking of the head.
+// word vectors, When when the query asks for a time, Label when some
+// candidate's label holds a query word; soft is computed for the best
+// softCandidates by the other signals only (0 for the rest), a re-ranking
+// of the head.
 //
 // Candidates are every record in scope that shares a word with the query
 // (or neighbours one), plus up to semKeep records whose similarity comes
@@ -99,17 +120,18 @@ var scorePool = sync.Pool{New: func() any { return new(scoreBuf) }}
 // scoreBuf holds per-document scores for one search; it is all zero
 // between searches.
 type scoreBuf struct {
-	base, ctx, tf []float32
-	touched       []uint32
-	cands         []uint32
+	base, ctx, tf, label []float32
+	touched, cands       []uint32
+	// marked are the documents given a score in tf or label by cue terms.
+	marked []uint32
 }
 
 func (b *scoreBuf) reset(n int) {
 	if cap(b.base) < n {
-		b.base, b.ctx, b.tf = make([]float32, n), make([]float32, n), make([]float32, n)
+		b.base, b.ctx, b.tf, b.label = make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
 	}
-	b.base, b.ctx, b.tf = b.base[:n], b.ctx[:n], b.tf[:n]
-	b.touched, b.cands = b.touched[:0], b.cands[:0]
+	b.base, b.ctx, b.tf, b.label = b.base[:n], b.ctx[:n], b.tf[:n], b.label[:n]
+	b.touched, b.cands, b.marked = b.touched[:0], b.cands[:0], b.marked[:0]
 }
 
 // clear zeroes the entries a search set.
@@ -120,11 +142,14 @@ func (b *scoreBuf) clear() {
 	for _, d := range b.cands {
 		b.ctx[d] = 0
 	}
+	for _, d := range b.marked {
+		b.tf[d], b.label[d] = 0, 0
+	}
 }
 
 type scored struct {
-	doc                                               uint32
-	score, bm25, lex, sem, rec, soft, period, capsule float64
+	doc                                                                    uint32
+	score, bm25, lex, sem, rec, soft, period, capsule, when, label, stated float64
 }
 
 // Search implements Provider.
@@ -133,7 +158,7 @@ func (h *Hybrid) Search(ctx context.Context, r memory.Reader, opts SearchOptions
 	out := Ranking{Candidates: []Candidate{}, Scoring: Scoring{Formula: hybridFormula, Params: map[string]float64{
 		"lexicalWeight": w.Lexical, "semanticWeight": w.Semantic, "recencyWeight": w.Recency,
 		"before": w.Before, "beforeOther": w.BeforeOther, "after": w.After, "far": w.Far, "capsule": w.Capsule,
-		"soft": w.Soft, "softCandidates": softCandidates, "time": w.Time,
+		"soft": w.Soft, "softCandidates": softCandidates, "time": w.Time, "when": w.When, "label": w.Label, "statement": w.Statement,
 		"bm25K1": lexical.K1, "bm25B": lexical.B}}}
 	if opts.Query.Syntax == memory.SyntaxFTS {
 		return Ranking{}, memory.Errorf(memory.CodeInvalidParams, "the fts syntax is served by the local-fts provider; the hybrid provider reads plain text")
@@ -189,6 +214,15 @@ func (h *Hybrid) Search(ctx context.Context, r memory.Reader, opts SearchOptions
 		if stats.period {
 			parts = append(parts, memory.Explanation{Name: "period", Value: s.period})
 		}
+		if stats.when {
+			parts = append(parts, memory.Explanation{Name: "tellsTime", Value: s.when})
+		}
+		if stats.label {
+			parts = append(parts, memory.Explanation{Name: "labelled", Value: s.label})
+		}
+		if w.Statement > 0 {
+			parts = append(parts, memory.Explanation{Name: "stated", Value: s.stated})
+		}
 		out.Candidates = append(out.Candidates, Candidate{
 			EntityType: e.Type(), Entity: e, Score: s.score, MatchContext: content.MatchContext(e.Content()),
 			Explanation: memory.Explanation{Name: "score", Value: s.score, Children: parts},
@@ -203,6 +237,9 @@ type rankStats struct {
 	// milliseconds with the slack added.
 	period   bool
 	from, to int64
+	// when says the query asks for a time; label that a candidate's
+	// label holds a query word.
+	when, label bool
 }
 
 // rank scores the index under its read lock and returns the best
@@ -309,6 +346,33 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 	// The weights of the signals that apply to this search add up to
 	// total, so scores stay in [0, 1].
 	total := w.Lexical + w.Semantic + w.Recency
+	// mark returns whether a candidate holds one of terms (its BM25 over
+	// them, in scratch, is not 0) and how many do; scratch is zeroed
+	// again when rank returns.
+	mark := func(terms []string, scratch []float32) (func(uint32) bool, int) {
+		marked := x.lex.Scores(terms, func(d uint32) bool { return buf.ctx[d] != 0 }, scratch, nil)
+		buf.marked = append(buf.marked, marked...)
+		return func(d uint32) bool { return scratch[d] != 0 }, len(marked)
+	}
+	var tells, labelled func(uint32) bool
+	if w.When > 0 && AsksWhen(opts.Text) {
+		tells, _ = mark(TimeTerms, buf.tf)
+		total += w.When
+		st.when = true
+	}
+	if w.Label > 0 {
+		terms := lexical.Analyze(opts.Query.Terms)
+		labels := make([]string, len(terms))
+		for i, t := range terms {
+			labels[i] = lexical.LabelTerm(t)
+		}
+		if f, n := mark(labels, buf.label); n > 0 {
+			labelled = f
+			total += w.Label
+			st.label = true
+		}
+	}
+	total += w.Statement
 	if w.Time > 0 {
 		if from, to, ok := QueryPeriod(opts.Text); ok {
 			st.period, st.from, st.to = true, from, to+PeriodSlack.Milliseconds()
@@ -336,8 +400,19 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 		if ts := x.docs[d].ts; st.period && ts >= st.from && ts < st.to {
 			period = 1
 		}
-		ranked = append(ranked, scored{doc: d, bm25: float64(buf.base[d]), lex: lex, sem: sem, rec: rec, period: period,
-			score: Round10((w.Lexical*lex + w.Semantic*sem + w.Recency*rec + w.Time*period) / total)})
+		var when float64
+		if tells != nil && tells(d) {
+			when = 1
+		}
+		var label, statement float64
+		if labelled != nil && labelled(d) {
+			label = 1
+		}
+		if !x.docs[d].asks {
+			statement = 1
+		}
+		ranked = append(ranked, scored{doc: d, bm25: float64(buf.base[d]), lex: lex, sem: sem, rec: rec, period: period, when: when, label: label, stated: statement,
+			score: Round10((w.Lexical*lex + w.Semantic*sem + w.Recency*rec + w.Time*period + w.When*when + w.Label*label + w.Statement*statement) / total)})
 	}
 	byScore := func(a, b scored) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {
@@ -366,15 +441,18 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 // digit, and results must be the same everywhere.
 func roundSim(s float64) float64 { return math.Round(s*1e6) / 1e6 }
 
-const hybridFormula = "score = (lexicalWeight × lexical + semanticWeight × semantic + recencyWeight × recency + time × period + soft × softMatch) / the sum of the weights that apply (time when the query names a period, soft with word vectors); " +
+const hybridFormula = "score = (lexicalWeight × lexical + semanticWeight × semantic + recencyWeight × recency + time × period + soft × softMatch + when × tellsTime + label × labelled + statement × stated) / " +
+	"the sum of the weights that apply (time when the query names a period, soft with word vectors, when when the query asks for a time, label when a candidate's label holds a query word); " +
 	"bm25 is the record's own BM25 (Porter2 stems, stopwords dropped, k1 bm25K1, b bm25B); " +
 	"context is the BM25 of the record with its neighbours' text as a weighted field: each term's frequency adds before × its frequency in the record before it in its capsule (beforeOther when that record asks no question), after × in the record after it and far × in the records two away; " +
 	"lexical = (context + capsule × the best context in its capsule) / the best candidate's; " +
 	"semantic = cosine(query, record) / the best candidate's; recency = min(1, max(0, 1 − age / 30 days)); " +
 	"period = 1 when the query names a day, month or year (periodFrom to periodTo, a week of slack included) and the record is from it, else 0; " +
-	"softMatch (the best softCandidates only, with word vectors) = Σ over query words of idf × the best cosine with a word of the record, / Σ idf"
+	"softMatch (the best softCandidates only, with word vectors) = Σ over query words of idf × the best cosine with a word of the record, / Σ idf; " +
+	"tellsTime = 1 when the query asks when (when, what year, how long ago) and the record holds a time word (yesterday, last, week, a month or day name, a year), else 0; " +
+	"labelled = 1 when the words before a colon the record opens with (a speaker, a subject: \"Alice: ...\") hold a query word, else 0; stated = 1 when the record holds no \"?\", else 0"
 
-// ParseHybridWeights reads "lexical=0.6,semantic=0.5,recency=0.1,before=0.5,beforeOther=0.1,after=0.5,far=0.2,capsule=0.5,soft=0.35,time=0.25"
+// ParseHybridWeights reads "lexical=0.6,semantic=0.5,recency=0.1,before=0.5,beforeOther=0.1,after=0.5,far=0.2,capsule=0.5,soft=0.35,time=0.25,when=0.15,label=0.15,statement=0"
 // over the defaults; keys left out keep their default.
 func ParseHybridWeights(s string) (HybridWeights, error) {
 	w := DefaultHybridWeights
@@ -383,14 +461,14 @@ func ParseHybridWeights(s string) (HybridWeights, error) {
 	}
 	fields := map[string]*float64{"lexical": &w.Lexical, "semantic": &w.Semantic, "recency": &w.Recency,
 		"before": &w.Before, "beforeOther": &w.BeforeOther, "after": &w.After, "far": &w.Far, "capsule": &w.Capsule,
-		"soft": &w.Soft, "time": &w.Time}
+		"soft": &w.Soft, "time": &w.Time, "when": &w.When, "label": &w.Label, "statement": &w.Statement}
 	for _, part := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
 		p := fields[strings.TrimSpace(k)]
 		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if !ok || p == nil || err != nil || f < 0 || f > 10 || math.IsNaN(f) {
 			return w, memory.Errorf(memory.CodeInvalidParams,
-				"hybrid weights %q: want key=value pairs (lexical, semantic, recency, before, beforeOther, after, far, capsule, soft, time) with values from 0 to 10", s)
+				"hybrid weights %q: want key=value pairs (lexical, semantic, recency, before, beforeOther, after, far, capsule, soft, time, when, label, statement) with values from 0 to 10", s)
 		}
 		*p = f
 	}

@@ -433,7 +433,8 @@ func TestHybridExplanations(t *testing.T) {
 				t.Fatalf("candidate %s: %s %v is outside [0, 1]", c.Entity.ID(), name, v)
 			}
 		}
-		want := retrieve.Round10((w.Lexical*lex + w.Semantic*sem + w.Recency*rec) / (w.Lexical + w.Semantic + w.Recency))
+		stated := component(t, c, "stated")
+		want := retrieve.Round10((w.Lexical*lex + w.Semantic*sem + w.Recency*rec + w.Statement*stated) / (w.Lexical + w.Semantic + w.Recency + w.Statement))
 		if c.Score != want || c.Explanation.Value != c.Score {
 			t.Fatalf("candidate %s: score %v, explanation %v; its components give %v", c.Entity.ID(), c.Score, c.Explanation.Value, want)
 		}

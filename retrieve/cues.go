@@ -8,11 +8,14 @@ import (
 	"github.com/cairnhq/cairn/lexical"
 )
 
-// asksWhen matches an English question that asks for a time: "when ...",
-// "what year ...", "which month ...", "how long ago ...", "since when".
-var asksWhen = regexp.MustCompile(`(?i)(^|[^a-z])(when|(what|which)\s+(year|month|day|date|time|week|weekend)|how\s+long\s+ago)([^a-z]|$)`)
+// asksWhen matches an English question that asks for a time, a duration
+// or a frequency: "when ...", "what year ...", "which month ...", "how
+// long ...", "how often ...", "since when".
+var asksWhen = regexp.MustCompile(`(?i)(^|[^a-z])(when|(what|which)\s+(year|month|day|date|time|week|weekend)|how\s+(long|often))([^a-z]|$)`)
 
-// AsksWhen reports whether a query asks when something happened.
+// AsksWhen reports whether a query asks when, how long or how often
+// something happened: its answer is a statement placed in time ("last
+// May", "for three years", "every week").
 func AsksWhen(q string) bool { return asksWhen.MatchString(q) }
 
 // timeWords are English words that place a statement in time, relative

@@ -17,7 +17,9 @@ func TestAsksWhen(t *testing.T) {
 		"since when is it slow":                true,
 		"What did Alice say about the deploy?": false,
 		"Whenever it fails, who is paged?":     false,
-		"How long is the timeout?":             false,
+		"How long did the migration take?":     true,
+		"how often does the job fail":          true,
+		"How large is the cache?":              false,
 		"":                                     false,
 	} {
 		if got := retrieve.AsksWhen(q); got != want {

@@ -50,7 +50,8 @@ type HybridWeights struct {
 	Time float64 `json:"time"`
 	// When weighs whether a record tells a time (a relative or absolute
 	// time word: "yesterday", "last week", "in May", "2022"; TimeTerms)
-	// when the query asks for one ("when ...", "what year ...";
+	// when the query asks for one ("when ...", "what year ...", "how
+	// long ...";
 	// AsksWhen): the answer to a when-question is a statement placed in
 	// time. It applies when the query asks for a time.
 	When float64 `json:"when"`
@@ -449,7 +450,7 @@ const hybridFormula = "score = (lexicalWeight × lexical + semanticWeight × sem
 	"semantic = cosine(query, record) / the best candidate's; recency = min(1, max(0, 1 − age / 30 days)); " +
 	"period = 1 when the query names a day, month or year (periodFrom to periodTo, a week of slack included) and the record is from it, else 0; " +
 	"softMatch (the best softCandidates only, with word vectors) = Σ over query words of idf × the best cosine with a word of the record, / Σ idf; " +
-	"tellsTime = 1 when the query asks when (when, what year, how long ago) and the record holds a time word (yesterday, last, week, a month or day name, a year), else 0; " +
+	"tellsTime = 1 when the query asks when (when, what year, how long, how often) and the record holds a time word (yesterday, last, week, a month or day name, a year), else 0; " +
 	"labelled = 1 when the words before a colon the record opens with (a speaker, a subject: \"Alice: ...\") hold a query word, else 0; stated = 1 when the record holds no \"?\", else 0"
 
 // ParseHybridWeights reads "lexical=0.6,semantic=0.5,recency=0.1,before=0.5,beforeOther=0.1,after=0.5,far=0.2,capsule=0.5,soft=0.35,time=0.25,when=0.15,label=0.15,statement=0.06"

@@ -68,7 +68,7 @@ type HybridWeights struct {
 
 // DefaultHybridWeights are the defaults, chosen by measurement on LoCoMo
 // (docs/BENCHMARKS.md has the figures and what each weight adds).
-var DefaultHybridWeights = HybridWeights{Lexical: 0.6, Semantic: 0.5, Recency: 0.1, Before: 0.5, BeforeOther: 0.1, After: 0.5, Far: 0.2, Capsule: 0.5, Soft: 0.35, Time: 0.25, When: 0.15, Label: 0.15, Statement: 0.06}
+var DefaultHybridWeights = HybridWeights{Lexical: 0.6, Semantic: 0.5, Recency: 0.1, Before: 0.5, BeforeOther: 0.1, After: 0.5, Far: 0.2, Capsule: 0.5, Soft: 0.35, Time: 0.25, When: 0.2, Label: 0.15, Statement: 0.06}
 
 // semKeep is how many of the most similar records may join the
 // candidates without a lexical match, and semJoin how close to the best
@@ -453,7 +453,7 @@ const hybridFormula = "score = (lexicalWeight × lexical + semanticWeight × sem
 	"tellsTime = 1 when the query asks when (when, what year, how long, how often) and the record holds a time word (yesterday, last, week, a month or day name, a year), else 0; " +
 	"labelled = 1 when the words before a colon the record opens with (a speaker, a subject: \"Alice: ...\") hold a query word, else 0; stated = 1 when the record holds no \"?\", else 0"
 
-// ParseHybridWeights reads "lexical=0.6,semantic=0.5,recency=0.1,before=0.5,beforeOther=0.1,after=0.5,far=0.2,capsule=0.5,soft=0.35,time=0.25,when=0.15,label=0.15,statement=0.06"
+// ParseHybridWeights reads "lexical=0.6,semantic=0.5,recency=0.1,before=0.5,beforeOther=0.1,after=0.5,far=0.2,capsule=0.5,soft=0.35,time=0.25,when=0.2,label=0.15,statement=0.06"
 // over the defaults; keys left out keep their default.
 func ParseHybridWeights(s string) (HybridWeights, error) {
 	w := DefaultHybridWeights

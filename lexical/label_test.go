@@ -20,6 +20,7 @@ func TestLabel(t *testing.T) {
 		{"10:30 standup", nil},
 		{"At 10: standup", nil},
 		{"the deploy failed on friday: rollback", nil}, // five words
+		{"node parseConfig func: x", nil},              // three words
 		{"Note, then: more", nil},
 		{": nothing", nil},
 		{"", nil},

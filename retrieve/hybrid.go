@@ -121,18 +121,19 @@ var scorePool = sync.Pool{New: func() any { return new(scoreBuf) }}
 // scoreBuf holds per-document scores for one search; it is all zero
 // between searches.
 type scoreBuf struct {
-	base, ctx, tf, label []float32
-	touched, cands       []uint32
-	// marked are the documents given a score in tf or label by cue terms.
-	marked []uint32
+	base, ctx, tf  []float32
+	touched, cands []uint32
+	// timed and labelled are the candidates marked by the when and label
+	// cues, sorted.
+	timed, labelled []uint32
 }
 
 func (b *scoreBuf) reset(n int) {
 	if cap(b.base) < n {
-		b.base, b.ctx, b.tf, b.label = make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
+		b.base, b.ctx, b.tf = make([]float32, n), make([]float32, n), make([]float32, n)
 	}
-	b.base, b.ctx, b.tf, b.label = b.base[:n], b.ctx[:n], b.tf[:n], b.label[:n]
-	b.touched, b.cands, b.marked = b.touched[:0], b.cands[:0], b.marked[:0]
+	b.base, b.ctx, b.tf = b.base[:n], b.ctx[:n], b.tf[:n]
+	b.touched, b.cands, b.timed, b.labelled = b.touched[:0], b.cands[:0], b.timed[:0], b.labelled[:0]
 }
 
 // clear zeroes the entries a search set.
@@ -142,9 +143,6 @@ func (b *scoreBuf) clear() {
 	}
 	for _, d := range b.cands {
 		b.ctx[d] = 0
-	}
-	for _, d := range b.marked {
-		b.tf[d], b.label[d] = 0, 0
 	}
 }
 
@@ -347,17 +345,23 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 	// The weights of the signals that apply to this search add up to
 	// total, so scores stay in [0, 1].
 	total := w.Lexical + w.Semantic + w.Recency
-	// mark returns whether a candidate holds one of terms (its BM25 over
-	// them, in scratch, is not 0) and how many do; scratch is zeroed
-	// again when rank returns.
-	mark := func(terms []string, scratch []float32) (func(uint32) bool, int) {
-		marked := x.lex.Scores(terms, func(d uint32) bool { return buf.ctx[d] != 0 }, scratch, nil)
-		buf.marked = append(buf.marked, marked...)
-		return func(d uint32) bool { return scratch[d] != 0 }, len(marked)
+	// mark appends to into the candidates that hold one of terms (given
+	// a BM25 over them in the scratch tf, zeroed again at once), sorted,
+	// and returns them with whether a candidate is among them.
+	mark := func(terms []string, into []uint32) ([]uint32, func(uint32) bool) {
+		into = x.lex.Scores(terms, func(d uint32) bool { return buf.ctx[d] != 0 }, buf.tf, into)
+		for _, d := range into {
+			buf.tf[d] = 0
+		}
+		slices.Sort(into)
+		return into, func(d uint32) bool {
+			_, ok := slices.BinarySearch(into, d)
+			return ok
+		}
 	}
 	var tells, labelled func(uint32) bool
 	if w.When > 0 && AsksWhen(opts.Text) {
-		tells, _ = mark(TimeTerms, buf.tf)
+		buf.timed, tells = mark(TimeTerms, buf.timed)
 		total += w.When
 		st.when = true
 	}
@@ -367,8 +371,7 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 		for i, t := range terms {
 			labels[i] = lexical.LabelTerm(t)
 		}
-		if f, n := mark(labels, buf.label); n > 0 {
-			labelled = f
+		if buf.labelled, labelled = mark(labels, buf.labelled); len(buf.labelled) > 0 {
 			total += w.Label
 			st.label = true
 		}

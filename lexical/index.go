@@ -1,7 +1,6 @@
 package lexical
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"sync"
@@ -16,18 +15,22 @@ const (
 	B  = 0.3
 )
 
-type posting struct {
-	doc uint32
-	tf  uint16
+// postings are a term's documents, ascending, and the term's frequency in
+// each, held as two arrays: 5 bytes a posting rather than 8 for a struct.
+// Frequencies stop at 255; with k1 0.6 BM25 has long saturated by then.
+type postings struct {
+	docs []uint32
+	tfs  []uint8
 }
 
 // Index is an inverted index over documents with dense ids. It is safe for
 // concurrent use: searches share a read lock, writes take the write lock.
 type Index struct {
-	mu       sync.RWMutex
-	postings map[string][]posting
-	df       map[string]int32 // live documents holding the term
-	length   []uint16         // terms per document (0 for absent)
+	mu sync.RWMutex
+	// postings hold the live documents only, so a term's document
+	// frequency is the length of its list.
+	postings map[string]postings
+	length   []uint16 // terms per document (0 for absent)
 	live     []bool
 	docs     int     // live documents
 	total    float64 // terms in live documents
@@ -35,7 +38,7 @@ type Index struct {
 
 // New returns an empty index.
 func New() *Index {
-	return &Index{postings: map[string][]posting{}, df: map[string]int32{}}
+	return &Index{postings: map[string]postings{}}
 }
 
 // Add indexes text as document doc. Ids must grow: a document replaced is
@@ -51,15 +54,16 @@ func (x *Index) Add(doc uint32, text string) {
 		x.live = append(x.live, false)
 		x.length = append(x.length, 0)
 	}
-	counts := map[string]uint16{}
+	counts := map[string]uint8{}
 	for _, t := range terms {
-		if counts[t] < math.MaxUint16 {
+		if counts[t] < math.MaxUint8 {
 			counts[t]++
 		}
 	}
 	for t, n := range counts {
-		x.postings[t] = append(x.postings[t], posting{doc: doc, tf: n})
-		x.df[t]++
+		ps := x.postings[t]
+		ps.docs, ps.tfs = append(ps.docs, doc), append(ps.tfs, n)
+		x.postings[t] = ps
 	}
 	x.live[doc] = true
 	x.length[doc] = uint16(min(len(terms), math.MaxUint16))
@@ -67,33 +71,67 @@ func (x *Index) Add(doc uint32, text string) {
 	x.total += float64(x.length[doc])
 }
 
-// Remove drops a document: its postings go and the statistics no longer
-// count it. It costs a binary search in every term's postings, so it suits
-// rare removals (a forgotten record, a replaced summary).
-func (x *Index) Remove(doc uint32) {
+// Remove drops documents: their postings go and the statistics no longer
+// count them. A few documents cost a binary search in every term's
+// postings each; from removeSweep documents on, one pass over all the
+// postings drops them together, so replacing many records at once (a
+// re-embedding) costs no more than a rebuild.
+func (x *Index) Remove(docs ...uint32) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if int(doc) >= len(x.live) || !x.live[doc] {
-		return
-	}
-	for t, ps := range x.postings {
-		i, found := slices.BinarySearchFunc(ps, doc, func(p posting, d uint32) int { return cmp.Compare(p.doc, d) })
-		if !found {
+	var gone []uint32
+	for _, doc := range docs {
+		if int(doc) >= len(x.live) || !x.live[doc] {
 			continue
 		}
-		ps = slices.Delete(ps, i, i+1)
-		if len(ps) == 0 {
-			delete(x.postings, t)
-			delete(x.df, t)
-		} else {
+		x.live[doc] = false
+		x.docs--
+		x.total -= float64(x.length[doc])
+		x.length[doc] = 0
+		gone = append(gone, doc)
+	}
+	if len(gone) >= removeSweep {
+		x.sweep()
+		return
+	}
+	for _, doc := range gone {
+		for t, ps := range x.postings {
+			i, found := slices.BinarySearch(ps.docs, doc)
+			if !found {
+				continue
+			}
+			if len(ps.docs) == 1 {
+				delete(x.postings, t)
+				continue
+			}
+			ps.docs, ps.tfs = slices.Delete(ps.docs, i, i+1), slices.Delete(ps.tfs, i, i+1)
 			x.postings[t] = ps
-			x.df[t]--
 		}
 	}
-	x.live[doc] = false
-	x.docs--
-	x.total -= float64(x.length[doc])
-	x.length[doc] = 0
+}
+
+// removeSweep is the number of documents removed at once from which Remove
+// sweeps all postings rather than searching each term per document.
+const removeSweep = 8
+
+// sweep drops the postings of documents no longer live.
+func (x *Index) sweep() {
+	for t, ps := range x.postings {
+		n := 0
+		for i, doc := range ps.docs {
+			if x.live[doc] {
+				ps.docs[n], ps.tfs[n] = doc, ps.tfs[i]
+				n++
+			}
+		}
+		switch {
+		case n == 0:
+			delete(x.postings, t)
+		case n < len(ps.docs):
+			ps.docs, ps.tfs = slices.Clip(ps.docs[:n]), slices.Clip(ps.tfs[:n])
+			x.postings[t] = ps
+		}
+	}
 }
 
 // Len is the number of live documents.
@@ -118,21 +156,22 @@ func (x *Index) Scores(terms []string, allow func(doc uint32) bool, scores []flo
 	avg := x.total / float64(x.docs)
 	n := float64(x.docs)
 	for _, t := range terms {
-		df := float64(x.df[t])
-		if df <= 0 {
+		ps := x.postings[t]
+		df := float64(len(ps.docs))
+		if df == 0 {
 			continue
 		}
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		for _, p := range x.postings[t] {
-			if !x.live[p.doc] || (allow != nil && !allow(p.doc)) {
+		for i, doc := range ps.docs {
+			if !x.live[doc] || (allow != nil && !allow(doc)) {
 				continue
 			}
-			tf := float64(p.tf)
-			s := float32(idf * tf * (K1 + 1) / (tf + K1*(1-B+B*float64(x.length[p.doc])/avg)))
-			if scores[p.doc] == 0 {
-				touched = append(touched, p.doc)
+			tf := float64(ps.tfs[i])
+			s := float32(idf * tf * (K1 + 1) / (tf + K1*(1-B+B*float64(x.length[doc])/avg)))
+			if scores[doc] == 0 {
+				touched = append(touched, doc)
 			}
-			scores[p.doc] += s
+			scores[doc] += s
 		}
 	}
 	return touched
@@ -180,26 +219,28 @@ func (x *Index) ContextScores(terms []string, allow func(doc uint32) bool, neigh
 		tf[doc] += f
 	}
 	for _, t := range terms {
-		df := float64(x.df[t])
-		if df <= 0 {
+		ps := x.postings[t]
+		df := float64(len(ps.docs))
+		if df == 0 {
 			continue
 		}
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		hit = hit[:0]
-		for _, p := range x.postings[t] {
-			if !x.live[p.doc] || (allow != nil && !allow(p.doc)) {
+		for i, doc := range ps.docs {
+			if !x.live[doc] || (allow != nil && !allow(doc)) {
 				continue
 			}
-			f := float64(p.tf)
-			if own[p.doc] == 0 {
-				ownDocs = append(ownDocs, p.doc)
+			tf := float32(ps.tfs[i])
+			f := float64(tf)
+			if own[doc] == 0 {
+				ownDocs = append(ownDocs, doc)
 			}
-			own[p.doc] += float32(idf * f * (K1 + 1) / (f + norm(p.doc)))
-			put(p.doc, float32(p.tf))
+			own[doc] += float32(idf * f * (K1 + 1) / (f + norm(doc)))
+			put(doc, tf)
 			if neighbours != nil {
-				neighbours(p.doc, func(nb uint32, share float32) {
+				neighbours(doc, func(nb uint32, share float32) {
 					if share > 0 && x.live[nb] && (allow == nil || allow(nb)) {
-						put(nb, share*float32(p.tf))
+						put(nb, share*tf)
 					}
 				})
 			}
@@ -221,8 +262,8 @@ func (x *Index) ContextScores(terms []string, allow func(doc uint32) bool, neigh
 func (x *Index) IDF(t string) float64 {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	df := float64(x.df[t])
-	if df <= 0 || x.docs == 0 {
+	df := float64(len(x.postings[t].docs))
+	if df == 0 || x.docs == 0 {
 		return 0
 	}
 	return math.Log(1 + (float64(x.docs)-df+0.5)/(df+0.5))

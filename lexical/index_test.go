@@ -1,6 +1,9 @@
 package lexical_test
 
 import (
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cairnhq/cairn/lexical"
@@ -72,5 +75,58 @@ func TestIDF(t *testing.T) {
 	}
 	if v := x.IDF("delta"); v != 0 {
 		t.Fatalf("idf of an absent term %v; want 0", v)
+	}
+}
+
+// TestRemoveMatchesAFreshIndex: after removals, one at a time (a search
+// per term) or many at once (a sweep), scores and idf are those of an
+// index that never held the removed documents.
+func TestRemoveMatchesAFreshIndex(t *testing.T) {
+	words := strings.Fields("deploy rollback cache token session webhook retry queue index budget alpha beta gamma")
+	rng := rand.New(rand.NewPCG(5, 6))
+	texts := make([]string, 200)
+	for i := range texts {
+		var b strings.Builder
+		for range 3 + rng.IntN(8) {
+			b.WriteString(words[rng.IntN(len(words))] + " ")
+		}
+		texts[i] = b.String()
+	}
+	x := lexical.New()
+	for i, s := range texts {
+		x.Add(uint32(i), s)
+	}
+	removed := map[uint32]bool{}
+	for _, d := range []uint32{3, 4, 150} { // below the sweep threshold: one by one
+		x.Remove(d)
+		removed[d] = true
+	}
+	var many []uint32
+	for d := uint32(10); d < 200; d += 7 {
+		many = append(many, d)
+		removed[d] = true
+	}
+	x.Remove(many...)
+	x.Remove(3) // again: no effect
+	fresh := lexical.New()
+	for i, s := range texts {
+		if !removed[uint32(i)] {
+			fresh.Add(uint32(i), s)
+		}
+	}
+	if x.Len() != fresh.Len() {
+		t.Fatalf("Len %d; want %d", x.Len(), fresh.Len())
+	}
+	for _, w := range words {
+		q := lexical.QueryTerms(w + " cache")
+		got, want := make([]float32, len(texts)), make([]float32, len(texts))
+		x.Scores(q, nil, got, nil)
+		fresh.Scores(q, nil, want, nil)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%q: scores differ from a fresh index:\n%v\n%v", w, got, want)
+		}
+		if a, b := x.IDF(lexical.QueryTerms(w)[0]), fresh.IDF(lexical.QueryTerms(w)[0]); a != b {
+			t.Fatalf("idf %q %v; want %v", w, a, b)
+		}
 	}
 }

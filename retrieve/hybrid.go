@@ -256,7 +256,7 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 	var excluded map[uint32]bool
 	for _, id := range opts.Exclude {
 		for _, t := range []memory.TargetType{memory.TargetObservation, memory.TargetSummary} {
-			if d, ok := x.byRef[memory.EntityRef{Type: t, ID: id}]; ok {
+			if d, ok := x.docOf(memory.EntityRef{Type: t, ID: id}); ok {
 				if excluded == nil {
 					excluded = map[uint32]bool{}
 				}
@@ -294,10 +294,10 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 	}
 	buf.touched, buf.cands = x.lex.ContextScores(lexical.Analyze(opts.Query.Terms), allow, neighbours,
 		buf.base, buf.ctx, buf.tf, buf.touched, buf.cands)
-	capBest := map[string]float32{}
+	capBest := map[uint32]float32{}
 	if w.Capsule > 0 {
 		for _, d := range buf.cands {
-			if c := x.docs[d].capsule; c != "" {
+			if c := x.docs[d].capsule; c != 0 {
 				capBest[c] = max(capBest[c], buf.ctx[d])
 			}
 		}
@@ -332,7 +332,7 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 	}
 	lexOf := func(d uint32) float64 {
 		v := float64(buf.ctx[d])
-		if c := x.docs[d].capsule; c != "" {
+		if c := x.docs[d].capsule; c != 0 {
 			v += w.Capsule * float64(capBest[c])
 		}
 		return v
@@ -422,7 +422,7 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
-		return cmp.Compare(x.docs[a.doc].ref.ID, x.docs[b.doc].ref.ID)
+		return cmp.Compare(x.docs[a.doc].id(), x.docs[b.doc].id())
 	}
 	slices.SortFunc(ranked, byScore)
 	if wv != nil && w.Soft > 0 {
@@ -435,7 +435,7 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 	}
 	refs := make([]memory.EntityRef, len(ranked))
 	for i, s := range ranked {
-		refs[i] = x.docs[s.doc].ref
+		refs[i] = x.ref(s.doc)
 	}
 	return ranked, refs, st
 }

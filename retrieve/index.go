@@ -15,6 +15,11 @@ import (
 // observation's neighbours in its capsule. It loads on first use and then
 // follows the store's change log, so writes by any process show up at the
 // next search. Content stays in the store; results are read back from it.
+//
+// A million records make a million docInfos, so every repeated string (a
+// kind, a type, a capsule id, a scope value, a status) is held
+// once and named by a small integer, and an id's string is shared by the
+// document and the map that finds it.
 type Index struct {
 	mu      sync.RWMutex
 	loaded  bool
@@ -27,36 +32,53 @@ type Index struct {
 	// counts are the live documents per kind, for inner_voice's
 	// diagnostics without a walk over every document.
 	counts map[memory.VectorKind]kindCounts
-	byRef  map[memory.EntityRef]uint32
-	// capsules maps a capsule to its observations' documents by position.
-	capsules map[string]map[int]uint32
-	scopes   interner
-	lex      *lexical.Index
-	vectors  *vectorSet
+	// byKey finds a live document by its key (see docInfo.key).
+	byKey map[string]uint32
+	// capsules holds, per interned capsule id, its observations' documents
+	// by position (noDoc where there is none).
+	capsules [][]uint32
+	// tags holds the tags of the documents that have any (thoughts).
+	tags map[uint32][]string
+
+	scopes, capsuleIDs, kinds, types, statuses labels
+
+	lex *lexical.Index
+	// unindexed are documents removed since the last sync, whose postings
+	// leave the lexical index together at its end.
+	unindexed []uint32
+	vectors   *vectorSet
 	// embedder embeds queries in the space the vectors are in.
 	embedder embed.Embedder
 }
 
+// noDoc marks an empty position in a capsule.
+const noDoc = ^uint32(0)
+
+// maxPosition bounds the capsule positions kept for neighbour lookups, so
+// that one record claiming a huge position cannot make a huge slice.
+const maxPosition = 1 << 20
+
+// docInfo is one record, 72 bytes plus its id.
 type docInfo struct {
-	kind    memory.VectorKind
-	ref     memory.EntityRef
-	ts      int64
-	scope   [4]uint32 // interned sessionId, repoId, agentId, userId (0 = none)
-	capsule string
-	pos     int
-	alive   bool
-	// Thought attributes, for inner_voice's filters and trust tiers.
-	origin  memory.Origin
-	tags    []string
-	private bool
-	status  string
+	// key is the record's interned type (one byte) followed by its id.
+	key string
+	ts  int64
 	// words are the record's known words without stopwords, when the
 	// embedder has word vectors (soft matching).
-	words []int32
+	words   []int32
+	capsule uint32 // interned capsule id (0 = none)
+	pos     int32  // position in the capsule (-1 = none)
+	status  uint32 // interned thought status
+	kind    uint8  // interned VectorKind
+	alive   bool
+	private bool
 	// asks says the record asks a question (holds a "?"): the record
 	// after it takes Before of its text rather than BeforeOther.
 	asks bool
 }
+
+// id is the record's id.
+func (d *docInfo) id() string { return d.key[1:] }
 
 // docMeta is a document's scope and state, 20 bytes.
 type docMeta struct {
@@ -94,47 +116,93 @@ func (x *Index) count(kind memory.VectorKind, private, vec bool, delta int) {
 	x.counts[kind] = c
 }
 
-// searchable reports whether the tiered retrieval ranks this record
+// searchable reports whether the tiered retrieval ranks records of kind
 // (observations and summaries; thoughts and the knowledge graph are
 // inner_voice's).
-func (d *docInfo) searchable() bool {
-	return d.kind == memory.VectorObservation || d.kind == memory.VectorSummary
+func searchable(kind memory.VectorKind) bool {
+	return kind == memory.VectorObservation || kind == memory.VectorSummary
 }
 
-// interner maps scope values to small integers (0 is the empty value).
-type interner struct {
-	ids map[string]uint32
+// kindOf is doc's kind.
+func (x *Index) kindOf(doc uint32) memory.VectorKind {
+	return memory.VectorKind(x.kinds.name(uint32(x.docs[doc].kind)))
 }
 
-func (in *interner) id(s string) uint32 {
+// ref is doc's entity reference.
+func (x *Index) ref(doc uint32) memory.EntityRef {
+	d := &x.docs[doc]
+	return memory.EntityRef{Type: memory.TargetType(x.types.name(uint32(d.key[0]))), ID: d.id()}
+}
+
+// docOf finds the live document of ref.
+func (x *Index) docOf(ref memory.EntityRef) (uint32, bool) {
+	t, ok := x.types.lookup(string(ref.Type))
+	if !ok || t > 0xff {
+		return 0, false
+	}
+	var b [64]byte
+	k := append(append(b[:0], byte(t)), ref.ID...)
+	doc, ok := x.byKey[string(k)] // no allocation: the compiler looks up without copying
+	return doc, ok
+}
+
+// labels interns the values of one record attribute as small integers
+// (0 is the empty value).
+type labels struct {
+	ids   map[string]uint32
+	names []string
+}
+
+func (l *labels) id(s string) uint32 {
 	if s == "" {
 		return 0
 	}
-	if in.ids == nil {
-		in.ids = map[string]uint32{}
+	if l.ids == nil {
+		l.ids = map[string]uint32{}
+		l.names = []string{""}
 	}
-	if id, ok := in.ids[s]; ok {
+	if id, ok := l.ids[s]; ok {
 		return id
 	}
-	id := uint32(len(in.ids) + 1)
-	in.ids[s] = id
+	id := uint32(len(l.names))
+	l.ids[s] = id
+	l.names = append(l.names, s)
 	return id
 }
 
 // lookup returns the id of s, or false when s was never interned.
-func (in *interner) lookup(s string) (uint32, bool) {
+func (l *labels) lookup(s string) (uint32, bool) {
 	if s == "" {
 		return 0, true
 	}
-	id, ok := in.ids[s]
+	id, ok := l.ids[s]
 	return id, ok
+}
+
+// name is the value interned as id.
+func (l *labels) name(id uint32) string {
+	if id == 0 || int(id) >= len(l.names) {
+		return ""
+	}
+	return l.names[id]
+}
+
+// small interns s in l as a byte. The attributes held this way (kinds and
+// types) take a handful of values fixed by the code; a 256th
+// would be a bug, and panics rather than mixing records up.
+func small(l *labels, s string) uint8 {
+	id := l.id(s)
+	if id > 0xff {
+		panic("retrieve: more than 255 record kinds or types")
+	}
+	return uint8(id)
 }
 
 // NewIndex returns an empty index. With an embedder, it holds the
 // records' vectors in the embedder's space (and only that space) and
 // embeds queries.
 func NewIndex(e embed.Embedder) *Index {
-	x := &Index{byRef: map[memory.EntityRef]uint32{}, capsules: map[string]map[int]uint32{}, counts: map[memory.VectorKind]kindCounts{},
+	x := &Index{byKey: map[string]uint32{}, tags: map[uint32][]string{}, counts: map[memory.VectorKind]kindCounts{},
 		lex: lexical.New(), embedder: e}
 	x.vectors = newVectorSet(x.space())
 	return x
@@ -167,7 +235,7 @@ func (x *Index) Sync(ctx context.Context, r memory.Reader) error {
 			return err
 		}
 		x.loaded, x.lastSeq = true, last
-		x.vectors.maybeBuild()
+		x.flushLocked()
 		return nil
 	}
 	recs, last, err := r.ChangesSince(ctx, space, x.lastSeq)
@@ -178,16 +246,26 @@ func (x *Index) Sync(ctx context.Context, r memory.Reader) error {
 		x.putLocked(rec)
 	}
 	x.lastSeq = last
-	x.vectors.maybeBuild()
+	x.flushLocked()
 	return nil
+}
+
+// flushLocked ends a sync: removed documents leave the lexical index in one
+// batch, and the vectors' approximate index is rebuilt if it is due.
+func (x *Index) flushLocked() {
+	if len(x.unindexed) > 0 {
+		x.lex.Remove(x.unindexed...)
+		x.unindexed = x.unindexed[:0]
+	}
+	x.vectors.maybeBuild()
 }
 
 // putLocked adds, replaces or removes one record.
 func (x *Index) putLocked(rec memory.IndexRecord) {
-	ref := memory.EntityRef{Type: rec.Type, ID: rec.ID}
-	if old, ok := x.byRef[ref]; ok {
+	key := string([]byte{small(&x.types, string(rec.Type))}) + rec.ID
+	if old, ok := x.byKey[key]; ok {
 		x.removeLocked(old)
-		delete(x.byRef, ref)
+		delete(x.byKey, key)
 	}
 	if rec.Gone {
 		return
@@ -197,37 +275,43 @@ func (x *Index) putLocked(rec memory.IndexRecord) {
 	if kind == "" {
 		kind = memory.VectorKind(rec.Type)
 	}
-	info := docInfo{kind: kind, ref: ref, ts: rec.TS, capsule: rec.CapsuleID, pos: rec.Position, alive: true,
-		origin: rec.Origin, tags: rec.Tags, private: rec.Private, status: rec.Status}
+	info := docInfo{key: key, ts: rec.TS, pos: -1, alive: true, private: rec.Private,
+		kind: small(&x.kinds, string(kind)), status: x.statuses.id(rec.Status)}
+	m := docMeta{flags: metaAlive}
 	for i, k := range memory.ScopeKeys {
-		info.scope[i] = x.scopes.id(rec.Scope.Get(k))
+		m.scope[i] = x.scopes.id(rec.Scope.Get(k))
+	}
+	if searchable(kind) {
+		m.flags |= metaSearchable
+		x.lex.Add(doc, rec.Content)
+		info.asks = strings.Contains(rec.Content, "?")
+		if wv := x.wordVectors(); wv != nil {
+			info.words = wv.WordIDs(rec.Content, isStopword)
+		}
+	}
+	if rec.CapsuleID != "" && rec.Position >= 0 && rec.Position < maxPosition {
+		c := x.capsuleIDs.id(rec.CapsuleID)
+		for int(c) >= len(x.capsules) {
+			x.capsules = append(x.capsules, nil)
+		}
+		slots := x.capsules[c]
+		for len(slots) <= rec.Position {
+			slots = append(slots, noDoc)
+		}
+		slots[rec.Position] = doc
+		x.capsules[c] = slots
+		info.capsule, info.pos = c, int32(rec.Position)
+	}
+	if len(rec.Tags) > 0 {
+		x.tags[doc] = rec.Tags
 	}
 	x.docs = append(x.docs, info)
-	m := docMeta{scope: info.scope, flags: metaAlive}
-	if info.searchable() {
-		m.flags |= metaSearchable
-	}
-	x.meta = append(x.meta, m)
-	x.byRef[ref] = doc
-	if rec.CapsuleID != "" && rec.Position >= 0 {
-		m := x.capsules[rec.CapsuleID]
-		if m == nil {
-			m = map[int]uint32{}
-			x.capsules[rec.CapsuleID] = m
-		}
-		m[rec.Position] = doc
-	}
-	if info.searchable() {
-		x.lex.Add(doc, rec.Content)
-		x.docs[doc].asks = strings.Contains(rec.Content, "?")
-		if wv := x.wordVectors(); wv != nil {
-			x.docs[doc].words = wv.WordIDs(rec.Content, isStopword)
-		}
-	}
+	x.byKey[key] = doc
 	vec := rec.Vector != nil && x.vectors.add(doc, rec.Vector)
 	if vec {
-		x.meta[doc].flags |= metaVector
+		m.flags |= metaVector
 	}
+	x.meta = append(x.meta, m)
 	x.count(kind, info.private, vec, 1)
 }
 
@@ -253,13 +337,14 @@ func (x *Index) removeLocked(doc uint32) {
 		return
 	}
 	d.alive = false
-	x.count(d.kind, d.private, x.meta[doc].flags&metaVector != 0, -1)
+	x.count(x.kindOf(doc), d.private, x.meta[doc].flags&metaVector != 0, -1)
 	x.meta[doc].flags &^= metaAlive | metaVector
 	d.words = nil
-	x.lex.Remove(doc)
+	delete(x.tags, doc)
+	x.unindexed = append(x.unindexed, doc)
 	x.vectors.remove(doc)
-	if m := x.capsules[d.capsule]; m != nil && m[d.pos] == doc {
-		delete(m, d.pos)
+	if d.capsule != 0 && x.capsules[d.capsule][d.pos] == doc {
+		x.capsules[d.capsule][d.pos] = noDoc
 	}
 }
 
@@ -299,11 +384,15 @@ func (f *scopeFilter) matchesScope(s *[4]uint32) bool {
 // neighbour returns the document k positions away from doc in its capsule.
 func (x *Index) neighbour(doc uint32, k int) (uint32, bool) {
 	d := &x.docs[doc]
-	if d.capsule == "" || d.pos < 0 {
+	if d.capsule == 0 {
 		return 0, false
 	}
-	n, ok := x.capsules[d.capsule][d.pos+k]
-	return n, ok && x.docs[n].alive
+	slots, p := x.capsules[d.capsule], int(d.pos)+k
+	if p < 0 || p >= len(slots) || slots[p] == noDoc {
+		return 0, false
+	}
+	n := slots[p]
+	return n, x.docs[n].alive
 }
 
 // Len is the number of live documents.

@@ -344,20 +344,25 @@ func (iv *InnerVoice) fetch(qv []float32, cap int, kind memory.VectorKind, req I
 	x := iv.Index
 	x.mu.RLock()
 	defer x.mu.RUnlock()
+	kindID, known := x.kinds.lookup(string(kind))
+	removal, _ := x.statuses.lookup(memory.StatusRemoval)
 	allow := func(doc uint32) bool {
 		dd := &x.docs[doc]
-		if !dd.alive || dd.kind != kind {
+		if !dd.alive || uint32(dd.kind) != kindID {
 			return false
 		}
 		if kind == memory.VectorThought {
-			if dd.status == memory.StatusRemoval {
+			if removal != 0 && dd.status == removal {
 				return false
 			}
 			if dd.private && !req.IncludePrivate {
 				return false
 			}
 		}
-		return tagsAllow(dd.tags, req.IncludeTags, req.ExcludeTags)
+		return tagsAllow(x.tags[doc], req.IncludeTags, req.ExcludeTags)
+	}
+	if !known {
+		allow = func(uint32) bool { return false }
 	}
 	// Counts for diagnostics: the index keeps them per kind; only a tag
 	// filter needs a walk over the documents.
@@ -381,7 +386,7 @@ func (iv *InnerVoice) fetch(qv []float32, cap int, kind memory.VectorKind, req I
 		src = srcThoughts
 	}
 	for _, h := range x.vectors.nearest(qv, cap, allow) {
-		out = append(out, ivCand{doc: h.ID, kind: kind, score: float64(h.Score), src: src, rec: memory.IndexRecord{ID: x.docs[h.ID].ref.ID}})
+		out = append(out, ivCand{doc: h.ID, kind: kind, score: float64(h.Score), src: src, rec: memory.IndexRecord{ID: x.docs[h.ID].id()}})
 	}
 	return out
 }
@@ -390,15 +395,19 @@ func (iv *InnerVoice) fetch(qv []float32, cap int, kind memory.VectorKind, req I
 // kind left out as private, by tag, or for having no vector in the active
 // space.
 func (x *Index) countTagged(kind memory.VectorKind, req InnerVoiceRequest, d *InnerVoiceDiagnostics) {
+	kindID, known := x.kinds.lookup(string(kind))
+	if !known {
+		return
+	}
 	for doc := range x.docs {
 		dd := &x.docs[doc]
-		if !dd.alive || dd.kind != kind {
+		if !dd.alive || uint32(dd.kind) != kindID {
 			continue
 		}
 		switch {
 		case kind == memory.VectorThought && dd.private && !req.IncludePrivate:
 			d.PrivateExcluded++
-		case !tagsAllow(dd.tags, req.IncludeTags, req.ExcludeTags):
+		case !tagsAllow(x.tags[uint32(doc)], req.IncludeTags, req.ExcludeTags):
 			d.TagExcluded++
 		default:
 			if x.vectors.flat == nil || x.vectors.flat.Get(uint32(doc)) == nil {
@@ -429,8 +438,8 @@ func unknownTags(x *Index, tags []string) []string {
 	var out []string
 	for _, t := range tags {
 		found := false
-		for i := range x.docs {
-			if x.docs[i].alive && slices.Contains(x.docs[i].tags, t) {
+		for _, tags := range x.tags {
+			if slices.Contains(tags, t) {
 				found = true
 				break
 			}

@@ -15,14 +15,15 @@ type Hit struct {
 	Score float32
 }
 
-// Flat holds vectors contiguously, by insertion, with the caller's ids. It
+// Flat holds vectors contiguously, by insertion, with the caller's ids. Ids
+// index a slice, so they should be small and dense (document numbers). It
 // is safe for concurrent use.
 type Flat struct {
 	mu   sync.RWMutex
 	dim  int
 	data []float32
 	ids  []uint32
-	pos  map[uint32]int // id → row
+	rows []int32 // id → row + 1 (0: none)
 	dead []bool
 	live int
 	// gen counts reorders; an IVF built on one generation is stale after.
@@ -30,7 +31,15 @@ type Flat struct {
 }
 
 // NewFlat returns an empty set of vectors of dimension dim.
-func NewFlat(dim int) *Flat { return &Flat{dim: dim, pos: map[uint32]int{}} }
+func NewFlat(dim int) *Flat { return &Flat{dim: dim} }
+
+// row is id's row. The caller holds a lock.
+func (f *Flat) row(id uint32) (int, bool) {
+	if int(id) >= len(f.rows) || f.rows[id] == 0 {
+		return 0, false
+	}
+	return int(f.rows[id]) - 1, true
+}
 
 // Dim is the vectors' dimension.
 func (f *Flat) Dim() int { return f.dim }
@@ -50,11 +59,14 @@ func (f *Flat) Add(id uint32, v []float32) bool {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if row, ok := f.pos[id]; ok {
+	if row, ok := f.row(id); ok {
 		copy(f.data[row*f.dim:], v)
 		return true
 	}
-	f.pos[id] = len(f.ids)
+	if int(id) >= len(f.rows) {
+		f.rows = slices.Grow(f.rows, int(id)+1-len(f.rows))[:int(id)+1]
+	}
+	f.rows[id] = int32(len(f.ids) + 1)
 	f.ids = append(f.ids, id)
 	f.dead = append(f.dead, false)
 	f.data = append(f.data, v...)
@@ -66,8 +78,8 @@ func (f *Flat) Add(id uint32, v []float32) bool {
 func (f *Flat) Remove(id uint32) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if row, ok := f.pos[id]; ok {
-		delete(f.pos, id)
+	if row, ok := f.row(id); ok {
+		f.rows[id] = 0
 		f.dead[row] = true
 		f.live--
 	}
@@ -77,7 +89,7 @@ func (f *Flat) Remove(id uint32) {
 func (f *Flat) Get(id uint32) []float32 {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	row, ok := f.pos[id]
+	row, ok := f.row(id)
 	if !ok {
 		return nil
 	}
@@ -94,19 +106,38 @@ func (f *Flat) Score(q []float32, id uint32) (float32, bool) {
 }
 
 // permute reorders rows so that row i holds what row perm[i] held. The
-// caller holds the write lock.
+// caller holds the write lock. Rows move in place, cycle by cycle, so a
+// large set is not copied whole.
 func (f *Flat) permute(perm []int) {
-	data := make([]float32, len(f.data))
 	ids := make([]uint32, len(f.ids))
 	dead := make([]bool, len(f.dead))
 	for i, old := range perm {
-		copy(data[i*f.dim:(i+1)*f.dim], f.data[old*f.dim:(old+1)*f.dim])
 		ids[i], dead[i] = f.ids[old], f.dead[old]
 		if !dead[i] {
-			f.pos[ids[i]] = i
+			f.rows[ids[i]] = int32(i + 1)
 		}
 	}
-	f.data, f.ids, f.dead = data, ids, dead
+	done := make([]bool, len(perm))
+	tmp := make([]float32, f.dim)
+	d := f.dim
+	for start := range perm {
+		if done[start] {
+			continue
+		}
+		copy(tmp, f.data[start*d:(start+1)*d])
+		j := start
+		for {
+			done[j] = true
+			k := perm[j]
+			if k == start {
+				copy(f.data[j*d:(j+1)*d], tmp)
+				break
+			}
+			copy(f.data[j*d:(j+1)*d], f.data[k*d:(k+1)*d])
+			j = k
+		}
+	}
+	f.ids, f.dead = ids, dead
 	f.gen++
 }
 

@@ -147,3 +147,36 @@ func TestIVFRecall(t *testing.T) {
 
 // IVFProbe is the probe count the benchmarks and the recall test use.
 func IVFProbe(lists int) int { return vector.DefaultProbe(lists) }
+
+// TestIVFBuildKeepsEveryVector: building the index reorders the rows in
+// place; every id must still find its own vector, removed ids none, and
+// exact search must answer as before.
+func TestIVFBuildKeepsEveryVector(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	f := vector.NewFlat(16)
+	vs := map[uint32][]float32{}
+	for id := range uint32(5000) {
+		v := unit(rng, 16)
+		f.Add(id*2, v) // sparse ids
+		vs[id*2] = v
+	}
+	for id := uint32(0); id < 10000; id += 14 {
+		f.Remove(id)
+		delete(vs, id)
+	}
+	q := unit(rng, 16)
+	before := f.Search(q, 20, nil)
+	vector.BuildIVF(f, vector.IVFOptions{Seed: 1, Lists: 40})
+	for id := range uint32(10000) {
+		got := f.Get(id)
+		if want, ok := vs[id]; !ok && got != nil || ok && !slices.Equal(got, want) {
+			t.Fatalf("id %d after the build: %v; want %v", id, got, want)
+		}
+	}
+	if f.Len() != len(vs) {
+		t.Fatalf("Len %d; want %d", f.Len(), len(vs))
+	}
+	if after := f.Search(q, 20, nil); !slices.Equal(after, before) {
+		t.Fatalf("exact search changed with the build:\n%v\n%v", after, before)
+	}
+}

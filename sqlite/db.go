@@ -76,7 +76,10 @@ func Open(path string, opts *Options) (*DB, error) {
 	}
 	busy := fmt.Sprint(o.BusyTimeout.Milliseconds())
 	base := "file:" + (&url.URL{Path: path}).EscapedPath()
-	common := "_pragma=busy_timeout(" + busy + ")&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)&_pragma=secure_delete(1)&_pragma=mmap_size(2147418112)&_pragma=temp_store(MEMORY)"
+	// Reads go through a memory map of the file's first 256 MiB: a small
+	// database is read without copying pages, and a large one does not
+	// count gigabytes of mapped pages in the process's RSS.
+	common := "_pragma=busy_timeout(" + busy + ")&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)&_pragma=secure_delete(1)&_pragma=mmap_size(268435456)&_pragma=temp_store(MEMORY)"
 	w, err := sql.Open("sqlite", base+"?_txlock=immediate&"+common)
 	if err != nil {
 		return nil, memory.Wrap(memory.CodeDBError, err, "opening database %s", path)

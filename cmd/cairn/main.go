@@ -11,17 +11,12 @@ import (
 	"context"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
 )
 
 func main() {
-	if os.Getenv("GOGC") == "" {
-		// cairn's heap is small and short-lived (query results); trading a
-		// little memory for fewer collections cuts request latency.
-		debug.SetGCPercent(400)
-	}
+	tuneMemory()
 	if path := os.Getenv("CAIRN_CPUPROFILE"); path != "" {
 		// A CPU profile of the whole run, for performance reports.
 		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {

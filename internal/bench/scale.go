@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -600,6 +601,13 @@ func ScaleServe(ctx context.Context, o ServeOptions) (ServeResult, error) {
 	runtime.GC()
 	runtime.ReadMemStats(&mem)
 	res.LiveHeapMiB = float64(mem.HeapInuse) / (1 << 20)
+	if path := os.Getenv("CAIRN_MEMPROFILE"); path != "" {
+		// What the warm index keeps, for performance reports.
+		if f, err := os.Create(path); err == nil {
+			_ = pprof.WriteHeapProfile(f)
+			f.Close()
+		}
+	}
 	res.GCPercent = debug.SetGCPercent(-1)
 	debug.SetGCPercent(res.GCPercent)
 	res.Load1 = load1()

@@ -21,7 +21,9 @@ type Hit struct {
 type Flat struct {
 	mu   sync.RWMutex
 	dim  int
-	data []float32
+	// chunks hold the rows, chunkRows to a chunk: growing never copies
+	// the vectors already held, nor needs room for them twice.
+	chunks [][]float32
 	ids  []uint32
 	rows []int32 // id → row + 1 (0: none)
 	dead []bool
@@ -32,6 +34,15 @@ type Flat struct {
 
 // NewFlat returns an empty set of vectors of dimension dim.
 func NewFlat(dim int) *Flat { return &Flat{dim: dim} }
+
+// chunkRows is the number of rows per chunk.
+const chunkRows = 4096
+
+// vec is row's vector. The caller holds a lock.
+func (f *Flat) vec(row int) []float32 {
+	c, i := row/chunkRows, (row%chunkRows)*f.dim
+	return f.chunks[c][i : i+f.dim : i+f.dim]
+}
 
 // row is id's row. The caller holds a lock.
 func (f *Flat) row(id uint32) (int, bool) {
@@ -60,16 +71,26 @@ func (f *Flat) Add(id uint32, v []float32) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if row, ok := f.row(id); ok {
-		copy(f.data[row*f.dim:], v)
+		copy(f.vec(row), v)
 		return true
 	}
 	if int(id) >= len(f.rows) {
 		f.rows = slices.Grow(f.rows, int(id)+1-len(f.rows))[:int(id)+1]
 	}
 	f.rows[id] = int32(len(f.ids) + 1)
+	if len(f.ids)%chunkRows == 0 {
+		// The first chunk grows as a small set does; later ones are
+		// made whole.
+		rows := chunkRows
+		if len(f.ids) == 0 {
+			rows = 16
+		}
+		f.chunks = append(f.chunks, make([]float32, 0, rows*f.dim))
+	}
+	last := len(f.chunks) - 1
+	f.chunks[last] = append(f.chunks[last], v...)
 	f.ids = append(f.ids, id)
 	f.dead = append(f.dead, false)
-	f.data = append(f.data, v...)
 	f.live++
 	return true
 }
@@ -93,7 +114,7 @@ func (f *Flat) Get(id uint32) []float32 {
 	if !ok {
 		return nil
 	}
-	return f.data[row*f.dim : (row+1)*f.dim]
+	return f.vec(row)
 }
 
 // Score is the dot product of q with id's vector, and whether id has one.
@@ -119,21 +140,20 @@ func (f *Flat) permute(perm []int) {
 	}
 	done := make([]bool, len(perm))
 	tmp := make([]float32, f.dim)
-	d := f.dim
 	for start := range perm {
 		if done[start] {
 			continue
 		}
-		copy(tmp, f.data[start*d:(start+1)*d])
+		copy(tmp, f.vec(start))
 		j := start
 		for {
 			done[j] = true
 			k := perm[j]
 			if k == start {
-				copy(f.data[j*d:(j+1)*d], tmp)
+				copy(f.vec(j), tmp)
 				break
 			}
-			copy(f.data[j*d:(j+1)*d], f.data[k*d:(k+1)*d])
+			copy(f.vec(j), f.vec(k))
 			j = k
 		}
 	}
@@ -182,15 +202,22 @@ func (f *Flat) Search(q []float32, k int, allow func(uint32) bool) []Hit {
 // scan keeps the k best of rows [lo, hi).
 func (f *Flat) scan(q []float32, k, lo, hi int, allow func(uint32) bool) []Hit {
 	top := newTopK(k)
-	for row := lo; row < hi; row++ {
-		if f.dead[row] {
-			continue
+	d := f.dim
+	for row := lo; row < hi; {
+		// The rows of one chunk, walked without indexing chunks per row.
+		chunk := f.chunks[row/chunkRows]
+		end := min(hi, (row/chunkRows+1)*chunkRows)
+		off := (row % chunkRows) * d
+		for ; row < end; row, off = row+1, off+d {
+			if f.dead[row] {
+				continue
+			}
+			id := f.ids[row]
+			if allow != nil && !allow(id) {
+				continue
+			}
+			top.push(Hit{id, vek32.Dot(q, chunk[off:off+d])})
 		}
-		id := f.ids[row]
-		if allow != nil && !allow(id) {
-			continue
-		}
-		top.push(Hit{id, vek32.Dot(q, f.data[row*f.dim:(row+1)*f.dim])})
 	}
 	return top.hits
 }

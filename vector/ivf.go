@@ -70,13 +70,13 @@ func train(f *Flat, o IVFOptions) *IVF {
 	nl := min(o.Lists, len(sample))
 	cent := make([]float32, nl*f.dim)
 	for c := range nl {
-		copy(cent[c*f.dim:], f.data[sample[c]*f.dim:(sample[c]+1)*f.dim])
+		copy(cent[c*f.dim:], f.vec(sample[c]))
 	}
 	assign := make([]int, len(sample))
 	for range o.Iterations {
 		parallelRange(len(sample), func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				assign[i] = nearest(cent, f.dim, f.data[sample[i]*f.dim:(sample[i]+1)*f.dim])
+				assign[i] = nearest(cent, f.dim, f.vec(sample[i]))
 			}
 		})
 		sums := make([]float32, nl*f.dim)
@@ -84,12 +84,12 @@ func train(f *Flat, o IVFOptions) *IVF {
 		for i, r := range sample {
 			c := assign[i]
 			counts[c]++
-			vek32.Add_Inplace(sums[c*f.dim:(c+1)*f.dim], f.data[r*f.dim:(r+1)*f.dim])
+			vek32.Add_Inplace(sums[c*f.dim:(c+1)*f.dim], f.vec(r))
 		}
 		for c := range nl {
 			if counts[c] == 0 {
 				r := sample[rng.IntN(len(sample))] // re-seed an empty list
-				copy(cent[c*f.dim:], f.data[r*f.dim:(r+1)*f.dim])
+				copy(cent[c*f.dim:], f.vec(r))
 				continue
 			}
 			normalize(sums[c*f.dim : (c+1)*f.dim])
@@ -109,7 +109,7 @@ func (x *IVF) file(f *Flat) {
 	rowList := make([]int, n)
 	parallelRange(n, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
-			rowList[r] = nearest(x.centroids, f.dim, f.data[r*f.dim:(r+1)*f.dim])
+			rowList[r] = nearest(x.centroids, f.dim, f.vec(r))
 		}
 	})
 	x.starts = make([]int, nl+1)

@@ -33,6 +33,8 @@ func (db *DB) Import(ctx context.Context, d memory.Dump, progress func(done int)
 			return err
 		}
 		defer a.close()
+		ptx := newPreparedTx(tx)
+		defer ptx.close()
 		for i, o := range d.Observations {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -43,7 +45,7 @@ func (db *DB) Import(ctx context.Context, d memory.Dump, progress func(done int)
 			tick()
 		}
 		for i, c := range d.Capsules {
-			if err := importCapsule(ctx, tx, a, c); err != nil {
+			if err := importCapsule(ctx, ptx, a, c); err != nil {
 				return atRecord(memory.SectionCapsules, i, err)
 			}
 			tick()
@@ -58,42 +60,42 @@ func (db *DB) Import(ctx context.Context, d memory.Dump, progress func(done int)
 			return err
 		}
 		for i, s := range d.Summaries {
-			if err := importSummary(ctx, tx, s); err != nil {
+			if err := importSummary(ctx, ptx, s); err != nil {
 				return atRecord(memory.SectionSummaries, i, err)
 			}
 			tick()
 		}
 		for i, p := range d.Pins {
-			if err := importPin(ctx, tx, p); err != nil {
+			if err := importPin(ctx, ptx, p); err != nil {
 				return atRecord(memory.SectionPins, i, err)
 			}
 			tick()
 		}
 		for i, t := range d.Thoughts {
-			if err := insertThought(ctx, tx, t); err != nil {
+			if err := insertThought(ctx, ptx, t); err != nil {
 				return atRecord(memory.SectionThoughts, i, err)
 			}
 			tick()
 		}
 		for i, e := range d.Entities {
-			if err := insertEntity(ctx, tx, e); err != nil {
+			if err := insertEntity(ctx, ptx, e); err != nil {
 				return atRecord(memory.SectionEntities, i, err)
 			}
 			tick()
 		}
 		for i, o := range d.KGObservations {
-			if err := importKGObservation(ctx, tx, o); err != nil {
+			if err := importKGObservation(ctx, ptx, o); err != nil {
 				return atRecord(memory.SectionKGObservations, i, err)
 			}
 			tick()
 		}
 		for i, g := range d.Edges {
-			if err := importEdge(ctx, tx, g); err != nil {
+			if err := importEdge(ctx, ptx, g); err != nil {
 				return atRecord(memory.SectionEdges, i, err)
 			}
 			tick()
 		}
-		if err := importCode(ctx, tx, d, tick); err != nil {
+		if err := importCode(ctx, ptx, d, tick); err != nil {
 			return err
 		}
 		progress(done)
@@ -111,7 +113,7 @@ func atRecord(section memory.Section, i int, err error) error {
 	return &memory.RecordError{Section: section, Index: i, Err: err}
 }
 
-func importCapsule(ctx context.Context, tx *sql.Tx, a *appender, c memory.Capsule) error {
+func importCapsule(ctx context.Context, tx queryer, a *appender, c memory.Capsule) error {
 	if c.Scope.SessionID != "" && c.Status == memory.CapsuleOpen {
 		var other string
 		err := tx.QueryRowContext(ctx, "SELECT id FROM capsules WHERE session_id = ? AND status = 'open'", c.Scope.SessionID).Scan(&other)
@@ -141,7 +143,7 @@ func importCapsule(ctx context.Context, tx *sql.Tx, a *appender, c memory.Capsul
 	return nil
 }
 
-func importSummary(ctx context.Context, tx *sql.Tx, s memory.Summary) error {
+func importSummary(ctx context.Context, tx queryer, s memory.Summary) error {
 	var exists int
 	err := tx.QueryRowContext(ctx, "SELECT count(*) FROM summaries WHERE capsule_id = ?", s.CapsuleID).Scan(&exists)
 	if err != nil {
@@ -154,7 +156,7 @@ func importSummary(ctx context.Context, tx *sql.Tx, s memory.Summary) error {
 	return err
 }
 
-func importPin(ctx context.Context, tx *sql.Tx, p memory.Pin) error {
+func importPin(ctx context.Context, tx queryer, p memory.Pin) error {
 	if _, err := pinTarget(ctx, tx, p.TargetType, p.TargetID); err != nil {
 		if memory.IsCode(err, memory.CodeNotFound) {
 			return memory.Errorf(memory.CodeNotFound, "pin %q points at %s %q, which does not exist", p.ID, p.TargetType, p.TargetID)
@@ -166,7 +168,7 @@ func importPin(ctx context.Context, tx *sql.Tx, p memory.Pin) error {
 
 // entityScope returns an entity's scope; what names the record referring
 // to it, for the not_found message.
-func entityScope(ctx context.Context, tx *sql.Tx, id, what string) (memory.Scope, error) {
+func entityScope(ctx context.Context, tx queryer, id, what string) (memory.Scope, error) {
 	var sc memory.Scope
 	err := tx.QueryRowContext(ctx, "SELECT session_id, repo_id, agent_id, user_id FROM kg_entities WHERE id = ?", id).
 		Scan(&sc.SessionID, &sc.RepoID, &sc.AgentID, &sc.UserID)
@@ -186,7 +188,7 @@ func inheritScope(own, entity memory.Scope, what, entityID string) (memory.Scope
 	return own.Fill(entity), nil
 }
 
-func importKGObservation(ctx context.Context, tx *sql.Tx, o memory.KGObservation) error {
+func importKGObservation(ctx context.Context, tx queryer, o memory.KGObservation) error {
 	what := fmt.Sprintf("entity observation %q", o.ID)
 	sc, err := entityScope(ctx, tx, o.EntityID, what)
 	if err != nil {
@@ -198,7 +200,7 @@ func importKGObservation(ctx context.Context, tx *sql.Tx, o memory.KGObservation
 	return insertKGObservation(ctx, tx, o)
 }
 
-func importEdge(ctx context.Context, tx *sql.Tx, g memory.KGEdge) error {
+func importEdge(ctx context.Context, tx queryer, g memory.KGEdge) error {
 	what := fmt.Sprintf("edge %q", g.ID)
 	sc, err := entityScope(ctx, tx, g.Source, what)
 	if err != nil {

@@ -31,7 +31,7 @@ func (db *DB) OpenCapsule(ctx context.Context, c memory.Capsule) (memory.Capsule
 	return c, err
 }
 
-func insertCapsule(ctx context.Context, tx *sql.Tx, c memory.Capsule) error {
+func insertCapsule(ctx context.Context, tx queryer, c memory.Capsule) error {
 	args := append([]any{c.ID, c.Type, c.Intent, string(c.Status), c.OpenedAt, nullInt(c.ClosedAt)}, scopeArgs(c.Scope)...)
 	_, err := tx.ExecContext(ctx, `INSERT INTO capsules (id, type, intent, status, opened_at, closed_at,
 		session_id, repo_id, agent_id, user_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
@@ -126,7 +126,7 @@ func (db *DB) PutSummary(ctx context.Context, s memory.Summary) (memory.Summary,
 
 // putSummary inserts the capsule's summary or replaces the existing one,
 // keeping its id, and reindexes it.
-func putSummary(ctx context.Context, tx *sql.Tx, s memory.Summary) (memory.Summary, error) {
+func putSummary(ctx context.Context, tx queryer, s memory.Summary) (memory.Summary, error) {
 	var scope memory.Scope
 	err := tx.QueryRowContext(ctx, "SELECT session_id, repo_id, agent_id, user_id FROM capsules WHERE id = ?", s.CapsuleID).
 		Scan(&scope.SessionID, &scope.RepoID, &scope.AgentID, &scope.UserID)

@@ -17,7 +17,7 @@ import (
 // episode is a conflict, never silently replaced. Ledger entries get new
 // sequence numbers in the order given; gate results follow their episode's
 // existing ones.
-func importCode(ctx context.Context, tx *sql.Tx, d memory.Dump, tick func()) error {
+func importCode(ctx context.Context, tx queryer, d memory.Dump, tick func()) error {
 	for i, r := range d.CodeRepos {
 		if err := importCodeRepo(ctx, tx, r); err != nil {
 			return atRecord(memory.SectionCodeRepos, i, err)
@@ -84,7 +84,7 @@ func importCode(ctx context.Context, tx *sql.Tx, d memory.Dump, tick func()) err
 }
 
 // exists reports whether q (a SELECT 1 ...) finds a row.
-func exists(ctx context.Context, tx *sql.Tx, q string, args ...any) (bool, error) {
+func exists(ctx context.Context, tx queryer, q string, args ...any) (bool, error) {
 	var one int
 	err := tx.QueryRowContext(ctx, q, args...).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -95,7 +95,7 @@ func exists(ctx context.Context, tx *sql.Tx, q string, args ...any) (bool, error
 
 // needRepo refuses a record naming a repository that is neither in the
 // database nor earlier in the dump.
-func needRepo(ctx context.Context, tx *sql.Tx, repoID, what string) error {
+func needRepo(ctx context.Context, tx queryer, repoID, what string) error {
 	ok, err := exists(ctx, tx, "SELECT 1 FROM code_repos WHERE id = ?", repoID)
 	if err == nil && !ok {
 		return memory.Errorf(memory.CodeNotFound, "%s names repository %q, which is not registered", what, repoID)
@@ -103,7 +103,7 @@ func needRepo(ctx context.Context, tx *sql.Tx, repoID, what string) error {
 	return err
 }
 
-func importCodeRepo(ctx context.Context, tx *sql.Tx, r memory.CodeRepo) error {
+func importCodeRepo(ctx context.Context, tx queryer, r memory.CodeRepo) error {
 	if r.ID == "" || r.Root == "" {
 		return invalidParams("a code repository needs a repo_id and a root (got %q, %q)", r.ID, r.Root)
 	}
@@ -114,7 +114,7 @@ func importCodeRepo(ctx context.Context, tx *sql.Tx, r memory.CodeRepo) error {
 	return err
 }
 
-func importCodeFile(ctx context.Context, tx *sql.Tx, f memory.CodeFile) error {
+func importCodeFile(ctx context.Context, tx queryer, f memory.CodeFile) error {
 	if err := needRepo(ctx, tx, f.RepoID, "code file "+f.Path); err != nil {
 		return err
 	}
@@ -126,7 +126,7 @@ func importCodeFile(ctx context.Context, tx *sql.Tx, f memory.CodeFile) error {
 	return err
 }
 
-func importCodeEntity(ctx context.Context, tx *sql.Tx, e memory.CodeEntity) error {
+func importCodeEntity(ctx context.Context, tx queryer, e memory.CodeEntity) error {
 	if err := needRepo(ctx, tx, e.RepoID, "code entity "+e.Key); err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ func importCodeEntity(ctx context.Context, tx *sql.Tx, e memory.CodeEntity) erro
 	return err
 }
 
-func importTransition(ctx context.Context, tx *sql.Tx, t memory.CodeTransition) error {
+func importTransition(ctx context.Context, tx queryer, t memory.CodeTransition) error {
 	ok, err := exists(ctx, tx, "SELECT 1 FROM code_entities WHERE repo_id = ? AND key = ?", t.RepoID, t.Key)
 	if err != nil {
 		return err
@@ -161,7 +161,7 @@ func importTransition(ctx context.Context, tx *sql.Tx, t memory.CodeTransition) 
 	return err
 }
 
-func importEpisode(ctx context.Context, tx *sql.Tx, e memory.Episode) error {
+func importEpisode(ctx context.Context, tx queryer, e memory.Episode) error {
 	switch {
 	case e.ID == "" || e.SessionID == "":
 		return invalidParams("an episode needs an episode_id and a session_id (got %q, %q)", e.ID, e.SessionID)
@@ -188,7 +188,7 @@ func importEpisode(ctx context.Context, tx *sql.Tx, e memory.Episode) error {
 }
 
 // episodeSession returns the session of an episode already written.
-func episodeSession(ctx context.Context, tx *sql.Tx, id, what string) (string, error) {
+func episodeSession(ctx context.Context, tx queryer, id, what string) (string, error) {
 	var session string
 	err := tx.QueryRowContext(ctx, "SELECT session_id FROM code_episodes WHERE id = ?", id).Scan(&session)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -197,7 +197,7 @@ func episodeSession(ctx context.Context, tx *sql.Tx, id, what string) (string, e
 	return session, err
 }
 
-func importHydrationRow(ctx context.Context, tx *sql.Tx, r memory.HydrationRow) error {
+func importHydrationRow(ctx context.Context, tx queryer, r memory.HydrationRow) error {
 	session, err := episodeSession(ctx, tx, r.EpisodeID, "a hydration row")
 	if err != nil {
 		return err
@@ -215,7 +215,7 @@ func importHydrationRow(ctx context.Context, tx *sql.Tx, r memory.HydrationRow) 
 	return err
 }
 
-func importGate(ctx context.Context, tx *sql.Tx, g memory.GateResult) error {
+func importGate(ctx context.Context, tx queryer, g memory.GateResult) error {
 	if _, err := episodeSession(ctx, tx, g.EpisodeID, "a gate result"); err != nil {
 		return err
 	}

@@ -87,7 +87,7 @@ func (db *DB) PutEntity(ctx context.Context, e memory.KGEntity) (memory.KGEntity
 }
 
 // insertEntity writes a new entity (conflict when its id exists).
-func insertEntity(ctx context.Context, tx *sql.Tx, e memory.KGEntity) error {
+func insertEntity(ctx context.Context, tx queryer, e memory.KGEntity) error {
 	args := append([]any{e.ID, e.Name, strings.ToLower(e.Name), e.Type, dataText(e.Data), e.CreatedAt, e.UpdatedAt}, scopeArgs(e.Scope)...)
 	_, err := tx.ExecContext(ctx, `INSERT INTO kg_entities (id, name, name_key, type, data, created_at, updated_at,
 		session_id, repo_id, agent_id, user_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
@@ -180,7 +180,7 @@ func (db *DB) AddKGObservation(ctx context.Context, o memory.KGObservation) (mem
 
 // insertKGObservation writes a new entity observation (conflict when its id
 // exists); the caller checks that its entity exists.
-func insertKGObservation(ctx context.Context, tx *sql.Tx, o memory.KGObservation) error {
+func insertKGObservation(ctx context.Context, tx queryer, o memory.KGObservation) error {
 	args := append([]any{o.ID, o.EntityID, o.Content, o.CreatedAt}, scopeArgs(o.Scope)...)
 	_, err := tx.ExecContext(ctx, `INSERT INTO kg_observations (id, entity_id, content, created_at, session_id, repo_id, agent_id, user_id)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, args...)
@@ -233,7 +233,7 @@ func (db *DB) AddEdge(ctx context.Context, g memory.KGEdge) (memory.KGEdge, erro
 
 // insertEdge writes a new edge (conflict when its id exists); the caller
 // checks that its entities exist.
-func insertEdge(ctx context.Context, tx *sql.Tx, g memory.KGEdge) error {
+func insertEdge(ctx context.Context, tx queryer, g memory.KGEdge) error {
 	args := append([]any{g.ID, g.Source, g.Target, g.Relation, dataText(g.Data), g.CreatedAt}, scopeArgs(g.Scope)...)
 	_, err := tx.ExecContext(ctx, `INSERT INTO kg_edges (id, source, target, relation, data, created_at, session_id, repo_id, agent_id, user_id)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)

@@ -18,7 +18,7 @@ func (db *DB) AddPin(ctx context.Context, p memory.Pin) (memory.Pin, error) {
 	return p, err
 }
 
-func insertPin(ctx context.Context, tx *sql.Tx, p memory.Pin) error {
+func insertPin(ctx context.Context, tx queryer, p memory.Pin) error {
 	args := append([]any{p.ID, string(p.TargetType), p.TargetID, p.Reason, p.CreatedAt, nullInt(p.ExpiresAt)}, scopeArgs(p.Scope)...)
 	_, err := tx.ExecContext(ctx, `INSERT INTO pins (id, target_type, target_id, reason, created_at, expires_at,
 		session_id, repo_id, agent_id, user_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)

@@ -48,7 +48,7 @@ func (db *DB) AddThought(ctx context.Context, t memory.Thought) (memory.Thought,
 }
 
 // insertThought writes a new thought (conflict when its id exists).
-func insertThought(ctx context.Context, tx *sql.Tx, t memory.Thought) error {
+func insertThought(ctx context.Context, tx queryer, t memory.Thought) error {
 	args := append([]any{t.ID, t.Content, string(t.Origin), jsonList(t.Tags), t.IsPrivate, t.Status, t.Significance,
 		t.IsSummary, jsonList(t.SummaryOf), t.Pipeline, t.CreatedAt}, scopeArgs(t.Scope)...)
 	_, err := tx.ExecContext(ctx, `INSERT INTO thoughts (id, content, origin, tags, is_private, status, significance,

@@ -128,15 +128,12 @@ func importCapsule(ctx context.Context, tx queryer, a *appender, c memory.Capsul
 		return err
 	}
 	for i, oid := range c.ObservationIDs {
-		var one int
-		err := tx.QueryRowContext(ctx, "SELECT 1 FROM observations WHERE id = ?", oid).Scan(&one)
-		if errors.Is(err, sql.ErrNoRows) {
-			return memory.Errorf(memory.CodeNotFound, "capsule %q lists observation %q, which does not exist", c.ID, oid)
-		}
-		if err != nil {
-			return err
-		}
+		// The capsule exists (just written), so a foreign key failing
+		// names a missing observation: the insert is the check.
 		if _, err := a.insMember.ExecContext(ctx, c.ID, i, oid); err != nil {
+			if isForeignKey(err) {
+				return memory.Errorf(memory.CodeNotFound, "capsule %q lists observation %q, which does not exist", c.ID, oid)
+			}
 			return err
 		}
 	}

@@ -653,6 +653,13 @@ func testImportAllOrNothing(t *testing.T, s memory.Store) {
 			t.Fatalf("%s: a failed import changed the store", name)
 		}
 	}
+	d := sampleDump()
+	d.Capsules[0].ObservationIDs = append(d.Capsules[0].ObservationIDs, "ghost")
+	err := s.Import(ctx, d, nil)
+	wantCode(t, err, memory.CodeNotFound)
+	if !strings.Contains(err.Error(), `observation "ghost", which does not exist`) {
+		t.Fatalf("unknown member: %v; want the missing observation named", err)
+	}
 }
 
 // knowledgeDump is sampleDump with thoughts (private, tagged, a summary of

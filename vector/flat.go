@@ -19,15 +19,15 @@ type Hit struct {
 // index a slice, so they should be small and dense (document numbers). It
 // is safe for concurrent use.
 type Flat struct {
-	mu   sync.RWMutex
-	dim  int
+	mu  sync.RWMutex
+	dim int
 	// chunks hold the rows, chunkRows to a chunk: growing never copies
 	// the vectors already held, nor needs room for them twice.
 	chunks [][]float32
-	ids  []uint32
-	rows []int32 // id → row + 1 (0: none)
-	dead []bool
-	live int
+	ids    []uint32
+	rows   []int32 // id → row + 1 (0: none)
+	dead   []bool
+	live   int
 	// gen counts reorders; an IVF built on one generation is stale after.
 	gen int
 }

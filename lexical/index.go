@@ -43,8 +43,11 @@ func New() *Index {
 
 // Add indexes text as document doc. Ids must grow: a document replaced is
 // removed and added again under a new id, which keeps postings sorted.
-func (x *Index) Add(doc uint32, text string) {
-	terms := Terms(text)
+func (x *Index) Add(doc uint32, text string) { x.AddTerms(doc, Terms(text)) }
+
+// AddTerms indexes a document from its terms, as Terms gives them: a
+// caller adding many documents can analyse their texts in parallel.
+func (x *Index) AddTerms(doc uint32, terms []string) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if int(doc) < len(x.live) && x.live[doc] {

@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -227,13 +228,18 @@ func (x *Index) Sync(ctx context.Context, r memory.Reader) error {
 	defer x.mu.Unlock()
 	space := x.space()
 	if !x.loaded {
+		batch := make([]memory.IndexRecord, 0, loadBatch)
 		last, err := r.LoadIndex(ctx, space, func(rec memory.IndexRecord) error {
-			x.putLocked(rec)
+			if batch = append(batch, rec); len(batch) == loadBatch {
+				x.putAllLocked(batch)
+				batch = batch[:0]
+			}
 			return nil
 		})
 		if err != nil {
 			return err
 		}
+		x.putAllLocked(batch)
 		x.loaded, x.lastSeq = true, last
 		x.flushLocked()
 		return nil
@@ -242,12 +248,70 @@ func (x *Index) Sync(ctx context.Context, r memory.Reader) error {
 	if err != nil {
 		return err
 	}
-	for _, rec := range recs {
-		x.putLocked(rec)
-	}
+	x.putAllLocked(recs)
 	x.lastSeq = last
 	x.flushLocked()
 	return nil
+}
+
+// loadBatch is the number of records a load analyses together.
+const loadBatch = 4096
+
+// analysis is what putLocked derives from a searchable record's text.
+type analysis struct {
+	terms []string
+	words []int32
+}
+
+// analyse derives rec's analysis; records tiered retrieval does not rank
+// have none.
+func (x *Index) analyse(rec *memory.IndexRecord) analysis {
+	if rec.Gone || !searchable(recordKind(rec)) {
+		return analysis{}
+	}
+	a := analysis{terms: lexical.Terms(rec.Content)}
+	if wv := x.wordVectors(); wv != nil {
+		a.words = wv.WordIDs(rec.Content, isStopword)
+	}
+	return a
+}
+
+// putAllLocked puts recs in order. Their texts are analysed first, in
+// parallel over the cores (tokenising and stemming are most of a load's
+// work); the index itself changes in one goroutine, so documents get the
+// same numbers as one by one.
+func (x *Index) putAllLocked(recs []memory.IndexRecord) {
+	if len(recs) < 64 {
+		for i := range recs {
+			x.putAnalysedLocked(recs[i], x.analyse(&recs[i]))
+		}
+		return
+	}
+	as := make([]analysis, len(recs))
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(recs); i += workers {
+				as[i] = x.analyse(&recs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range recs {
+		x.putAnalysedLocked(recs[i], as[i])
+	}
+}
+
+// recordKind is rec's kind: its Kind, or for observations and summaries
+// its type.
+func recordKind(rec *memory.IndexRecord) memory.VectorKind {
+	if rec.Kind == "" {
+		return memory.VectorKind(rec.Type)
+	}
+	return rec.Kind
 }
 
 // flushLocked ends a sync: removed documents leave the lexical index in one
@@ -261,7 +325,10 @@ func (x *Index) flushLocked() {
 }
 
 // putLocked adds, replaces or removes one record.
-func (x *Index) putLocked(rec memory.IndexRecord) {
+func (x *Index) putLocked(rec memory.IndexRecord) { x.putAnalysedLocked(rec, x.analyse(&rec)) }
+
+// putAnalysedLocked is putLocked with the record's text already analysed.
+func (x *Index) putAnalysedLocked(rec memory.IndexRecord, a analysis) {
 	key := string([]byte{small(&x.types, string(rec.Type))}) + rec.ID
 	if old, ok := x.byKey[key]; ok {
 		x.removeLocked(old)
@@ -271,10 +338,7 @@ func (x *Index) putLocked(rec memory.IndexRecord) {
 		return
 	}
 	doc := uint32(len(x.docs))
-	kind := rec.Kind
-	if kind == "" {
-		kind = memory.VectorKind(rec.Type)
-	}
+	kind := recordKind(&rec)
 	info := docInfo{key: key, ts: rec.TS, pos: -1, alive: true, private: rec.Private,
 		kind: small(&x.kinds, string(kind)), status: x.statuses.id(rec.Status)}
 	m := docMeta{flags: metaAlive}
@@ -283,11 +347,9 @@ func (x *Index) putLocked(rec memory.IndexRecord) {
 	}
 	if searchable(kind) {
 		m.flags |= metaSearchable
-		x.lex.Add(doc, rec.Content)
+		x.lex.AddTerms(doc, a.terms)
 		info.asks = strings.Contains(rec.Content, "?")
-		if wv := x.wordVectors(); wv != nil {
-			info.words = wv.WordIDs(rec.Content, isStopword)
-		}
+		info.words = a.words
 	}
 	if rec.CapsuleID != "" && rec.Position >= 0 && rec.Position < maxPosition {
 		c := x.capsuleIDs.id(rec.CapsuleID)

@@ -1,9 +1,12 @@
 package retrieve
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"unsafe"
 
+	"github.com/cairnhq/cairn/lexical"
 	"github.com/cairnhq/cairn/memory"
 )
 
@@ -70,5 +73,38 @@ func TestIndexInternsAndFinds(t *testing.T) {
 	}
 	if x.Len() != 3 { // a, b and the summary
 		t.Fatalf("Len %d; want 3", x.Len())
+	}
+}
+
+// TestBatchedLoadMatchesOneByOne: records put in a batch (texts analysed
+// in parallel) get the same documents, terms and scores as one by one.
+func TestBatchedLoadMatchesOneByOne(t *testing.T) {
+	words := []string{"deploy", "rollback", "cache", "token", "webhook", "retry", "Alice:", "why?", "budget"}
+	var recs []memory.IndexRecord
+	for i := range 300 {
+		text := words[i%len(words)] + " " + words[(i*7)%len(words)] + " " + words[(i*3+1)%len(words)]
+		recs = append(recs, memory.IndexRecord{Type: memory.TargetObservation, ID: fmt.Sprintf("o%03d", i), Content: text,
+			CapsuleID: fmt.Sprintf("c%d", i/10), Position: i % 10})
+	}
+	recs = append(recs, memory.IndexRecord{Type: memory.TargetObservation, ID: "o005", Gone: true})
+	one, batch := NewIndex(nil), NewIndex(nil)
+	for _, r := range recs {
+		one.putLocked(r)
+	}
+	one.flushLocked()
+	batch.putAllLocked(recs)
+	batch.flushLocked()
+	if !slices.EqualFunc(one.docs, batch.docs, func(a, b docInfo) bool {
+		return a.key == b.key && a.capsule == b.capsule && a.pos == b.pos && a.alive == b.alive && a.asks == b.asks
+	}) {
+		t.Fatal("documents differ between a batched load and one by one")
+	}
+	for _, q := range []string{"deploy cache", "alice", "why"} {
+		a, b := make([]float32, one.lex.Cap()), make([]float32, batch.lex.Cap())
+		one.lex.Scores(lexical.QueryTerms(q), nil, a, nil)
+		batch.lex.Scores(lexical.QueryTerms(q), nil, b, nil)
+		if !slices.Equal(a, b) {
+			t.Fatalf("%q: scores differ between a batched load and one by one", q)
+		}
 	}
 }

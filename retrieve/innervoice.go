@@ -410,7 +410,7 @@ func (x *Index) countTagged(kind memory.VectorKind, req InnerVoiceRequest, d *In
 		case !tagsAllow(x.tags[uint32(doc)], req.IncludeTags, req.ExcludeTags):
 			d.TagExcluded++
 		default:
-			if x.vectors.flat == nil || x.vectors.flat.Get(uint32(doc)) == nil {
+			if x.vectors.flat == nil || !x.vectors.flat.Has(uint32(doc)) {
 				d.DimExcluded++
 			}
 		}

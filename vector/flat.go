@@ -106,7 +106,16 @@ func (f *Flat) Remove(id uint32) {
 	}
 }
 
-// Get returns id's vector (shared, not to be modified), or nil.
+// Has reports whether id has a vector.
+func (f *Flat) Has(id uint32) bool {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	_, ok := f.row(id)
+	return ok
+}
+
+// Get returns a copy of id's vector, or nil. (Rows move when an IVF index
+// is built, so a slice into them would not stay id's.)
 func (f *Flat) Get(id uint32) []float32 {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
@@ -114,16 +123,21 @@ func (f *Flat) Get(id uint32) []float32 {
 	if !ok {
 		return nil
 	}
-	return f.vec(row)
+	return slices.Clone(f.vec(row))
 }
 
 // Score is the dot product of q with id's vector, and whether id has one.
 func (f *Flat) Score(q []float32, id uint32) (float32, bool) {
-	v := f.Get(id)
-	if v == nil {
+	if len(q) != f.dim {
 		return 0, false
 	}
-	return vek32.Dot(q, v), true
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	row, ok := f.row(id)
+	if !ok {
+		return 0, false
+	}
+	return vek32.Dot(q, f.vec(row)), true
 }
 
 // permute reorders rows so that row i holds what row perm[i] held. The

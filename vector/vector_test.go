@@ -180,3 +180,41 @@ func TestIVFBuildKeepsEveryVector(t *testing.T) {
 		t.Fatalf("exact search changed with the build:\n%v\n%v", after, before)
 	}
 }
+
+// TestReadsDuringAnIVFBuild: Get, Has and Score while a build reorders the
+// rows in place (run with -race) always see the id's own vector, and a
+// vector Get returned before the build stays what it was.
+func TestReadsDuringAnIVFBuild(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	f := vector.NewFlat(16)
+	vs := make([][]float32, 20000)
+	for id := range vs {
+		vs[id] = unit(rng, 16)
+		f.Add(uint32(id), vs[id])
+	}
+	held := f.Get(5)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		vector.BuildIVF(f, vector.IVFOptions{Seed: 1})
+	}()
+	defer func() {
+		if !slices.Equal(held, vs[5]) {
+			t.Fatalf("a vector Get returned before the build changed with it: %v; want %v", held, vs[5])
+		}
+	}()
+	for i := 0; ; i++ {
+		id := uint32(i % len(vs))
+		if got := f.Get(id); !slices.Equal(got, vs[id]) || !f.Has(id) {
+			t.Fatalf("id %d during the build: %v; want %v", id, got, vs[id])
+		}
+		if s, ok := f.Score(vs[id], id); !ok || math.Abs(float64(s)-1) > 1e-4 {
+			t.Fatalf("id %d: self-similarity %v %v during the build", id, s, ok)
+		}
+		select {
+		case <-done:
+			return
+		default:
+		}
+	}
+}

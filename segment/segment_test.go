@@ -145,7 +145,7 @@ func TestEveryByteIsCovered(t *testing.T) {
 		return len(f.Sections()) == len(ref.Sections())
 	}
 	lazy := ref.Section("lazy")
-	lazyOff := int(uintptr(unsafe.Pointer(&lazy.Bytes()[0])) - uintptr(unsafe.Pointer(&ref.Sections()[0].Bytes()[0]))) + 64
+	lazyOff := int(uintptr(unsafe.Pointer(&lazy.Bytes()[0]))-uintptr(unsafe.Pointer(&ref.Sections()[0].Bytes()[0]))) + 64
 	for i := 0; i < len(good); i++ {
 		if i > lazyOff+1 && i < lazyOff+lazy.Len()-1 && (i-lazyOff)%997 != 0 {
 			continue

@@ -13,10 +13,12 @@ import (
 	_ "embed"
 	"encoding/binary"
 	"errors"
+	"hash/maphash"
 	"math"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
@@ -50,16 +52,26 @@ func Weight(rank int) float64 {
 	return sifA / (sifA + p)
 }
 
-// Vectors is the loaded word-vector table.
+// Vectors is the loaded word-vector table. It reads the embedded file in
+// place: loading builds only a hash table of the words (a few
+// milliseconds), so a process that embeds one query starts fast.
 type Vectors struct {
-	index  map[string]int32
-	weight []float32
-	scale  []float32
-	rows   []int8
-	pc     [Dim]float32
-	// unit scales row i's int8 components to a unit vector.
-	unit []float32
+	data []byte
+	// word holds, per word, the offset of its length byte in data.
+	word []uint32
+	// slots is an open-addressing hash table of word numbers + 1.
+	slots []int32
+	seed  maphash.Seed
+	// rows is where the rows start: per word a float32 scale, then Dim
+	// int8 components.
+	rows int
+	pc   [Dim]float32
+	// unit caches, per word, the scale that makes its int8 row a unit
+	// vector (float32 bits; 0 until computed).
+	unit []atomic.Uint32
 }
+
+const rowBytes = 4 + Dim
 
 var (
 	loadOnce sync.Once
@@ -80,55 +92,108 @@ func parse(b []byte) (*Vectors, error) {
 	if len(b) < len(Magic)+8 || string(b[:len(Magic)]) != Magic {
 		return nil, errCorrupt
 	}
-	b = b[len(Magic):]
-	n, dim := int(le.Uint32(b)), int(le.Uint32(b[4:]))
-	b = b[8:]
-	if dim != Dim || len(b) < 4*Dim {
+	off := len(Magic)
+	n, dim := int(le.Uint32(b[off:])), int(le.Uint32(b[off+4:]))
+	off += 8
+	if dim != Dim || len(b) < off+4*Dim || n <= 0 || n > 1<<24 {
 		return nil, errCorrupt
 	}
-	v := &Vectors{index: make(map[string]int32, n), weight: make([]float32, n), scale: make([]float32, n)}
+	v := &Vectors{data: b, word: make([]uint32, n), unit: make([]atomic.Uint32, n), seed: maphash.MakeSeed()}
 	for i := range Dim {
-		v.pc[i] = math.Float32frombits(le.Uint32(b[4*i:]))
+		v.pc[i] = math.Float32frombits(le.Uint32(b[off+4*i:]))
 	}
-	b = b[4*Dim:]
+	off += 4 * Dim
+	size := 1
+	for size < 2*n {
+		size <<= 1
+	}
+	v.slots = make([]int32, size)
 	for i := range n {
-		if len(b) < 1 {
+		if off >= len(b) {
 			return nil, errCorrupt
 		}
-		l := int(b[0])
-		if len(b) < 1+l+4 {
+		l := int(b[off])
+		if off+1+l+4 > len(b) {
 			return nil, errCorrupt
 		}
-		v.index[string(b[1:1+l])] = int32(i)
-		v.weight[i] = float32(Weight(int(le.Uint32(b[1+l:]))))
-		b = b[1+l+4:]
+		v.word[i] = uint32(off)
+		w := b[off+1 : off+1+l]
+		for s := v.slot(w); ; s = (s + 1) & (len(v.slots) - 1) {
+			if v.slots[s] == 0 {
+				v.slots[s] = int32(i + 1)
+				break
+			}
+			if string(v.wordAt(int(v.slots[s]-1))) == string(w) {
+				break // a repeated word keeps its first row, as a map would not: never in the file
+			}
+		}
+		off += 1 + l + 4
 	}
-	if len(b) != n*(4+Dim) {
+	if len(b)-off != n*rowBytes {
 		return nil, errCorrupt
 	}
-	v.rows = make([]int8, n*Dim)
-	for i := range n {
-		row := b[i*(4+Dim):]
-		v.scale[i] = math.Float32frombits(le.Uint32(row))
-		for j := range Dim {
-			v.rows[i*Dim+j] = int8(row[4+j])
-		}
-	}
-	v.unit = make([]float32, n)
-	for i := range n {
-		var s int32
-		for _, x := range v.rows[i*Dim : i*Dim+Dim] {
-			s += int32(x) * int32(x)
-		}
-		if s > 0 {
-			v.unit[i] = float32(1 / math.Sqrt(float64(s)))
-		}
-	}
+	v.rows = off
 	return v, nil
 }
 
+func (v *Vectors) slot(w []byte) int {
+	return int(maphash.Bytes(v.seed, w)) & (len(v.slots) - 1)
+}
+
+// wordAt is word i's bytes.
+func (v *Vectors) wordAt(i int) []byte {
+	o := v.word[i]
+	return v.data[o+1 : o+1+uint32(v.data[o])]
+}
+
+// lookup returns the number of word w.
+func (v *Vectors) lookup(w string) (int32, bool) {
+	for s := int(maphash.String(v.seed, w)) & (len(v.slots) - 1); ; s = (s + 1) & (len(v.slots) - 1) {
+		i := v.slots[s]
+		if i == 0 {
+			return 0, false
+		}
+		if string(v.wordAt(int(i-1))) == w {
+			return i - 1, true
+		}
+	}
+}
+
+// weight is word i's SIF weight.
+func (v *Vectors) weight(i int32) float32 {
+	o := v.word[i]
+	rank := binary.LittleEndian.Uint32(v.data[o+1+uint32(v.data[o]):])
+	return float32(Weight(int(rank)))
+}
+
+// row returns word i's scale and int8 components.
+func (v *Vectors) row(i int32) (float32, []byte) {
+	o := v.rows + int(i)*rowBytes
+	return math.Float32frombits(binary.LittleEndian.Uint32(v.data[o:])), v.data[o+4 : o+rowBytes]
+}
+
+// unitOf is the scale that makes word i's int8 row a unit vector.
+func (v *Vectors) unitOf(i int32) float32 {
+	if b := v.unit[i].Load(); b != 0 {
+		return math.Float32frombits(b)
+	}
+	_, r := v.row(i)
+	var s int32
+	for _, x := range r {
+		s += int32(int8(x)) * int32(int8(x))
+	}
+	var u float32
+	if s > 0 {
+		u = float32(1 / math.Sqrt(float64(s)))
+	}
+	if u != 0 {
+		v.unit[i].Store(math.Float32bits(u))
+	}
+	return u
+}
+
 // Words returns how many words the table holds.
-func (v *Vectors) Words() int { return len(v.weight) }
+func (v *Vectors) Words() int { return len(v.word) }
 
 // Embed returns the sentence vector of text: the SIF-weighted mean of its
 // known words' vectors, with the common component removed, L2-normalised.
@@ -137,15 +202,15 @@ func (v *Vectors) Embed(text string) []float32 {
 	var acc [Dim]float32
 	found := false
 	for _, w := range tokens(text) {
-		i, ok := v.index[w]
+		i, ok := v.lookup(w)
 		if !ok {
 			continue
 		}
 		found = true
-		f := v.weight[i] * v.scale[i]
-		row := v.rows[int(i)*Dim : int(i)*Dim+Dim]
+		scale, row := v.row(i)
+		f := v.weight(i) * scale
 		for j := range Dim {
-			acc[j] += f * float32(row[j])
+			acc[j] += f * float32(int8(row[j]))
 		}
 	}
 	out := make([]float32, Dim)
@@ -201,7 +266,7 @@ func (v *Vectors) WordIDs(text string, skip func(word string) bool) []int32 {
 		if skip != nil && skip(w) {
 			continue
 		}
-		i, ok := v.index[w]
+		i, ok := v.lookup(w)
 		if !ok {
 			continue
 		}
@@ -231,11 +296,11 @@ func (v *Vectors) WordCosine(a, b int32) float32 {
 	if a == b {
 		return 1
 	}
-	ra := v.rows[int(a)*Dim : int(a)*Dim+Dim]
-	rb := v.rows[int(b)*Dim : int(b)*Dim+Dim]
+	_, ra := v.row(a)
+	_, rb := v.row(b)
 	var s int32
 	for j := range Dim {
-		s += int32(ra[j]) * int32(rb[j])
+		s += int32(int8(ra[j])) * int32(int8(rb[j]))
 	}
-	return float32(s) * v.unit[a] * v.unit[b]
+	return float32(s) * v.unitOf(a) * v.unitOf(b)
 }

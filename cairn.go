@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairnhq/cairn/embed"
+	"github.com/cairnhq/cairn/index"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/retrieve"
 	"github.com/cairnhq/cairn/sqlite"
@@ -51,6 +52,19 @@ type Options struct {
 	// MaxCodeFileBytes is the size above which code indexing skips a file.
 	// Default 1 MiB.
 	MaxCodeFileBytes int64
+	// IndexDir is where the retrieval index's files live, shared by every
+	// process that opens the database. Default: the database's path with
+	// "-index" appended. IndexInMemory keeps the index in this process's
+	// memory instead (rebuilt by every process: slow to start on a large
+	// database).
+	IndexDir string
+	// IndexBackground runs the index's maintenance (writing out recent
+	// records, merging files) in the background as soon as it is due: for
+	// processes that live long (cairn serve, cairn mcp). Otherwise it runs
+	// when the engine closes, bounded so a command exits quickly.
+	IndexBackground bool
+	// IndexProgress, when set, is told how far an index build is.
+	IndexProgress func(stage string, done, total int)
 
 	// settings, set by Settings.Options, is what Config reports.
 	settings *Settings
@@ -65,7 +79,7 @@ type Engine struct {
 	maxBytes  int
 	log       *slog.Logger
 	retriever *retrieve.Retriever
-	index     *retrieve.Index
+	index     *index.Index
 	voice     *retrieve.InnerVoice
 	code      *code.Memory
 
@@ -113,12 +127,26 @@ func Open(path string, opts *Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := newEngine(db, o)
+	switch o.IndexDir {
+	case IndexInMemory:
+		o.IndexDir = ""
+	case "":
+		o.IndexDir = path + "-index"
+	}
+	e, err := newEngine(db, o)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	e.path = path
 	return e, nil
 }
 
-func newEngine(store memory.Store, o Options) *Engine {
+// IndexInMemory, as Options.IndexDir (or CAIRN_INDEX_DIR), keeps the
+// retrieval index in each process's memory.
+const IndexInMemory = "memory"
+
+func newEngine(store memory.Store, o Options) (*Engine, error) {
 	e := &Engine{
 		store:    store,
 		now:      o.Now,
@@ -135,11 +163,20 @@ func newEngine(store memory.Store, o Options) *Engine {
 	} else {
 		e.settings = settingsOf(o)
 	}
+	e.settings.IndexDir = o.IndexDir
+	if o.IndexDir == "" {
+		e.settings.IndexDir = IndexInMemory
+	}
 	weights := retrieve.DefaultHybridWeights
 	if o.HybridWeights != nil {
 		weights = *o.HybridWeights
 	}
-	e.index = retrieve.NewIndex(o.Embedder)
+	ix, err := index.Open(index.Options{Dir: o.IndexDir, Embedder: o.Embedder, Logger: o.Logger,
+		Background: o.IndexBackground, Progress: o.IndexProgress})
+	if err != nil {
+		return nil, err
+	}
+	e.index = ix
 	hybrid := &retrieve.Hybrid{Index: e.index, Weights: weights}
 	ivc := retrieve.DefaultInnerVoiceConfig()
 	if o.InnerVoice != nil {
@@ -161,14 +198,21 @@ func newEngine(store memory.Store, o Options) *Engine {
 		Now:                  o.Now,
 		DefaultMaxCandidates: o.DefaultMaxCandidates,
 	}
-	return e
+	return e, nil
 }
 
 // Path returns the database file's path.
 func (e *Engine) Path() string { return e.path }
 
-// Close closes the database.
-func (e *Engine) Close() error { return e.store.Close() }
+// Close finishes the retrieval index's due maintenance and closes the
+// database.
+func (e *Engine) Close() error {
+	ierr := e.index.Close()
+	if err := e.store.Close(); err != nil {
+		return err
+	}
+	return ierr
+}
 
 // Stats reports the database's counts and sizes.
 func (e *Engine) Stats(ctx context.Context) (memory.Stats, error) { return e.store.Stats(ctx) }

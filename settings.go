@@ -24,6 +24,7 @@ const (
 	EnvNoLog           = "MCP_NO_LOG"
 	EnvETVTTL          = "CAIRN_ETV_TTL"
 	EnvCodeMaxFile     = "CAIRN_CODE_MAX_FILE_BYTES"
+	EnvIndexDir        = "CAIRN_INDEX_DIR"
 )
 
 // Settings are cairn's start-up configuration: what the environment asks
@@ -46,6 +47,10 @@ type Settings struct {
 	// CodeMaxFileBytes is the size above which code indexing skips a file
 	// (CAIRN_CODE_MAX_FILE_BYTES; default 1 MiB, at most 64 MiB).
 	CodeMaxFileBytes int64 `json:"codeMaxFileBytes"`
+	// IndexDir is where the retrieval index's files live (CAIRN_INDEX_DIR;
+	// default: beside the database, DATABASE-index); "memory" keeps the
+	// index in each process's memory instead.
+	IndexDir string `json:"indexDir,omitempty"`
 	// Warnings are the clamps and fallbacks applied to out-of-bounds
 	// settings; they are logged at start-up.
 	Warnings []string `json:"warnings"`
@@ -96,6 +101,7 @@ func SettingsFromEnv(getenv func(string) string) (Settings, error) {
 		}
 		s.MaxContentBytes = n
 	}
+	s.IndexDir = strings.TrimSpace(getenv(EnvIndexDir))
 	if v := strings.TrimSpace(getenv(EnvNoLog)); v != "" && v != "0" {
 		s.NoLog = true
 	}
@@ -120,7 +126,7 @@ func (s Settings) Options() (*Options, error) {
 	w := s.HybridWeights
 	iv := s.InnerVoice
 	return &Options{Provider: s.Provider, HybridWeights: &w, Embedder: e, MaxContentBytes: s.MaxContentBytes,
-		InnerVoice: &iv, NoLog: s.NoLog, ETVTTL: s.etvTTL(), MaxCodeFileBytes: s.CodeMaxFileBytes, settings: &s}, nil
+		InnerVoice: &iv, NoLog: s.NoLog, ETVTTL: s.etvTTL(), MaxCodeFileBytes: s.CodeMaxFileBytes, IndexDir: s.IndexDir, settings: &s}, nil
 }
 
 // settingsOf describes an engine opened from Options rather than from
@@ -138,7 +144,7 @@ func settingsOf(o Options) Settings {
 	if o.InnerVoice != nil {
 		s.InnerVoice = *o.InnerVoice
 	}
-	s.ETVTTLMs, s.CodeMaxFileBytes = o.ETVTTL.Milliseconds(), o.MaxCodeFileBytes
+	s.ETVTTLMs, s.CodeMaxFileBytes, s.IndexDir = o.ETVTTL.Milliseconds(), o.MaxCodeFileBytes, o.IndexDir
 	switch {
 	case o.ETVTTL == 0:
 		s.ETVTTLMs = code.DefaultETVTTL.Milliseconds()

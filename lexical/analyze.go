@@ -181,3 +181,9 @@ func Analyze(words []string) []string {
 	}
 	return terms
 }
+
+// Version names the analysis Terms and QueryTerms do. Indexes persisted
+// with terms of another version are rebuilt, so any change to how a text
+// becomes terms (normalisation, word splitting, stopwords, stemming,
+// labels) must bump it.
+const Version = 1

@@ -169,6 +169,10 @@ type Reader interface {
 	// ChangesSince returns the current state of every record changed after
 	// change seq (with its vector in space), and the newest change's seq.
 	ChangesSince(ctx context.Context, space Space, seq int64) ([]IndexRecord, int64, error)
+	// ChangeRef returns a fingerprint of change seq (its kind and record),
+	// or "" when the store has no such change: a persisted index checks
+	// with it that it was built from this store's history.
+	ChangeRef(ctx context.Context, seq int64) (string, error)
 }
 
 // EntityRef names an observation or a summary.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairnhq/cairn/content"
 	"github.com/cairnhq/cairn/embed"
+	"github.com/cairnhq/cairn/index"
 	"github.com/cairnhq/cairn/lexical"
 	"github.com/cairnhq/cairn/memory"
 )
@@ -109,7 +110,7 @@ const (
 // (or neighbours one), plus up to semKeep records whose similarity comes
 // within semJoin of the best. It reads plain text only.
 type Hybrid struct {
-	Index   *Index
+	Index   *index.Index
 	Weights HybridWeights
 }
 
@@ -169,14 +170,31 @@ func (h *Hybrid) Search(ctx context.Context, r memory.Reader, opts SearchOptions
 		return Ranking{}, err
 	}
 	var qv []float32
-	if w.Semantic > 0 && h.Index.embedder != nil {
-		v, err := h.Index.embedQuery(ctx, opts.Text)
+	if e := h.Index.Embedder(); w.Semantic > 0 && e != nil {
+		v, err := embedQuery(ctx, e, opts.Text)
 		if err != nil {
 			return Ranking{}, err
 		}
 		qv = v
 	}
-	ranked, refs, stats := h.rank(opts, qv)
+	var ranked []scored
+	var refs []memory.EntityRef
+	var stats rankStats
+	read := func(v *index.View) error {
+		ranked, refs, stats = h.rank(v, opts, qv)
+		return nil
+	}
+	err := h.Index.Read(read)
+	if index.IsCorrupt(err) {
+		// Never answer from a damaged index: rebuild it, then rank again.
+		if err := h.Index.Repair(ctx, r); err != nil {
+			return Ranking{}, err
+		}
+		err = h.Index.Read(read)
+	}
+	if err != nil {
+		return Ranking{}, err
+	}
 	out.Scoring.Params["candidates"] = float64(stats.candidates)
 	if stats.period {
 		out.Scoring.Params["periodFrom"] = float64(stats.from)
@@ -195,7 +213,7 @@ func (h *Hybrid) Search(ctx context.Context, r memory.Reader, opts SearchOptions
 	for _, e := range ents {
 		byRef[memory.EntityRef{Type: e.Type(), ID: e.ID()}] = e
 	}
-	soft := w.Soft > 0 && h.Index.wordVectors() != nil
+	soft := w.Soft > 0 && h.Index.WordVectors() != nil
 	for i, s := range ranked {
 		e, ok := byRef[refs[i]]
 		if !ok {
@@ -241,63 +259,37 @@ type rankStats struct {
 	when, label bool
 }
 
-// rank scores the index under its read lock and returns the best
-// MaxResults with the records to read back.
-func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.EntityRef, rankStats) {
+// rank scores the index's view and returns the best MaxResults with the
+// records to read back.
+func (h *Hybrid) rank(v *index.View, opts SearchOptions, qv []float32) ([]scored, []memory.EntityRef, rankStats) {
 	w := h.Weights
-	x := h.Index
-	x.mu.RLock()
-	defer x.mu.RUnlock()
 	var st rankStats
-	filter := x.filterLocked(opts.Scope)
-	if filter.empty {
+	filter := v.Filter(opts.Scope)
+	if filter.Empty {
 		return nil, nil, st
 	}
-	var excluded map[uint32]bool
 	for _, id := range opts.Exclude {
 		for _, t := range []memory.TargetType{memory.TargetObservation, memory.TargetSummary} {
-			if d, ok := x.docOf(memory.EntityRef{Type: t, ID: id}); ok {
-				if excluded == nil {
-					excluded = map[uint32]bool{}
-				}
-				excluded[d] = true
+			if d, ok := v.DocOf(memory.EntityRef{Type: t, ID: id}); ok {
+				filter.Exclude(d)
 			}
 		}
-	}
-	allow := func(doc uint32) bool {
-		m := &x.meta[doc]
-		return m.flags&(metaAlive|metaSearchable) == metaAlive|metaSearchable && filter.matchesScope(&m.scope) && (excluded == nil || !excluded[doc])
 	}
 	buf := scorePool.Get().(*scoreBuf)
 	defer scorePool.Put(buf)
-	buf.reset(len(x.docs))
+	buf.reset(v.Docs())
 	defer buf.clear()
 
-	// The record after a match takes Before of its text; the one before
-	// it, After; the ones two away, Far.
-	shares := [4]struct {
-		k int
-		f float32
-	}{{1, float32(w.Before)}, {-1, float32(w.After)}, {2, float32(w.Far)}, {-2, float32(w.Far)}}
-	neighbours := func(doc uint32, visit func(uint32, float32)) {
-		for _, nb := range shares {
-			if nb.k == 1 && !x.docs[doc].asks {
-				nb.f = float32(w.BeforeOther)
-			}
-			if nb.f == 0 {
-				continue
-			}
-			if n, ok := x.neighbour(doc, nb.k); ok {
-				visit(n, nb.f)
-			}
-		}
-	}
-	buf.touched, buf.cands = x.lex.ContextScores(lexical.Analyze(opts.Query.Terms), allow, neighbours,
+	// The record after a match takes Before of its text (BeforeOther when
+	// the match asks no question); the one before it, After; the ones two
+	// away, Far.
+	shares := index.Shares{Before: float32(w.Before), BeforeOther: float32(w.BeforeOther), After: float32(w.After), Far: float32(w.Far)}
+	buf.touched, buf.cands = v.ContextScores(lexical.Analyze(opts.Query.Terms), filter, shares,
 		buf.base, buf.ctx, buf.tf, buf.touched, buf.cands)
 	capBest := map[uint32]float32{}
 	if w.Capsule > 0 {
 		for _, d := range buf.cands {
-			if c := x.docs[d].capsule; c != 0 {
+			if c := v.Capsule(d); c != 0 {
 				capBest[c] = max(capBest[c], buf.ctx[d])
 			}
 		}
@@ -305,7 +297,7 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 	// Semantic: the most similar records may join the candidates; every
 	// candidate gets its similarity.
 	var bestSim float64
-	for _, hit := range x.vectors.nearest(qv, semKeep, allow) {
+	for _, hit := range v.Nearest(index.GroupSearchable, qv, semKeep, filter, nil) {
 		s := roundSim(float64(hit.Score))
 		if bestSim == 0 {
 			bestSim = max(0, s)
@@ -318,24 +310,19 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 			buf.cands = append(buf.cands, hit.ID)
 		}
 	}
-	semOf := make(map[uint32]float64, len(buf.cands))
 	if qv != nil {
 		for _, d := range buf.cands {
-			if s, ok := x.vectors.similarity(qv, d); ok {
-				s = roundSim(s)
-				semOf[d] = s
-				bestSim = max(bestSim, s)
-			} else {
+			if !v.HasVector(d) {
 				st.pendingVectors++
 			}
 		}
 	}
 	lexOf := func(d uint32) float64 {
-		v := float64(buf.ctx[d])
-		if c := x.docs[d].capsule; c != 0 {
-			v += w.Capsule * float64(capBest[c])
+		x := float64(buf.ctx[d])
+		if c := v.Capsule(d); c != 0 {
+			x += w.Capsule * float64(capBest[c])
 		}
-		return v
+		return x
 	}
 	var bestLex float64
 	for _, d := range buf.cands {
@@ -349,7 +336,7 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 	// a BM25 over them in the scratch tf, zeroed again at once), sorted,
 	// and returns them with whether a candidate is among them.
 	mark := func(terms []string, into []uint32) ([]uint32, func(uint32) bool) {
-		into = x.lex.Scores(terms, func(d uint32) bool { return buf.ctx[d] != 0 }, buf.tf, into)
+		into = v.Scores(terms, func(d uint32) bool { return buf.ctx[d] != 0 }, buf.tf, into)
 		for _, d := range into {
 			buf.tf[d] = 0
 		}
@@ -383,25 +370,24 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 			total += w.Time
 		}
 	}
-	wv := x.wordVectors()
+	wv := h.Index.WordVectors()
 	if wv != nil && w.Soft > 0 {
 		total += w.Soft
 	}
 	if total == 0 {
 		total = 1
 	}
+	// Every signal but the semantic one, per candidate.
 	ranked := make([]scored, 0, len(buf.cands))
 	for _, d := range buf.cands {
-		var lex, sem float64
+		var lex float64
 		if bestLex > 0 {
 			lex = lexOf(d) / bestLex
 		}
-		if bestSim > 0 {
-			sem = max(0, semOf[d]) / bestSim
-		}
-		rec := math.Min(1, math.Max(0, 1-float64(opts.Now-x.docs[d].ts)/RecencyWindowMillis))
+		ts := v.TS(d)
+		rec := math.Min(1, math.Max(0, 1-float64(opts.Now-ts)/RecencyWindowMillis))
 		var period float64
-		if ts := x.docs[d].ts; st.period && ts >= st.from && ts < st.to {
+		if st.period && ts >= st.from && ts < st.to {
 			period = 1
 		}
 		var when float64
@@ -412,22 +398,22 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 		if labelled != nil && labelled(d) {
 			label = 1
 		}
-		if !x.docs[d].asks {
+		if !v.Asks(d) {
 			statement = 1
 		}
-		ranked = append(ranked, scored{doc: d, bm25: float64(buf.base[d]), lex: lex, sem: sem, rec: rec, period: period, when: when, label: label, stated: statement,
-			score: Round10((w.Lexical*lex + w.Semantic*sem + w.Recency*rec + w.Time*period + w.When*when + w.Label*label + w.Statement*statement) / total)})
+		ranked = append(ranked, scored{doc: d, bm25: float64(buf.base[d]), lex: lex, rec: rec, period: period, when: when, label: label, stated: statement})
 	}
+	ranked = h.semantic(v, ranked, qv, bestSim, total, max(softCandidates, opts.MaxResults))
 	byScore := func(a, b scored) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
-		return cmp.Compare(x.docs[a.doc].id(), x.docs[b.doc].id())
+		return v.CompareIDs(a.doc, b.doc)
 	}
 	slices.SortFunc(ranked, byScore)
 	if wv != nil && w.Soft > 0 {
 		top := ranked[:min(softCandidates, len(ranked))]
-		h.soften(wv, top, opts.Query.Terms, w.Soft/total)
+		soften(v, wv, top, opts.Query.Terms, w.Soft/total)
 		slices.SortFunc(top, byScore)
 	}
 	if len(ranked) > opts.MaxResults {
@@ -435,9 +421,54 @@ func (h *Hybrid) rank(opts SearchOptions, qv []float32) ([]scored, []memory.Enti
 	}
 	refs := make([]memory.EntityRef, len(ranked))
 	for i, s := range ranked {
-		refs[i] = x.ref(s.doc)
+		refs[i] = v.Ref(s.doc)
 	}
 	return ranked, refs, st
+}
+
+// semantic gives the candidates their semantic signal and scores, and
+// returns those that can be among the best keep; the others are left out
+// unscored. A record's similarity is read only when its score could reach
+// the best keep: every candidate's score lies between its score with
+// semantic 0 (lb) and with semantic 1 (ub), so once keep candidates score
+// at least L, a candidate whose ub is below L cannot be among them. On a
+// large memory this reads a few hundred vectors instead of every
+// candidate's, with the same result.
+func (h *Hybrid) semantic(v *index.View, cs []scored, qv []float32, bestSim, total float64, keep int) []scored {
+	w := h.Weights
+	// score sums the signals in one fixed order, so that equal inputs give
+	// equal scores and a larger sem never a smaller one.
+	score := func(c *scored, sem float64) float64 {
+		return Round10((w.Lexical*c.lex + w.Semantic*sem + w.Recency*c.rec + w.Time*c.period + w.When*c.when + w.Label*c.label + w.Statement*c.stated) / total)
+	}
+	if qv == nil || bestSim <= 0 || w.Semantic == 0 {
+		for i := range cs {
+			cs[i].score = score(&cs[i], 0)
+		}
+		return cs
+	}
+	floor := math.Inf(-1)
+	if len(cs) > keep {
+		lbs := make([]float64, len(cs))
+		for i := range cs {
+			lbs[i] = score(&cs[i], 0)
+		}
+		slices.SortFunc(lbs, func(a, b float64) int { return cmp.Compare(b, a) })
+		floor = lbs[keep-1]
+	}
+	out := cs[:0]
+	for i := range cs {
+		c := cs[i]
+		if score(&c, 1) < floor {
+			continue
+		}
+		if s, ok := v.Similarity(qv, c.doc); ok {
+			c.sem = math.Min(1, max(0, roundSim(s))/bestSim)
+		}
+		c.score = score(&c, c.sem)
+		out = append(out, c)
+	}
+	return out
 }
 
 // roundSim rounds a cosine similarity to 6 decimals: float32 dot products
@@ -484,12 +515,11 @@ func ParseHybridWeights(s string) (HybridWeights, error) {
 // cosine of word vectors (an exact match is 1), the matches weighted by
 // the query words' idf. A query word the memory never saw weighs as the
 // rarest word.
-func (h *Hybrid) soften(wv embed.WordVectors, cands []scored, words []string, weight float64) {
-	x := h.Index
+func soften(v *index.View, wv embed.WordVectors, cands []scored, words []string, weight float64) {
 	var q []int32
 	var qw []float64
 	var total float64
-	rarest := math.Log(1 + float64(x.lex.Len()))
+	rarest := math.Log(1 + float64(v.Live()))
 	for _, w := range words {
 		ids := wv.WordIDs(w, nil)
 		if len(ids) == 0 {
@@ -497,8 +527,8 @@ func (h *Hybrid) soften(wv embed.WordVectors, cands []scored, words []string, we
 		}
 		idf := rarest
 		if t := lexical.Analyze([]string{w}); len(t) == 1 {
-			if v := x.lex.IDF(t[0]); v > 0 {
-				idf = v
+			if x := v.IDF(t[0]); x > 0 {
+				idf = x
 			}
 		}
 		q, qw = append(q, ids[0]), append(qw, idf)
@@ -509,9 +539,10 @@ func (h *Hybrid) soften(wv embed.WordVectors, cands []scored, words []string, we
 	}
 	for i := range cands {
 		var s float64
+		ws := v.Words(cands[i].doc)
 		for j, qi := range q {
 			var best float32
-			for _, d := range x.docs[cands[i].doc].words {
+			for _, d := range ws {
 				best = max(best, wv.WordCosine(qi, d))
 			}
 			s += qw[j] * float64(best)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairnhq/cairn/content"
+	"github.com/cairnhq/cairn/index"
 	"github.com/cairnhq/cairn/memory"
 )
 
@@ -177,7 +178,7 @@ type InnerVoiceResult struct {
 // only, from thoughts and the knowledge graph, never synthesis.
 type InnerVoice struct {
 	Store  memory.Snapshotter
-	Index  *Index
+	Index  *index.Index
 	Config InnerVoiceConfig
 	Now    func() time.Time
 	// Logger gets one line of counters per call (never content at info);
@@ -292,16 +293,17 @@ func (iv *InnerVoice) retrieve(ctx context.Context, req InnerVoiceRequest, start
 			}
 		}
 	}
-	if iv.Index.embedder == nil {
+	e := iv.Index.Embedder()
+	if e == nil {
 		return InnerVoiceResult{}, memory.Errorf(memory.CodeEmbedderUnavailable, "no embedder is configured")
 	}
-	space := iv.Index.embedder.Space()
+	space := e.Space()
 	d.Provider, d.Model, d.Dim = space.Provider, space.Model, space.Dim
 	d.KReq, d.Mix, d.FloorRequested = topK, mix, floor
 	perSrc := min(3*topK, cfg.MaxCandidatesPerSource)
 	d.CandidatesPerSrc = perSrc
 
-	qv, err := iv.Index.embedQuery(ctx, q)
+	qv, err := embedQuery(ctx, e, q)
 	if err != nil {
 		return InnerVoiceResult{}, err
 	}
@@ -311,10 +313,25 @@ func (iv *InnerVoice) retrieve(ctx context.Context, req InnerVoiceRequest, start
 			return err
 		}
 		// Separate fetches per source table, merged here (no UNION).
-		thoughts := iv.fetch(qv, perSrc, memory.VectorThought, req, &d)
-		ents := iv.fetch(qv, perSrc, memory.VectorKGEntity, req, &d)
-		kgObs := iv.fetch(qv, perSrc, memory.VectorKGObservation, req, &d)
-		kg := append(ents, kgObs...)
+		var thoughts, kg []ivCand
+		fetch := func(v *index.View) error {
+			d.PrivateExcluded, d.DimExcluded, d.TagExcluded = 0, 0, 0
+			thoughts = iv.fetch(v, qv, perSrc, memory.VectorThought, req, &d)
+			ents := iv.fetch(v, qv, perSrc, memory.VectorKGEntity, req, &d)
+			kgObs := iv.fetch(v, qv, perSrc, memory.VectorKGObservation, req, &d)
+			kg = append(ents, kgObs...)
+			return nil
+		}
+		err := iv.Index.Read(fetch)
+		if index.IsCorrupt(err) {
+			if err := iv.Index.Repair(ctx, r); err != nil {
+				return err
+			}
+			err = iv.Index.Read(fetch)
+		}
+		if err != nil {
+			return err
+		}
 		sortCands(kg)
 		kg = kg[:min(len(kg), perSrc)]
 		d.ThoughtCandidates, d.KGCandidates = len(thoughts), len(kg)
@@ -340,53 +357,45 @@ func (iv *InnerVoice) retrieve(ctx context.Context, req InnerVoiceRequest, start
 // cap, after the privacy, status and tag filters. Records without a vector
 // of the active space (pending, or embedded in another space only) are
 // counted, never compared.
-func (iv *InnerVoice) fetch(qv []float32, cap int, kind memory.VectorKind, req InnerVoiceRequest, d *InnerVoiceDiagnostics) []ivCand {
-	x := iv.Index
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	kindID, known := x.kinds.lookup(string(kind))
-	removal, _ := x.statuses.lookup(memory.StatusRemoval)
+func (iv *InnerVoice) fetch(v *index.View, qv []float32, cap int, kind memory.VectorKind, req InnerVoiceRequest, d *InnerVoiceDiagnostics) []ivCand {
 	allow := func(doc uint32) bool {
-		dd := &x.docs[doc]
-		if !dd.alive || uint32(dd.kind) != kindID {
+		dd := v.Doc(doc)
+		if dd.Kind != kind {
 			return false
 		}
 		if kind == memory.VectorThought {
-			if removal != 0 && dd.status == removal {
+			if dd.Status == memory.StatusRemoval {
 				return false
 			}
-			if dd.private && !req.IncludePrivate {
+			if dd.Private && !req.IncludePrivate {
 				return false
 			}
 		}
-		return tagsAllow(x.tags[doc], req.IncludeTags, req.ExcludeTags)
-	}
-	if !known {
-		allow = func(uint32) bool { return false }
+		return tagsAllow(v.Tags(doc), req.IncludeTags, req.ExcludeTags)
 	}
 	// Counts for diagnostics: the index keeps them per kind; only a tag
 	// filter needs a walk over the documents.
 	if len(req.IncludeTags) == 0 && len(req.ExcludeTags) == 0 {
-		c := x.counts[kind]
+		alive, private, vec, privateVec := v.Counts(kind)
 		if kind == memory.VectorThought && !req.IncludePrivate {
-			d.PrivateExcluded += c.private
-			d.DimExcluded += (c.alive - c.private) - (c.vec - c.privateVec)
+			d.PrivateExcluded += private
+			d.DimExcluded += (alive - private) - (vec - privateVec)
 		} else {
-			d.DimExcluded += c.alive - c.vec
+			d.DimExcluded += alive - vec
 		}
 	} else {
-		x.countTagged(kind, req, d)
+		countTagged(v, kind, req, d)
 	}
 	if kind == memory.VectorThought {
-		d.UnknownTags = unknownTags(x, append(slices.Clone(req.IncludeTags), req.ExcludeTags...))
+		d.UnknownTags = unknownTags(v, append(slices.Clone(req.IncludeTags), req.ExcludeTags...))
 	}
 	var out []ivCand
 	src := srcKG
 	if kind == memory.VectorThought {
 		src = srcThoughts
 	}
-	for _, h := range x.vectors.nearest(qv, cap, allow) {
-		out = append(out, ivCand{doc: h.ID, kind: kind, score: float64(h.Score), src: src, rec: memory.IndexRecord{ID: x.docs[h.ID].id()}})
+	for _, h := range v.Nearest(index.GroupInner, qv, cap, nil, allow) {
+		out = append(out, ivCand{doc: h.ID, kind: kind, score: float64(h.Score), src: src, rec: memory.IndexRecord{ID: v.ID(h.ID)}})
 	}
 	return out
 }
@@ -394,27 +403,19 @@ func (iv *InnerVoice) fetch(qv []float32, cap int, kind memory.VectorKind, req I
 // countTagged counts, for a request with tag filters, the documents of
 // kind left out as private, by tag, or for having no vector in the active
 // space.
-func (x *Index) countTagged(kind memory.VectorKind, req InnerVoiceRequest, d *InnerVoiceDiagnostics) {
-	kindID, known := x.kinds.lookup(string(kind))
-	if !known {
-		return
-	}
-	for doc := range x.docs {
-		dd := &x.docs[doc]
-		if !dd.alive || uint32(dd.kind) != kindID {
-			continue
-		}
+func countTagged(v *index.View, kind memory.VectorKind, req InnerVoiceRequest, d *InnerVoiceDiagnostics) {
+	v.Each(kind, func(doc uint32) {
 		switch {
-		case kind == memory.VectorThought && dd.private && !req.IncludePrivate:
+		case kind == memory.VectorThought && v.Doc(doc).Private && !req.IncludePrivate:
 			d.PrivateExcluded++
-		case !tagsAllow(x.tags[uint32(doc)], req.IncludeTags, req.ExcludeTags):
+		case !tagsAllow(v.Tags(doc), req.IncludeTags, req.ExcludeTags):
 			d.TagExcluded++
 		default:
-			if x.vectors.flat == nil || !x.vectors.flat.Has(uint32(doc)) {
+			if !v.HasVector(doc) {
 				d.DimExcluded++
 			}
 		}
-	}
+	})
 }
 
 func tagsAllow(tags, include, exclude []string) bool {
@@ -434,17 +435,10 @@ func tagsAllow(tags, include, exclude []string) bool {
 	return false
 }
 
-func unknownTags(x *Index, tags []string) []string {
+func unknownTags(v *index.View, tags []string) []string {
 	var out []string
 	for _, t := range tags {
-		found := false
-		for _, tags := range x.tags {
-			if slices.Contains(tags, t) {
-				found = true
-				break
-			}
-		}
-		if !found && !slices.Contains(out, t) {
+		if !v.HasTag(t) && !slices.Contains(out, t) {
 			out = append(out, t)
 		}
 	}

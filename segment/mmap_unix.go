@@ -20,3 +20,16 @@ func mapFile(f *os.File, size int) ([]byte, func() error, error) {
 	}
 	return data, func() error { return unix.Munmap(data) }, nil
 }
+
+// adviseRandom tells the system that bytes [off, off+n) of a mapping are
+// read at random: no read-ahead, and a page fault maps only its own page
+// rather than the pages around it (which would count pages a reader never
+// needs in its resident memory).
+func adviseRandom(mapping []byte, off, n int) {
+	if n <= 0 {
+		return
+	}
+	page := os.Getpagesize()
+	lo, hi := off/page*page, min(len(mapping), (off+n+page-1)/page*page)
+	_ = unix.Madvise(mapping[lo:hi], unix.MADV_RANDOM)
+}

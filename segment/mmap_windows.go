@@ -33,3 +33,6 @@ func mapFile(f *os.File, size int) ([]byte, func() error, error) {
 		return err
 	}, nil
 }
+
+// adviseRandom does nothing here.
+func adviseRandom([]byte, int, int) {}

@@ -28,6 +28,7 @@ type Section struct {
 	name  string
 	off   int
 	n     int
+	block int
 	eager bool
 	crcs  []uint32
 	// verified has a bit per block already checked.
@@ -89,14 +90,14 @@ func parse(data []byte, kind string) (*File, error) {
 	if string(foot[24:]) != endMagic {
 		return nil, ErrCorrupt
 	}
+	if le.Uint32(foot[20:]) != checksum(data[:headerSize]) {
+		return nil, ErrCorrupt
+	}
 	if v := le.Uint32(data[8:]); v != Format {
-		return nil, fmt.Errorf("%w: container format %d, this build reads %d", ErrFormat, v, Format)
+		return nil, &FormatError{Found: int(v), Want: Format}
 	}
 	if got := string(data[12:16]); got != kind {
 		return nil, fmt.Errorf("%w: a %q file, not %q", ErrFormat, got, kind)
-	}
-	if le.Uint32(foot[20:]) != checksum(data[:headerSize]) {
-		return nil, ErrCorrupt
 	}
 	tocOff, tocLen := le.Uint64(foot), le.Uint64(foot[8:])
 	end := uint64(len(data) - footerSize)
@@ -121,18 +122,18 @@ func parse(data []byte, kind string) (*File, error) {
 			return nil, ErrCorrupt
 		}
 		nl := int(toc[0])
-		if len(toc) < 1+nl+1+16 {
+		if len(toc) < 1+nl+1+20 {
 			return nil, ErrCorrupt
 		}
 		s := &Section{f: f, name: string(toc[1 : 1+nl])}
 		flags := toc[1+nl]
-		off, n := le.Uint64(toc[2+nl:]), le.Uint64(toc[10+nl:])
-		toc = toc[18+nl:]
-		if off%align != 0 || off < headerSize || off > tocOff || n > tocOff-off {
+		off, n, bs := le.Uint64(toc[2+nl:]), le.Uint64(toc[10+nl:]), int(le.Uint32(toc[18+nl:]))
+		toc = toc[22+nl:]
+		if off%align != 0 || off < headerSize || off > tocOff || n > tocOff-off || bs < SmallBlock || bs > maxBlock || bs&(bs-1) != 0 {
 			return nil, ErrCorrupt
 		}
-		s.off, s.n, s.eager = int(off), int(n), flags&flagEager != 0
-		nb := blocks(s.n)
+		s.off, s.n, s.block, s.eager = int(off), int(n), bs, flags&flagEager != 0
+		nb := blocks(s.n, bs)
 		if len(toc) < 4*nb {
 			return nil, ErrCorrupt
 		}
@@ -203,11 +204,11 @@ func (f *File) Verify() error {
 			if s.isVerified(b) {
 				continue
 			}
-			lo, hi := s.off+b*blockSize, s.off+min(s.n, (b+1)*blockSize)
+			lo, hi := s.off+b*s.block, s.off+min(s.n, (b+1)*s.block)
 			var p []byte
 			if f.osFile != nil {
-				if cap(buf) < blockSize {
-					buf = make([]byte, blockSize)
+				if cap(buf) < s.block {
+					buf = make([]byte, s.block)
 				}
 				p = buf[:hi-lo]
 				if _, err := f.osFile.ReadAt(p, int64(lo)); err != nil && err != io.EOF {
@@ -228,6 +229,18 @@ func (f *File) Verify() error {
 // Name is the section's name.
 func (s *Section) Name() string { return s.name }
 
+// AdviseRandom tells the system the section is read at random, a few
+// bytes here and there: the pages around one read are not mapped with it
+// (on Unix; elsewhere it does nothing). The file must be mapped.
+func (s *Section) AdviseRandom() {
+	if s.f.unmap != nil {
+		adviseRandom(s.f.data, s.off, s.n)
+	}
+}
+
+// Block is the section's checksum block size in bytes.
+func (s *Section) Block() int { return s.block }
+
 // Len is the section's length in bytes.
 func (s *Section) Len() int { return s.n }
 
@@ -244,11 +257,11 @@ func (s *Section) Check(off, n int) error {
 	if n == 0 {
 		return nil
 	}
-	for b := off / blockSize; b <= (off+n-1)/blockSize; b++ {
+	for b := off / s.block; b <= (off+n-1)/s.block; b++ {
 		if s.isVerified(b) {
 			continue
 		}
-		lo, hi := s.off+b*blockSize, s.off+min(s.n, (b+1)*blockSize)
+		lo, hi := s.off+b*s.block, s.off+min(s.n, (b+1)*s.block)
 		if checksum(s.f.data[lo:hi]) != s.crcs[b] {
 			return fmt.Errorf("%w: section %s, block %d", ErrCorrupt, s.name, b)
 		}

@@ -2,7 +2,9 @@ package segment_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -184,9 +186,14 @@ func TestTruncatedAndForeignFiles(t *testing.T) {
 			t.Fatalf("truncated to %d: %v", n, err)
 		}
 	}
+	// A newer container format (its header checksum right): refused as a
+	// format error that says which.
 	newer := bytes.Clone(good)
-	newer[8] = 99 // container format 99
-	if _, err := segment.OpenBytes(newer, "TEST"); !errors.Is(err, segment.ErrFormat) {
+	newer[8] = 99
+	h := crc32.Checksum(newer[:64], crc32.MakeTable(crc32.Castagnoli))
+	binary.LittleEndian.PutUint32(newer[len(newer)-12:], h)
+	var fe *segment.FormatError
+	if _, err := segment.OpenBytes(newer, "TEST"); !errors.Is(err, segment.ErrFormat) || !errors.As(err, &fe) || fe.Found != 99 {
 		t.Fatalf("a newer container format: %v", err)
 	}
 	dir := t.TempDir()

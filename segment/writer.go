@@ -41,6 +41,7 @@ type entry struct {
 	eager bool
 	off   int64
 	n     int64
+	block int
 	crcs  []uint32
 }
 
@@ -94,7 +95,11 @@ func (w *Writer) raw(p []byte) {
 
 // Begin starts a section. An eager section is verified whole when the
 // file is opened; a lazy one block by block as readers check ranges of it.
-func (w *Writer) Begin(name string, eager bool) {
+func (w *Writer) Begin(name string, eager bool) { w.BeginBlocks(name, eager, DefaultBlock) }
+
+// BeginBlocks starts a section checksummed in blocks of block bytes (a
+// power of two from SmallBlock to 16 MiB).
+func (w *Writer) BeginBlocks(name string, eager bool, block int) {
 	if w.err != nil {
 		return
 	}
@@ -106,11 +111,16 @@ func (w *Writer) Begin(name string, eager bool) {
 		w.err = fmt.Errorf("segment: bad or repeated section name %q", name)
 		return
 	}
+	if block < SmallBlock || block > maxBlock || block&(block-1) != 0 {
+		w.err = fmt.Errorf("segment: block size %d", block)
+		return
+	}
 	w.names[name] = true
+	w.step("begin " + name)
 	if pad := (align - int(w.off%align)) % align; pad > 0 {
 		w.raw(make([]byte, pad))
 	}
-	w.toc = append(w.toc, entry{name: name, eager: eager, off: w.off})
+	w.toc = append(w.toc, entry{name: name, eager: eager, off: w.off, block: block})
 	w.cur = &w.toc[len(w.toc)-1]
 	w.crc, w.inBlock = 0, 0
 }
@@ -124,10 +134,10 @@ func (w *Writer) Write(p []byte) (int, error) {
 		return 0, w.err
 	}
 	for rest := p; len(rest) > 0; {
-		k := min(len(rest), blockSize-w.inBlock)
+		k := min(len(rest), w.cur.block-w.inBlock)
 		w.crc = crc32.Update(w.crc, castagnoli, rest[:k])
 		w.inBlock += k
-		if w.inBlock == blockSize {
+		if w.inBlock == w.cur.block {
 			w.cur.crcs = append(w.cur.crcs, w.crc)
 			w.crc, w.inBlock = 0, 0
 		}
@@ -171,6 +181,11 @@ type Info struct {
 	TOC  uint32
 }
 
+// SetHook sets a function called at each step of writing: "begin NAME"
+// as each section starts, then "written", "synced" and "renamed" in
+// Finish. Tests use it to stop a writer at each point.
+func (w *Writer) SetHook(h func(step string)) { w.hook = h }
+
 func (w *Writer) step(s string) {
 	if w.hook != nil {
 		w.hook(s)
@@ -202,6 +217,7 @@ func (w *Writer) Finish() (Info, error) {
 		toc = append(toc, flags)
 		toc = le.AppendUint64(toc, uint64(e.off))
 		toc = le.AppendUint64(toc, uint64(e.n))
+		toc = le.AppendUint32(toc, uint32(e.block))
 		for _, c := range e.crcs {
 			toc = le.AppendUint32(toc, c)
 		}

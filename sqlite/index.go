@@ -89,6 +89,19 @@ func (r snapshotReader) ChangesSince(ctx context.Context, space memory.Space, si
 	return out, last, nil
 }
 
+// ChangeRef implements memory.Reader for the snapshot reader.
+func (r snapshotReader) ChangeRef(ctx context.Context, seq int64) (string, error) {
+	var kind, ref string
+	err := r.tx.QueryRowContext(ctx, "SELECT kind, ref FROM changes WHERE seq = ?", seq).Scan(&kind, &ref)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", dbError(err, "reading changes")
+	}
+	return itoa(seq) + ":" + kind + ":" + ref, nil
+}
+
 func itoa(n int64) string {
 	var b [20]byte
 	i := len(b)

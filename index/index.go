@@ -1,0 +1,268 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cairnhq/cairn/embed"
+	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/segment"
+)
+
+// Options configure an Index.
+type Options struct {
+	// Dir is the directory the index's files live in, shared by every
+	// process that opens the database (created with mode 0700). Empty
+	// keeps the index in this process's memory only.
+	Dir string
+	// Embedder embeds queries; the index holds the records' vectors in
+	// its space (and only that space). Nil: no vectors.
+	Embedder embed.Embedder
+	// Logger receives warnings (a corrupt or unreadable index). Default:
+	// discard.
+	Logger *slog.Logger
+	// FlushDocs is how many documents the delta holds before they are
+	// written out as a segment. Default DefaultFlushDocs.
+	FlushDocs int
+	// Background runs maintenance (flushes, merges) in a goroutine as soon
+	// as it is due, for processes that live long (a server). Otherwise it
+	// runs at Close, bounded by ShortMergeDocs.
+	Background bool
+	// ShortMergeDocs bounds the merges a process without Background runs
+	// at Close (in documents merged). Default DefaultShortMergeDocs.
+	ShortMergeDocs int
+	// Progress, when set, is told how far a build is (total -1 when it is
+	// not known).
+	Progress func(stage string, done, total int)
+}
+
+// Defaults.
+const (
+	// DefaultFlushDocs: a new process replays at most about this many
+	// records from the store before its first answer.
+	DefaultFlushDocs = 2000
+	// DefaultShortMergeDocs keeps a command's exit quick: larger merges
+	// are left to a long-running process or `cairn index optimize`.
+	DefaultShortMergeDocs = 50_000
+	// mergeFactor segments of one size merge into one.
+	mergeFactor = 10
+	// buildChunk is the documents a build holds in memory before writing
+	// them out.
+	buildChunk = 100_000
+)
+
+// Index is the retrieval index of one store. It is safe for concurrent
+// use: searches share a read lock, a sync takes the write lock.
+type Index struct {
+	o        Options
+	stg      storage
+	space    memory.Space
+	embedder embed.Embedder
+	wv       embed.WordVectors
+	log      *slog.Logger
+
+	mu    sync.RWMutex
+	st    *state
+	stamp any
+	// files are the mapped segment and centroid files the state uses.
+	files map[string]*segment.File
+	// memOnly says the directory could not be used (see Status).
+	memOnly error
+	// forceBuild makes build write anew even where the files open.
+	forceBuild bool
+
+	maintaining atomic.Bool
+	wg          sync.WaitGroup
+	ctx         context.Context
+	cancel      context.CancelFunc
+	lastErr     atomic.Pointer[error]
+}
+
+// Open returns the index of a store. It reads nothing yet: the first Sync
+// opens the files (or builds them).
+func Open(o Options) (*Index, error) {
+	if o.FlushDocs <= 0 {
+		o.FlushDocs = DefaultFlushDocs
+	}
+	if o.ShortMergeDocs <= 0 {
+		o.ShortMergeDocs = DefaultShortMergeDocs
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	x := &Index{o: o, embedder: o.Embedder, log: o.Logger, files: map[string]*segment.File{}}
+	if o.Embedder != nil {
+		x.space = o.Embedder.Space()
+		x.wv, _ = o.Embedder.(embed.WordVectors)
+	}
+	x.ctx, x.cancel = context.WithCancel(context.Background())
+	if o.Dir == "" {
+		x.stg = newMemStorage()
+		return x, nil
+	}
+	d, err := newDirStorage(o.Dir)
+	if err != nil {
+		x.useMemory(fmt.Errorf("the index directory %s cannot be created: %v", o.Dir, err))
+		return x, nil
+	}
+	x.stg = d
+	return x, nil
+}
+
+// useMemory falls back to an index in this process's memory.
+func (x *Index) useMemory(why error) {
+	x.log.Warn("cairn keeps its retrieval index in memory for this process", "reason", why.Error())
+	x.memOnly = why
+	x.stg = newMemStorage()
+}
+
+// Embedder is the index's embedder (nil without one).
+func (x *Index) Embedder() embed.Embedder { return x.embedder }
+
+// WordVectors is the embedder's word vectors, or nil when it has none.
+func (x *Index) WordVectors() embed.WordVectors { return x.wv }
+
+// Space is the index's vector space.
+func (x *Index) Space() memory.Space { return x.space }
+
+// Sync brings the index up to the state r sees: it opens the committed
+// files (building them when there are none, or when they cannot be used),
+// moves to a newer manifest another process committed, and replays the
+// store's changes since. Writes acknowledged by any process before r's
+// snapshot are then searchable.
+func (x *Index) Sync(ctx context.Context, r memory.Reader) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err := x.syncLocked(ctx, r); err != nil {
+		return err
+	}
+	if x.o.Background && x.due() {
+		x.startMaintenance()
+	}
+	return nil
+}
+
+func (x *Index) syncLocked(ctx context.Context, r memory.Reader) error {
+	stamp, err := x.stg.stamp()
+	if err != nil {
+		return x.storageError(err)
+	}
+	if x.st == nil || !sameStamp(stamp, x.stamp) {
+		if err := x.load(ctx, r); err != nil {
+			return err
+		}
+	}
+	st := x.st
+	recs, last, err := r.ChangesSince(ctx, x.space, st.seq)
+	if err != nil {
+		return err
+	}
+	if last != st.seq {
+		ref, err := r.ChangeRef(ctx, last)
+		if err != nil {
+			return err
+		}
+		st.putAll(recs, x.wv)
+		st.seq, st.seqRef = last, ref
+	}
+	return nil
+}
+
+// storageError is what a caller sees of a failing index directory.
+func (x *Index) storageError(err error) error {
+	return memory.Wrap(memory.CodeDBError, err, "reading the retrieval index")
+}
+
+// load replaces the state by the committed manifest's, building the
+// files first when they are missing or unusable. The caller holds mu.
+func (x *Index) load(ctx context.Context, r memory.Reader) error {
+	for attempt := 0; ; attempt++ {
+		st, stamp, err := x.open(ctx, r)
+		if err == nil {
+			x.setState(st, stamp)
+			return nil
+		}
+		var rb rebuildError
+		switch {
+		case errors.As(err, &rb) && attempt < 3:
+			if rb.why != nil {
+				x.log.Warn("rebuilding the retrieval index", "reason", rb.why.Error())
+			}
+			if err := x.build(ctx, r, rb.manifest); err != nil {
+				return err
+			}
+		case errors.Is(err, errNewer) && x.memOnly == nil:
+			x.useMemory(err)
+		case errors.Is(err, errRetry) && attempt < 8:
+			// Another process replaced the manifest while this one read it.
+		default:
+			return memory.Wrap(memory.CodeDBError, err, "opening the retrieval index")
+		}
+	}
+}
+
+// setState makes st current and unmaps the files no longer used.
+func (x *Index) setState(st *state, stamp any) {
+	keep := map[string]bool{}
+	for _, p := range st.parts {
+		if p.file != nil {
+			keep[p.name] = true
+		}
+	}
+	for _, c := range st.cents {
+		if c != nil && c.file != nil {
+			keep[c.name] = true
+		}
+	}
+	for name, f := range x.files {
+		if !keep[name] {
+			f.Close()
+			delete(x.files, name)
+		}
+	}
+	x.st, x.stamp = st, stamp
+}
+
+// Close waits for background maintenance, runs the maintenance that is
+// due (a flush, short merges) and unmaps the files.
+func (x *Index) Close() error {
+	x.mu.Lock()
+	due := x.st != nil && x.due()
+	x.mu.Unlock()
+	if due && !x.o.Background {
+		x.maintain(x.ctx, x.o.ShortMergeDocs)
+	}
+	x.cancel()
+	x.wg.Wait()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, f := range x.files {
+		f.Close()
+	}
+	x.files = map[string]*segment.File{}
+	x.st = nil
+	return nil
+}
+
+// rebuildError says the committed files cannot serve and must be built
+// again (why says what was wrong, nil when there were none).
+type rebuildError struct {
+	why      error
+	manifest *manifest
+}
+
+func (e rebuildError) Error() string {
+	if e.why == nil {
+		return "no index yet"
+	}
+	return e.why.Error()
+}
+
+var (
+	errNewer = errors.New("the index was written by a newer cairn")
+	errRetry = errors.New("the manifest changed while it was read")
+)

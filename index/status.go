@@ -1,0 +1,186 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/cairnhq/cairn/memory"
+)
+
+// Status describes the index as this process sees it.
+type Status struct {
+	// Dir is where the files are; InMemory says this process keeps the
+	// index in memory only, and Reason why.
+	Dir      string `json:"dir,omitempty"`
+	InMemory bool   `json:"inMemory"`
+	Reason   string `json:"reason,omitempty"`
+	// Format is the on-disk format; Generation counts commits.
+	Format     int    `json:"format"`
+	Generation uint64 `json:"generation"`
+	// Segments, Docs and Deleted describe the committed files; Bytes is
+	// their size on disk.
+	Segments int   `json:"segments"`
+	Docs     int   `json:"docs"`
+	Deleted  int   `json:"deleted"`
+	Bytes    int64 `json:"bytes"`
+	// Seq is the store's change the files reflect; Synced the one this
+	// process has replayed up to; Delta the documents it holds in memory
+	// (replayed since Seq, waiting for a flush).
+	Seq    int64 `json:"seq"`
+	Synced int64 `json:"synced"`
+	Delta  int   `json:"delta"`
+	// PendingMerges says a merge is due; Approximate lists the vector
+	// groups searched through centroids.
+	PendingMerges bool     `json:"pendingMerges"`
+	Approximate   []string `json:"approximate,omitempty"`
+	// Written is when the manifest was committed.
+	Written time.Time `json:"written,omitzero"`
+	// LastError is the last maintenance failure of this process.
+	LastError string `json:"lastError,omitempty"`
+}
+
+// Status reports the index's state. Call it after a Sync.
+func (x *Index) Status() Status {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	s := Status{Dir: x.stg.path(), Format: Format, Bytes: x.stg.bytes()}
+	if x.memOnly != nil {
+		s.InMemory, s.Reason, s.Dir = true, x.memOnly.Error(), x.o.Dir
+	} else if x.o.Dir == "" {
+		s.InMemory, s.Reason = true, "no index directory is configured"
+	}
+	if p := x.lastErr.Load(); p != nil {
+		s.LastError = memory.Public(*p).Message
+	}
+	st := x.st
+	if st == nil || st.man == nil {
+		return s
+	}
+	m := st.man
+	s.Generation, s.Segments, s.Docs, s.Deleted, s.Seq = m.Generation, len(m.Segments), m.docs(), m.deadCount(), m.Seq
+	s.Synced, s.Delta = st.seq, st.memDocs()
+	_, s.PendingMerges = planMerge(m, x.o.FlushDocs, 0, x.space)
+	for g, c := range st.cents {
+		if c != nil {
+			s.Approximate = append(s.Approximate, []string{"observations and summaries", "thoughts and the knowledge graph"}[g])
+		}
+	}
+	if m.WrittenMs > 0 {
+		s.Written = time.UnixMilli(m.WrittenMs).UTC()
+	}
+	return s
+}
+
+// Verify reads every file of the current state and checks every block's
+// checksum (a merge does the same of what it reads). Call it after a Sync.
+func (x *Index) Verify() error {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.st == nil {
+		return nil
+	}
+	for _, p := range x.st.parts {
+		if p.file != nil {
+			if err := p.file.Verify(); err != nil {
+				return memory.Wrap(memory.CodeDBError, err, "segment %s of the retrieval index is damaged", p.name)
+			}
+		}
+	}
+	for _, c := range x.st.cents {
+		if c != nil {
+			if err := c.file.Verify(); err != nil {
+				return memory.Wrap(memory.CodeDBError, err, "centroids %s of the retrieval index are damaged", c.name)
+			}
+		}
+	}
+	return nil
+}
+
+// Rebuild writes the index anew from r's snapshot, whatever the committed
+// files hold, and moves to it.
+func (x *Index) Rebuild(ctx context.Context, r memory.Reader) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err := x.buildForced(ctx, r); err != nil {
+		return err
+	}
+	x.stamp = nil
+	return x.syncLocked(ctx, r)
+}
+
+// Repair answers a read that met a damaged segment: it verifies the
+// committed files and rebuilds them unless another process did already.
+func (x *Index) Repair(ctx context.Context, r memory.Reader) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	st, stamp, err := x.open(ctx, r)
+	if err == nil {
+		x.setState(st, stamp)
+		verr := error(nil)
+		for _, p := range st.parts {
+			if p.file != nil {
+				if verr = p.file.Verify(); verr != nil {
+					break
+				}
+			}
+		}
+		if verr == nil {
+			return x.syncLocked(ctx, r)
+		}
+	}
+	if err := x.buildForced(ctx, r); err != nil {
+		return err
+	}
+	x.stamp = nil
+	return x.syncLocked(ctx, r)
+}
+
+// buildForced builds from scratch even where the committed files open.
+func (x *Index) buildForced(ctx context.Context, r memory.Reader) error {
+	x.forceBuild = true
+	defer func() { x.forceBuild = false }()
+	err := x.build(ctx, r, nil)
+	var rb rebuildError
+	if errors.As(err, &rb) {
+		return memory.Wrap(memory.CodeDBError, err, "rebuilding the retrieval index")
+	}
+	return err
+}
+
+// Forget makes records gone from the store (forgotten, deleted) leave the
+// index's files: it syncs, rewrites each segment that holds one, and moves
+// to the result. It waits for another process's maintenance to end.
+func (x *Index) Forget(ctx context.Context, r memory.Reader) error {
+	if err := x.Sync(ctx, r); err != nil {
+		return err
+	}
+	if err := x.expungeGone(ctx); err != nil {
+		return memory.Wrap(memory.CodeDBError, err, "erasing forgotten text from the retrieval index")
+	}
+	return x.Sync(ctx, r)
+}
+
+// Flush writes what this process holds in memory out as a segment now,
+// and runs the merges that are due (of at most limit documents; 0: any).
+func (x *Index) Flush(ctx context.Context, r memory.Reader, limit int) error {
+	if err := x.Sync(ctx, r); err != nil {
+		return err
+	}
+	if err := x.expungeGone(ctx); err != nil {
+		return memory.Wrap(memory.CodeDBError, err, "flushing the retrieval index")
+	}
+	if err := x.flushWait(ctx); err != nil {
+		return memory.Wrap(memory.CodeDBError, err, "flushing the retrieval index")
+	}
+	for {
+		merged, err := x.mergeOnce(ctx, limit)
+		if err != nil {
+			return memory.Wrap(memory.CodeDBError, err, "merging the retrieval index")
+		}
+		if !merged {
+			break
+		}
+	}
+	return x.Sync(ctx, r)
+}

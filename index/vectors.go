@@ -1,0 +1,157 @@
+package index
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/cairnhq/cairn/vector"
+)
+
+// Vector groups, for Nearest.
+const (
+	// GroupSearchable holds the vectors of observations and summaries.
+	GroupSearchable = groupSearchable
+	// GroupInner holds those of thoughts and the knowledge graph.
+	GroupInner = groupInner
+)
+
+// minParallel is the rows from which a scan uses every core.
+const minParallel = 4096
+
+type rowRange struct{ pi, lo, hi int }
+
+// Nearest returns the k documents of a group most similar to q (dot
+// product; vectors are unit length) among those f (when not nil) and
+// allow (when not nil) accept, best first, ties by document number. A
+// group with centroids is searched approximately: the lists nearest q in
+// every segment, plus the rows filed under no centroids; when that finds
+// fewer than k, the search is exact.
+func (v *View) Nearest(group int, q []float32, k int, f *Filter, allow func(uint32) bool) []vector.Hit {
+	st := v.st
+	if st.dim == 0 || len(q) != st.dim || k <= 0 {
+		return nil
+	}
+	if c := st.cents[group]; c != nil {
+		probes := vector.Probe(c.data, st.dim, q, vector.DefaultProbe(c.lists))
+		var rs []rowRange
+		for pi, p := range st.parts {
+			g := &p.groups[group]
+			if g.rows == 0 {
+				continue
+			}
+			if g.centroids != c.name || g.lists == nil {
+				rs = append(rs, rowRange{pi, 0, g.rows})
+				continue
+			}
+			for _, l := range probes {
+				if lo, hi := g.listRange(l); hi > lo {
+					rs = append(rs, rowRange{pi, lo, hi})
+				}
+			}
+		}
+		if hits := v.scan(group, q, k, rs, f, allow); len(hits) == k {
+			return hits
+		}
+	}
+	var rs []rowRange
+	for pi, p := range st.parts {
+		if g := &p.groups[group]; g.rows > 0 {
+			rs = append(rs, rowRange{pi, 0, g.rows})
+		}
+	}
+	return v.scan(group, q, k, rs, f, allow)
+}
+
+// scan keeps the k best rows of the ranges, spread over the cores.
+func (v *View) scan(group int, q []float32, k int, rs []rowRange, f *Filter, allow func(uint32) bool) []vector.Hit {
+	st := v.st
+	dim := st.dim
+	total := 0
+	for _, r := range rs {
+		g := &st.parts[r.pi].groups[group]
+		if g.sec != nil {
+			check(g.sec, r.lo*dim*4, (r.hi-r.lo)*dim*4)
+		}
+		total += r.hi - r.lo
+	}
+	// Split the ranges into about equal shares, one per worker.
+	workers := 1
+	if total >= minParallel {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	per := (total + workers - 1) / max(1, workers)
+	shares := make([][]rowRange, workers)
+	w, room := 0, per
+	for _, r := range rs {
+		for r.lo < r.hi {
+			n := min(room, r.hi-r.lo)
+			shares[w] = append(shares[w], rowRange{r.pi, r.lo, r.lo + n})
+			r.lo += n
+			if room -= n; room == 0 && w < workers-1 {
+				w, room = w+1, per
+			}
+		}
+	}
+	parts := make([][]vector.Hit, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			top := vector.NewTopK(k)
+			for _, r := range shares[w] {
+				p := st.parts[r.pi]
+				g := &p.groups[group]
+				for row := r.lo; row < r.hi; {
+					c := g.chunks[row/g.chunkRows]
+					end := min(r.hi, (row/g.chunkRows+1)*g.chunkRows)
+					off := (row % g.chunkRows) * dim
+					for ; row < end; row, off = row+1, off+dim {
+						l := g.ids[row]
+						if !p.alive(l) {
+							continue
+						}
+						if f != nil && !f.allowIn(r.pi, p, l) {
+							continue
+						}
+						doc := p.base + l
+						if allow != nil && !allow(doc) {
+							continue
+						}
+						top.Push(vector.Hit{ID: doc, Score: vector.Dot(q, c[off:off+dim])})
+					}
+				}
+			}
+			parts[w] = top.Raw()
+		}()
+	}
+	wg.Wait()
+	var all []vector.Hit
+	for _, p := range parts {
+		all = append(all, p...)
+	}
+	vector.SortHits(all)
+	if len(all) > k {
+		all = all[:k]
+	}
+	return all
+}
+
+// Similarity is the dot product of q with doc's vector, and whether doc
+// has one.
+func (v *View) Similarity(q []float32, doc uint32) (float64, bool) {
+	st := v.st
+	p, l := v.loc(doc)
+	e := p.vec[l]
+	if e == vecNone || len(q) != st.dim {
+		return 0, false
+	}
+	g, row := groupOfVec(e)
+	return float64(vector.Dot(q, p.groups[g].row(row, st.dim))), true
+}
+
+// HasVector reports whether doc has a vector in the index's space.
+func (v *View) HasVector(doc uint32) bool {
+	p, l := v.loc(doc)
+	return p.vec[l] != vecNone
+}

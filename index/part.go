@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/segment"
@@ -63,9 +65,46 @@ type vecGroup struct {
 	chunkRows int
 	rows      int
 	ids       []uint32 // row → local document
-	lists     []uint32 // nil: one list of all rows
-	centroids string   // the centroid set lists refer to ("" none)
+	// ranges hold, in a segment, the first row of each (repository
+	// cluster, list), then the row count: cluster c's list l is rows
+	// [ranges[c*nl+l], ranges[c*nl+l+1]). The delta has none.
+	ranges    []uint32
+	nl        int
+	centroids string // the centroid set lists refer to ("" none)
 	sec       *segment.Section
+	idsSec    *segment.Section
+}
+
+// listOf returns the list row r of a segment is filed under.
+func (g *vecGroup) listOf(r int) int {
+	k := sort.Search(len(g.ranges)-1, func(k int) bool { return g.ranges[k+1] > uint32(r) })
+	return k % g.nl
+}
+
+// spans calls visit for the rows of list l in cluster c (c -1: every
+// cluster; l -1: every list), a stretch of rows at a time.
+func (g *vecGroup) spans(c, l int, visit func(lo, hi int)) {
+	if g.ranges == nil {
+		if g.rows > 0 {
+			visit(0, g.rows)
+		}
+		return
+	}
+	nc := (len(g.ranges) - 1) / g.nl
+	for ci := range nc {
+		if c >= 0 && ci != c {
+			continue
+		}
+		if l < 0 {
+			if lo, hi := int(g.ranges[ci*g.nl]), int(g.ranges[(ci+1)*g.nl]); hi > lo {
+				visit(lo, hi)
+			}
+			continue
+		}
+		if lo, hi := int(g.ranges[ci*g.nl+l]), int(g.ranges[ci*g.nl+l+1]); hi > lo {
+			visit(lo, hi)
+		}
+	}
 }
 
 // row returns row r's vector, checking its block in a mapped part.
@@ -75,14 +114,6 @@ func (g *vecGroup) row(r int, dim int) []float32 {
 		check(g.sec, i*4, dim*4)
 	}
 	return g.chunks[c][i : i+dim : i+dim]
-}
-
-// listRange is the rows of list l.
-func (g *vecGroup) listRange(l int) (int, int) {
-	if g.lists == nil {
-		return 0, g.rows
-	}
-	return int(g.lists[l]), int(g.lists[l+1])
 }
 
 // kindCounts counts the live documents of one kind: all of them, the
@@ -148,9 +179,18 @@ type part struct {
 	groups [nGroups]vecGroup
 	counts map[memory.VectorKind]kindCounts
 
-	// Lazily verified sections of a mapped part.
+	// Lazily verified sections of a mapped part: the per-document arrays
+	// (ts, meta, len, vec; see ensureDocs, which sets checked), the rest.
+	secDocs                                             [4]*segment.Section
+	checked                                             []atomic.Uint32
 	secWords, secWordOff, secKeys, secKeyOff, secSorted *segment.Section
 	sortedKeys                                          []uint32 // local documents by key (mapped)
+	// clusters hold, in a segment, each repository's label id and first
+	// document, then (noDoc, n): see cluster.
+	clusters []uint32
+	// dfs caches, per term, its live documents in the part (a part with
+	// deletions counts them once per term).
+	dfs sync.Map
 
 	delta *deltaData // the delta's mutable structures (nil when mapped)
 }
@@ -247,12 +287,17 @@ func (p *part) find(key []byte) (uint32, bool) {
 		d, ok := p.delta.byKey[string(key)]
 		return d, ok
 	}
-	i := sort.Search(len(p.sortedKeys), func(i int) bool {
+	at := func(i int) uint32 {
 		check(p.secSorted, i*4, 4)
-		return bytes.Compare(p.key(p.sortedKeys[i]), key) >= 0
-	})
-	if i < len(p.sortedKeys) {
 		d := p.sortedKeys[i]
+		if int(d) >= p.n {
+			panic(corruption{errPart(p.name, "the key order names document %d of %d", d, p.n)})
+		}
+		return d
+	}
+	i := sort.Search(len(p.sortedKeys), func(i int) bool { return bytes.Compare(p.key(at(i)), key) >= 0 })
+	if i < len(p.sortedKeys) {
+		d := at(i)
 		if bytes.Equal(p.key(d), key) && p.alive(d) {
 			return d, true
 		}

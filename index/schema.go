@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/cairnhq/cairn/lexical"
 	"github.com/cairnhq/cairn/memory"
@@ -58,8 +60,11 @@ var labelSections = [...]string{"scope", "capsule", "kind", "type", "status"}
 
 func vecSection(g int, what string) string { return fmt.Sprintf("vec.%d.%s", g, what) }
 
-// openPart reads a mapped segment's sections into a part, checks their
-// shapes, and marks dead the documents the manifest lists.
+// openPart reads a mapped segment's sections into a part, checks the
+// shapes of its arrays, and marks dead the documents the manifest lists.
+// The per-document arrays are verified and their values checked a chunk
+// of documents at a time, when a search first reads the chunk (see
+// ensureDocs): a search scoped to one repository reads only its stretch.
 func openPart(f *segment.File, name string, space memory.Space, dead []uint32) (*part, error) {
 	sec := func(n string) []byte {
 		if s := f.Section(n); s != nil {
@@ -78,14 +83,15 @@ func openPart(f *segment.File, name string, space memory.Space, dead []uint32) (
 		return nil, fmt.Errorf("%w: segment %s was written for %s (%s)", segment.ErrFormat, name, info.Space, info.Analyzer)
 	}
 	for _, s := range []string{"info", "doc.ts", "doc.meta", "doc.len", "doc.capsule", "doc.pos", "doc.wordoff", "doc.words",
-		"doc.keyoff", "doc.keys", "doc.vec", "doc.sorted", "tag.docs", "tag.off", "tag.blob",
-		"lex.termoff", "lex.terms", "lex.postoff", "lex.docs", "lex.tfs"} {
+		"doc.keyoff", "doc.keys", "doc.vec", "doc.sorted", "doc.clusters", "tag.docs", "tag.off", "tag.blob",
+		"lex.termoff", "lex.terms", "lex.postoff", "lex.docs", "lex.tfs", "lex.skip", "lex.skip.off"} {
 		if f.Section(s) == nil {
 			return nil, errPart(name, "no section %s", s)
 		}
 	}
 	n := info.Docs
-	p := &part{name: name, file: f, n: n, lexDocs: info.LexDocs, lexTotal: info.LexTotal, counts: info.Counts}
+	p := &part{name: name, file: f, n: n, lexDocs: info.LexDocs, lexTotal: info.LexTotal, counts: info.Counts,
+		checked: make([]atomic.Uint32, (n/docChunk+32)/32)}
 	if p.counts == nil {
 		p.counts = map[memory.VectorKind]kindCounts{}
 	}
@@ -127,6 +133,7 @@ func openPart(f *segment.File, name string, space memory.Space, dead []uint32) (
 	p.keys = sec("doc.keys")
 	p.vec = u32("doc.vec", n)
 	p.sortedKeys = u32("doc.sorted", n)
+	p.clusters = u32("doc.clusters", -1)
 	p.tagDocs = u32("tag.docs", -1)
 	p.tagOff = u32("tag.off", len(p.tagDocs)+1)
 	p.tagBlob = sec("tag.blob")
@@ -143,12 +150,17 @@ func openPart(f *segment.File, name string, space memory.Space, dead []uint32) (
 		return nil, err
 	}
 	p.scopes, p.capsules, p.kinds, p.types, p.statuses = tabs[0], tabs[1], tabs[2], tabs[3], tabs[4]
-	// The dictionary is large and a search reads a few entries of it: it
-	// is checked where it is read, not here.
+	if !p.clustersValid() {
+		return nil, errPart(name, "the repository clusters are malformed")
+	}
+	// The dictionary is large and a search reads a few entries of it: the
+	// sample finds a term's block, the block is checked where it is read.
 	lex := &segLexicon{secDocs: f.Section("lex.docs"), secTfs: f.Section("lex.tfs"), secPostOff: f.Section("lex.postoff")}
 	lex.dict = strtab{blob: sec("lex.terms"), offSec: f.Section("lex.termoff"), blobSec: f.Section("lex.terms")}
 	lex.dict.off = u32("lex.termoff", -1)
 	lex.postOff = u32("lex.postoff", max(0, len(lex.dict.off)))
+	lex.skip = strtab{blob: sec("lex.skip")}
+	lex.skip.off = u32("lex.skip.off", -1)
 	if err == nil {
 		lex.docs, err = segment.Uint32s(sec("lex.docs"))
 	}
@@ -156,69 +168,100 @@ func openPart(f *segment.File, name string, space memory.Space, dead []uint32) (
 	if err != nil {
 		return nil, err
 	}
-	if len(lex.tfs) != len(lex.docs) || len(lex.dict.off) == 0 {
+	if len(lex.tfs) != len(lex.docs) || len(lex.dict.off) == 0 || !lex.skip.valid() || lex.skip.count() != (lex.dict.count()+skipEvery-1)/skipEvery {
 		return nil, errPart(name, "the term dictionary is malformed")
 	}
 	p.lex = lex
+	nClusters := len(p.clusters)/2 - 1
 	for g := range nGroups {
 		gi := info.Groups[g]
 		vg := &p.groups[g]
-		vg.sec = f.Section(vecSection(g, "rows"))
-		if vg.sec == nil || f.Section(vecSection(g, "ids")) == nil || f.Section(vecSection(g, "lists")) == nil {
+		vg.sec, vg.idsSec = f.Section(vecSection(g, "rows")), f.Section(vecSection(g, "ids"))
+		if vg.sec == nil || vg.idsSec == nil || f.Section(vecSection(g, "ranges")) == nil || gi.Lists < 1 {
 			return nil, errPart(name, "no vectors of group %d", g)
 		}
 		rows, e := segment.Float32s(vg.sec.Bytes())
 		if e != nil || (space.Dim > 0 && len(rows) != gi.Rows*space.Dim) || (space.Dim == 0 && gi.Rows != 0) {
 			return nil, errPart(name, "group %d holds %d floats for %d rows", g, len(rows), gi.Rows)
 		}
-		vg.chunks, vg.chunkRows, vg.rows, vg.centroids = [][]float32{rows}, max(1, gi.Rows), gi.Rows, gi.Centroids
+		vg.chunks, vg.chunkRows, vg.rows, vg.centroids, vg.nl = [][]float32{rows}, max(1, gi.Rows), gi.Rows, gi.Centroids, gi.Lists
 		vg.ids = u32(vecSection(g, "ids"), gi.Rows)
-		if gi.Lists > 0 {
-			vg.lists = u32(vecSection(g, "lists"), gi.Lists+1)
-			if err == nil && !ascending(vg.lists, gi.Rows) {
-				err = errPart(name, "group %d's lists are malformed", g)
-			}
+		vg.ranges = u32(vecSection(g, "ranges"), nClusters*gi.Lists+1)
+		if err == nil && !ascending(vg.ranges, gi.Rows) {
+			err = errPart(name, "group %d's ranges are malformed", g)
 		}
 		if err != nil {
 			return nil, err
 		}
-		for _, id := range vg.ids {
-			if int(id) >= n {
-				return nil, errPart(name, "a vector names document %d of %d", id, n)
-			}
+	}
+	for i, d := range p.tagDocs {
+		if int(d) >= p.n || (i > 0 && d <= p.tagDocs[i-1]) {
+			return nil, errPart(p.name, "tagged documents are malformed")
 		}
 	}
-	if err := p.validate(); err != nil {
-		return nil, err
+	if !ascending(p.tagOff, len(p.tagBlob)) {
+		return nil, errPart(p.name, "tag offsets are malformed")
 	}
-	// Sections read a few bytes per candidate: a page fault there must not
-	// map the pages around it.
+	if p.kinds.count() > 0xff || p.types.count() > 0xff {
+		return nil, errPart(p.name, "too many kinds or types")
+	}
+	// Sections read a few bytes per candidate: a page fault there should
+	// not map the pages around it.
 	for _, s := range []string{"doc.words", "doc.wordoff", "doc.keys", "doc.keyoff", "doc.sorted", "lex.termoff", "lex.terms", "lex.postoff",
 		vecSection(groupSearchable, "rows"), vecSection(groupInner, "rows")} {
 		f.Section(s).AdviseRandom()
 	}
 	p.secWords, p.secWordOff = f.Section("doc.words"), f.Section("doc.wordoff")
 	p.secKeys, p.secKeyOff, p.secSorted = f.Section("doc.keys"), f.Section("doc.keyoff"), f.Section("doc.sorted")
+	p.secDocs = [...]*segment.Section{f.Section("doc.ts"), f.Section("doc.meta"), f.Section("doc.len"), f.Section("doc.vec")}
 	for _, d := range dead {
 		if int(d) >= n {
 			return nil, errPart(name, "the manifest deletes document %d of %d", d, n)
 		}
 		if p.alive(d) {
+			p.ensureDoc(d)
 			p.markDeadAtOpen(d)
 		}
 	}
 	return p, nil
 }
 
-// validate checks what the searches index with: offsets ascending within
-// their data, label ids within their tables, vectors within their rows.
-func (p *part) validate() error {
-	if !ascending(p.tagOff, len(p.tagBlob)) {
-		return errPart(p.name, "offsets are malformed")
+// docChunk is the documents whose arrays are verified together.
+const docChunk = 4096
+
+// ensureDocs verifies the per-document arrays of documents [lo, hi) and
+// checks what searches index with (label ids within their tables, vector
+// rows within their groups), a chunk at a time, once per chunk. A read
+// calls it for the stretch it is about to read.
+func (p *part) ensureDocs(lo, hi uint32) {
+	if p.file == nil || lo >= hi {
+		return
 	}
+	for c := lo / docChunk; c <= (hi-1)/docChunk; c++ {
+		if p.checked[c/32].Load()&(1<<(c%32)) != 0 {
+			continue
+		}
+		a, b := int(c*docChunk), min(p.n, int(c+1)*docChunk)
+		check(p.secDocs[0], a*8, (b-a)*8)
+		check(p.secDocs[1], a*20, (b-a)*20)
+		check(p.secDocs[2], a*2, (b-a)*2)
+		check(p.secDocs[3], a*4, (b-a)*4)
+		if err := p.validate(a, b); err != nil {
+			panic(corruption{err})
+		}
+		p.checked[c/32].Or(1 << (c % 32))
+	}
+}
+
+// ensureDoc is ensureDocs for one document.
+func (p *part) ensureDoc(l uint32) { p.ensureDocs(l, l+1) }
+
+// validate checks documents [a, b): label ids within their tables, vector
+// rows within their groups.
+func (p *part) validate(a, b int) error {
 	ns := uint32(p.scopes.count())
-	nk, nt, nst, nc := uint32(p.kinds.count()), uint32(p.types.count()), uint32(p.statuses.count()), uint32(p.capsules.count())
-	for i := range p.meta {
+	nk, nst, nc := uint32(p.kinds.count()), uint32(p.statuses.count()), uint32(p.capsules.count())
+	for i := a; i < b; i++ {
 		m := &p.meta[i]
 		if m.scope[0] > ns || m.scope[1] > ns || m.scope[2] > ns || m.scope[3] > ns || m.kind() > nk || m.status() > nst || p.capsule[i] > nc {
 			return errPart(p.name, "document %d names a label the segment lacks", i)
@@ -230,20 +273,34 @@ func (p *part) validate() error {
 			}
 		}
 	}
-	if nt > 0xff || nk > 0xff {
-		return errPart(p.name, "too many kinds or types")
-	}
-	for i, d := range p.tagDocs {
-		if int(d) >= p.n || (i > 0 && d <= p.tagDocs[i-1]) {
-			return errPart(p.name, "tagged documents are malformed")
-		}
-	}
-	for _, d := range p.sortedKeys {
-		if int(d) >= p.n {
-			return errPart(p.name, "the key order names document %d of %d", d, p.n)
-		}
-	}
 	return nil
+}
+
+// clustersValid checks the repository clusters: ascending repository ids
+// and starts, from 0 to the document count.
+func (p *part) clustersValid() bool {
+	c := p.clusters
+	if len(c) < 2 || len(c)%2 != 0 || c[len(c)-2] != noDoc || int(c[len(c)-1]) != p.n {
+		return false
+	}
+	for i := 0; i+2 < len(c); i += 2 {
+		if c[i] > uint32(p.scopes.count()) || c[i+1] > c[i+3] || (i > 0 && c[i] <= c[i-2]) {
+			return false
+		}
+	}
+	return len(c) == 2 || c[1] == 0
+}
+
+// cluster returns the documents of repository label id repo, [lo, hi),
+// and the cluster's number; false when the part has none.
+func (p *part) cluster(repo uint32) (lo, hi uint32, ci int, ok bool) {
+	c := p.clusters
+	k := len(c)/2 - 1
+	i := sort.Search(k, func(i int) bool { return c[2*i] >= repo })
+	if i == k || c[2*i] != repo {
+		return 0, 0, 0, false
+	}
+	return c[2*i+1], c[2*i+3], i, true
 }
 
 // markDeadAtOpen marks a document the manifest deletes, taking it out of
@@ -292,6 +349,7 @@ func ascending(offs []uint32, limit int) bool {
 // segLexicon is a segment's term dictionary and postings.
 type segLexicon struct {
 	dict       strtab
+	skip       strtab
 	postOff    []uint32
 	docs       []uint32
 	tfs        []byte
@@ -300,8 +358,24 @@ type segLexicon struct {
 	secPostOff *segment.Section
 }
 
+// lookup finds term's id: its block through the sample, then within the
+// block.
+func (l *segLexicon) lookup(term string) (uint32, bool) {
+	nb := l.skip.count()
+	b := sort.Search(nb, func(i int) bool { return string(l.skip.at(uint32(i+1))) > term }) - 1
+	if b < 0 {
+		return 0, false
+	}
+	lo, hi := b*skipEvery, min(l.dict.count(), (b+1)*skipEvery)
+	i := lo + sort.Search(hi-lo, func(i int) bool { return string(l.dict.at(uint32(lo+i+1))) >= term })
+	if i < hi && string(l.dict.at(uint32(i+1))) == term {
+		return uint32(i + 1), true
+	}
+	return 0, false
+}
+
 func (l *segLexicon) postings(term string) ([]uint32, []uint8) {
-	i, ok := l.dict.lookup(term)
+	i, ok := l.lookup(term)
 	if !ok {
 		return nil, nil
 	}

@@ -2,6 +2,7 @@ package index
 
 import (
 	"math"
+	"sort"
 
 	"github.com/cairnhq/cairn/lexical"
 )
@@ -21,17 +22,43 @@ func (st *state) postingsOf(t string, docs [][]uint32, tfs [][]uint8) int {
 	for pi, p := range st.parts {
 		ds, fs := p.lex.postings(t)
 		docs[pi], tfs[pi] = ds, fs
-		if p.ndead == 0 {
-			df += len(ds)
-			continue
-		}
-		for _, d := range ds {
-			if p.alive(d) {
-				df++
-			}
-		}
+		df += p.liveDF(t, ds)
 	}
 	return df
+}
+
+// liveDF is how many of a term's postings ds are live. A segment with
+// deletions counts once per term and remembers (its deletions change only
+// with the state); the delta counts each time.
+func (p *part) liveDF(t string, ds []uint32) int {
+	if p.ndead == 0 {
+		return len(ds)
+	}
+	if p.delta == nil {
+		if n, ok := p.dfs.Load(t); ok {
+			return n.(int)
+		}
+	}
+	n := 0
+	for _, d := range ds {
+		if p.alive(d) {
+			n++
+		}
+	}
+	if p.delta == nil {
+		p.dfs.Store(t, n)
+	}
+	return n
+}
+
+// within returns the postings of ds (ascending documents) in [lo, hi).
+func within(ds []uint32, fs []uint8, lo, hi uint32, n int) ([]uint32, []uint8) {
+	if lo == 0 && int(hi) >= n {
+		return ds, fs
+	}
+	i := sort.Search(len(ds), func(i int) bool { return ds[i] >= lo })
+	j := i + sort.Search(len(ds)-i, func(k int) bool { return ds[i+k] >= hi })
+	return ds[i:j], fs[i:j]
 }
 
 // ContextScores scores every document f allows that holds a query term,
@@ -46,8 +73,10 @@ func (st *state) postingsOf(t string, docs [][]uint32, tfs [][]uint8) int {
 // It adds each document's own BM25 to own[doc] and its context score to
 // ctx[doc]; ownDocs and ctxDocs list the documents given a score, in no
 // order. tf is scratch space of Docs() length, all zero before and after.
-// Scores are those of one in-memory index of the same live documents.
-func (v *View) ContextScores(terms []string, f *Filter, sh Shares, own, ctx, tf []float32, ownDocs, ctxDocs []uint32) ([]uint32, []uint32) {
+// A document's frequencies add up in float64, where the few shares of
+// small counts they sum are exact: the scores do not depend on the order
+// the documents lie in (segments keep each repository's together).
+func (v *View) ContextScores(terms []string, f *Filter, sh Shares, own, ctx []float32, tf []float64, ownDocs, ctxDocs []uint32) ([]uint32, []uint32) {
 	st := v.st
 	if st.lexDocs == 0 || f.Empty {
 		return ownDocs, ctxDocs
@@ -60,7 +89,7 @@ func (v *View) ContextScores(terms []string, f *Filter, sh Shares, own, ctx, tf 
 		if tf[doc] == 0 {
 			hit = append(hit, doc)
 		}
-		tf[doc] += f
+		tf[doc] += float64(f)
 	}
 	type nb struct {
 		k int32
@@ -76,10 +105,11 @@ func (v *View) ContextScores(terms []string, f *Filter, sh Shares, own, ctx, tf 
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		hit = hit[:0]
 		for pi, p := range st.parts {
-			ds, fs := docsBy[pi], tfsBy[pi]
-			if len(ds) == 0 || f.parts[pi].none {
+			pf := &f.parts[pi]
+			if len(docsBy[pi]) == 0 || pf.none {
 				continue
 			}
+			ds, fs := within(docsBy[pi], tfsBy[pi], pf.lo, pf.hi, p.n)
 			for i, l := range ds {
 				if !f.allowIn(pi, p, l) {
 					continue
@@ -117,7 +147,7 @@ func (v *View) ContextScores(terms []string, f *Filter, sh Shares, own, ctx, tf 
 			}
 		}
 		for _, d := range hit {
-			fv := float64(tf[d])
+			fv := tf[d]
 			tf[d] = 0
 			if ctx[d] == 0 {
 				ctxDocs = append(ctxDocs, d)
@@ -129,13 +159,14 @@ func (v *View) ContextScores(terms []string, f *Filter, sh Shares, own, ctx, tf 
 	return ownDocs, ctxDocs
 }
 
-// Scores adds, for every live searchable document that allow accepts and
-// that holds at least one query term, its BM25 score to scores[doc];
-// touched lists the documents scored, in no order.
+// Scores adds, for every live searchable document within f's stretches
+// (f nil: all) that allow accepts and that holds at least one query term,
+// its BM25 score to scores[doc]; touched lists the documents scored, in no
+// order.
 //
 //	score = Σ_t idf(t) · tf·(k1+1) / (tf + k1·(1 − b + b·len/avglen))
 //	idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5))
-func (v *View) Scores(terms []string, allow func(doc uint32) bool, scores []float32, touched []uint32) []uint32 {
+func (v *View) Scores(terms []string, f *Filter, allow func(doc uint32) bool, scores []float32, touched []uint32) []uint32 {
 	st := v.st
 	if st.lexDocs == 0 {
 		return touched
@@ -151,8 +182,15 @@ func (v *View) Scores(terms []string, allow func(doc uint32) bool, scores []floa
 		}
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for pi, p := range st.parts {
-			fs := tfsBy[pi]
-			for i, l := range docsBy[pi] {
+			ds, fs := docsBy[pi], tfsBy[pi]
+			if f != nil {
+				pf := &f.parts[pi]
+				if pf.none {
+					continue
+				}
+				ds, fs = within(ds, fs, pf.lo, pf.hi, p.n)
+			}
+			for i, l := range ds {
 				doc := p.base + l
 				if !p.alive(l) || (allow != nil && !allow(doc)) {
 					continue

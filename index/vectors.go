@@ -3,6 +3,7 @@ package index
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cairnhq/cairn/vector"
 )
@@ -22,44 +23,45 @@ type rowRange struct{ pi, lo, hi int }
 
 // Nearest returns the k documents of a group most similar to q (dot
 // product; vectors are unit length) among those f (when not nil) and
-// allow (when not nil) accept, best first, ties by document number. A
-// group with centroids is searched approximately: the lists nearest q in
-// every segment, plus the rows filed under no centroids; when that finds
-// fewer than k, the search is exact.
+// allow (when not nil) accept, best first, ties by record id. A group with
+// centroids is searched approximately: the lists nearest q in every
+// segment (of the filter's repository only, when it names one), plus the
+// rows filed under no centroids; when that finds fewer than k, the search
+// is exact.
 func (v *View) Nearest(group int, q []float32, k int, f *Filter, allow func(uint32) bool) []vector.Hit {
 	st := v.st
 	if st.dim == 0 || len(q) != st.dim || k <= 0 {
 		return nil
 	}
-	if c := st.cents[group]; c != nil {
-		probes := vector.Probe(c.data, st.dim, q, vector.DefaultProbe(c.lists))
+	spans := func(lists []int) []rowRange {
 		var rs []rowRange
 		for pi, p := range st.parts {
-			g := &p.groups[group]
-			if g.rows == 0 {
-				continue
-			}
-			if g.centroids != c.name || g.lists == nil {
-				rs = append(rs, rowRange{pi, 0, g.rows})
-				continue
-			}
-			for _, l := range probes {
-				if lo, hi := g.listRange(l); hi > lo {
-					rs = append(rs, rowRange{pi, lo, hi})
+			ci := -1
+			if f != nil {
+				if f.parts[pi].none {
+					continue
 				}
+				ci = f.parts[pi].ci
+			}
+			g := &p.groups[group]
+			add := func(lo, hi int) { rs = append(rs, rowRange{pi, lo, hi}) }
+			if lists == nil || g.ranges == nil || g.centroids != st.cents[group].name {
+				g.spans(ci, -1, add)
+				continue
+			}
+			for _, l := range lists {
+				g.spans(ci, l, add)
 			}
 		}
-		if hits := v.scan(group, q, k, rs, f, allow); len(hits) == k {
+		return rs
+	}
+	if c := st.cents[group]; c != nil {
+		probes := vector.Probe(c.data, st.dim, q, vector.DefaultProbe(c.lists))
+		if hits := v.scan(group, q, k, spans(probes), f, allow); len(hits) == k {
 			return hits
 		}
 	}
-	var rs []rowRange
-	for pi, p := range st.parts {
-		if g := &p.groups[group]; g.rows > 0 {
-			rs = append(rs, rowRange{pi, 0, g.rows})
-		}
-	}
-	return v.scan(group, q, k, rs, f, allow)
+	return v.scan(group, q, k, spans(nil), f, allow)
 }
 
 // scan keeps the k best rows of the ranges, spread over the cores.
@@ -71,6 +73,7 @@ func (v *View) scan(group int, q []float32, k int, rs []rowRange, f *Filter, all
 		g := &st.parts[r.pi].groups[group]
 		if g.sec != nil {
 			check(g.sec, r.lo*dim*4, (r.hi-r.lo)*dim*4)
+			check(g.idsSec, r.lo*4, (r.hi-r.lo)*4)
 		}
 		total += r.hi - r.lo
 	}
@@ -92,13 +95,24 @@ func (v *View) scan(group int, q []float32, k int, rs []rowRange, f *Filter, all
 			}
 		}
 	}
+	tie := v.CompareIDs
 	parts := make([][]vector.Hit, workers)
 	var wg sync.WaitGroup
+	var failed atomic.Pointer[corruption]
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			top := vector.NewTopK(k)
+			defer func() {
+				if r := recover(); r != nil {
+					c, ok := r.(corruption)
+					if !ok {
+						panic(r)
+					}
+					failed.Store(&c)
+				}
+			}()
+			top := vector.NewTopKTie(k, tie)
 			for _, r := range shares[w] {
 				p := st.parts[r.pi]
 				g := &p.groups[group]
@@ -108,7 +122,7 @@ func (v *View) scan(group int, q []float32, k int, rs []rowRange, f *Filter, all
 					off := (row % g.chunkRows) * dim
 					for ; row < end; row, off = row+1, off+dim {
 						l := g.ids[row]
-						if !p.alive(l) {
+						if int(l) >= p.n || !p.alive(l) {
 							continue
 						}
 						if f != nil && !f.allowIn(r.pi, p, l) {
@@ -126,11 +140,14 @@ func (v *View) scan(group int, q []float32, k int, rs []rowRange, f *Filter, all
 		}()
 	}
 	wg.Wait()
+	if c := failed.Load(); c != nil {
+		panic(*c)
+	}
 	var all []vector.Hit
 	for _, p := range parts {
 		all = append(all, p...)
 	}
-	vector.SortHits(all)
+	vector.SortHits(all, tie)
 	if len(all) > k {
 		all = all[:k]
 	}

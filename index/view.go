@@ -53,10 +53,12 @@ func (v *View) Docs() int { return v.st.docs() }
 // Live is the number of live searchable documents (BM25's N).
 func (v *View) Live() int { return v.st.lexDocs }
 
-// loc returns doc's part and local number.
+// loc returns doc's part and local number, its arrays verified.
 func (v *View) loc(doc uint32) (*part, uint32) {
 	p := v.st.partOf(doc)
-	return p, doc - p.base
+	l := doc - p.base
+	p.ensureDoc(l)
+	return p, l
 }
 
 // Alive reports whether doc is live.
@@ -107,11 +109,12 @@ func (v *View) DocOf(ref memory.EntityRef) (uint32, bool) { return v.st.find(str
 // (0: none).
 func (v *View) Capsule(doc uint32) uint32 {
 	p, l := v.loc(doc)
-	if c := p.capsule[l]; c != 0 {
-		return p.capG[c] + 1
-	}
-	return 0
+	return p.capG[p.capsule[l]] // label ids start at 1; 0 is none
 }
+
+// Capsules is the number of capsules: Capsule gives each a number in
+// [1, Capsules()].
+func (v *View) Capsules() int { return v.st.capIDs.count() }
 
 // Doc is what inner_voice reads of a document.
 type Doc struct {
@@ -151,6 +154,7 @@ func (v *View) Each(kind memory.VectorKind, fn func(doc uint32)) {
 		return
 	}
 	for _, p := range v.st.parts {
+		p.ensureDocs(0, uint32(p.n))
 		for l := range p.n {
 			if p.alive(uint32(l)) && uint32(p.kindG[p.meta[l].kind()]) == kid {
 				fn(p.base + uint32(l))
@@ -185,13 +189,20 @@ type partFilter struct {
 	want [4]uint32
 	set  [4]bool
 	none bool // the part has no document of the scope
+	// lo and hi bound the part's documents that may match: a repository's
+	// cluster in a segment, else all; ci is the cluster (-1: all).
+	lo, hi uint32
+	ci     int
 }
 
-// Filter compiles a scope filter.
+// Filter compiles a scope filter. A scope with a repository reads, in
+// each segment, only that repository's documents (segments keep them
+// together).
 func (v *View) Filter(s memory.Scope) *Filter {
 	f := &Filter{st: v.st, parts: make([]partFilter, len(v.st.parts)), Empty: true}
 	for pi, p := range v.st.parts {
 		pf := &f.parts[pi]
+		pf.lo, pf.hi, pf.ci = 0, uint32(p.n), -1
 		for i, k := range memory.ScopeKeys {
 			val := s.Get(k)
 			if val == "" {
@@ -203,9 +214,19 @@ func (v *View) Filter(s memory.Scope) *Filter {
 			}
 			pf.want[i], pf.set[i] = id, true
 		}
-		if !pf.none && p.n > 0 {
-			f.Empty = false
+		if !pf.none && pf.set[1] && p.clusters != nil {
+			lo, hi, ci, ok := p.cluster(pf.want[1])
+			if !ok {
+				pf.none = true
+			}
+			pf.lo, pf.hi, pf.ci = lo, hi, ci
 		}
+		if pf.none || pf.lo == pf.hi {
+			pf.none = true
+			continue
+		}
+		p.ensureDocs(pf.lo, pf.hi)
+		f.Empty = false
 	}
 	return f
 }
@@ -221,7 +242,7 @@ func (f *Filter) Exclude(doc uint32) {
 // allowIn reports whether local document l of part pi passes.
 func (f *Filter) allowIn(pi int, p *part, l uint32) bool {
 	pf := &f.parts[pi]
-	if pf.none || !p.alive(l) {
+	if pf.none || l < pf.lo || l >= pf.hi || !p.alive(l) {
 		return false
 	}
 	m := &p.meta[l]

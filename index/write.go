@@ -2,12 +2,12 @@ package index
 
 import (
 	"bytes"
+	"cmp"
 	"container/heap"
 	"context"
 	"encoding/json"
 	"iter"
 	"slices"
-	"sort"
 
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/segment"
@@ -40,29 +40,17 @@ type vecPlace struct {
 	list int32
 }
 
-// buildSegment writes the live documents of srcs, in order, as segment
-// name, its vectors filed under cents (per group; nil files them in
-// document order). It returns what the manifest records of it.
+// buildSegment writes the live documents of srcs as segment name: each
+// repository's documents together (in the order of the repositories'
+// names), in source order within it, so that a search scoped to one
+// repository reads one stretch of each array; their vectors filed under
+// cents (per group; nil keeps one list), by repository, then list, then
+// document. It returns what the manifest records of it.
 func buildSegment(ctx context.Context, stg storage, name string, srcs []*src, space memory.Space, cents [nGroups]*centroids, level int) (segRef, error) {
-	n := 0
 	for _, s := range srcs {
 		s.remap = make([]uint32, s.p.n)
 		for i := range s.p.n {
-			if s.alive(uint32(i)) {
-				s.remap[i] = uint32(n)
-				n++
-			} else {
-				s.remap[i] = noDoc
-			}
-		}
-	}
-	each := func(fn func(si int, s *src, local uint32)) {
-		for si, s := range srcs {
-			for i := range s.p.n {
-				if s.remap[i] != noDoc {
-					fn(si, s, uint32(i))
-				}
-			}
+			s.remap[i] = noDoc
 		}
 	}
 	// Labels: the values live documents use, sorted, and each source's
@@ -76,28 +64,29 @@ func buildSegment(ctx context.Context, stg storage, name string, srcs []*src, sp
 		used[t] = map[string]uint32{}
 		trans[t] = make([][]uint32, len(srcs))
 	}
-	marks := make([][len(labelSections)][]bool, len(srcs))
-	each(func(si int, s *src, local uint32) {
-		mk := &marks[si]
-		if mk[0] == nil {
-			tb := tables(s.p)
-			for t := range mk {
-				mk[t] = make([]bool, tb[t].count()+1)
-			}
-		}
-		m := &s.p.meta[local]
-		for _, v := range m.scope {
-			mk[0][v] = true
-		}
-		mk[1][s.p.capsule[local]] = true
-		mk[2][m.kind()] = true
-		mk[3][s.p.key(local)[0]] = true
-		mk[4][m.status()] = true
-	})
-	for si, s := range srcs {
+	for _, s := range srcs {
 		tb := tables(s.p)
+		var mk [len(labelSections)][]bool
+		for t := range mk {
+			mk[t] = make([]bool, tb[t].count()+1)
+		}
+		for i := range s.p.n {
+			l := uint32(i)
+			if !s.alive(l) {
+				continue
+			}
+			s.p.ensureDoc(l)
+			m := &s.p.meta[l]
+			for _, v := range m.scope {
+				mk[0][v] = true
+			}
+			mk[1][s.p.capsule[l]] = true
+			mk[2][m.kind()] = true
+			mk[3][s.p.key(l)[0]] = true
+			mk[4][m.status()] = true
+		}
 		for t := range used {
-			for id, ok := range marks[si][t] {
+			for id, ok := range mk[t] {
 				if ok && id > 0 {
 					used[t][tb[t].name(uint32(id))] = 0
 				}
@@ -121,9 +110,58 @@ func buildSegment(ctx context.Context, stg storage, name string, srcs []*src, sp
 		return segRef{}, errPart(name, "more than 255 kinds or types")
 	}
 
-	// Vectors: each group's rows, by list then document.
+	// The order: by repository, then source, then document.
+	type docRef struct {
+		si int32
+		l  uint32
+	}
+	repoOf := func(si int, l uint32) uint32 { return trans[0][si][srcs[si].p.meta[l].scope[1]] }
+	perRepo := make([]int, outTabs[0].count()+2)
+	n := 0
+	for si, s := range srcs {
+		for i := range s.p.n {
+			if s.alive(uint32(i)) {
+				perRepo[repoOf(si, uint32(i))+1]++
+				n++
+			}
+		}
+	}
+	for r := 1; r < len(perRepo); r++ {
+		perRepo[r] += perRepo[r-1]
+	}
+	order := make([]docRef, n)
+	next := slices.Clone(perRepo)
+	for si, s := range srcs {
+		for i := range s.p.n {
+			if l := uint32(i); s.alive(l) {
+				r := repoOf(si, l)
+				order[next[r]] = docRef{int32(si), l}
+				s.remap[l] = uint32(next[r])
+				next[r]++
+			}
+		}
+	}
+	// clusters lists each repository present (its scope label id) and
+	// where its documents start, then a last entry (noDoc, n).
+	var clusters []uint32
+	repoIndex := make([]int32, len(perRepo)) // repository id → cluster number
+	for r := 0; r+1 < len(perRepo); r++ {
+		if perRepo[r+1] > perRepo[r] {
+			repoIndex[r] = int32(len(clusters) / 2)
+			clusters = append(clusters, uint32(r), uint32(perRepo[r]))
+		}
+	}
+	clusters = append(clusters, noDoc, uint32(n))
+	nClusters := len(clusters)/2 - 1
+	each := func(fn func(si int, s *src, local uint32)) {
+		for _, r := range order {
+			fn(int(r.si), srcs[r.si], r.l)
+		}
+	}
+
+	// Vectors: each group's rows, by repository, list and document.
 	var places [nGroups][]vecPlace
-	var lists [nGroups][]uint32
+	var ranges [nGroups][]uint32
 	outVec := make([]uint32, n)
 	for g := range nGroups {
 		var ps []vecPlace
@@ -141,8 +179,8 @@ func buildSegment(ctx context.Context, stg storage, name string, srcs []*src, sp
 			sg := &s.p.groups[g]
 			switch {
 			case cents[g] == nil:
-			case sg.centroids == cents[g].name && sg.lists != nil:
-				pl.list = int32(sort.Search(len(sg.lists)-1, func(l int) bool { return sg.lists[l+1] > uint32(row) }))
+			case sg.centroids == cents[g].name && sg.ranges != nil:
+				pl.list = int32(sg.listOf(row))
 			default:
 				need = append(need, len(ps))
 			}
@@ -164,19 +202,25 @@ func buildSegment(ctx context.Context, stg storage, name string, srcs []*src, sp
 		if cents[g] != nil {
 			nl = cents[g].lists
 		}
-		// Counting sort by list, stable: documents stay ascending in a list.
-		starts := make([]uint32, nl+1)
-		for _, pl := range ps {
-			starts[pl.list+1]++
+		// Counting sort by (repository cluster, list), stable: documents
+		// stay ascending within a list.
+		key := func(pl vecPlace) int {
+			o := order[pl.doc]
+			return int(repoIndex[repoOf(int(o.si), o.l)])*nl + int(pl.list)
 		}
-		for l := range nl {
-			starts[l+1] += starts[l]
+		starts := make([]uint32, nClusters*nl+1)
+		for _, pl := range ps {
+			starts[key(pl)+1]++
+		}
+		for k := 1; k < len(starts); k++ {
+			starts[k] += starts[k-1]
 		}
 		sorted := make([]vecPlace, len(ps))
-		next := slices.Clone(starts[:nl])
+		fill := slices.Clone(starts)
 		for _, pl := range ps {
-			sorted[next[pl.list]] = pl
-			next[pl.list]++
+			k := key(pl)
+			sorted[fill[k]] = pl
+			fill[k]++
 		}
 		for r, pl := range sorted {
 			v := uint32(r) + 1
@@ -185,18 +229,13 @@ func buildSegment(ctx context.Context, stg storage, name string, srcs []*src, sp
 			}
 			outVec[pl.doc] = v
 		}
-		places[g] = sorted
-		if cents[g] != nil {
-			lists[g] = starts
-		}
+		places[g], ranges[g] = sorted, starts
 	}
 
 	info := segInfo{Format: Format, Docs: n, Counts: map[memory.VectorKind]kindCounts{}, Space: space, Analyzer: analyzer(space)}
-	var sortedKeys []uint32
-	var keyErr error
 	ref, err := stg.write(name, kindSegment, func(w *segment.Writer) error {
 		// Per-document arrays.
-		w.Begin("doc.ts", true)
+		w.Begin("doc.ts", false)
 		buf64 := make([]int64, 0, writeChunk)
 		each(func(_ int, s *src, local uint32) {
 			if buf64 = append(buf64, s.p.ts[local]); len(buf64) == writeChunk {
@@ -207,7 +246,7 @@ func buildSegment(ctx context.Context, stg storage, name string, srcs []*src, sp
 		w.WriteInt64s(buf64)
 		w.End()
 
-		w.Begin("doc.meta", true)
+		w.Begin("doc.meta", false)
 		metas := make([]docMeta, 0, writeChunk)
 		each(func(si int, s *src, local uint32) {
 			m := s.p.meta[local]
@@ -234,7 +273,7 @@ func buildSegment(ctx context.Context, stg storage, name string, srcs []*src, sp
 		w.WriteUint32s(metaWords(metas))
 		w.End()
 
-		w.Begin("doc.len", true)
+		w.Begin("doc.len", false)
 		buf16 := make([]uint16, 0, writeChunk)
 		each(func(_ int, s *src, local uint32) {
 			if buf16 = append(buf16, s.p.length[local]); len(buf16) == writeChunk {
@@ -257,9 +296,14 @@ func buildSegment(ctx context.Context, stg storage, name string, srcs []*src, sp
 			w.WriteUint32s(buf)
 			w.End()
 		}
+		// Capsule places are read whole when a process opens the index
+		// (they join capsules across segments): eager.
 		writeU32("doc.capsule", true, func(si int, s *src, local uint32) uint32 { return trans[1][si][s.p.capsule[local]] })
 		writeU32("doc.pos", true, func(_ int, s *src, local uint32) uint32 { return uint32(s.p.pos[local]) })
-		writeU32("doc.vec", true, func(_ int, s *src, local uint32) uint32 { return outVec[s.remap[local]] })
+		writeU32("doc.vec", false, func(_ int, s *src, local uint32) uint32 { return outVec[s.remap[local]] })
+		w.Begin("doc.clusters", true)
+		w.WriteUint32s(clusters)
+		w.End()
 
 		// Words and keys, with their offsets after them.
 		offs := make([]uint32, 1, n+1)
@@ -291,24 +335,32 @@ func buildSegment(ctx context.Context, stg storage, name string, srcs []*src, sp
 		w.BeginBlocks("doc.keyoff", false, segment.SmallBlock)
 		w.WriteUint32s(offs)
 		w.End()
-		sortedKeys, keyErr = mergeKeyOrder(srcs, trans[3])
 		w.BeginBlocks("doc.sorted", false, segment.SmallBlock)
-		w.WriteUint32s(sortedKeys)
+		w.WriteUint32s(mergeKeyOrder(srcs, trans[3]))
 		w.End()
 
-		// Tags.
-		var tagDocs []uint32
-		tagOff := []uint32{0}
-		var tagBlob []byte
+		// Tags, by document.
+		type tagged struct {
+			doc  uint32
+			tags []byte
+		}
+		var tg []tagged
 		for _, s := range srcs {
 			p := s.p
 			for i, d := range p.tagDocs {
 				if s.remap[d] != noDoc {
-					tagDocs = append(tagDocs, s.remap[d])
-					tagBlob = append(tagBlob, p.tagBlob[p.tagOff[i]:p.tagOff[i+1]]...)
-					tagOff = append(tagOff, uint32(len(tagBlob)))
+					tg = append(tg, tagged{s.remap[d], p.tagBlob[p.tagOff[i]:p.tagOff[i+1]]})
 				}
 			}
+		}
+		slices.SortFunc(tg, func(a, b tagged) int { return cmp.Compare(a.doc, b.doc) })
+		tagDocs := make([]uint32, len(tg))
+		tagOff := []uint32{0}
+		var tagBlob []byte
+		for i, t := range tg {
+			tagDocs[i] = t.doc
+			tagBlob = append(tagBlob, t.tags...)
+			tagOff = append(tagOff, uint32(len(tagBlob)))
 		}
 		w.Begin("tag.docs", true)
 		w.WriteUint32s(tagDocs)
@@ -335,17 +387,17 @@ func buildSegment(ctx context.Context, stg storage, name string, srcs []*src, sp
 				w.WriteFloat32s(srcs[pl.src].p.groups[g].row(int(pl.row), space.Dim))
 			}
 			w.End()
-			w.Begin(vecSection(g, "ids"), true)
+			w.Begin(vecSection(g, "ids"), false)
 			ids := make([]uint32, len(places[g]))
 			for r, pl := range places[g] {
 				ids[r] = pl.doc
 			}
 			w.WriteUint32s(ids)
 			w.End()
-			w.Begin(vecSection(g, "lists"), true)
-			w.WriteUint32s(lists[g])
+			w.Begin(vecSection(g, "ranges"), true)
+			w.WriteUint32s(ranges[g])
 			w.End()
-			gi := groupInfo{Rows: len(places[g])}
+			gi := groupInfo{Rows: len(places[g]), Lists: 1}
 			if cents[g] != nil {
 				gi.Lists, gi.Centroids = cents[g].lists, cents[g].name
 			}
@@ -356,9 +408,6 @@ func buildSegment(ctx context.Context, stg storage, name string, srcs []*src, sp
 			return err
 		}
 		w.Section("info", true, body)
-		if keyErr != nil {
-			return keyErr
-		}
 		return ctx.Err()
 	})
 	if err != nil {
@@ -371,7 +420,7 @@ func buildSegment(ctx context.Context, stg storage, name string, srcs []*src, sp
 // own order (a segment's is stored; the delta's is sorted here), merged.
 // Keys compare with the new segment's type ids, which keep the sorted
 // order of the type names.
-func mergeKeyOrder(srcs []*src, typeTrans [][]uint32) ([]uint32, error) {
+func mergeKeyOrder(srcs []*src, typeTrans [][]uint32) []uint32 {
 	outKey := func(si int, local uint32, buf []byte) []byte {
 		k := srcs[si].p.key(local)
 		return append(append(buf[:0], byte(typeTrans[si][k[0]])), k[1:]...)
@@ -421,7 +470,7 @@ func mergeKeyOrder(srcs []*src, typeTrans [][]uint32) ([]uint32, error) {
 			heap.Pop(h)
 		}
 	}
-	return out, nil
+	return out
 }
 
 type keyItem struct {
@@ -447,8 +496,10 @@ func (h *keyHeap) Pop() any {
 }
 
 // writeLexicon merges the sources' dictionaries: each term's postings,
-// source after source, renumbered, dead documents dropped; terms left with
-// none are dropped too.
+// renumbered and sorted, dead documents dropped; terms left with none are
+// dropped too. Every skipEvery-th term also goes to a small sorted sample
+// (lex.skip) that finds a term's block of the dictionary without reading
+// the rest.
 func writeLexicon(ctx context.Context, w *segment.Writer, srcs []*src) error {
 	type cursor struct {
 		next func() (string, bool)
@@ -472,25 +523,25 @@ func writeLexicon(ctx context.Context, w *segment.Writer, srcs []*src) error {
 			c.stop()
 		}
 	}()
-	var termOff, postOff []uint32
-	termOff, postOff = append(termOff, 0), append(postOff, 0)
-	var terms []byte
-	var tfs []byte
+	termOff, postOff := []uint32{0}, []uint32{0}
+	skip := strtab{off: []uint32{0}}
+	var terms, tfs []byte
 	var posted uint32
+	var merged []uint64
 	docs := make([]uint32, 0, writeChunk)
 	w.Begin("lex.docs", false)
 	for count := 0; len(cs) > 0; count++ {
 		if count%4096 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		// The smallest term, and the cursors on it, in source order.
+		// The smallest term, and the cursors on it.
 		t := cs[0].term
 		for _, c := range cs[1:] {
 			if c.term < t {
 				t = c.term
 			}
 		}
-		before := posted
+		merged = merged[:0]
 		for _, c := range cs {
 			if c.term != t {
 				continue
@@ -499,17 +550,25 @@ func writeLexicon(ctx context.Context, w *segment.Writer, srcs []*src) error {
 			ds, fs := s.p.lex.postings(t)
 			for i, d := range ds {
 				if o := s.remap[d]; o != noDoc {
-					docs = append(docs, o)
-					tfs = append(tfs, fs[i])
-					posted++
-					if len(docs) == writeChunk {
-						w.WriteUint32s(docs)
-						docs = docs[:0]
-					}
+					merged = append(merged, uint64(o)<<8|uint64(fs[i]))
 				}
 			}
 		}
-		if posted > before {
+		if len(merged) > 0 {
+			slices.Sort(merged)
+			for _, m := range merged {
+				docs = append(docs, uint32(m>>8))
+				tfs = append(tfs, byte(m))
+				if len(docs) == writeChunk {
+					w.WriteUint32s(docs)
+					docs = docs[:0]
+				}
+			}
+			posted += uint32(len(merged))
+			if (len(termOff)-1)%skipEvery == 0 {
+				skip.blob = append(skip.blob, t...)
+				skip.off = append(skip.off, uint32(len(skip.blob)))
+			}
 			terms = append(terms, t...)
 			termOff = append(termOff, uint32(len(terms)))
 			postOff = append(postOff, posted)
@@ -541,5 +600,13 @@ func writeLexicon(ctx context.Context, w *segment.Writer, srcs []*src) error {
 	w.BeginBlocks("lex.postoff", false, segment.SmallBlock)
 	w.WriteUint32s(postOff)
 	w.End()
+	w.Begin("lex.skip.off", true)
+	w.WriteUint32s(skip.off)
+	w.End()
+	w.Section("lex.skip", true, skip.blob)
 	return nil
 }
+
+// skipEvery is the dictionary's block: a lookup reads the sample, then at
+// most this many terms.
+const skipEvery = 64

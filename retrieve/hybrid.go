@@ -123,6 +123,7 @@ var scorePool = sync.Pool{New: func() any { return new(scoreBuf) }}
 // between searches.
 type scoreBuf struct {
 	base, ctx, tf  []float32
+	ctxTF          []float64
 	touched, cands []uint32
 	// timed and labelled are the candidates marked by the when and label
 	// cues, sorted.
@@ -133,7 +134,10 @@ func (b *scoreBuf) reset(n int) {
 	if cap(b.base) < n {
 		b.base, b.ctx, b.tf = make([]float32, n), make([]float32, n), make([]float32, n)
 	}
-	b.base, b.ctx, b.tf = b.base[:n], b.ctx[:n], b.tf[:n]
+	if cap(b.ctxTF) < n {
+		b.ctxTF = make([]float64, n)
+	}
+	b.base, b.ctx, b.tf, b.ctxTF = b.base[:n], b.ctx[:n], b.tf[:n], b.ctxTF[:n]
 	b.touched, b.cands, b.timed, b.labelled = b.touched[:0], b.cands[:0], b.timed[:0], b.labelled[:0]
 }
 
@@ -285,8 +289,8 @@ func (h *Hybrid) rank(v *index.View, opts SearchOptions, qv []float32) ([]scored
 	// away, Far.
 	shares := index.Shares{Before: float32(w.Before), BeforeOther: float32(w.BeforeOther), After: float32(w.After), Far: float32(w.Far)}
 	buf.touched, buf.cands = v.ContextScores(lexical.Analyze(opts.Query.Terms), filter, shares,
-		buf.base, buf.ctx, buf.tf, buf.touched, buf.cands)
-	capBest := map[uint32]float32{}
+		buf.base, buf.ctx, buf.ctxTF, buf.touched, buf.cands)
+	capBest := make([]float32, v.Capsules()+1)
 	if w.Capsule > 0 {
 		for _, d := range buf.cands {
 			if c := v.Capsule(d); c != 0 {
@@ -336,7 +340,7 @@ func (h *Hybrid) rank(v *index.View, opts SearchOptions, qv []float32) ([]scored
 	// a BM25 over them in the scratch tf, zeroed again at once), sorted,
 	// and returns them with whether a candidate is among them.
 	mark := func(terms []string, into []uint32) ([]uint32, func(uint32) bool) {
-		into = v.Scores(terms, func(d uint32) bool { return buf.ctx[d] != 0 }, buf.tf, into)
+		into = v.Scores(terms, filter, func(d uint32) bool { return buf.ctx[d] != 0 }, buf.tf, into)
 		for _, d := range into {
 			buf.tf[d] = 0
 		}
@@ -403,14 +407,16 @@ func (h *Hybrid) rank(v *index.View, opts SearchOptions, qv []float32) ([]scored
 		}
 		ranked = append(ranked, scored{doc: d, bm25: float64(buf.base[d]), lex: lex, rec: rec, period: period, when: when, label: label, stated: statement})
 	}
-	ranked = h.semantic(v, ranked, qv, bestSim, total, max(softCandidates, opts.MaxResults))
+	keep := max(softCandidates, opts.MaxResults)
+	ranked = h.semantic(v, ranked, qv, bestSim, total, keep)
 	byScore := func(a, b scored) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
 		return v.CompareIDs(a.doc, b.doc)
 	}
-	slices.SortFunc(ranked, byScore)
+	// Only the best keep are softened and returned: select them, then sort.
+	ranked = best(ranked, keep, byScore)
 	if wv != nil && w.Soft > 0 {
 		top := ranked[:min(softCandidates, len(ranked))]
 		soften(v, wv, top, opts.Query.Terms, w.Soft/total)
@@ -453,8 +459,7 @@ func (h *Hybrid) semantic(v *index.View, cs []scored, qv []float32, bestSim, tot
 		for i := range cs {
 			lbs[i] = score(&cs[i], 0)
 		}
-		slices.SortFunc(lbs, func(a, b float64) int { return cmp.Compare(b, a) })
-		floor = lbs[keep-1]
+		floor = best(lbs, keep, func(a, b float64) int { return cmp.Compare(b, a) })[keep-1]
 	}
 	out := cs[:0]
 	for i := range cs {
@@ -469,6 +474,51 @@ func (h *Hybrid) semantic(v *index.View, cs []scored, qv []float32, bestSim, tot
 		out = append(out, c)
 	}
 	return out
+}
+
+// best returns the k first of xs in the order cmp gives, sorted (all of
+// them when there are fewer), reordering xs: a bounded heap keeps the k
+// best seen, so picking the best of many costs n·log k, not a full sort.
+func best[T any](xs []T, k int, cmp func(a, b T) int) []T {
+	if len(xs) <= k {
+		slices.SortFunc(xs, cmp)
+		return xs
+	}
+	h := xs[:0:0]
+	h = make([]T, 0, k)
+	// h is a heap with the worst kept at the root.
+	worse := func(i, j int) bool { return cmp(h[i], h[j]) > 0 }
+	down := func(i int) {
+		for {
+			l, r, m := 2*i+1, 2*i+2, i
+			if l < len(h) && worse(l, m) {
+				m = l
+			}
+			if r < len(h) && worse(r, m) {
+				m = r
+			}
+			if m == i {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
+	for _, x := range xs {
+		if len(h) < k {
+			h = append(h, x)
+			for i := len(h) - 1; i > 0 && worse(i, (i-1)/2); i = (i - 1) / 2 {
+				h[i], h[(i-1)/2] = h[(i-1)/2], h[i]
+			}
+			continue
+		}
+		if cmp(x, h[0]) < 0 {
+			h[0] = x
+			down(0)
+		}
+	}
+	slices.SortFunc(h, cmp)
+	return h
 }
 
 // roundSim rounds a cosine similarity to 6 decimals: float32 dot products

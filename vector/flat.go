@@ -249,20 +249,30 @@ func sortHits(h []Hit) {
 type topK struct {
 	k    int
 	hits []Hit
+	// tie orders hits of equal score (nil: by id).
+	tie func(a, b uint32) int
 }
 
 func newTopK(k int) *topK { return &topK{k: k, hits: make([]Hit, 0, k)} }
 
-// worse reports whether a ranks below b (lower score, or equal score and
-// higher id).
-func worse(a, b Hit) bool { return a.Score < b.Score || (a.Score == b.Score && a.ID > b.ID) }
+// less reports whether a ranks below b (lower score, or equal score and
+// after b by the tie rule).
+func (t *topK) less(a, b Hit) bool {
+	if a.Score != b.Score {
+		return a.Score < b.Score
+	}
+	if t.tie != nil {
+		return t.tie(a.ID, b.ID) > 0
+	}
+	return a.ID > b.ID
+}
 
 func (t *topK) push(h Hit) {
 	if len(t.hits) < t.k {
 		t.hits = append(t.hits, h)
 		for i := len(t.hits) - 1; i > 0; {
 			p := (i - 1) / 2
-			if !worse(t.hits[i], t.hits[p]) {
+			if !t.less(t.hits[i], t.hits[p]) {
 				break
 			}
 			t.hits[i], t.hits[p] = t.hits[p], t.hits[i]
@@ -270,16 +280,16 @@ func (t *topK) push(h Hit) {
 		}
 		return
 	}
-	if !worse(t.hits[0], h) {
+	if !t.less(t.hits[0], h) {
 		return
 	}
 	t.hits[0] = h
 	for i := 0; ; {
 		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(t.hits) && worse(t.hits[l], t.hits[m]) {
+		if l < len(t.hits) && t.less(t.hits[l], t.hits[m]) {
 			m = l
 		}
-		if r < len(t.hits) && worse(t.hits[r], t.hits[m]) {
+		if r < len(t.hits) && t.less(t.hits[r], t.hits[m]) {
 			m = r
 		}
 		if m == i {

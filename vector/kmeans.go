@@ -1,8 +1,10 @@
 package vector
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/viterin/vek/vek32"
 )
@@ -99,6 +101,14 @@ type TopK struct{ t *topK }
 // NewTopK returns an empty TopK of k hits.
 func NewTopK(k int) TopK { return TopK{newTopK(k)} }
 
+// NewTopKTie returns an empty TopK of k hits whose ties in score go by
+// tie(a, b) (negative: a first) instead of by id.
+func NewTopKTie(k int, tie func(a, b uint32) int) TopK {
+	t := newTopK(k)
+	t.tie = tie
+	return TopK{t}
+}
+
 // Push offers a hit.
 func (t TopK) Push(h Hit) { t.t.push(h) }
 
@@ -112,8 +122,20 @@ func (t TopK) Hits() []Hit {
 // Raw returns the hits kept, in no order (to merge TopKs).
 func (t TopK) Raw() []Hit { return t.t.hits }
 
-// SortHits orders hits best first, ties by lower id.
-func SortHits(h []Hit) { sortHits(h) }
+// SortHits orders hits best first, ties by lower id (or by tie, when not
+// nil).
+func SortHits(h []Hit, tie func(a, b uint32) int) {
+	if tie == nil {
+		sortHits(h)
+		return
+	}
+	slices.SortFunc(h, func(a, b Hit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return tie(a.ID, b.ID)
+	})
+}
 
 // Parallel splits [0, n) over the cores when n is large enough to pay.
 func Parallel(n int, fn func(lo, hi int)) { parallelRange(n, fn) }

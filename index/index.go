@@ -38,6 +38,9 @@ type Options struct {
 	// Progress, when set, is told how far a build is (total -1 when it is
 	// not known).
 	Progress func(stage string, done, total int)
+	// IVFThreshold is the vectors a group holds from which it is searched
+	// approximately (see the constant). Default IVFThreshold.
+	IVFThreshold int
 }
 
 // Defaults.
@@ -76,6 +79,8 @@ type Index struct {
 	forceBuild bool
 
 	maintaining atomic.Bool
+	// builds counts the builds from scratch this process made.
+	builds      atomic.Int64
 	wg          sync.WaitGroup
 	ctx         context.Context
 	cancel      context.CancelFunc
@@ -90,6 +95,9 @@ func Open(o Options) (*Index, error) {
 	}
 	if o.ShortMergeDocs <= 0 {
 		o.ShortMergeDocs = DefaultShortMergeDocs
+	}
+	if o.IVFThreshold <= 0 {
+		o.IVFThreshold = IVFThreshold
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
@@ -18,10 +17,11 @@ const deadShare = 0.25
 // levelOf is the merge level of a segment of docs documents: segments of
 // one level are within a factor mergeFactor of each other in size.
 func levelOf(docs, flushDocs int) int {
-	if docs <= flushDocs {
-		return 0
+	l := 0
+	for size := flushDocs * mergeFactor; docs >= size; size *= mergeFactor {
+		l++
 	}
-	return int(math.Log(float64(docs)/float64(flushDocs)) / math.Log(mergeFactor))
+	return l
 }
 
 // due reports whether maintenance has work. The caller holds mu.
@@ -33,7 +33,7 @@ func (x *Index) due() bool {
 	if st.memDocs() >= x.o.FlushDocs || st.killedSince >= x.o.FlushDocs || len(st.expunge) > 0 {
 		return true
 	}
-	_, ok := planMerge(st.man, x.o.FlushDocs, 0, x.space)
+	_, ok := planMerge(st.man, x.o.FlushDocs, 0, x.space, x.o.IVFThreshold)
 	return ok
 }
 
@@ -203,7 +203,7 @@ type plan struct {
 // centroids (or has none and reached IVFThreshold) is compacted whole
 // under new ones. Merges of more than limit documents (0: no limit) are
 // left out.
-func planMerge(m *manifest, flushDocs, limit int, space memory.Space) (plan, bool) {
+func planMerge(m *manifest, flushDocs, limit int, space memory.Space, ivfThreshold int) (plan, bool) {
 	docs := func(i int) int { return m.Segments[i].Docs }
 	within := func(p plan) bool {
 		if limit <= 0 {
@@ -230,7 +230,7 @@ func planMerge(m *manifest, flushDocs, limit int, space memory.Space) (plan, boo
 					cur = &m.Centroids[i]
 				}
 			}
-			if (cur == nil && rows >= IVFThreshold) || (cur != nil && rows >= retrainFactor*cur.Trained) {
+			if (cur == nil && rows >= ivfThreshold) || (cur != nil && rows >= retrainFactor*cur.Trained) {
 				full.train[g] = true
 			}
 		}
@@ -284,9 +284,12 @@ func (x *Index) mergeOnce(ctx context.Context, limit int) (bool, error) {
 	if err != nil || m == nil || m.Format != Format || m.Space != x.space {
 		return false, err
 	}
-	pl, ok := planMerge(m, x.o.FlushDocs, limit, x.space)
+	pl, ok := planMerge(m, x.o.FlushDocs, limit, x.space, x.o.IVFThreshold)
 	if !ok {
 		return false, nil
+	}
+	if crashHook != nil {
+		crashHook("merge")
 	}
 	var srcs []*src
 	var files []*segment.File

@@ -150,6 +150,7 @@ func (x *Index) build(ctx context.Context, r memory.Reader, old *manifest) error
 			return nil
 		}
 	}
+	x.builds.Add(1)
 	var gen uint64 = 1
 	if m, err := readManifest(x.stg); err == nil && m != nil {
 		gen = m.Generation + 1
@@ -251,7 +252,7 @@ func (x *Index) compact(ctx context.Context, man *manifest, refs []segRef, progr
 	}
 	var cents [nGroups]*centroids
 	for g := range nGroups {
-		if rows[g] < IVFThreshold || x.space.Dim == 0 {
+		if rows[g] < x.o.IVFThreshold || x.space.Dim == 0 {
 			continue
 		}
 		progress("training", 0, -1)

@@ -215,6 +215,7 @@ func (p *part) kill(local uint32) {
 	}
 	p.dead[local>>6] |= 1 << (local & 63)
 	p.ndead++
+	p.dfs.Clear()
 }
 
 // key returns local's key bytes: its type's label id, then its id.

@@ -60,7 +60,7 @@ func (x *Index) Status() Status {
 	m := st.man
 	s.Generation, s.Segments, s.Docs, s.Deleted, s.Seq = m.Generation, len(m.Segments), m.docs(), m.deadCount(), m.Seq
 	s.Synced, s.Delta = st.seq, st.memDocs()
-	_, s.PendingMerges = planMerge(m, x.o.FlushDocs, 0, x.space)
+	_, s.PendingMerges = planMerge(m, x.o.FlushDocs, 0, x.space, x.o.IVFThreshold)
 	for g, c := range st.cents {
 		if c != nil {
 			s.Approximate = append(s.Approximate, []string{"observations and summaries", "thoughts and the knowledge graph"}[g])

@@ -16,6 +16,10 @@ const (
 	GroupInner = groupInner
 )
 
+// probeCount is how many lists an approximate search scans (tests probe
+// them all, which must give the exact answer).
+var probeCount = vector.DefaultProbe
+
 // minParallel is the rows from which a scan uses every core.
 const minParallel = 4096
 
@@ -56,7 +60,7 @@ func (v *View) Nearest(group int, q []float32, k int, f *Filter, allow func(uint
 		return rs
 	}
 	if c := st.cents[group]; c != nil {
-		probes := vector.Probe(c.data, st.dim, q, vector.DefaultProbe(c.lists))
+		probes := vector.Probe(c.data, st.dim, q, probeCount(c.lists))
 		if hits := v.scan(group, q, k, spans(probes), f, allow); len(hits) == k {
 			return hits
 		}

@@ -140,6 +140,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 		if w.inBlock == w.cur.block {
 			w.cur.crcs = append(w.cur.crcs, w.crc)
 			w.crc, w.inBlock = 0, 0
+			w.step("block")
 		}
 		rest = rest[k:]
 	}
@@ -182,8 +183,9 @@ type Info struct {
 }
 
 // SetHook sets a function called at each step of writing: "begin NAME"
-// as each section starts, then "written", "synced" and "renamed" in
-// Finish. Tests use it to stop a writer at each point.
+// as each section starts, "block" as each checksum block completes, then
+// "written", "synced" and "renamed" in Finish. Tests use it to stop a
+// writer at each point.
 func (w *Writer) SetHook(h func(step string)) { w.hook = h }
 
 func (w *Writer) step(s string) {

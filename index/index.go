@@ -80,11 +80,11 @@ type Index struct {
 
 	maintaining atomic.Bool
 	// builds counts the builds from scratch this process made.
-	builds      atomic.Int64
-	wg          sync.WaitGroup
-	ctx         context.Context
-	cancel      context.CancelFunc
-	lastErr     atomic.Pointer[error]
+	builds  atomic.Int64
+	wg      sync.WaitGroup
+	ctx     context.Context
+	cancel  context.CancelFunc
+	lastErr atomic.Pointer[error]
 }
 
 // Open returns the index of a store. It reads nothing yet: the first Sync

@@ -14,8 +14,9 @@ import (
 // DoctorRequest asks for a health check, and optionally for repairs.
 type DoctorRequest struct {
 	// Fix rebuilds the full-text indexes when a check says they need it,
-	// and embeds pending records when the embedder answers.
-	Fix bool `json:"fix,omitempty" jsonschema:"rebuild the full-text indexes when a check says they need it, and embed pending records"`
+	// embeds pending records when the embedder answers, and rebuilds a
+	// damaged retrieval index.
+	Fix bool `json:"fix,omitempty" jsonschema:"rebuild the full-text indexes when a check says they need it, embed pending records, rebuild a damaged retrieval index"`
 }
 
 // DoctorReport lists the checks and what was repaired.
@@ -27,8 +28,9 @@ type DoctorReport struct {
 }
 
 // Doctor checks the database (file, schema, integrity, references, index
-// consistency) and the retrieval setup, and with req.Fix rebuilds the
-// full-text indexes if they disagree with the records.
+// consistency), the retrieval setup and the retrieval index's files, and
+// with req.Fix rebuilds the full-text indexes if they disagree with the
+// records and the retrieval index if it is damaged.
 func (e *Engine) Doctor(ctx context.Context, req DoctorRequest) (DoctorReport, error) {
 	findings, err := e.store.Check(ctx)
 	if err != nil {
@@ -66,6 +68,12 @@ func (e *Engine) Doctor(ctx context.Context, req DoctorRequest) (DoctorReport, e
 		return DoctorReport{}, err
 	}
 	findings = append(findings, tf)
+	xf, repaired, err := e.indexFinding(ctx, req.Fix)
+	if err != nil {
+		return DoctorReport{}, err
+	}
+	findings = append(findings, xf)
+	rep.Repaired = append(rep.Repaired, repaired...)
 	rep.Findings = findings
 	rep.OK = true
 	for _, f := range findings {

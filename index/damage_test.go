@@ -332,8 +332,14 @@ func readsDuringMaintenance(t *testing.T, background bool) {
 	syncX(t, ref, store)
 	y := openDir(t, dir, 7)
 	syncX(t, y, store)
-	if st := y.Status(); st.Generation < 5 {
-		t.Fatalf("maintenance committed %d times", st.Generation)
+	// Background maintenance runs when due and Close waits for it: at
+	// least one commit after the first build, however the goroutines ran.
+	want := uint64(2)
+	if !background {
+		want = 20
+	}
+	if st := y.Status(); st.Generation < want {
+		t.Fatalf("maintenance committed %d times, want at least %d", st.Generation, want)
 	}
 	same(t, "after maintenance", describe(t, ref, ps), describe(t, y, ps))
 }

@@ -70,6 +70,12 @@ func (f *fakeStore) ChangesSince(ctx context.Context, space memory.Space, seq in
 	return out, last, nil
 }
 
+func (f *fakeStore) LastChange(ctx context.Context) (int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return int64(len(f.changes)), nil
+}
+
 func (f *fakeStore) ChangeRef(ctx context.Context, seq int64) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

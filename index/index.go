@@ -46,8 +46,8 @@ type Options struct {
 // Defaults.
 const (
 	// DefaultFlushDocs: a new process replays at most about this many
-	// records from the store before its first answer.
-	DefaultFlushDocs = 2000
+	// records from the store before its first answer (about 30 µs each).
+	DefaultFlushDocs = 1000
 	// DefaultShortMergeDocs keeps a command's exit quick: larger merges
 	// are left to a long-running process or `cairn index optimize`.
 	DefaultShortMergeDocs = 50_000

@@ -37,6 +37,21 @@ func (x *Index) due() bool {
 	return ok
 }
 
+// LargeMergeDue reports whether a merge is due that a process without
+// Background leaves undone at Close (larger than ShortMergeDocs).
+func (x *Index) LargeMergeDue() bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.st == nil || x.st.man == nil || x.o.Background {
+		return false
+	}
+	if _, short := planMerge(x.st.man, x.o.FlushDocs, x.o.ShortMergeDocs, x.space, x.o.IVFThreshold); short {
+		return false
+	}
+	_, any := planMerge(x.st.man, x.o.FlushDocs, 0, x.space, x.o.IVFThreshold)
+	return any
+}
+
 // startMaintenance runs maintain in a goroutine unless one runs.
 func (x *Index) startMaintenance() {
 	if !x.maintaining.CompareAndSwap(false, true) {

@@ -72,6 +72,25 @@ func (x *Index) Status() Status {
 	return s
 }
 
+// Behind reports how many of the store's changes the committed files do
+// not hold, reading only the manifest (not the index): a process that
+// writes can tell whether the index needs writing out. ok is false when
+// there are no files of this format and space.
+func (x *Index) Behind(ctx context.Context, r memory.Reader) (int64, bool, error) {
+	m, err := readManifest(x.stg)
+	if err != nil || m == nil || m.Format != Format || m.Space != x.space {
+		return 0, false, nil
+	}
+	last, err := r.LastChange(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	return last - m.Seq, true, nil
+}
+
+// FlushDocs is the delta's size from which it is written out.
+func (x *Index) FlushDocs() int { return x.o.FlushDocs }
+
 // Verify reads every file of the current state and checks every block's
 // checksum (a merge does the same of what it reads). Call it after a Sync.
 func (x *Index) Verify() error {
@@ -163,14 +182,20 @@ func (x *Index) Forget(ctx context.Context, r memory.Reader) error {
 
 // Flush writes what this process holds in memory out as a segment now,
 // and runs the merges that are due (of at most limit documents; 0: any).
-func (x *Index) Flush(ctx context.Context, r memory.Reader, limit int) error {
+// With wait it waits for another writer to finish; without, it does
+// nothing while one runs.
+func (x *Index) Flush(ctx context.Context, r memory.Reader, limit int, wait bool) error {
 	if err := x.Sync(ctx, r); err != nil {
 		return err
 	}
 	if err := x.expungeGone(ctx); err != nil {
 		return memory.Wrap(memory.CodeDBError, err, "flushing the retrieval index")
 	}
-	if err := x.flushWait(ctx); err != nil {
+	flush := x.flushWait
+	if !wait {
+		flush = func(ctx context.Context) error { return x.flush(ctx, true) }
+	}
+	if err := flush(ctx); err != nil {
 		return memory.Wrap(memory.CodeDBError, err, "flushing the retrieval index")
 	}
 	for {

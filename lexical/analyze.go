@@ -2,6 +2,8 @@ package lexical
 
 import (
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/kljensen/snowball/english"
@@ -123,7 +125,9 @@ func appendTermsKeepStop(dst []string, text string) []string {
 }
 
 // stem reduces a lowercased word to its Porter2 stem; words with digits and
-// very short words are kept as they are.
+// very short words are kept as they are. Stems are remembered (up to
+// stemCacheSize words): stemming is most of indexing's work, and a memory's
+// words repeat.
 func stem(w string) string {
 	if len(w) <= 2 {
 		return w
@@ -133,8 +137,25 @@ func stem(w string) string {
 			return w
 		}
 	}
-	return english.Stem(w, true)
+	if s, ok := stems.Load(w); ok {
+		return s.(string)
+	}
+	s := english.Stem(w, true)
+	if stemsHeld.Load() < stemCacheSize {
+		if _, loaded := stems.LoadOrStore(w, s); !loaded {
+			stemsHeld.Add(1)
+		}
+	}
+	return s
 }
+
+// stemCacheSize bounds the words whose stems are remembered.
+const stemCacheSize = 200_000
+
+var (
+	stems     sync.Map
+	stemsHeld atomic.Int64
+)
 
 // Stopwords are common English function words, dropped from documents and
 // queries alike.

@@ -173,6 +173,8 @@ type Reader interface {
 	// or "" when the store has no such change: a persisted index checks
 	// with it that it was built from this store's history.
 	ChangeRef(ctx context.Context, seq int64) (string, error)
+	// LastChange is the newest change's sequence number (0: none).
+	LastChange(ctx context.Context) (int64, error)
 }
 
 // EntityRef names an observation or a summary.

@@ -90,7 +90,7 @@ const (
 //	           (BeforeOther instead of Before when the previous record asks no question),
 //	           saturated once (lexical.Index.ContextScores)
 //	lexical  = (context + Capsule·best context in the capsule) / the best candidate's
-//	semantic = cosine(query, record) / the best candidate's (negative counts as 0)
+//	semantic = cosine(query, record) / the nearest record's, at most 1 (negative counts as 0)
 //	recency  = min(1, max(0, 1 − age / 30 days))
 //	period   = 1 when the record is from the period the query names (QueryPeriod) or up to PeriodSlack after it, else 0
 //	soft     = Σ_q idf(q)·max(0, max_w cosine(q, w)) / Σ_q idf(q), q a query word, w a word of the record
@@ -531,7 +531,7 @@ const hybridFormula = "score = (lexicalWeight × lexical + semanticWeight × sem
 	"bm25 is the record's own BM25 (Porter2 stems, stopwords dropped, k1 bm25K1, b bm25B); " +
 	"context is the BM25 of the record with its neighbours' text as a weighted field: each term's frequency adds before × its frequency in the record before it in its capsule (beforeOther when that record asks no question), after × in the record after it and far × in the records two away; " +
 	"lexical = (context + capsule × the best context in its capsule) / the best candidate's; " +
-	"semantic = cosine(query, record) / the best candidate's; recency = min(1, max(0, 1 − age / 30 days)); " +
+	"semantic = cosine(query, record) / the best similarity in scope (the nearest record's), at most 1; recency = min(1, max(0, 1 − age / 30 days)); " +
 	"period = 1 when the query names a day, month or year (periodFrom to periodTo, a week of slack included) and the record is from it, else 0; " +
 	"softMatch (the best softCandidates only, with word vectors) = Σ over query words of idf × the best cosine with a word of the record, / Σ idf; " +
 	"tellsTime = 1 when the query asks when (when, what year, how long, how often) and the record holds a time word (yesterday, last, week, a month or day name, a year), else 0; " +

@@ -53,6 +53,8 @@ func (f *fakeStore) ChangesSince(context.Context, memory.Space, int64) ([]memory
 
 func (f *fakeStore) ChangeRef(context.Context, int64) (string, error) { return "", nil }
 
+func (f *fakeStore) LastChange(context.Context) (int64, error) { return 0, nil }
+
 func (f *fakeStore) Snapshot(_ context.Context, fn func(memory.Reader) error) error {
 	f.snapshots++
 	return fn(f)

@@ -78,15 +78,70 @@ func (r snapshotReader) ChangesSince(ctx context.Context, space memory.Space, si
 	if err != nil {
 		return nil, since, dbError(err, "reading changes")
 	}
-	var out []memory.IndexRecord
+	// The records' current states, read a kind and a chunk of ids at a
+	// time rather than one query per record.
+	byKind := map[string][]string{}
 	for _, c := range refs {
-		rec, err := indexRecord(ctx, r.tx, space, c.kind, c.id)
+		byKind[c.kind] = append(byKind[c.kind], c.id)
+	}
+	found := map[ref]memory.IndexRecord{}
+	for kind, ids := range byKind {
+		recs, err := indexRecords(ctx, r.tx, space, kind, ids)
 		if err != nil {
 			return nil, since, dbError(err, "reading changes")
+		}
+		for _, rec := range recs {
+			found[ref{kind, rec.ID}] = rec
+		}
+	}
+	out := make([]memory.IndexRecord, 0, len(refs))
+	for _, c := range refs {
+		rec, ok := found[c]
+		if !ok {
+			rec = memory.IndexRecord{Kind: memory.VectorKind(c.kind), Type: memory.TargetType(c.kind), ID: c.id, Position: -1, Gone: true}
 		}
 		out = append(out, rec)
 	}
 	return out, last, nil
+}
+
+// indexChunk is the ids one query reads.
+const indexChunk = 2000
+
+// indexRecords reads the current states of records of one kind with their
+// vectors in space; records that are gone are left out. The ids go in as
+// one JSON array, so the statement's text does not depend on their number.
+func indexRecords(ctx context.Context, q queryer, space memory.Space, kind string, ids []string) ([]memory.IndexRecord, error) {
+	spec, ok := specOf(memory.VectorKind(kind))
+	if !ok {
+		return nil, nil
+	}
+	var out []memory.IndexRecord
+	for len(ids) > 0 {
+		chunk := ids[:min(len(ids), indexChunk)]
+		ids = ids[len(chunk):]
+		list, err := json.Marshal(chunk)
+		if err != nil {
+			return nil, err
+		}
+		err = eachRowArgs(ctx, q, spec.indexSQLIn(), []any{space.Provider, space.Model, space.Dim, string(list)}, func(s scanner) error {
+			rec, err := scanIndexRecord(s, spec.kind)
+			if err == nil {
+				out = append(out, rec)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// LastChange implements memory.Reader for the snapshot reader.
+func (r snapshotReader) LastChange(ctx context.Context) (int64, error) {
+	last, err := lastChange(ctx, r.tx)
+	return last, dbError(err, "reading changes")
 }
 
 // ChangeRef implements memory.Reader for the snapshot reader.

@@ -71,3 +71,9 @@ func (s kindSpec) indexSQL(byID bool) string {
 	}
 	return q + " ORDER BY x.seq"
 }
+
+// indexSQLIn is indexSQL for the records whose ids a JSON array holds.
+func (s kindSpec) indexSQLIn() string {
+	q := s.indexSQL(false)
+	return q[:len(q)-len(" ORDER BY x.seq")] + " AND x.id IN (SELECT value FROM json_each(?))"
+}

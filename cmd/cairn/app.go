@@ -31,6 +31,10 @@ type app struct {
 
 	eng *cairn.Engine
 	bar *progressbar.ProgressBar
+	// longRunning says the command serves (cairn serve, cairn mcp): the
+	// retrieval index is maintained in the background. background says it
+	// is itself background maintenance.
+	longRunning, background bool
 	// env overrides the environment for settings a flag sets.
 	env map[string]string
 }
@@ -60,6 +64,10 @@ func run(ctx context.Context, args []string, in io.Reader, out, errw io.Writer) 
 	root.SetOut(out)
 	root.SetErr(errw)
 	err := root.ExecuteContext(ctx)
+	a.finishProgress()
+	if err == nil {
+		a.startBackgroundOptimize(ctx)
+	}
 	if a.eng != nil {
 		if cerr := a.eng.Close(); err == nil {
 			err = cerr
@@ -146,6 +154,10 @@ func (a *app) options() (*cairn.Options, error) {
 		log.Warn("setting adjusted", "detail", w)
 	}
 	opts.Logger = log
+	opts.IndexBackground = a.longRunning
+	if !a.background {
+		opts.IndexProgress = a.stagedProgress()
+	}
 	if a.nowFlag != "" {
 		t, err := parseTime(a.nowFlag)
 		if err != nil {

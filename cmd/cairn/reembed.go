@@ -65,7 +65,9 @@ func (a *app) progress(what string) func(done, total int) {
 				progressbar.OptionSetDescription(what), progressbar.OptionShowCount(),
 				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
 		}
-		a.bar.ChangeMax(total)
+		if total >= 0 {
+			a.bar.ChangeMax(total)
+		}
 		a.bar.Set(done)
 	}
 }

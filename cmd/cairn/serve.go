@@ -59,6 +59,7 @@ silences them). Several 'cairn mcp' processes may share one database.`,
 			if err != nil {
 				return err
 			}
+			a.longRunning = true
 			eng, err := a.engine()
 			if err != nil {
 				return err
@@ -110,6 +111,7 @@ SIGTERM stops accepting requests and lets the ones in flight finish.`,
 			if err != nil {
 				return err
 			}
+			a.longRunning = true
 			eng, err := a.engine()
 			if err != nil {
 				return err

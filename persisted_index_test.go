@@ -1,0 +1,146 @@
+package cairn_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairnhq/cairn"
+	"github.com/cairnhq/cairn/memory"
+)
+
+// filesHolding lists the files under dir that hold needle.
+func filesHolding(t *testing.T, dir, needle string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err == nil && strings.Contains(string(b), needle) {
+			out = append(out, filepath.Base(p))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestForgetErasesTextFromIndexFiles: forgetting an observation removes
+// its words from the retrieval index's files, not only from the database.
+func TestForgetErasesTextFromIndexFiles(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "c.db")
+	eng, err := cairn.Open(path, &cairn.Options{Now: func() time.Time { return time.UnixMilli(10_000_000) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	scope := memory.Scope{RepoID: "/src/shop"}
+	for i := range 40 {
+		if _, err := eng.Log(ctx, cairn.LogRequest{Kind: "message", Content: fmt.Sprintf("checkout note %d about the payment retry", i), ScopeIDs: scope}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const secret = "hunter2x9zq"
+	o, err := eng.Log(ctx, cairn.LogRequest{Kind: "command", Content: "export STRIPE_KEY=" + secret + " before the checkout retry", ScopeIDs: scope})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.OptimizeIndex(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	dir := path + "-index"
+	if got := filesHolding(t, dir, secret); len(got) == 0 {
+		t.Fatal("the secret is in no index file before it is forgotten: the test would prove nothing")
+	}
+	if _, err := eng.Forget(ctx, o.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := filesHolding(t, dir, secret); len(got) > 0 {
+		t.Fatalf("after forget, the secret is still in %v", got)
+	}
+	res, err := eng.Retrieve(ctx, cairn.RetrieveRequest{Query: secret + " checkout retry", ScopeIDs: scope})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Candidates {
+		if c.Entity.ID() == o.ID {
+			t.Fatal("the forgotten observation is still a candidate")
+		}
+	}
+}
+
+// TestIndexFilesServeANewEngine: an engine opened on a database whose
+// index another engine wrote answers from the files (no rebuild), alike.
+func TestIndexFilesServeANewEngine(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "c.db")
+	now := func() time.Time { return time.UnixMilli(10_000_000) }
+	a, err := cairn.Open(path, &cairn.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		a.Log(ctx, cairn.LogRequest{Kind: "message", Content: fmt.Sprintf("deploy %d failed on staging: token expired", i), ScopeIDs: memory.Scope{SessionID: "s1"}})
+	}
+	req := cairn.RetrieveRequest{Query: "why did the staging deploy fail?"}
+	want, err := a.Retrieve(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := a.IndexStatus(ctx)
+	if err != nil || st.InMemory || st.Segments == 0 {
+		t.Fatalf("status %+v %v: want files", st, err)
+	}
+	a.Close()
+	b, err := cairn.Open(path, &cairn.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	got, err := b.Retrieve(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gj, _ := json.Marshal(got)
+	wj, _ := json.Marshal(want)
+	if string(gj) != string(wj) {
+		t.Fatalf("a new engine answers differently:\n%s\n%s", gj, wj)
+	}
+	st2, _ := b.IndexStatus(ctx)
+	if st2.Generation != st.Generation {
+		t.Fatalf("the new engine rewrote the index (generation %d → %d)", st.Generation, st2.Generation)
+	}
+}
+
+// TestIndexInMemoryOption: CAIRN_INDEX_DIR=memory writes no files.
+func TestIndexInMemoryOption(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.db")
+	eng, err := cairn.Open(path, &cairn.Options{IndexDir: cairn.IndexInMemory})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	eng.Log(ctx, cairn.LogRequest{Kind: "message", Content: "hello memory"})
+	if _, err := eng.Retrieve(ctx, cairn.RetrieveRequest{Query: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path + "-index"); !os.IsNotExist(err) {
+		t.Fatalf("an index directory was made: %v", err)
+	}
+	st, _ := eng.IndexStatus(ctx)
+	if !st.InMemory {
+		t.Fatalf("status %+v", st)
+	}
+}

@@ -2,7 +2,6 @@ package code
 
 import (
 	"bytes"
-	"regexp"
 	"strings"
 )
 
@@ -127,14 +126,14 @@ func prefixOf(c *rxContainer) string {
 // ---- Go
 
 var (
-	rxGoFunc     = regexp.MustCompile(`^func\s+(` + rxID + `)\s*[\[(]`)
-	rxGoMethod   = regexp.MustCompile(`^func\s*\(([^)]*)\)\s*(` + rxID + `)\s*[\[(]`)
-	rxGoType     = regexp.MustCompile(`^type\s+(` + rxID + `)(?:\[[^\]]*\])?\s*=?\s*(interface\b)?`)
-	rxGoConst    = regexp.MustCompile(`^const\s+(` + rxID + `(?:\s*,\s*` + rxID + `)*)`)
-	rxGoGroup    = regexp.MustCompile(`^(const|type)\s*\(\s*(?://.*)?$`)
-	rxGoSpecCon  = regexp.MustCompile(`^(` + rxID + `(?:\s*,\s*` + rxID + `)*)`)
-	rxGoSpecType = regexp.MustCompile(`^(` + rxID + `)(?:\[[^\]]*\])?\s*=?\s*(interface\b)?`)
-	rxIDList     = regexp.MustCompile(rxID)
+	rxGoFunc     = lazy(`^func\s+(` + rxID + `)\s*[\[(]`)
+	rxGoMethod   = lazy(`^func\s*\(([^)]*)\)\s*(` + rxID + `)\s*[\[(]`)
+	rxGoType     = lazy(`^type\s+(` + rxID + `)(?:\[[^\]]*\])?\s*=?\s*(interface\b)?`)
+	rxGoConst    = lazy(`^const\s+(` + rxID + `(?:\s*,\s*` + rxID + `)*)`)
+	rxGoGroup    = lazy(`^(const|type)\s*\(\s*(?://.*)?$`)
+	rxGoSpecCon  = lazy(`^(` + rxID + `(?:\s*,\s*` + rxID + `)*)`)
+	rxGoSpecType = lazy(`^(` + rxID + `)(?:\[[^\]]*\])?\s*=?\s*(interface\b)?`)
+	rxIDList     = lazy(rxID)
 )
 
 func rxGo(sc *rxScan) []Symbol {
@@ -224,9 +223,9 @@ func goRecvText(s string) string {
 // ---- Python
 
 var (
-	rxPyDef   = regexp.MustCompile(`^(?:async\s+)?def\s+(` + rxID + `)\s*[(\[]`)
-	rxPyClass = regexp.MustCompile(`^class\s+(` + rxID + `)\s*[:(\[]`)
-	rxPyConst = regexp.MustCompile(`^(_*[A-Z][A-Z0-9_]*)\s*(?::[^=]*)?=(?:[^=]|$)`)
+	rxPyDef   = lazy(`^(?:async\s+)?def\s+(` + rxID + `)\s*[(\[]`)
+	rxPyClass = lazy(`^class\s+(` + rxID + `)\s*[:(\[]`)
+	rxPyConst = lazy(`^(_*[A-Z][A-Z0-9_]*)\s*(?::[^=]*)?=(?:[^=]|$)`)
 )
 
 func rxPython(sc *rxScan) []Symbol {
@@ -297,17 +296,17 @@ func rxPython(sc *rxScan) []Symbol {
 // ---- JavaScript and TypeScript
 
 var (
-	rxJSFunc     = regexp.MustCompile(`^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:async\s+)?function\b\s*\*?\s*(` + rxJSID + `)`)
-	rxJSClass    = regexp.MustCompile(`^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?class\s+(` + rxJSID + `)`)
-	rxJSArrow    = regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+(` + rxJSID + `)\s*(?::[^=]+)?=\s*(?:async\b\s*)?(?:function\b|(?:\([^)]*\)|` + rxJSID + `)\s*(?::[^=]+)?=>)`)
-	rxJSConst    = regexp.MustCompile(`^(?:export\s+)?(?:declare\s+)?const\s+(_*[A-Z][A-Z0-9_$]*)\s*(?::[^=]+)?=`)
-	rxTSIface    = regexp.MustCompile(`^(?:export\s+)?(?:default\s+)?(?:declare\s+)?interface\s+(` + rxJSID + `)`)
-	rxTSType     = regexp.MustCompile(`^(?:export\s+)?(?:declare\s+)?type\s+(` + rxJSID + `)\s*(?:<.*>)?\s*=`)
-	rxTSEnum     = regexp.MustCompile(`^(?:export\s+)?(?:declare\s+)?(?:const\s+)?enum\s+(` + rxJSID + `)`)
+	rxJSFunc     = lazy(`^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:async\s+)?function\b\s*\*?\s*(` + rxJSID + `)`)
+	rxJSClass    = lazy(`^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?class\s+(` + rxJSID + `)`)
+	rxJSArrow    = lazy(`^(?:export\s+)?(?:const|let|var)\s+(` + rxJSID + `)\s*(?::[^=]+)?=\s*(?:async\b\s*)?(?:function\b|(?:\([^)]*\)|` + rxJSID + `)\s*(?::[^=]+)?=>)`)
+	rxJSConst    = lazy(`^(?:export\s+)?(?:declare\s+)?const\s+(_*[A-Z][A-Z0-9_$]*)\s*(?::[^=]+)?=`)
+	rxTSIface    = lazy(`^(?:export\s+)?(?:default\s+)?(?:declare\s+)?interface\s+(` + rxJSID + `)`)
+	rxTSType     = lazy(`^(?:export\s+)?(?:declare\s+)?type\s+(` + rxJSID + `)\s*(?:<.*>)?\s*=`)
+	rxTSEnum     = lazy(`^(?:export\s+)?(?:declare\s+)?(?:const\s+)?enum\s+(` + rxJSID + `)`)
 	rxJSMods     = `(?:(?:public|private|protected|static|readonly|abstract|override|async|declare|get|set|accessor)\s+)*`
-	rxJSMethod   = regexp.MustCompile(`^` + rxJSMods + `\*?\s*(` + rxJSID + `)\s*[?!]?\s*(?:<[^>]*>)?\s*\(`)
-	rxJSAbstract = regexp.MustCompile(`^` + rxJSMods + `\babstract\s`)
-	rxJSField    = regexp.MustCompile(`^` + rxJSMods + `(` + rxJSID + `)\s*[?!]?\s*(?::[^=]+)?=\s*(?:async\b\s*)?(?:function\b|(?:\([^)]*\)|` + rxJSID + `)\s*(?::[^=]+)?=>)`)
+	rxJSMethod   = lazy(`^` + rxJSMods + `\*?\s*(` + rxJSID + `)\s*[?!]?\s*(?:<[^>]*>)?\s*\(`)
+	rxJSAbstract = lazy(`^` + rxJSMods + `\babstract\s`)
+	rxJSField    = lazy(`^` + rxJSMods + `(` + rxJSID + `)\s*[?!]?\s*(?::[^=]+)?=\s*(?:async\b\s*)?(?:function\b|(?:\([^)]*\)|` + rxJSID + `)\s*(?::[^=]+)?=>)`)
 )
 
 // rxJSKeywords are words that look like a method name before '(' but are
@@ -378,13 +377,13 @@ func rxJS(sc *rxScan, ts bool) []Symbol {
 const rxRustVis = `(?:pub(?:\s*\([^)]*\))?\s+)?`
 
 var (
-	rxRustFn     = regexp.MustCompile(`^` + rxRustVis + `(?:default\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?(?:extern\s+(?:"[^"]*"\s+)?)?fn\s+(?:r#)?(` + rxID + `)`)
-	rxRustType   = regexp.MustCompile(`^` + rxRustVis + `(?:struct|enum|union|type)\s+(?:r#)?(` + rxID + `)`)
-	rxRustTrait  = regexp.MustCompile(`^` + rxRustVis + `(?:unsafe\s+)?(?:auto\s+)?trait\s+(?:r#)?(` + rxID + `)`)
-	rxRustImpl   = regexp.MustCompile(`^(?:unsafe\s+)?impl\b(.*)`)
-	rxRustMod    = regexp.MustCompile(`^` + rxRustVis + `mod\s+(?:r#)?(` + rxID + `)\s*\{`)
-	rxRustConst  = regexp.MustCompile(`^` + rxRustVis + `(?:const|static)\s+(?:mut\s+)?(?:r#)?(` + rxID + `)\s*:`)
-	rxRustTypeID = regexp.MustCompile(`(?:r#)?(` + rxID + `)\s*$`)
+	rxRustFn     = lazy(`^` + rxRustVis + `(?:default\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?(?:extern\s+(?:"[^"]*"\s+)?)?fn\s+(?:r#)?(` + rxID + `)`)
+	rxRustType   = lazy(`^` + rxRustVis + `(?:struct|enum|union|type)\s+(?:r#)?(` + rxID + `)`)
+	rxRustTrait  = lazy(`^` + rxRustVis + `(?:unsafe\s+)?(?:auto\s+)?trait\s+(?:r#)?(` + rxID + `)`)
+	rxRustImpl   = lazy(`^(?:unsafe\s+)?impl\b(.*)`)
+	rxRustMod    = lazy(`^` + rxRustVis + `mod\s+(?:r#)?(` + rxID + `)\s*\{`)
+	rxRustConst  = lazy(`^` + rxRustVis + `(?:const|static)\s+(?:mut\s+)?(?:r#)?(` + rxID + `)\s*:`)
+	rxRustTypeID = lazy(`(?:r#)?(` + rxID + `)\s*$`)
 )
 
 func rxRust(sc *rxScan) []Symbol {
@@ -512,9 +511,9 @@ const (
 )
 
 var (
-	rxJavaType   = regexp.MustCompile(`^` + rxJavaAnn + `(?:(?:public|protected|private|static|final|abstract|sealed|non-sealed|strictfp)\s+)*(class|interface|enum|record|@\s*interface)\s+(` + rxJavaID + `)`)
-	rxJavaMethod = regexp.MustCompile(`^` + rxJavaAnn + `(?:(?:public|protected|private|static|final|abstract|synchronized|native|default|strictfp)\s+)*(?:<[^>]*>\s*)?((?:[\p{L}_$][\p{L}\p{N}_$.]*(?:\s*<.*>)?(?:\s*\[\s*\])*\s+)?)(` + rxJavaID + `)\s*\(`)
-	rxJavaField  = regexp.MustCompile(`^` + rxJavaAnn + `((?:(?:public|protected|private|static|final|transient|volatile)\s+)*)[\p{L}_$][\p{L}\p{N}_$.]*(?:\s*<.*>)?(?:\s*\[\s*\])*\s+(` + rxJavaID + `)\s*(?:=|;|\[)`)
+	rxJavaType   = lazy(`^` + rxJavaAnn + `(?:(?:public|protected|private|static|final|abstract|sealed|non-sealed|strictfp)\s+)*(class|interface|enum|record|@\s*interface)\s+(` + rxJavaID + `)`)
+	rxJavaMethod = lazy(`^` + rxJavaAnn + `(?:(?:public|protected|private|static|final|abstract|synchronized|native|default|strictfp)\s+)*(?:<[^>]*>\s*)?((?:[\p{L}_$][\p{L}\p{N}_$.]*(?:\s*<.*>)?(?:\s*\[\s*\])*\s+)?)(` + rxJavaID + `)\s*\(`)
+	rxJavaField  = lazy(`^` + rxJavaAnn + `((?:(?:public|protected|private|static|final|transient|volatile)\s+)*)[\p{L}_$][\p{L}\p{N}_$.]*(?:\s*<.*>)?(?:\s*\[\s*\])*\s+(` + rxJavaID + `)\s*(?:=|;|\[)`)
 )
 
 // rxJavaKeywords are statement words that the method pattern could take
@@ -577,13 +576,13 @@ func rxJava(sc *rxScan) []Symbol {
 // ---- C
 
 var (
-	rxCDefine  = regexp.MustCompile(`^#\s*define\s+(_*[A-Z][A-Z0-9_]*)[ \t]+\S`)
-	rxCTag     = regexp.MustCompile(`^(?:typedef\s+)?(?:struct|union|enum)\s+(` + rxID + `)\s*(?:\{.*)?$`)
-	rxCTypedef = regexp.MustCompile(`^typedef\b`)
-	rxCFunc    = regexp.MustCompile(`^(?:[\p{L}_][\p{L}\p{N}_]*[\s*]+)*?\**(` + rxID + `)\s*\(`)
-	rxCFnPtr   = regexp.MustCompile(`\(\s*\*\s*(` + rxID + `)\s*\)`)
-	rxCLastID  = regexp.MustCompile(`(` + rxID + `)\s*(?:\[[^\]]*\]\s*)*;`)
-	rxCClose   = regexp.MustCompile(`\}\s*(?:__attribute__\s*\(\(.*?\)\)\s*)?(?:\*\s*)?(` + rxID + `)`)
+	rxCDefine  = lazy(`^#\s*define\s+(_*[A-Z][A-Z0-9_]*)[ \t]+\S`)
+	rxCTag     = lazy(`^(?:typedef\s+)?(?:struct|union|enum)\s+(` + rxID + `)\s*(?:\{.*)?$`)
+	rxCTypedef = lazy(`^typedef\b`)
+	rxCFunc    = lazy(`^(?:[\p{L}_][\p{L}\p{N}_]*[\s*]+)*?\**(` + rxID + `)\s*\(`)
+	rxCFnPtr   = lazy(`\(\s*\*\s*(` + rxID + `)\s*\)`)
+	rxCLastID  = lazy(`(` + rxID + `)\s*(?:\[[^\]]*\]\s*)*;`)
+	rxCClose   = lazy(`\}\s*(?:__attribute__\s*\(\(.*?\)\)\s*)?(?:\*\s*)?(` + rxID + `)`)
 )
 
 // rxCKeywords are words the function pattern could take for a name.
@@ -690,8 +689,8 @@ func cTypedefName(sc *rxScan, l, end int) string {
 // ---- unknown languages
 
 var (
-	rxGenFunc  = regexp.MustCompile(`^(?:(?:export|public|private|protected|static|async|pub|local)\s+)*(?:def|function|func|fn|sub|proc|procedure|fun)\s+(` + rxJSID + `)`)
-	rxGenClass = regexp.MustCompile(`^(?:(?:export|public|private|protected|abstract|pub)\s+)*(class|struct|record|interface|trait|module|object)\s+(` + rxJSID + `)`)
+	rxGenFunc  = lazy(`^(?:(?:export|public|private|protected|static|async|pub|local)\s+)*(?:def|function|func|fn|sub|proc|procedure|fun)\s+(` + rxJSID + `)`)
+	rxGenClass = lazy(`^(?:(?:export|public|private|protected|abstract|pub)\s+)*(class|struct|record|interface|trait|module|object)\s+(` + rxJSID + `)`)
 )
 
 // rxGeneric finds functions and classes in a language it does not know:

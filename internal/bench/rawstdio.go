@@ -22,8 +22,8 @@ type rawStdio struct {
 	id  int
 }
 
-func startRawStdio(bin, db string) (*rawStdio, error) {
-	cmd := exec.Command(bin, "--db", db, "mcp")
+func startRawStdio(bin, db string, flags ...string) (*rawStdio, error) {
+	cmd := exec.Command(bin, append(append([]string{"--db", db}, flags...), "mcp")...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

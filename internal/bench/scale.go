@@ -96,6 +96,8 @@ type SizeReport struct {
 	Size  int         `json:"size"`
 	Build BuildResult `json:"build"`
 	Serve ServeResult `json:"serve"`
+	// Processes is measured with the cairn binary only (Binary set).
+	Processes *ProcessResult `json:"processes,omitempty"`
 }
 
 // BuildResult is what building one size's database measured.
@@ -125,8 +127,21 @@ type BuildResult struct {
 	EmbedPerSec    float64 `json:"embedPerSec"`
 	ReembedSeconds float64 `json:"reembedSeconds"`
 	ReembedPerSec  float64 `json:"reembedPerSec"`
-	// DBBytes is the database on disk after closing (with any -wal/-shm).
-	DBBytes int64 `json:"dbBytes"`
+	// IndexBuildSeconds is building the retrieval index's files from
+	// scratch, once, for all but the last UpkeepRecords records.
+	IndexBuildSeconds float64 `json:"indexBuildSeconds"`
+	// UpkeepRecords are ingested (batched) after the index is built:
+	// UpkeepIngestSeconds is their ingest, UpkeepIndexSeconds bringing the
+	// index's files up to them (replay, write-out, merges: cairn index
+	// optimize), and UpkeepPerSec the records per second of both.
+	UpkeepRecords       int     `json:"upkeepRecords"`
+	UpkeepIngestSeconds float64 `json:"upkeepIngestSeconds"`
+	UpkeepIndexSeconds  float64 `json:"upkeepIndexSeconds"`
+	UpkeepPerSec        float64 `json:"upkeepPerSec"`
+	// DBBytes is the database on disk after closing (with any -wal/-shm);
+	// IndexBytes the retrieval index's files.
+	DBBytes    int64 `json:"dbBytes"`
+	IndexBytes int64 `json:"indexBytes"`
 	// PeakRSSMiB is the building process's VmHWM.
 	PeakRSSMiB float64 `json:"peakRssMiB"`
 	Load1      float64 `json:"load1"`
@@ -330,6 +345,12 @@ func Scale(ctx context.Context, o ScaleOptions) (ScaleReport, error) {
 				"--concurrency", joinInts(o.Concurrency), "--provider", strings.Join(o.Providers, ",")); err != nil {
 				return rep, err
 			}
+			fmt.Fprintf(o.Log, "%s: measuring new cairn processes\n", SizeName(n))
+			pr, err := measureProcesses(ctx, o.Binary, sub, o.Log)
+			if err != nil {
+				return rep, err
+			}
+			sr.Processes = &pr
 		}
 		rep.Sizes = append(rep.Sizes, sr)
 		os.RemoveAll(sub) // free the disk before the next size
@@ -416,33 +437,75 @@ func ScaleBuild(ctx context.Context, o BuildOptions) (BuildResult, error) {
 	if o.embedSampleOverride > 0 {
 		sample = o.embedSampleOverride
 	}
+	// The last tenth is ingested after the retrieval index is built, to
+	// measure what keeping it current costs.
+	upkeep := o.Size / 10
 	var texts []string
 	var ingest time.Duration
 	var cpu int64
 	loaded := o.progress("loading")
-	for !gen.Done() {
-		d := gen.Next(o.Batch)
-		for _, ob := range d.Observations {
-			if len(texts) < sample {
-				texts = append(texts, ob.Content)
+	ingestUntil := func(n int) error {
+		for !gen.Done() && gen.sent < n {
+			d := gen.Next(min(o.Batch, n-gen.sent))
+			for _, ob := range d.Observations {
+				if len(texts) < sample {
+					texts = append(texts, ob.Content)
+				}
+			}
+			for _, t := range d.Thoughts {
+				if len(texts) < sample {
+					texts = append(texts, t.Content)
+				}
+			}
+			c0, _ := cpuTicks()
+			t0 := time.Now()
+			if err := eng.ImportDump(ctx, d); err != nil {
+				return err
+			}
+			ingest += time.Since(t0)
+			c1, _ := cpuTicks()
+			cpu += c1 - c0
+			if loaded != nil {
+				loaded(gen.sent, o.Size)
 			}
 		}
-		for _, t := range d.Thoughts {
-			if len(texts) < sample {
-				texts = append(texts, t.Content)
-			}
-		}
-		c0, _ := cpuTicks()
+		return nil
+	}
+	var reembed time.Duration
+	var embedded int
+	embedAll := func() error {
 		t0 := time.Now()
-		if err := eng.ImportDump(ctx, d); err != nil {
-			return res, err
-		}
-		ingest += time.Since(t0)
-		c1, _ := cpuTicks()
-		cpu += c1 - c0
-		if loaded != nil {
-			loaded(gen.sent, o.Size)
-		}
+		rr, err := eng.Reembed(ctx, cairn.ReembedRequest{}, o.progress("embedding"))
+		reembed += time.Since(t0)
+		embedded += rr.Embedded
+		return err
+	}
+	if err := ingestUntil(o.Size - upkeep); err != nil {
+		return res, err
+	}
+	if err := embedAll(); err != nil {
+		return res, err
+	}
+	t0 := time.Now()
+	if _, err := eng.RebuildIndex(ctx); err != nil {
+		return res, err
+	}
+	res.IndexBuildSeconds = time.Since(t0).Seconds()
+	before := ingest
+	if err := ingestUntil(o.Size); err != nil {
+		return res, err
+	}
+	res.UpkeepRecords, res.UpkeepIngestSeconds = gen.sent-(o.Size-upkeep), (ingest - before).Seconds()
+	if err := embedAll(); err != nil {
+		return res, err
+	}
+	t0 = time.Now()
+	if _, err := eng.OptimizeIndex(ctx, true); err != nil {
+		return res, err
+	}
+	res.UpkeepIndexSeconds = time.Since(t0).Seconds()
+	if res.UpkeepRecords > 0 {
+		res.UpkeepPerSec = float64(res.UpkeepRecords) / (res.UpkeepIngestSeconds + res.UpkeepIndexSeconds)
 	}
 	res.Records, res.Total = gen.Counts(), gen.sent
 	res.IngestSeconds = ingest.Seconds()
@@ -451,14 +514,8 @@ func ScaleBuild(ctx context.Context, o BuildOptions) (BuildResult, error) {
 		res.IngestCPUSeconds = float64(cpu) / clockTicks
 		res.IngestPerCPUSec = float64(res.Total) / res.IngestCPUSeconds
 	}
-
-	t0 := time.Now()
-	rr, err := eng.Reembed(ctx, cairn.ReembedRequest{}, o.progress("embedding"))
-	if err != nil {
-		return res, err
-	}
-	res.ReembedSeconds = time.Since(t0).Seconds()
-	res.ReembedPerSec = float64(rr.Embedded) / res.ReembedSeconds
+	res.ReembedSeconds = reembed.Seconds()
+	res.ReembedPerSec = float64(embedded) / res.ReembedSeconds
 	err = eng.Close()
 	eng = nil
 	if err != nil {
@@ -467,6 +524,7 @@ func ScaleBuild(ctx context.Context, o BuildOptions) (BuildResult, error) {
 	if res.DBBytes, err = dbBytes(path); err != nil {
 		return res, err
 	}
+	res.IndexBytes = dirBytes(path + "-index")
 
 	g, err := embed.NewGloVe()
 	if err != nil {
@@ -526,6 +584,19 @@ func removeDB(path string) {
 	for _, s := range []string{"", "-wal", "-shm", "-journal"} {
 		os.Remove(path + s)
 	}
+	os.RemoveAll(path + "-index")
+}
+
+// dirBytes is the size of the files in dir.
+func dirBytes(dir string) int64 {
+	es, _ := os.ReadDir(dir)
+	var n int64
+	for _, e := range es {
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() {
+			n += fi.Size()
+		}
+	}
+	return n
 }
 
 func dbBytes(path string) (int64, error) {
@@ -785,6 +856,15 @@ func WriteScaleTable(w io.Writer, rep ScaleReport) error {
 	tw.Flush()
 	fmt.Fprintln(w)
 	tw = newTable(w)
+	fmt.Fprintln(tw, "size\tindex build s\tindex MiB\tupkeep records\tingest s\tindex upkeep s\tingest + upkeep rec/s\t")
+	for _, s := range rep.Sizes {
+		b := s.Build
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%d\t%.2f\t%.2f\t%.0f\t\n", SizeName(s.Size), b.IndexBuildSeconds, float64(b.IndexBytes)/(1<<20),
+			b.UpkeepRecords, b.UpkeepIngestSeconds, b.UpkeepIndexSeconds, b.UpkeepPerSec)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	tw = newTable(w)
 	fmt.Fprintln(tw, "size\topen ms\tcold start ms\tfirst inner_voice ms\tsettle ms\tRSS MiB\tRssAnon MiB\theap MiB\tlive heap MiB\tpeak RSS MiB\tload\t")
 	for _, s := range rep.Sizes {
 		v := s.Serve
@@ -794,6 +874,22 @@ func WriteScaleTable(w io.Writer, rep ScaleReport) error {
 	tw.Flush()
 	fmt.Fprintln(w)
 	tw = newTable(w)
+	var procs bool
+	for _, s := range rep.Sizes {
+		procs = procs || s.Processes != nil
+	}
+	if procs {
+		fmt.Fprintln(tw, "size\tcairn retrieve p50 ms\tmax ms\tpeak RSS MiB (p50, max)\tnew cairn mcp first answer p50 ms\tmax ms\t4 cairn mcp after 100 queries: RSS MiB\tPSS MiB\tprivate MiB\tload\t")
+		for _, s := range rep.Sizes {
+			if p := s.Processes; p != nil {
+				fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f, %.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.2f\t\n", SizeName(s.Size), p.CLI.P50Ms, p.CLI.MaxMs, p.CLI.P50RSSMiB, p.CLI.PeakRSSMiB,
+					p.MCPFirst.P50Ms, p.MCPFirst.MaxMs, p.ServersRSSMiB, p.ServersPSSMiB, p.ServersAnonMiB, p.Load1)
+			}
+		}
+		tw.Flush()
+		fmt.Fprintln(w)
+		tw = newTable(w)
+	}
 	fmt.Fprintln(tw, "size\tcall\tcallers\trequests/s\tp50 ms\tp95 ms\tp99 ms\t")
 	for _, s := range rep.Sizes {
 		for _, r := range s.Serve.Runs {

@@ -49,8 +49,9 @@ const (
 	// records from the store before its first answer (about 30 µs each).
 	DefaultFlushDocs = 1000
 	// DefaultShortMergeDocs keeps a command's exit quick: larger merges
-	// are left to a long-running process or `cairn index optimize`.
-	DefaultShortMergeDocs = 50_000
+	// are left to a long-running process or `cairn index optimize` (which
+	// a command that leaves one due starts in the background).
+	DefaultShortMergeDocs = 5_000
 	// mergeFactor segments of one size merge into one.
 	mergeFactor = 10
 	// buildChunk is the documents a build holds in memory before writing

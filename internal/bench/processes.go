@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/cairnhq/cairn/memory"
@@ -150,18 +149,6 @@ func summarise(wall, rss []float64) ProcessRuns {
 	r.P50Ms, r.MaxMs = wall[len(wall)/2], wall[len(wall)-1]
 	r.P50RSSMiB, r.PeakRSSMiB = rss[len(rss)/2], rss[len(rss)-1]
 	return r
-}
-
-// maxRSSMiB is an ended process's peak RSS (0 where the system does not
-// say).
-func maxRSSMiB(ps *os.ProcessState) float64 {
-	if ps == nil {
-		return 0
-	}
-	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
-		return float64(ru.Maxrss) / 1024 // kilobytes on Linux
-	}
-	return 0
 }
 
 // smapsRollup reads a process's memory totals, in MiB (empty off Linux).

@@ -107,10 +107,10 @@ func checkRecovered(t *testing.T, dir, what string) {
 	defer func() { probeCount = probeAll }()
 	same(t, what, describe(t, ref, ps), describe(t, x, ps))
 	// The next commit clears what the dead writer left half-written.
-	if err := x.flushWait(context.Background()); err != nil {
+	if err := x.Flush(context.Background(), store, 0, true); err != nil {
 		t.Fatal(err)
 	}
-	names, _ := x.stg.list()
+	names, _ := x.store().list()
 	for _, n := range names {
 		if segment.TempPrefix(n) {
 			t.Fatalf("%s: a temporary file %s is left after the next commit", what, n)

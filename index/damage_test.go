@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/segment"
@@ -170,7 +171,7 @@ func TestFormats(t *testing.T) {
 			t.Fatal("an older format was not rebuilt")
 		}
 		same(t, "older format", want, describe(t, x, ps))
-		if m, _ := readManifest(x.stg); m.Format != Format {
+		if m, _ := readManifest(x.store()); m.Format != Format {
 			t.Fatalf("the rebuilt manifest has format %d", m.Format)
 		}
 	})
@@ -342,4 +343,145 @@ func readsDuringMaintenance(t *testing.T, background bool) {
 		t.Fatalf("maintenance committed %d times, want at least %d", st.Generation, want)
 	}
 	same(t, "after maintenance", describe(t, ref, ps), describe(t, y, ps))
+}
+
+// TestFlushRewritesSegmentsOfGoneRecords: a commit never moves past a
+// forgetting while a segment still holds the forgotten text, whoever
+// commits (here, ordinary maintenance rather than Forget).
+func TestFlushRewritesSegmentsOfGoneRecords(t *testing.T) {
+	ctx := context.Background()
+	store := newFakeStore()
+	h := newHistory(51, store, testEmbedder)
+	const secret = "wq9secretphrase17"
+	store.put(memory.IndexRecord{Type: memory.TargetObservation, ID: "obs_s", Content: "deploy token " + secret, TS: 5,
+		Scope: memory.Scope{RepoID: "/src/api"}, Position: -1})
+	for range 200 {
+		h.step()
+	}
+	dir := t.TempDir()
+	x := openDir(t, dir, 7)
+	syncX(t, x, store)
+	if len(grepDir(t, dir, secret)) == 0 {
+		t.Fatal("the word is in no file: the test would prove nothing")
+	}
+	store.put(memory.IndexRecord{Type: memory.TargetObservation, ID: "obs_s", Position: -1, Gone: true})
+	syncX(t, x, store)
+	x.maintain(ctx, 0)
+	if got := grepDir(t, dir, secret); len(got) > 0 {
+		t.Fatalf("maintenance committed past the forgetting; the word is still in %v", got)
+	}
+	y := openDir(t, dir, 7)
+	syncX(t, y, store)
+	ref := openMem(t)
+	syncX(t, ref, store)
+	ps := probes(52, 4)
+	same(t, "after maintenance", describe(t, ref, ps), describe(t, y, ps))
+}
+
+// TestRepairBesideMaintenance: repairs (which build, holding the writers'
+// lock) and maintenance (which holds it, then the index's lock) run
+// together without waiting on each other forever.
+func TestRepairBesideMaintenance(t *testing.T) {
+	store := newFakeStore()
+	h := newHistory(53, store, testEmbedder)
+	dir := t.TempDir()
+	x := openDir(t, dir, 7)
+	syncX(t, x, store)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make(chan error, 3)
+	for i := range 40 {
+		for range 20 {
+			h.step()
+		}
+		wg.Add(3)
+		go func() { defer wg.Done(); x.maintain(ctx, 0) }()
+		go func() {
+			defer wg.Done()
+			if i%4 == 0 {
+				if err := x.Repair(ctx, store); err != nil {
+					errs <- err
+				}
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			if err := x.Sync(ctx, store); err != nil {
+				errs <- err
+			}
+		}()
+		wg.Wait()
+		select {
+		case err := <-errs:
+			t.Fatalf("round %d: %v (a deadline here means the locks waited on each other)", i, err)
+		default:
+		}
+	}
+	ref := openMem(t)
+	syncX(t, ref, store)
+	syncX(t, x, store)
+	ps := probes(54, 4)
+	same(t, "after repairs", describe(t, ref, ps), describe(t, x, ps))
+}
+
+// TestDamageInADeletedDocument: the chunk of a document the manifest
+// deletes is read at open; damage there is noticed and rebuilt, not a
+// crash.
+func TestDamageInADeletedDocument(t *testing.T) {
+	store := newFakeStore()
+	h := newHistory(55, store, testEmbedder)
+	for range 300 {
+		h.step()
+	}
+	dir := t.TempDir()
+	x, err := Open(Options{Dir: dir, Embedder: testEmbedder, FlushDocs: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	syncX(t, x, store)
+	// Replace a record that the single segment holds: the manifest then
+	// deletes it there.
+	store.mu.Lock()
+	var rec memory.IndexRecord
+	for _, k := range store.order {
+		if r := store.recs[k]; !r.Gone && r.Type == memory.TargetObservation {
+			rec = r
+			break
+		}
+	}
+	store.mu.Unlock()
+	rec.Content += " again"
+	store.put(rec)
+	syncX(t, x, store)
+	if err := x.Flush(context.Background(), store, 0, true); err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	m, _ := readManifest(newMemStorageFrom(t, dir))
+	if m.deadCount() == 0 {
+		t.Fatal("the manifest deletes nothing: the test would prove nothing")
+	}
+	seg := filepath.Join(dir, m.Segments[0].Name)
+	off, _ := sectionOffset(t, seg, "doc.ts")
+	flip(t, seg, off+int(m.dead[0][0])*8)
+	y := openDir(t, dir, 7)
+	syncX(t, y, store)
+	if y.builds.Load() != 1 {
+		t.Fatalf("%d builds; the damage went unnoticed", y.builds.Load())
+	}
+	ref := openMem(t)
+	syncX(t, ref, store)
+	ps := probes(56, 4)
+	same(t, "after the rebuild", describe(t, ref, ps), describe(t, y, ps))
+}
+
+// newMemStorageFrom reads a directory's manifest through dirStorage.
+func newMemStorageFrom(t *testing.T, dir string) storage {
+	t.Helper()
+	s, err := newDirStorage(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

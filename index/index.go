@@ -63,7 +63,7 @@ const (
 // use: searches share a read lock, a sync takes the write lock.
 type Index struct {
 	o        Options
-	stg      storage
+	stgp     atomic.Pointer[storageRef]
 	space    memory.Space
 	embedder embed.Embedder
 	wv       embed.WordVectors
@@ -76,8 +76,9 @@ type Index struct {
 	files map[string]*segment.File
 	// memOnly says the directory could not be used (see Status).
 	memOnly error
-	// forceBuild makes build write anew even where the files open.
-	forceBuild bool
+	// damaged is the id of a manifest whose files maintenance found
+	// damaged.
+	damaged atomic.Pointer[string]
 
 	maintaining atomic.Bool
 	// builds counts the builds from scratch this process made.
@@ -110,7 +111,7 @@ func Open(o Options) (*Index, error) {
 	}
 	x.ctx, x.cancel = context.WithCancel(context.Background())
 	if o.Dir == "" {
-		x.stg = newMemStorage()
+		x.setStore(newMemStorage())
 		return x, nil
 	}
 	d, err := newDirStorage(o.Dir)
@@ -118,15 +119,31 @@ func Open(o Options) (*Index, error) {
 		x.useMemory(fmt.Errorf("the index directory %s cannot be created: %v", o.Dir, err))
 		return x, nil
 	}
-	x.stg = d
+	x.setStore(d)
 	return x, nil
 }
 
-// useMemory falls back to an index in this process's memory.
+// useMemory falls back to an index in this process's memory. The caller
+// holds mu (or is Open).
 func (x *Index) useMemory(why error) {
 	x.log.Warn("cairn keeps its retrieval index in memory for this process", "reason", why.Error())
 	x.memOnly = why
-	x.stg = newMemStorage()
+	x.setStore(newMemStorage())
+}
+
+// store is where the files are now (the directory, or memory after a
+// fallback). Work that spans calls takes it once and keeps it.
+func (x *Index) store() storage { return x.stgp.Load().s }
+
+func (x *Index) setStore(s storage) { x.stgp.Store(&storageRef{s}) }
+
+type storageRef struct{ s storage }
+
+// markDamaged records that maintenance met damage in the files of
+// manifest id: the next Sync rebuilds them.
+func (x *Index) markDamaged(id string, err error) {
+	x.log.Error("a segment of the retrieval index is damaged; it will be rebuilt", "err", err.Error())
+	x.damaged.Store(&id)
 }
 
 // Embedder is the index's embedder (nil without one).
@@ -143,20 +160,46 @@ func (x *Index) Space() memory.Space { return x.space }
 // moves to a newer manifest another process committed, and replays the
 // store's changes since. Writes acknowledged by any process before r's
 // snapshot are then searchable.
+//
+// Lock order, everywhere: the writers' file lock, then mu. Sync builds
+// without holding mu, so a build never waits for the file lock while a
+// writer that holds it waits for mu.
 func (x *Index) Sync(ctx context.Context, r memory.Reader) error {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if err := x.syncLocked(ctx, r); err != nil {
-		return err
+	for attempt := 0; ; attempt++ {
+		err := func() error {
+			x.mu.Lock()
+			defer x.mu.Unlock()
+			err := x.syncLocked(ctx, r)
+			if err == nil && x.o.Background && x.due() {
+				x.startMaintenance()
+			}
+			return err
+		}()
+		var rb rebuildError
+		if !errors.As(err, &rb) {
+			return err
+		}
+		if attempt == 3 {
+			return memory.Wrap(memory.CodeDBError, err, "opening the retrieval index")
+		}
+		if rb.why != nil {
+			x.log.Warn("rebuilding the retrieval index", "reason", rb.why.Error())
+		}
+		if err := x.build(ctx, r, rb.id, false); err != nil {
+			return err
+		}
 	}
-	if x.o.Background && x.due() {
-		x.startMaintenance()
-	}
-	return nil
 }
 
-func (x *Index) syncLocked(ctx context.Context, r memory.Reader) error {
-	stamp, err := x.stg.stamp()
+// syncLocked is Sync without the building: it returns a rebuildError when
+// the files must be built. The caller holds mu.
+func (x *Index) syncLocked(ctx context.Context, r memory.Reader) (err error) {
+	if x.st != nil && x.st.man != nil {
+		if d := x.damaged.Load(); d != nil && *d == x.st.man.ID {
+			return rebuildError{why: errors.New("maintenance met a damaged segment"), id: *d}
+		}
+	}
+	stamp, err := x.store().stamp()
 	if err != nil {
 		return x.storageError(err)
 	}
@@ -166,6 +209,14 @@ func (x *Index) syncLocked(ctx context.Context, r memory.Reader) error {
 		}
 	}
 	st := x.st
+	// Replaying reads the segments (a record's old document is found by
+	// its key): damage met there means rebuilding, like damage at open.
+	defer func() {
+		if c, ok := recoverCorruption(recover()); ok {
+			x.stamp = nil
+			err = rebuildError{why: c, id: st.man.ID}
+		}
+	}()
 	recs, last, err := r.ChangesSince(ctx, x.space, st.seq)
 	if err != nil {
 		return err
@@ -181,13 +232,26 @@ func (x *Index) syncLocked(ctx context.Context, r memory.Reader) error {
 	return nil
 }
 
+// recoverCorruption turns a recovered corruption panic into its error;
+// any other panic goes on.
+func recoverCorruption(r any) (error, bool) {
+	if r == nil {
+		return nil, false
+	}
+	c, ok := r.(corruption)
+	if !ok {
+		panic(r)
+	}
+	return c.err, true
+}
+
 // storageError is what a caller sees of a failing index directory.
 func (x *Index) storageError(err error) error {
 	return memory.Wrap(memory.CodeDBError, err, "reading the retrieval index")
 }
 
-// load replaces the state by the committed manifest's, building the
-// files first when they are missing or unusable. The caller holds mu.
+// load replaces the state by the committed manifest's. It returns a
+// rebuildError when the files must be built first. The caller holds mu.
 func (x *Index) load(ctx context.Context, r memory.Reader) error {
 	for attempt := 0; ; attempt++ {
 		st, stamp, err := x.open(ctx, r)
@@ -195,20 +259,16 @@ func (x *Index) load(ctx context.Context, r memory.Reader) error {
 			x.setState(st, stamp)
 			return nil
 		}
-		var rb rebuildError
 		switch {
-		case errors.As(err, &rb) && attempt < 3:
-			if rb.why != nil {
-				x.log.Warn("rebuilding the retrieval index", "reason", rb.why.Error())
-			}
-			if err := x.build(ctx, r, rb.manifest); err != nil {
-				return err
-			}
 		case errors.Is(err, errNewer) && x.memOnly == nil:
 			x.useMemory(err)
 		case errors.Is(err, errRetry) && attempt < 8:
 			// Another process replaced the manifest while this one read it.
 		default:
+			var rb rebuildError
+			if errors.As(err, &rb) {
+				return err
+			}
 			return memory.Wrap(memory.CodeDBError, err, "opening the retrieval index")
 		}
 	}
@@ -258,10 +318,11 @@ func (x *Index) Close() error {
 }
 
 // rebuildError says the committed files cannot serve and must be built
-// again (why says what was wrong, nil when there were none).
+// again: why says what was wrong (nil when there were none), id names the
+// manifest that failed ("" when none could be read).
 type rebuildError struct {
-	why      error
-	manifest *manifest
+	why error
+	id  string
 }
 
 func (e rebuildError) Error() string {

@@ -210,7 +210,7 @@ func TestSegmentsAnswerAsOneIndex(t *testing.T) {
 			case 0:
 				seg.maintain(ctx, 0)
 			case 1:
-				if err := seg.flush(ctx, true); err != nil {
+				if err := seg.flush(ctx, seg.store(), true); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -65,10 +65,14 @@ func (x *Index) startMaintenance() {
 	}()
 }
 
-// maintain expunges gone records, flushes the delta and merges segments
-// while merges are due (those of at most mergeLimit documents; 0: any).
-// Failures are logged and kept for Status; the index stays usable.
+// maintain writes out the documents held in memory (rewriting the
+// segments that hold records gone from the store in the same commit) and
+// merges segments while merges are due (those of at most mergeLimit
+// documents; 0: any). Failures are logged and kept for Status; damage met
+// in the files marks them for a rebuild at the next Sync. The index stays
+// usable either way.
 func (x *Index) maintain(ctx context.Context, mergeLimit int) {
+	stg := x.store()
 	note := func(what string, err error) bool {
 		if err == nil || ctx.Err() != nil {
 			return err == nil
@@ -77,77 +81,97 @@ func (x *Index) maintain(ctx context.Context, mergeLimit int) {
 		x.lastErr.Store(&err)
 		return false
 	}
-	if !note("expunge", x.expungeGone(ctx)) {
-		return
-	}
-	if !note("flush", x.flush(ctx, false)) {
+	if !note("flush", x.guard(stg, func() error { return x.flush(ctx, stg, false) })) {
 		return
 	}
 	for ctx.Err() == nil {
-		merged, err := x.mergeOnce(ctx, mergeLimit)
+		var merged bool
+		err := x.guard(stg, func() (err error) {
+			merged, err = x.mergeOnce(ctx, stg, mergeLimit)
+			return err
+		})
 		if !note("merge", err) || !merged {
 			return
 		}
 	}
 }
 
-// commitBase reads the committed manifest and checks it is the one the
-// state was loaded from: work based on an older state must not commit.
-// The caller holds the writers' lock and mu.
-func (x *Index) committedIsCurrent() (*manifest, bool, error) {
-	m, err := readManifest(x.stg)
+// guard runs fn, turning damage it meets in the files into an error and a
+// mark that the next Sync rebuilds them.
+func (x *Index) guard(stg storage, fn func() error) (err error) {
+	defer func() {
+		if c, ok := recoverCorruption(recover()); ok {
+			id := ""
+			if m, merr := readManifest(stg); merr == nil && m != nil {
+				id = m.ID
+			}
+			x.markDamaged(id, c)
+			err = memory.Wrap(memory.CodeDBError, c, "a segment of the retrieval index is damaged")
+		}
+	}()
+	return fn()
+}
+
+// committedIsCurrent reads the committed manifest and checks it is the one
+// the state was loaded from: work based on an older state must not
+// commit. The caller holds the writers' lock and mu.
+func (x *Index) committedIsCurrent(stg storage) (*manifest, bool, error) {
+	m, err := readManifest(stg)
 	if err != nil {
 		return nil, false, err
 	}
 	st := x.st
-	if st == nil || m == nil || st.man == nil || m.Generation != st.man.Generation {
+	if st == nil || m == nil || st.man == nil || m.ID != st.man.ID {
 		return m, false, nil
 	}
 	return m, true, nil
 }
 
-// flush writes the documents held in memory out as a segment and commits
-// a manifest that reflects the state's change sequence number, with the
-// segments' documents deleted since. Without force it does so only when
-// due. It does nothing when another process holds the writers' lock or
-// committed since the state was loaded (the next sync moves to that).
-func (x *Index) flush(ctx context.Context, force bool) error {
-	unlock, ok, err := x.stg.tryLock()
+// flush writes what this process holds out, if it is due (or force) and
+// no other process holds the writers' lock; see flushLocked.
+func (x *Index) flush(ctx context.Context, stg storage, force bool) error {
+	unlock, ok, err := stg.tryLock()
 	if err != nil || !ok {
 		return err
 	}
 	defer unlock()
-	return x.flushLocked(ctx, force)
+	return x.flushLocked(ctx, stg, force)
 }
 
-// flushWait flushes whatever this process holds, waiting for the
-// writers' lock.
-func (x *Index) flushWait(ctx context.Context) error {
-	unlock, err := x.stg.lock(ctx)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	return x.flushLocked(ctx, true)
-}
-
-// flushLocked is flush under the writers' lock.
-func (x *Index) flushLocked(ctx context.Context, force bool) error {
+// flushLocked commits a manifest that reflects the state's change
+// sequence number: the documents held in memory written out as a new
+// segment, the segments' documents deleted since, and every segment that
+// holds a record gone from the store (forgotten, deleted) rewritten
+// without it, so that no commit moves past a forgetting whose text is
+// still in a file. Without force it does so only when due. It does
+// nothing when the state is not the committed one (the next Sync moves
+// to that). The caller holds the writers' lock.
+func (x *Index) flushLocked(ctx context.Context, stg storage, force bool) error {
 	x.mu.Lock()
-	m, current, err := x.committedIsCurrent()
+	m, current, err := x.committedIsCurrent(stg)
 	st := x.st
-	idle := st != nil && st.seq == st.man.Seq && st.memDocs() == 0 && st.killedSince == 0
-	if err != nil || !current || idle || (!force && st.memDocs() < x.o.FlushDocs && st.killedSince < x.o.FlushDocs) {
+	if err != nil || !current {
 		x.mu.Unlock()
 		return err
 	}
+	idle := st.seq == st.man.Seq && st.memDocs() == 0 && st.killedSince == 0 && len(st.expunge) == 0
+	due := st.memDocs() >= x.o.FlushDocs || st.killedSince >= x.o.FlushDocs || len(st.expunge) > 0
+	if idle || !(force || due) {
+		x.mu.Unlock()
+		return nil
+	}
 	var mem []*src
 	deads := make([][]uint32, len(m.Segments))
+	rewrite := map[int]*src{}
 	for i, p := range st.parts {
-		if p.delta != nil {
+		switch {
+		case p.delta != nil:
 			mem = append(mem, newSrc(p))
-		} else if i < len(deads) {
+		case i < len(deads):
 			deads[i] = deadList(p)
+			if st.expunge[p.name] {
+				rewrite[i] = newSrc(p)
+			}
 		}
 	}
 	seq, seqRef, cents := st.seq, st.seqRef, st.cents
@@ -159,6 +183,21 @@ func (x *Index) flushLocked(ctx context.Context, force bool) error {
 	next.Seq, next.SeqRef = seq, seqRef
 	next.Segments = slices.Clone(m.Segments)
 	next.dead = deads
+	var written []string
+	fail := func(err error) error {
+		for _, n := range written {
+			stg.remove(n)
+		}
+		return err
+	}
+	for i, s := range rewrite {
+		ref, err := buildSegment(ctx, stg, segName("seg", next.Generation), []*src{s}, x.space, cents, m.Segments[i].Level)
+		if err != nil {
+			return fail(err)
+		}
+		written = append(written, ref.Name)
+		next.Segments[i], next.dead[i] = ref, nil
+	}
 	live := 0
 	for _, s := range mem {
 		for l := range s.p.n {
@@ -168,23 +207,28 @@ func (x *Index) flushLocked(ctx context.Context, force bool) error {
 		}
 	}
 	if live > 0 {
-		ref, err := buildSegment(ctx, x.stg, segName("seg", next.Generation), mem, x.space, cents, 0)
+		ref, err := buildSegment(ctx, stg, segName("seg", next.Generation), mem, x.space, cents, 0)
 		if err != nil {
-			return err
+			return fail(err)
 		}
+		written = append(written, ref.Name)
 		next.Segments = append(next.Segments, ref)
 		next.dead = append(next.dead, nil)
 	}
-	return x.commit(&next)
+	if err := commit(stg, &next); err != nil {
+		return fail(err)
+	}
+	return nil
 }
 
-// commit writes m and removes the files it no longer names.
-func (x *Index) commit(m *manifest) error {
+// commit writes m (a new id, the time) and removes the files it no longer
+// names. The caller holds the writers' lock.
+func commit(stg storage, m *manifest) error {
 	m.WrittenMs = time.Now().UnixMilli()
-	if err := writeManifest(x.stg, m); err != nil {
+	if err := writeManifest(stg, m); err != nil {
 		return err
 	}
-	x.gc(m)
+	gc(stg, m)
 	return nil
 }
 
@@ -289,13 +333,13 @@ func planMerge(m *manifest, flushDocs, limit int, space memory.Space, ivfThresho
 
 // mergeOnce runs the next merge planned for the committed manifest. It
 // reports whether it merged.
-func (x *Index) mergeOnce(ctx context.Context, limit int) (bool, error) {
-	unlock, ok, err := x.stg.tryLock()
+func (x *Index) mergeOnce(ctx context.Context, stg storage, limit int) (bool, error) {
+	unlock, ok, err := stg.tryLock()
 	if err != nil || !ok {
 		return false, err
 	}
 	defer unlock()
-	m, err := readManifest(x.stg)
+	m, err := readManifest(stg)
 	if err != nil || m == nil || m.Format != Format || m.Space != x.space {
 		return false, err
 	}
@@ -316,7 +360,7 @@ func (x *Index) mergeOnce(ctx context.Context, limit int) (bool, error) {
 	docs := 0
 	for i := pl.lo; i < pl.hi; i++ {
 		s := m.Segments[i]
-		f, err := x.stg.open(s.Name, kindSegment)
+		f, err := stg.open(s.Name, kindSegment)
 		if err == nil && f == nil {
 			err = fmt.Errorf("%w: %s is missing", segment.ErrCorrupt, s.Name)
 		}
@@ -324,12 +368,12 @@ func (x *Index) mergeOnce(ctx context.Context, limit int) (bool, error) {
 			return false, err
 		}
 		files = append(files, f)
+		// A merge reads every byte of its segments: verify them all first.
+		if err := f.Verify(); err != nil {
+			panic(corruption{err})
+		}
 		p, err := openPart(f, s.Name, x.space, m.dead[i])
 		if err != nil {
-			return false, err
-		}
-		// A merge reads every byte of its segments: verify them all.
-		if err := f.Verify(); err != nil {
 			return false, err
 		}
 		srcs = append(srcs, newSrc(p))
@@ -340,7 +384,7 @@ func (x *Index) mergeOnce(ctx context.Context, limit int) (bool, error) {
 	var cents [nGroups]*centroids
 	var fresh []string
 	for _, c := range m.Centroids {
-		f, err := x.stg.open(c.Name, kindCentroids)
+		f, err := stg.open(c.Name, kindCentroids)
 		if err != nil || f == nil {
 			return false, fmt.Errorf("%w: centroids %s", segment.ErrCorrupt, c.Name)
 		}
@@ -353,8 +397,12 @@ func (x *Index) mergeOnce(ctx context.Context, limit int) (bool, error) {
 	}
 	next.Centroids = nil
 	for g := range nGroups {
+		if pl.train[g] && liveRows(srcs, g) < x.o.IVFThreshold {
+			// The rows counted were mostly deleted: nothing to train on.
+			pl.train[g] = false
+		}
 		if pl.train[g] {
-			c, ref, err := trainCentroids(x.stg, segName(fmt.Sprintf("cent%d", g), next.Generation), g, srcs, x.space)
+			c, ref, err := trainCentroids(stg, segName(fmt.Sprintf("cent%d", g), next.Generation), g, srcs, x.space)
 			if err != nil {
 				return false, err
 			}
@@ -369,65 +417,37 @@ func (x *Index) mergeOnce(ctx context.Context, limit int) (bool, error) {
 			}
 		}
 	}
-	ref, err := buildSegment(ctx, x.stg, segName("seg", next.Generation), srcs, x.space, cents, levelOf(docs, x.o.FlushDocs))
+	ref, err := buildSegment(ctx, stg, segName("seg", next.Generation), srcs, x.space, cents, levelOf(docs, x.o.FlushDocs))
 	if err != nil {
 		for _, n := range fresh {
-			x.stg.remove(n)
+			stg.remove(n)
 		}
 		return false, err
 	}
 	next.Segments = slices.Concat(m.Segments[:pl.lo], []segRef{ref}, m.Segments[pl.hi:])
 	next.dead = slices.Concat(m.dead[:pl.lo], [][]uint32{nil}, m.dead[pl.hi:])
-	return true, x.commit(&next)
+	if err := commit(stg, &next); err != nil {
+		stg.remove(ref.Name)
+		for _, n := range fresh {
+			stg.remove(n)
+		}
+		return false, err
+	}
+	return true, nil
 }
 
-// expungeGone rewrites the segments that hold records gone from the store
-// (forgotten, deleted), so their text leaves the files.
-func (x *Index) expungeGone(ctx context.Context) error {
-	x.mu.RLock()
-	need := x.st != nil && len(x.st.expunge) > 0
-	x.mu.RUnlock()
-	if !need {
-		return nil
-	}
-	unlock, err := x.stg.lock(ctx)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	x.mu.Lock()
-	m, current, err := x.committedIsCurrent()
-	if err != nil || !current {
-		x.mu.Unlock()
-		return err
-	}
-	st := x.st
-	type job struct {
-		i   int
-		src *src
-	}
-	var jobs []job
-	for i, p := range st.parts {
-		if p.delta == nil && st.expunge[p.name] {
-			jobs = append(jobs, job{i, newSrc(p)})
+// liveRows counts the live vectors of a group across srcs.
+func liveRows(srcs []*src, g int) int {
+	n := 0
+	for _, s := range srcs {
+		vg := &s.p.groups[g]
+		for r := range vg.rows {
+			if s.alive(vg.ids[r]) {
+				n++
+			}
 		}
 	}
-	cents := st.cents
-	st.expunge = map[string]bool{}
-	x.mu.Unlock()
-
-	next := *m
-	next.Generation++
-	next.Segments = slices.Clone(m.Segments)
-	next.dead = slices.Clone(m.dead)
-	for _, j := range jobs {
-		ref, err := buildSegment(ctx, x.stg, segName("seg", next.Generation), []*src{j.src}, x.space, cents, m.Segments[j.i].Level)
-		if err != nil {
-			return err
-		}
-		next.Segments[j.i], next.dead[j.i] = ref, nil
-	}
-	return x.commit(&next)
+	return n
 }
 
 // gc removes the files m does not name: segments merged away, centroids
@@ -435,7 +455,7 @@ func (x *Index) expungeGone(ctx context.Context) error {
 // still maps a removed file keeps reading it; on Windows the removal fails
 // while it does, and a later commit removes it. The caller holds the
 // writers' lock.
-func (x *Index) gc(m *manifest) {
+func gc(stg storage, m *manifest) {
 	keep := map[string]bool{manifestName: true, "LOCK": true}
 	for _, s := range m.Segments {
 		keep[s.Name] = true
@@ -443,13 +463,13 @@ func (x *Index) gc(m *manifest) {
 	for _, c := range m.Centroids {
 		keep[c.Name] = true
 	}
-	names, err := x.stg.list()
+	names, err := stg.list()
 	if err != nil {
 		return
 	}
 	for _, n := range names {
 		if !keep[n] {
-			x.stg.remove(n)
+			stg.remove(n)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package index
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
@@ -16,6 +18,10 @@ const manifestName = "MANIFEST"
 // manifest names one committed state of the index.
 type manifest struct {
 	Format int `json:"format"`
+	// ID is random, new at every commit: a writer commits only over the
+	// manifest its work started from (generations can repeat after a
+	// rebuild).
+	ID string `json:"id"`
 	// Generation counts commits; a writer commits only over the
 	// generation its work started from.
 	Generation uint64 `json:"generation"`
@@ -81,8 +87,11 @@ func (m *manifest) docs() int {
 	return n
 }
 
-// writeManifest commits m.
+// writeManifest commits m, giving it a new id.
 func writeManifest(s storage, m *manifest) error {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	m.ID = hex.EncodeToString(b[:])
 	body, err := json.Marshal(m)
 	if err != nil {
 		return err
@@ -103,13 +112,16 @@ func writeManifest(s storage, m *manifest) error {
 // readManifest reads the committed manifest; (nil, nil) when there is
 // none.
 func readManifest(s storage) (*manifest, error) {
-	f, err := s.open(manifestName, kindManifest)
+	f, err := s.read(manifestName, kindManifest)
 	if err != nil || f == nil {
 		return nil, err
 	}
-	defer f.Close()
 	var m manifest
-	if err := json.Unmarshal(f.Section("manifest").Bytes(), &m); err != nil {
+	sec := f.Section("manifest")
+	if sec == nil {
+		return nil, fmt.Errorf("%w: manifest: no manifest section", segment.ErrCorrupt)
+	}
+	if err := json.Unmarshal(sec.Bytes(), &m); err != nil {
 		return nil, fmt.Errorf("%w: manifest: %v", segment.ErrCorrupt, err)
 	}
 	if m.Format != Format {

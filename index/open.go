@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/segment"
@@ -17,11 +16,12 @@ import (
 // files that cannot serve: corrupt, of an older format or another space,
 // built from another store), errNewer, or errRetry.
 func (x *Index) open(ctx context.Context, r memory.Reader) (*state, any, error) {
-	stamp, err := x.stg.stamp()
+	stg := x.store()
+	stamp, err := stg.stamp()
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := readManifest(x.stg)
+	m, err := readManifest(stg)
 	if err != nil {
 		if newer(err) {
 			return nil, nil, fmt.Errorf("%w (%v)", errNewer, err)
@@ -38,18 +38,18 @@ func (x *Index) open(ctx context.Context, r memory.Reader) (*state, any, error) 
 	case m.Format > Format:
 		return nil, nil, fmt.Errorf("%w: its format is %d, this cairn reads %d", errNewer, m.Format, Format)
 	case m.Format < Format:
-		return nil, nil, rebuildError{why: fmt.Errorf("the index has format %d, this cairn writes %d", m.Format, Format), manifest: m}
+		return nil, nil, rebuildError{why: fmt.Errorf("the index has format %d, this cairn writes %d", m.Format, Format), id: m.ID}
 	case m.Space != x.space || m.Analyzer != analyzer(x.space):
-		return nil, nil, rebuildError{why: fmt.Errorf("the index holds vectors of %s (%s), the embedder is %s", m.Space, m.Analyzer, x.space), manifest: m}
+		return nil, nil, rebuildError{why: fmt.Errorf("the index holds vectors of %s (%s), the embedder is %s", m.Space, m.Analyzer, x.space), id: m.ID}
 	case len(m.dead) != len(m.Segments):
-		return nil, nil, rebuildError{why: errors.New("the manifest is malformed"), manifest: m}
+		return nil, nil, rebuildError{why: errors.New("the manifest is malformed"), id: m.ID}
 	}
 	ref, err := r.ChangeRef(ctx, m.Seq)
 	if err != nil {
 		return nil, nil, err
 	}
 	if ref != m.SeqRef {
-		return nil, nil, rebuildError{why: errors.New("the index was built from another history of this database (a restored or replaced file)"), manifest: m}
+		return nil, nil, rebuildError{why: errors.New("the index was built from another history of this database (a restored or replaced file)"), id: m.ID}
 	}
 	var opened []*segment.File // files this call mapped, closed on failure
 	fail := func(err error) (*state, any, error) {
@@ -62,13 +62,13 @@ func (x *Index) open(ctx context.Context, r memory.Reader) (*state, any, error) 
 		if f := x.files[name]; f != nil {
 			return f, nil
 		}
-		f, err := x.stg.open(name, kind)
+		f, err := stg.open(name, kind)
 		if err != nil {
 			return nil, err
 		}
 		if f == nil {
 			// Removed after the manifest was read: a newer one replaced it.
-			if s, _ := x.stg.stamp(); !sameStamp(s, stamp) {
+			if s, _ := stg.stamp(); !sameStamp(s, stamp) {
 				return nil, errRetry
 			}
 			return nil, fmt.Errorf("%w: %s is missing", segment.ErrCorrupt, name)
@@ -83,7 +83,7 @@ func (x *Index) open(ctx context.Context, r memory.Reader) (*state, any, error) 
 		if errors.Is(err, errRetry) || (!errors.Is(err, segment.ErrCorrupt) && !errors.Is(err, segment.ErrFormat)) {
 			return err
 		}
-		return rebuildError{why: err, manifest: m}
+		return rebuildError{why: err, id: m.ID}
 	}
 	var cents [nGroups]*centroids
 	for _, c := range m.Centroids {
@@ -137,22 +137,29 @@ func segName(prefix string, gen uint64) string {
 // build writes the index from scratch from r's snapshot, under the
 // writers' lock: the records in chunks of buildChunk documents, then one
 // segment of them all, its vectors filed under centroids when a group is
-// large. Another process that built meanwhile makes it a no-op.
-func (x *Index) build(ctx context.Context, r memory.Reader, old *manifest) error {
-	unlock, err := x.stg.lock(ctx)
+// large. Unless force, it does nothing when, by the time it holds the
+// lock, the committed manifest is no longer the one that failed (failed;
+// "" when none could be read) or now serves: another process built or
+// replaced it meanwhile, and the caller opens that.
+func (x *Index) build(ctx context.Context, r memory.Reader, failed string, force bool) (err error) {
+	stg := x.store()
+	unlock, err := stg.lock(ctx)
 	if err != nil {
 		return memory.Wrap(memory.CodeDBError, err, "waiting for the retrieval index's lock")
 	}
 	defer unlock()
-	if !x.forceBuild {
-		if st, _, err := x.open(ctx, r); err == nil {
-			_ = st // another process built it meanwhile; the caller opens it
-			return nil
+	defer func() {
+		if c, ok := recoverCorruption(recover()); ok {
+			err = memory.Wrap(memory.CodeDBError, c, "building the retrieval index")
 		}
+	}()
+	m, merr := readManifest(stg)
+	if !force && merr == nil && m != nil && ((failed != "" && m.ID != failed) || (failed == "" && x.usable(ctx, r, m))) {
+		return nil
 	}
 	x.builds.Add(1)
 	var gen uint64 = 1
-	if m, err := readManifest(x.stg); err == nil && m != nil {
+	if merr == nil && m != nil {
 		gen = m.Generation + 1
 	}
 	progress := func(stage string, done, total int) {
@@ -166,7 +173,7 @@ func (x *Index) build(ctx context.Context, r memory.Reader, old *manifest) error
 		if tmp.delta.n == 0 {
 			return nil
 		}
-		ref, err := buildSegment(ctx, x.stg, segName("seg", gen), []*src{newSrc(tmp.delta)}, x.space, [nGroups]*centroids{}, 0)
+		ref, err := buildSegment(ctx, stg, segName("seg", gen), []*src{newSrc(tmp.delta)}, x.space, [nGroups]*centroids{}, 0)
 		if err != nil {
 			return err
 		}
@@ -174,9 +181,30 @@ func (x *Index) build(ctx context.Context, r memory.Reader, old *manifest) error
 		tmp = newState(x.space, nil, nil, [nGroups]*centroids{})
 		return nil
 	}
+	var man *manifest
 	cleanup := func() {
+		// Files the manifest on disk names stay (a commit whose final
+		// directory sync failed still committed).
+		named := map[string]bool{}
+		if m, err := readManifest(stg); err == nil && m != nil {
+			for _, s := range m.Segments {
+				named[s.Name] = true
+			}
+			for _, c := range m.Centroids {
+				named[c.Name] = true
+			}
+		}
 		for _, s := range refs {
-			x.stg.remove(s.Name)
+			if !named[s.Name] {
+				stg.remove(s.Name)
+			}
+		}
+		if man != nil {
+			for _, c := range man.Centroids {
+				if !named[c.Name] {
+					stg.remove(c.Name)
+				}
+			}
 		}
 	}
 	batch := make([]memory.IndexRecord, 0, 4096)
@@ -209,23 +237,32 @@ func (x *Index) build(ctx context.Context, r memory.Reader, old *manifest) error
 		cleanup()
 		return err
 	}
-	man := &manifest{Format: Format, Generation: gen, Seq: last, SeqRef: seqRef, Space: x.space, Analyzer: analyzer(x.space)}
-	if err := x.compact(ctx, man, refs, progress); err != nil {
+	man = &manifest{Format: Format, Generation: gen, Seq: last, SeqRef: seqRef, Space: x.space, Analyzer: analyzer(x.space)}
+	if err := x.compact(ctx, stg, man, refs, progress); err != nil {
 		cleanup()
 		return err
 	}
-	man.WrittenMs = time.Now().UnixMilli()
-	if err := writeManifest(x.stg, man); err != nil {
+	refs = man.Segments
+	if err := commit(stg, man); err != nil {
 		cleanup()
 		return err
 	}
-	x.gc(man)
 	return nil
+}
+
+// usable reports whether a manifest serves this index and store: this
+// format, space and analysis, and the store's history.
+func (x *Index) usable(ctx context.Context, r memory.Reader, m *manifest) bool {
+	if m.Format != Format || m.Space != x.space || m.Analyzer != analyzer(x.space) || len(m.dead) != len(m.Segments) {
+		return false
+	}
+	ref, err := r.ChangeRef(ctx, m.Seq)
+	return err == nil && ref == m.SeqRef
 }
 
 // compact makes refs one segment (trained centroids filing its vectors
 // when a group is large) and puts it in man.
-func (x *Index) compact(ctx context.Context, man *manifest, refs []segRef, progress func(string, int, int)) error {
+func (x *Index) compact(ctx context.Context, stg storage, man *manifest, refs []segRef, progress func(string, int, int)) error {
 	man.Segments, man.dead, man.Centroids = refs, make([][]uint32, len(refs)), nil
 	var srcs []*src
 	var files []*segment.File
@@ -236,11 +273,14 @@ func (x *Index) compact(ctx context.Context, man *manifest, refs []segRef, progr
 	}()
 	rows := [nGroups]int{}
 	for _, s := range refs {
-		f, err := x.stg.open(s.Name, kindSegment)
+		f, err := stg.open(s.Name, kindSegment)
 		if err != nil || f == nil {
 			return fmt.Errorf("reopening %s: %w", s.Name, errors.Join(err, segment.ErrCorrupt))
 		}
 		files = append(files, f)
+		if err := f.Verify(); err != nil {
+			return err
+		}
 		p, err := openPart(f, s.Name, x.space, nil)
 		if err != nil {
 			return err
@@ -256,7 +296,7 @@ func (x *Index) compact(ctx context.Context, man *manifest, refs []segRef, progr
 			continue
 		}
 		progress("training", 0, -1)
-		c, ref, err := trainCentroids(x.stg, segName(fmt.Sprintf("cent%d", g), man.Generation), g, srcs, x.space)
+		c, ref, err := trainCentroids(stg, segName(fmt.Sprintf("cent%d", g), man.Generation), g, srcs, x.space)
 		if err != nil {
 			return err
 		}
@@ -271,15 +311,15 @@ func (x *Index) compact(ctx context.Context, man *manifest, refs []segRef, progr
 	for _, s := range refs {
 		total += s.Docs
 	}
-	ref, err := buildSegment(ctx, x.stg, segName("seg", man.Generation), srcs, x.space, cents, levelOf(total, x.o.FlushDocs))
+	ref, err := buildSegment(ctx, stg, segName("seg", man.Generation), srcs, x.space, cents, levelOf(total, x.o.FlushDocs))
 	if err != nil {
 		for _, c := range man.Centroids {
-			x.stg.remove(c.Name)
+			stg.remove(c.Name)
 		}
 		return err
 	}
 	for _, s := range refs {
-		x.stg.remove(s.Name)
+		stg.remove(s.Name)
 	}
 	man.Segments, man.dead = []segRef{ref}, [][]uint32{nil}
 	return nil

@@ -229,6 +229,9 @@ func (p *part) key(local uint32) []byte {
 			panic(corruption{errPart(p.name, "key offsets are malformed")})
 		}
 		check(p.secKeys, int(lo), int(hi-lo))
+		if int(p.keys[lo]) > p.types.count() {
+			panic(corruption{errPart(p.name, "a key names type %d of %d", p.keys[lo], p.types.count())})
+		}
 	}
 	return p.keys[lo:hi]
 }

@@ -65,7 +65,14 @@ func vecSection(g int, what string) string { return fmt.Sprintf("vec.%d.%s", g, 
 // The per-document arrays are verified and their values checked a chunk
 // of documents at a time, when a search first reads the chunk (see
 // ensureDocs): a search scoped to one repository reads only its stretch.
-func openPart(f *segment.File, name string, space memory.Space, dead []uint32) (*part, error) {
+func openPart(f *segment.File, name string, space memory.Space, dead []uint32) (p *part, err error) {
+	// Marking the deleted documents reads their chunks, verified then:
+	// damage there is this open's error, not a panic.
+	defer func() {
+		if c, ok := recoverCorruption(recover()); ok {
+			p, err = nil, c
+		}
+	}()
 	sec := func(n string) []byte {
 		if s := f.Section(n); s != nil {
 			return s.Bytes()
@@ -90,12 +97,11 @@ func openPart(f *segment.File, name string, space memory.Space, dead []uint32) (
 		}
 	}
 	n := info.Docs
-	p := &part{name: name, file: f, n: n, lexDocs: info.LexDocs, lexTotal: info.LexTotal, counts: info.Counts,
+	p = &part{name: name, file: f, n: n, lexDocs: info.LexDocs, lexTotal: info.LexTotal, counts: info.Counts,
 		checked: make([]atomic.Uint32, (n/docChunk+32)/32)}
 	if p.counts == nil {
 		p.counts = map[memory.VectorKind]kindCounts{}
 	}
-	var err error
 	u32 := func(s string, want int) []uint32 {
 		if err != nil {
 			return nil
@@ -204,6 +210,14 @@ func openPart(f *segment.File, name string, space memory.Space, dead []uint32) (
 	}
 	if p.kinds.count() > 0xff || p.types.count() > 0xff {
 		return nil, errPart(p.name, "too many kinds or types")
+	}
+	// Capsule places are read whole when the state joins capsules across
+	// segments: check them here.
+	nc := uint32(p.capsules.count())
+	for i, c := range p.capsule {
+		if c > nc {
+			return nil, errPart(p.name, "document %d names capsule %d of %d", i, c, nc)
+		}
 	}
 	// Sections read a few bytes per candidate: a page fault there should
 	// not map the pages around it.

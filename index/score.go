@@ -110,6 +110,9 @@ func (v *View) ContextScores(terms []string, f *Filter, sh Shares, own, ctx []fl
 				continue
 			}
 			ds, fs := within(docsBy[pi], tfsBy[pi], pf.lo, pf.hi, p.n)
+			if len(ds) > 0 && int(ds[len(ds)-1]) >= p.n {
+				panic(corruption{errPart(p.name, "postings name document %d of %d", ds[len(ds)-1], p.n)})
+			}
 			for i, l := range ds {
 				if !f.allowIn(pi, p, l) {
 					continue
@@ -189,6 +192,9 @@ func (v *View) Scores(terms []string, f *Filter, allow func(doc uint32) bool, sc
 					continue
 				}
 				ds, fs = within(ds, fs, pf.lo, pf.hi, p.n)
+			}
+			if len(ds) > 0 && int(ds[len(ds)-1]) >= p.n {
+				panic(corruption{errPart(p.name, "postings name document %d of %d", ds[len(ds)-1], p.n)})
 			}
 			for i, l := range ds {
 				doc := p.base + l

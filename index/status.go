@@ -44,7 +44,8 @@ type Status struct {
 func (x *Index) Status() Status {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	s := Status{Dir: x.stg.path(), Format: Format, Bytes: x.stg.bytes()}
+	stg := x.store()
+	s := Status{Dir: stg.path(), Format: Format, Bytes: stg.bytes()}
 	if x.memOnly != nil {
 		s.InMemory, s.Reason, s.Dir = true, x.memOnly.Error(), x.o.Dir
 	} else if x.o.Dir == "" {
@@ -77,7 +78,7 @@ func (x *Index) Status() Status {
 // writes can tell whether the index needs writing out. ok is false when
 // there are no files of this format and space.
 func (x *Index) Behind(ctx context.Context, r memory.Reader) (int64, bool, error) {
-	m, err := readManifest(x.stg)
+	m, err := readManifest(x.store())
 	if err != nil || m == nil || m.Format != Format || m.Space != x.space {
 		return 0, false, nil
 	}
@@ -119,65 +120,69 @@ func (x *Index) Verify() error {
 // Rebuild writes the index anew from r's snapshot, whatever the committed
 // files hold, and moves to it.
 func (x *Index) Rebuild(ctx context.Context, r memory.Reader) error {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if err := x.buildForced(ctx, r); err != nil {
+	if err := x.build(ctx, r, "", true); err != nil {
 		return err
 	}
-	x.stamp = nil
-	return x.syncLocked(ctx, r)
+	return x.reload(ctx, r)
 }
 
-// Repair answers a read that met a damaged segment: it verifies the
-// committed files and rebuilds them unless another process did already.
+// reload makes the next sync open the committed files afresh, and syncs.
+func (x *Index) reload(ctx context.Context, r memory.Reader) error {
+	x.mu.Lock()
+	x.stamp = nil
+	x.mu.Unlock()
+	return x.Sync(ctx, r)
+}
+
+// Repair answers a read that met a damaged segment: it rebuilds the files
+// the read was answered from, unless another process replaced them
+// meanwhile, and moves to the result.
 func (x *Index) Repair(ctx context.Context, r memory.Reader) error {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	st, stamp, err := x.open(ctx, r)
-	if err == nil {
-		x.setState(st, stamp)
-		verr := error(nil)
-		for _, p := range st.parts {
-			if p.file != nil {
-				if verr = p.file.Verify(); verr != nil {
-					break
-				}
-			}
-		}
-		if verr == nil {
-			return x.syncLocked(ctx, r)
-		}
+	x.mu.RLock()
+	id := ""
+	if x.st != nil && x.st.man != nil {
+		id = x.st.man.ID
 	}
-	if err := x.buildForced(ctx, r); err != nil {
+	x.mu.RUnlock()
+	if err := x.build(ctx, r, id, false); err != nil {
 		return err
 	}
-	x.stamp = nil
-	return x.syncLocked(ctx, r)
-}
-
-// buildForced builds from scratch even where the committed files open.
-func (x *Index) buildForced(ctx context.Context, r memory.Reader) error {
-	x.forceBuild = true
-	defer func() { x.forceBuild = false }()
-	err := x.build(ctx, r, nil)
-	var rb rebuildError
-	if errors.As(err, &rb) {
-		return memory.Wrap(memory.CodeDBError, err, "rebuilding the retrieval index")
-	}
-	return err
+	return x.reload(ctx, r)
 }
 
 // Forget makes records gone from the store (forgotten, deleted) leave the
-// index's files: it syncs, rewrites each segment that holds one, and moves
-// to the result. It waits for another process's maintenance to end.
+// index's files: under the writers' lock (waiting for any other writer,
+// whose work may hold the record, to commit first) it syncs and commits
+// every segment that holds one rewritten without it, then moves to the
+// result.
 func (x *Index) Forget(ctx context.Context, r memory.Reader) error {
-	if err := x.Sync(ctx, r); err != nil {
-		return err
+	for attempt := 0; ; attempt++ {
+		if err := x.Sync(ctx, r); err != nil {
+			return err
+		}
+		stg := x.store()
+		unlock, err := stg.lock(ctx)
+		if err != nil {
+			return memory.Wrap(memory.CodeDBError, err, "waiting for the retrieval index's lock")
+		}
+		x.mu.Lock()
+		err = x.syncLocked(ctx, r)
+		need := err == nil && x.st != nil && len(x.st.expunge) > 0
+		x.mu.Unlock()
+		var rb rebuildError
+		if errors.As(err, &rb) && attempt < 3 {
+			unlock() // Sync rebuilds (taking the lock itself), then try again
+			continue
+		}
+		if err == nil && need {
+			err = x.guard(stg, func() error { return x.flushLocked(ctx, stg, true) })
+		}
+		unlock()
+		if err != nil {
+			return memory.Wrap(memory.CodeDBError, err, "erasing forgotten text from the retrieval index")
+		}
+		return x.Sync(ctx, r)
 	}
-	if err := x.expungeGone(ctx); err != nil {
-		return memory.Wrap(memory.CodeDBError, err, "erasing forgotten text from the retrieval index")
-	}
-	return x.Sync(ctx, r)
 }
 
 // Flush writes what this process holds in memory out as a segment now,
@@ -188,18 +193,27 @@ func (x *Index) Flush(ctx context.Context, r memory.Reader, limit int, wait bool
 	if err := x.Sync(ctx, r); err != nil {
 		return err
 	}
-	if err := x.expungeGone(ctx); err != nil {
-		return memory.Wrap(memory.CodeDBError, err, "flushing the retrieval index")
-	}
-	flush := x.flushWait
-	if !wait {
-		flush = func(ctx context.Context) error { return x.flush(ctx, true) }
-	}
-	if err := flush(ctx); err != nil {
+	stg := x.store()
+	err := x.guard(stg, func() error {
+		if !wait {
+			return x.flush(ctx, stg, true)
+		}
+		unlock, err := stg.lock(ctx)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+		return x.flushLocked(ctx, stg, true)
+	})
+	if err != nil {
 		return memory.Wrap(memory.CodeDBError, err, "flushing the retrieval index")
 	}
 	for {
-		merged, err := x.mergeOnce(ctx, limit)
+		var merged bool
+		err := x.guard(stg, func() (err error) {
+			merged, err = x.mergeOnce(ctx, stg, limit)
+			return err
+		})
 		if err != nil {
 			return memory.Wrap(memory.CodeDBError, err, "merging the retrieval index")
 		}

@@ -23,6 +23,10 @@ type storage interface {
 	write(name, kind string, fill func(w *segment.Writer) error) (segment.Info, error)
 	// open opens file name; (nil, nil) when there is none.
 	open(name, kind string) (*segment.File, error)
+	// read reads file name into memory (a small file that is replaced,
+	// such as the manifest: no mapping holds it); (nil, nil) when there is
+	// none.
+	read(name, kind string) (*segment.File, error)
 	remove(name string) error
 	// list names the files (temporary ones included).
 	list() ([]string, error)
@@ -73,6 +77,17 @@ func (d *dirStorage) open(name, kind string) (*segment.File, error) {
 		return nil, nil
 	}
 	return f, err
+}
+
+func (d *dirStorage) read(name, kind string) (*segment.File, error) {
+	b, err := os.ReadFile(filepath.Join(d.dir, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return segment.OpenBytes(b, kind)
 }
 
 func (d *dirStorage) remove(name string) error {
@@ -215,6 +230,8 @@ func (m *memStorage) open(name, kind string) (*segment.File, error) {
 	}
 	return segment.OpenBytes(b, kind)
 }
+
+func (m *memStorage) read(name, kind string) (*segment.File, error) { return m.open(name, kind) }
 
 func (m *memStorage) remove(name string) error {
 	m.mu.Lock()

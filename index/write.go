@@ -431,6 +431,9 @@ func mergeKeyOrder(srcs []*src, typeTrans [][]uint32) []uint32 {
 		if s.p.delta == nil {
 			for i, d := range s.p.sortedKeys {
 				check(s.p.secSorted, i*4, 4)
+				if int(d) >= s.p.n {
+					panic(corruption{errPart(s.p.name, "the key order names document %d of %d", d, s.p.n)})
+				}
 				if s.remap[d] != noDoc {
 					ord = append(ord, d)
 				}

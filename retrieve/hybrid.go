@@ -266,7 +266,6 @@ type rankStats struct {
 // rank scores the index's view and returns the best MaxResults with the
 // records to read back.
 func (h *Hybrid) rank(v *index.View, opts SearchOptions, qv []float32) ([]scored, []memory.EntityRef, rankStats) {
-	w := h.Weights
 	var st rankStats
 	filter := v.Filter(opts.Scope)
 	if filter.Empty {
@@ -279,10 +278,20 @@ func (h *Hybrid) rank(v *index.View, opts SearchOptions, qv []float32) ([]scored
 			}
 		}
 	}
+	// The buffer goes back to the pool, cleared, only when ranking ends
+	// normally: a read stopped by a damaged segment leaves it half set.
 	buf := scorePool.Get().(*scoreBuf)
-	defer scorePool.Put(buf)
 	buf.reset(v.Docs())
-	defer buf.clear()
+	ranked, refs := h.rankInto(v, opts, qv, filter, buf, &st)
+	buf.clear()
+	scorePool.Put(buf)
+	return ranked, refs, st
+}
+
+// rankInto is rank's work, with its scratch buffer.
+func (h *Hybrid) rankInto(v *index.View, opts SearchOptions, qv []float32, filter *index.Filter, buf *scoreBuf, stp *rankStats) ([]scored, []memory.EntityRef) {
+	w := h.Weights
+	st := stp
 
 	// The record after a match takes Before of its text (BeforeOther when
 	// the match asks no question); the one before it, After; the ones two
@@ -429,7 +438,7 @@ func (h *Hybrid) rank(v *index.View, opts SearchOptions, qv []float32) ([]scored
 	for i, s := range ranked {
 		refs[i] = v.Ref(s.doc)
 	}
-	return ranked, refs, st
+	return ranked, refs
 }
 
 // semantic gives the candidates their semantic signal and scores, and

@@ -158,7 +158,12 @@ func (st *state) put(rec *memory.IndexRecord, a analysis) {
 		// 256th would be a bug, and panics rather than mixing records up.
 		panic("index: more than 255 record kinds or types")
 	}
-	st.translate(p)
+	var capID uint32
+	if rec.CapsuleID != "" && rec.Position >= 0 && rec.Position < maxPosition {
+		capID = d.capsules.id(rec.CapsuleID)
+	}
+	status := d.statuses.id(rec.Status)
+	st.translate(p) // the labels interned above get their global ids
 	var flags uint32
 	if rec.Private {
 		flags |= attrPrivate
@@ -193,11 +198,8 @@ func (st *state) put(rec *memory.IndexRecord, a analysis) {
 		st.lexDocs++
 		st.lexTotal += float64(min(length, 0xffff))
 	}
-	var capID uint32
 	pos := int32(-1)
-	if rec.CapsuleID != "" && rec.Position >= 0 && rec.Position < maxPosition {
-		capID = d.capsules.id(rec.CapsuleID)
-		st.translate(p)
+	if capID != 0 {
 		pos = int32(rec.Position)
 		st.setSlot(p.capG[capID], rec.Position, doc)
 	}
@@ -220,8 +222,7 @@ func (st *state) put(rec *memory.IndexRecord, a analysis) {
 			flags |= attrVector
 		}
 	}
-	m.attr = makeAttr(flags, kid, d.statuses.id(rec.Status))
-	st.translate(p)
+	m.attr = makeAttr(flags, kid, status)
 	p.ts = append(p.ts, rec.TS)
 	p.meta = append(p.meta, m)
 	p.length = append(p.length, uint16(min(length, 0xffff)))

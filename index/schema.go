@@ -3,9 +3,7 @@ package index
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sort"
-	"strings"
 	"sync/atomic"
 
 	"github.com/cairnhq/cairn/lexical"
@@ -43,8 +41,6 @@ type segInfo struct {
 	Space    memory.Space                     `json:"space"`
 	Analyzer string                           `json:"analyzer"`
 	Groups   [nGroups]groupInfo               `json:"groups"`
-	Labels   map[string]int                   `json:"labels,omitempty"`
-	Extra    map[string]json.RawMessage       `json:"extra,omitempty"`
 }
 
 type groupInfo struct {
@@ -412,6 +408,3 @@ func (l *segLexicon) terms() func(yield func(string) bool) {
 		}
 	}
 }
-
-// sortTerms orders terms as the dictionaries do (bytewise).
-func sortTerms(ts []string) { slices.SortFunc(ts, strings.Compare) }

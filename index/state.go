@@ -99,12 +99,6 @@ func (st *state) partOf(doc uint32) *part {
 	return st.parts[st.partIndex(doc)]
 }
 
-// alive reports whether global document doc is live.
-func (st *state) alive(doc uint32) bool {
-	p := st.partOf(doc)
-	return p.alive(doc - p.base)
-}
-
 // freeze ends the delta: it stays searchable but takes no more
 // documents (a flush writes it out meanwhile); a new delta follows it.
 func (st *state) freeze() {
@@ -127,7 +121,3 @@ func (st *state) memDocs() int {
 	}
 	return n
 }
-
-// segmentDocs is the number of documents in the segments (the delta's
-// first global number).
-func (st *state) segmentDocs() int { return int(st.delta.base) }

@@ -3,7 +3,6 @@ package index
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"slices"
 	"sort"
 
@@ -60,9 +59,6 @@ func (v *View) loc(doc uint32) (*part, uint32) {
 	p.ensureDoc(l)
 	return p, l
 }
-
-// Alive reports whether doc is live.
-func (v *View) Alive(doc uint32) bool { return v.st.alive(doc) }
 
 // TS is doc's time (Unix ms).
 func (v *View) TS(doc uint32) int64 {
@@ -271,5 +267,3 @@ func (st *state) partIndex(doc uint32) int {
 	}
 	return sort.Search(len(st.parts), func(i int) bool { return st.parts[i].base > doc }) - 1
 }
-
-func (d Doc) String() string { return fmt.Sprintf("%s/%s", d.Kind, d.Status) }

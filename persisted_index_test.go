@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -142,5 +143,63 @@ func TestIndexInMemoryOption(t *testing.T) {
 	st, _ := eng.IndexStatus(ctx)
 	if !st.InMemory {
 		t.Fatalf("status %+v", st)
+	}
+}
+
+// TestDoctorChecksTheIndex: doctor verifies the index's files, fails on
+// a damaged one with a fix to run, and --fix rebuilds it.
+func TestDoctorChecksTheIndex(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "c.db")
+	eng, err := cairn.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	for i := range 50 {
+		eng.Log(ctx, cairn.LogRequest{Kind: "message", Content: fmt.Sprintf("note %d on the payment retry budget", i)})
+	}
+	if _, err := eng.OptimizeIndex(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	finding := func(rep cairn.DoctorReport) memory.Finding {
+		for _, f := range rep.Findings {
+			if f.Check == "retrieval index" {
+				return f
+			}
+		}
+		t.Fatal("doctor has no retrieval index check")
+		return memory.Finding{}
+	}
+	rep, err := eng.Doctor(ctx, cairn.DoctorRequest{})
+	if err != nil || !finding(rep).OK {
+		t.Fatalf("a sound index: %+v %v", finding(rep), err)
+	}
+	segs, _ := filepath.Glob(filepath.Join(path+"-index", "seg-*.cseg"))
+	if len(segs) == 0 {
+		t.Fatal("no segment")
+	}
+	data, _ := os.ReadFile(segs[0])
+	for _, at := range []int{len(data) / 3, len(data) / 2, 2 * len(data) / 3} {
+		data[at] ^= 0xff // inside the sections
+	}
+	os.WriteFile(segs[0], data, 0o600)
+	rep, err = eng.Doctor(ctx, cairn.DoctorRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := finding(rep); f.OK || f.Fix == "" || strings.Contains(f.Detail, path) {
+		t.Fatalf("a damaged index: %+v", f)
+	}
+	rep, err = eng.Doctor(ctx, cairn.DoctorRequest{Fix: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := finding(rep); !f.OK || !slices.Contains(rep.Repaired, "rebuilt the retrieval index") {
+		t.Fatalf("after --fix: %+v, repaired %v", f, rep.Repaired)
+	}
+	res, err := eng.Retrieve(ctx, cairn.RetrieveRequest{Query: "payment retry"})
+	if err != nil || len(res.Candidates) == 0 {
+		t.Fatalf("retrieve after the repair: %v %d", err, len(res.Candidates))
 	}
 }

@@ -194,16 +194,15 @@ func (f *File) Close() error {
 	return err
 }
 
-// Verify checks every block of every section. For a file on disk it reads
-// with ordinary reads rather than through the mapping, so verifying a
-// large file does not add its pages to the process's resident memory.
+// Verify checks every block of every section, including those a reader
+// checked before (the file may have changed on disk since). For a file on
+// disk it reads with ordinary reads rather than through the mapping, so
+// verifying a large file does not add its pages to the process's resident
+// memory.
 func (f *File) Verify() error {
 	var buf []byte
 	for _, s := range f.order {
 		for b := range len(s.crcs) {
-			if s.isVerified(b) {
-				continue
-			}
 			lo, hi := s.off+b*s.block, s.off+min(s.n, (b+1)*s.block)
 			var p []byte
 			if f.osFile != nil {

@@ -22,6 +22,9 @@ func (e *Engine) syncIndex(ctx context.Context) error {
 	return e.store.Snapshot(ctx, func(r memory.Reader) error { return e.index.Sync(ctx, r) })
 }
 
+// SizeText is the files' size for people ("53.8 MiB").
+func (s IndexStatus) SizeText() string { return humanBytes(s.Bytes) }
+
 func (e *Engine) indexStatus() IndexStatus {
 	st := e.index.Status()
 	return IndexStatus{Status: st, Behind: st.Synced - st.Seq}
@@ -115,7 +118,7 @@ func (e *Engine) indexFinding(ctx context.Context, fix bool) (memory.Finding, []
 		f.Detail = "kept in each process's memory (CAIRN_INDEX_DIR=memory)"
 	default:
 		f.Detail = fmt.Sprintf("format %d, %s, %d documents (%d deleted), %s in %s; %d changes behind the database, merges pending: %v",
-			st.Format, plural(st.Segments, "segment"), st.Docs, st.Deleted, humanBytes(st.Bytes), st.Dir, st.Behind, st.PendingMerges)
+			st.Format, plural(st.Segments, "segment"), st.Docs, st.Deleted, st.SizeText(), st.Dir, st.Behind, st.PendingMerges)
 	}
 	if st.LastError != "" && f.OK {
 		f.Detail += "; last maintenance error: " + st.LastError

@@ -2,7 +2,6 @@ package vector
 
 import (
 	"math"
-	"math/rand/v2"
 	"runtime"
 	"slices"
 	"sync"
@@ -47,56 +46,12 @@ func BuildIVF(f *Flat, o IVFOptions) *IVF {
 	return x
 }
 
-// train picks the centroids under f's read lock.
+// train picks the centroids under f's read lock (Train, over every row).
 func train(f *Flat, o IVFOptions) *IVF {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	n := len(f.ids)
-	if o.Lists <= 0 {
-		o.Lists = max(1, int(math.Sqrt(float64(n))))
-	}
-	if o.Sample <= 0 {
-		o.Sample = 64 * o.Lists
-	}
-	if o.Iterations <= 0 {
-		o.Iterations = 10
-	}
 	x := &IVF{flat: f, dim: f.dim}
-	if n == 0 {
-		return x
-	}
-	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0xdeadbeef))
-	sample := rng.Perm(n)[:min(o.Sample, n)]
-	nl := min(o.Lists, len(sample))
-	cent := make([]float32, nl*f.dim)
-	for c := range nl {
-		copy(cent[c*f.dim:], f.vec(sample[c]))
-	}
-	assign := make([]int, len(sample))
-	for range o.Iterations {
-		parallelRange(len(sample), func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				assign[i] = nearest(cent, f.dim, f.vec(sample[i]))
-			}
-		})
-		sums := make([]float32, nl*f.dim)
-		counts := make([]int, nl)
-		for i, r := range sample {
-			c := assign[i]
-			counts[c]++
-			vek32.Add_Inplace(sums[c*f.dim:(c+1)*f.dim], f.vec(r))
-		}
-		for c := range nl {
-			if counts[c] == 0 {
-				r := sample[rng.IntN(len(sample))] // re-seed an empty list
-				copy(cent[c*f.dim:], f.vec(r))
-				continue
-			}
-			normalize(sums[c*f.dim : (c+1)*f.dim])
-			copy(cent[c*f.dim:], sums[c*f.dim:(c+1)*f.dim])
-		}
-	}
-	x.centroids = cent
+	x.centroids = Train(len(f.ids), f.dim, f.vec, o)
 	return x
 }
 

@@ -61,7 +61,7 @@ func printIndexStatus(a *app, st cairn.IndexStatus) {
 		fmt.Fprintf(w, "directory   %s\n", st.Dir)
 	}
 	fmt.Fprintf(w, "format      %d (generation %d)\n", st.Format, st.Generation)
-	fmt.Fprintf(w, "segments    %d, %d documents (%d deleted), %s\n", st.Segments, st.Docs, st.Deleted, sizeOf(st.Bytes))
+	fmt.Fprintf(w, "segments    %d, %d documents (%d deleted), %s\n", st.Segments, st.Docs, st.Deleted, st.SizeText())
 	fmt.Fprintf(w, "behind      %d changes of the database (replayed by each new process until written out)\n", st.Behind)
 	fmt.Fprintf(w, "merges      %s\n", map[bool]string{true: "pending", false: "none pending"}[st.PendingMerges])
 	if len(st.Approximate) > 0 {
@@ -73,16 +73,6 @@ func printIndexStatus(a *app, st cairn.IndexStatus) {
 	if st.LastError != "" {
 		fmt.Fprintf(w, "last error  %s\n", st.LastError)
 	}
-}
-
-func sizeOf(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 }
 
 func newIndexRebuildCmd(a *app) *cobra.Command {

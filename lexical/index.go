@@ -2,7 +2,6 @@ package lexical
 
 import (
 	"math"
-	"slices"
 	"sync"
 )
 
@@ -23,7 +22,9 @@ type postings struct {
 	tfs  []uint8
 }
 
-// Index is an inverted index over documents with dense ids. It is safe for
+// Index is an inverted index over documents with dense ids, held in
+// memory (code memory searches a repository's entities with it; the
+// retrieval index keeps its own postings on disk). It is safe for
 // concurrent use: searches share a read lock, writes take the write lock.
 type Index struct {
 	mu sync.RWMutex
@@ -41,8 +42,8 @@ func New() *Index {
 	return &Index{postings: map[string]postings{}}
 }
 
-// Add indexes text as document doc. Ids must grow: a document replaced is
-// removed and added again under a new id, which keeps postings sorted.
+// Add indexes text as document doc. Ids must grow, which keeps postings
+// sorted.
 func (x *Index) Add(doc uint32, text string) { x.AddTerms(doc, Terms(text)) }
 
 // AddTerms indexes a document from its terms, as Terms gives them: a
@@ -72,69 +73,6 @@ func (x *Index) AddTerms(doc uint32, terms []string) {
 	x.length[doc] = uint16(min(len(terms), math.MaxUint16))
 	x.docs++
 	x.total += float64(x.length[doc])
-}
-
-// Remove drops documents: their postings go and the statistics no longer
-// count them. A few documents cost a binary search in every term's
-// postings each; from removeSweep documents on, one pass over all the
-// postings drops them together, so replacing many records at once (a
-// re-embedding) costs no more than a rebuild.
-func (x *Index) Remove(docs ...uint32) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	var gone []uint32
-	for _, doc := range docs {
-		if int(doc) >= len(x.live) || !x.live[doc] {
-			continue
-		}
-		x.live[doc] = false
-		x.docs--
-		x.total -= float64(x.length[doc])
-		x.length[doc] = 0
-		gone = append(gone, doc)
-	}
-	if len(gone) >= removeSweep {
-		x.sweep()
-		return
-	}
-	for _, doc := range gone {
-		for t, ps := range x.postings {
-			i, found := slices.BinarySearch(ps.docs, doc)
-			if !found {
-				continue
-			}
-			if len(ps.docs) == 1 {
-				delete(x.postings, t)
-				continue
-			}
-			ps.docs, ps.tfs = slices.Delete(ps.docs, i, i+1), slices.Delete(ps.tfs, i, i+1)
-			x.postings[t] = ps
-		}
-	}
-}
-
-// removeSweep is the number of documents removed at once from which Remove
-// sweeps all postings rather than searching each term per document.
-const removeSweep = 8
-
-// sweep drops the postings of documents no longer live.
-func (x *Index) sweep() {
-	for t, ps := range x.postings {
-		n := 0
-		for i, doc := range ps.docs {
-			if x.live[doc] {
-				ps.docs[n], ps.tfs[n] = doc, ps.tfs[i]
-				n++
-			}
-		}
-		switch {
-		case n == 0:
-			delete(x.postings, t)
-		case n < len(ps.docs):
-			ps.docs, ps.tfs = slices.Clip(ps.docs[:n]), slices.Clip(ps.tfs[:n])
-			x.postings[t] = ps
-		}
-	}
 }
 
 // Len is the number of live documents.
@@ -186,88 +124,4 @@ func (x *Index) Cap() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	return len(x.live)
-}
-
-// ContextScores scores every live document that allow accepts and that
-// holds a query term, or neighbours one that does, as one BM25F document
-// made of its own text and its neighbours' text at their weights:
-// neighbours(doc, visit) calls visit for each document that takes a share
-// of doc's text, with that share. A term's frequencies from the record and
-// its neighbours add up before saturation, so a term found both in a record
-// and next to it counts about once, while different terms add:
-//
-//	context(d) = Σ_t idf(t) · tf'·(k1+1) / (tf' + k1·(1 − b + b·len(d)/avglen))
-//	tf'        = tf(t, d) + Σ_n share(n→d) · tf(t, n)
-//
-// It adds each document's own BM25 (as Scores computes it) to own[doc]
-// and its context score to ctx[doc]; ownDocs and ctxDocs list the
-// documents given a score, in no order. tf is scratch space of the same
-// length, all zero before and after. Query terms come from QueryTerms or
-// Analyze.
-func (x *Index) ContextScores(terms []string, allow func(doc uint32) bool, neighbours func(doc uint32, visit func(n uint32, share float32)),
-	own, ctx, tf []float32, ownDocs, ctxDocs []uint32) ([]uint32, []uint32) {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	if x.docs == 0 {
-		return ownDocs, ctxDocs
-	}
-	avg := x.total / float64(x.docs)
-	n := float64(x.docs)
-	norm := func(doc uint32) float64 { return K1 * (1 - B + B*float64(x.length[doc])/avg) }
-	var hit []uint32
-	put := func(doc uint32, f float32) {
-		if tf[doc] == 0 {
-			hit = append(hit, doc)
-		}
-		tf[doc] += f
-	}
-	for _, t := range terms {
-		ps := x.postings[t]
-		df := float64(len(ps.docs))
-		if df == 0 {
-			continue
-		}
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		hit = hit[:0]
-		for i, doc := range ps.docs {
-			if !x.live[doc] || (allow != nil && !allow(doc)) {
-				continue
-			}
-			tf := float32(ps.tfs[i])
-			f := float64(tf)
-			if own[doc] == 0 {
-				ownDocs = append(ownDocs, doc)
-			}
-			own[doc] += float32(idf * f * (K1 + 1) / (f + norm(doc)))
-			put(doc, tf)
-			if neighbours != nil {
-				neighbours(doc, func(nb uint32, share float32) {
-					if share > 0 && x.live[nb] && (allow == nil || allow(nb)) {
-						put(nb, share*tf)
-					}
-				})
-			}
-		}
-		for _, d := range hit {
-			f := float64(tf[d])
-			tf[d] = 0
-			if ctx[d] == 0 {
-				ctxDocs = append(ctxDocs, d)
-			}
-			ctx[d] += float32(idf * f * (K1 + 1) / (f + norm(d)))
-		}
-	}
-	return ownDocs, ctxDocs
-}
-
-// IDF is ln(1 + (N − df + 0.5) / (df + 0.5)) of term t, or 0 when no live
-// document holds it.
-func (x *Index) IDF(t string) float64 {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	df := float64(len(x.postings[t].docs))
-	if df == 0 || x.docs == 0 {
-		return 0
-	}
-	return math.Log(1 + (float64(x.docs)-df+0.5)/(df+0.5))
 }

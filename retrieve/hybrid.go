@@ -88,7 +88,7 @@ const (
 //	context  = BM25F of the record with its neighbours' text as a field:
 //	           each term's tf' = tf + Before·tf(previous) + After·tf(next) + Far·tf(±2)
 //	           (BeforeOther instead of Before when the previous record asks no question),
-//	           saturated once (lexical.Index.ContextScores)
+//	           saturated once (index.View.ContextScores)
 //	lexical  = (context + Capsule·best context in the capsule) / the best candidate's
 //	semantic = cosine(query, record) / the nearest record's, at most 1 (negative counts as 0)
 //	recency  = min(1, max(0, 1 − age / 30 days))

@@ -14,9 +14,11 @@ func newDoctorCmd(a *app) *cobra.Command {
 		Use:   "doctor",
 		Short: "Check the database and say how to fix what is wrong",
 		Long: `Check the database file and its permissions, the schema version, SQLite's
-integrity, references between records, and whether the full-text indexes
-agree with the records. Each failed check says how to fix it; --fix rebuilds
-the indexes when they need it. Exits 1 when a check fails.`,
+integrity, references between records, whether the full-text indexes agree
+with the records, the embedder, and the retrieval index's files (every
+checksum, and how far behind the database they are). Each failed check says
+how to fix it; --fix rebuilds the full-text indexes or the retrieval index
+when they need it and embeds pending records. Exits 1 when a check fails.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			eng, err := a.engine()
@@ -52,7 +54,7 @@ the indexes when they need it. Exits 1 when a check fails.`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&req.Fix, "fix", false, "rebuild the full-text indexes if they disagree with the records")
+	cmd.Flags().BoolVar(&req.Fix, "fix", false, "rebuild the full-text indexes or the retrieval index when they need it, and embed pending records")
 	return cmd
 }
 

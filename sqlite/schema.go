@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairnhq/cairn/memory"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // migration is one numbered, idempotent schema step. Steps only ever add:
@@ -362,6 +363,9 @@ func (db *DB) migrate(ctx context.Context) error {
 func (db *DB) migrateOnce(ctx context.Context) error {
 	conn, err := db.w.Conn(ctx)
 	if err != nil {
+		if c := sqliteCode(err) & 0xff; c == sqlite3.SQLITE_NOTADB || c == sqlite3.SQLITE_CORRUPT {
+			return notADatabase(err, db.path)
+		}
 		return dbError(err, "opening database "+db.path)
 	}
 	defer conn.Close()
@@ -430,5 +434,5 @@ func applyMigration(ctx context.Context, conn *sql.Conn, m migration) error {
 }
 
 func notADatabase(err error, path string) error {
-	return memory.Wrap(memory.CodeDBError, err, "%s is not a readable SQLite database", path)
+	return memory.Wrap(memory.CodeDBError, err, "%s is not a SQLite database, so not a cairn database; refusing to touch it (give --db a cairn database, or a path that does not exist yet)", path)
 }

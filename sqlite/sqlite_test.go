@@ -74,10 +74,22 @@ func TestForeignDatabaseIsRefused(t *testing.T) {
 	if fileHash(t, path) != before {
 		t.Fatal("the foreign database file changed")
 	}
-	notDB := filepath.Join(t.TempDir(), "text.db")
-	os.WriteFile(notDB, bytes.Repeat([]byte("not a database "), 500), 0o600)
-	if _, err := sqlite.Open(notDB, nil); memory.CodeOf(err) != memory.CodeDBError {
-		t.Fatalf("opening a text file: %v; want db_error", err)
+	for name, content := range map[string][]byte{
+		"text.db":  bytes.Repeat([]byte("not a database "), 500),
+		"short.db": []byte("hello"),
+		"noise.db": bytes.Repeat([]byte{0xde, 0xad, 0xbe, 0xef, 0x01}, 2000),
+	} {
+		notDB := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(notDB, content, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := sqlite.Open(notDB, nil)
+		if memory.CodeOf(err) != memory.CodeDBError || !strings.Contains(err.Error(), "not a cairn database") {
+			t.Fatalf("opening %s: %v; want a db_error saying it is not a cairn database", name, err)
+		}
+		if got, _ := os.ReadFile(notDB); !bytes.Equal(got, content) {
+			t.Fatalf("the refused file %s changed", name)
+		}
 	}
 }
 

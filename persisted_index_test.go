@@ -203,3 +203,80 @@ func TestDoctorChecksTheIndex(t *testing.T) {
 		t.Fatalf("retrieve after the repair: %v %d", err, len(res.Candidates))
 	}
 }
+
+// TestApproximateFromSetting: CAIRN_INDEX_APPROXIMATE_FROM makes the
+// semantic side approximate from a number of vectors; by default it stays
+// exact, also on files whose centroids another process trained, and
+// answers as an index that never had centroids.
+func TestApproximateFromSetting(t *testing.T) {
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == cairn.EnvIndexApproxFrom {
+				return v
+			}
+			return ""
+		}
+	}
+	for v, want := range map[string]int{"": 0, "never": 0, " Never ": 0, "5000": 5000, "1_000_000": 1_000_000} {
+		s, err := cairn.SettingsFromEnv(env(v))
+		if err != nil || s.IndexApproximateFrom != want {
+			t.Errorf("%q: %d %v, want %d", v, s.IndexApproximateFrom, err, want)
+		}
+	}
+	for _, v := range []string{"12", "-5", "lots", "1e6"} {
+		if _, err := cairn.SettingsFromEnv(env(v)); memory.CodeOf(err) != memory.CodeInvalidParams || !strings.Contains(err.Error(), cairn.EnvIndexApproxFrom) {
+			t.Errorf("%q: %v, want invalid_params naming the variable", v, err)
+		}
+	}
+
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "c.db")
+	now := func() time.Time { return time.UnixMilli(10_000_000) }
+	a, err := cairn.Open(path, &cairn.Options{Now: now, IndexApproximateFrom: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	topics := []string{"deploy", "token", "schema", "cache", "retry", "parser", "login", "billing"}
+	for i := range 1200 {
+		content := fmt.Sprintf("%s note %d: the %s step failed after the %s change", topics[i%8], i, topics[(i/8)%8], topics[(i/64)%8])
+		if _, err := a.Log(ctx, cairn.LogRequest{Kind: "message", Content: content, ScopeIDs: memory.Scope{SessionID: fmt.Sprintf("s%d", i%5)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := a.OptimizeIndex(ctx, true)
+	if err != nil || len(st.Approximate) == 0 {
+		t.Fatalf("status %+v %v: want the observations searched approximately from 1000 vectors", st, err)
+	}
+	a.Close()
+
+	exact, err := cairn.Open(path, &cairn.Options{Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exact.Close()
+	if st, err := exact.IndexStatus(ctx); err != nil || len(st.Approximate) != 0 {
+		t.Fatalf("by default: status %+v %v, want no approximate group", st, err)
+	}
+	ref, err := cairn.Open(path, &cairn.Options{Now: now, IndexDir: cairn.IndexInMemory})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	for _, q := range []string{"why did the deploy fail?", "billing retry", "what changed in the parser schema"} {
+		n := 40
+		req := cairn.RetrieveRequest{Query: q, MaxCandidates: &n}
+		got, err := exact.Retrieve(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ref.Retrieve(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gj, _ := json.Marshal(got)
+		wj, _ := json.Marshal(want)
+		if string(gj) != string(wj) {
+			t.Fatalf("%q: the files searched exactly answer unlike an index without centroids:\n%s\n%s", q, gj, wj)
+		}
+	}
+}

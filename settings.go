@@ -25,6 +25,7 @@ const (
 	EnvETVTTL          = "CAIRN_ETV_TTL"
 	EnvCodeMaxFile     = "CAIRN_CODE_MAX_FILE_BYTES"
 	EnvIndexDir        = "CAIRN_INDEX_DIR"
+	EnvIndexApproxFrom = "CAIRN_INDEX_APPROXIMATE_FROM"
 )
 
 // Settings are cairn's start-up configuration: what the environment asks
@@ -51,6 +52,10 @@ type Settings struct {
 	// default: beside the database, DATABASE-index); "memory" keeps the
 	// index in each process's memory instead.
 	IndexDir string `json:"indexDir,omitempty"`
+	// IndexApproximateFrom is how many vectors a group holds from which
+	// the semantic side searches approximately (CAIRN_INDEX_APPROXIMATE_FROM:
+	// a count from 1000, or "never"); 0, the default, is never.
+	IndexApproximateFrom int `json:"indexApproximateFrom,omitempty"`
 	// Warnings are the clamps and fallbacks applied to out-of-bounds
 	// settings; they are logged at start-up.
 	Warnings []string `json:"warnings"`
@@ -102,6 +107,13 @@ func SettingsFromEnv(getenv func(string) string) (Settings, error) {
 		s.MaxContentBytes = n
 	}
 	s.IndexDir = strings.TrimSpace(getenv(EnvIndexDir))
+	if v := strings.ToLower(strings.TrimSpace(getenv(EnvIndexApproxFrom))); v != "" && v != "never" {
+		n, err := strconv.Atoi(strings.ReplaceAll(v, "_", ""))
+		if err != nil || n < 1000 {
+			return s, memory.Errorf(memory.CodeInvalidParams, "%s=%q: want a vector count from 1000, or never", EnvIndexApproxFrom, v)
+		}
+		s.IndexApproximateFrom = n
+	}
 	if v := strings.TrimSpace(getenv(EnvNoLog)); v != "" && v != "0" {
 		s.NoLog = true
 	}
@@ -126,7 +138,8 @@ func (s Settings) Options() (*Options, error) {
 	w := s.HybridWeights
 	iv := s.InnerVoice
 	return &Options{Provider: s.Provider, HybridWeights: &w, Embedder: e, MaxContentBytes: s.MaxContentBytes,
-		InnerVoice: &iv, NoLog: s.NoLog, ETVTTL: s.etvTTL(), MaxCodeFileBytes: s.CodeMaxFileBytes, IndexDir: s.IndexDir, settings: &s}, nil
+		InnerVoice: &iv, NoLog: s.NoLog, ETVTTL: s.etvTTL(), MaxCodeFileBytes: s.CodeMaxFileBytes, IndexDir: s.IndexDir,
+		IndexApproximateFrom: s.IndexApproximateFrom, settings: &s}, nil
 }
 
 // settingsOf describes an engine opened from Options rather than from
@@ -145,6 +158,7 @@ func settingsOf(o Options) Settings {
 		s.InnerVoice = *o.InnerVoice
 	}
 	s.ETVTTLMs, s.CodeMaxFileBytes, s.IndexDir = o.ETVTTL.Milliseconds(), o.MaxCodeFileBytes, o.IndexDir
+	s.IndexApproximateFrom = max(0, o.IndexApproximateFrom)
 	switch {
 	case o.ETVTTL == 0:
 		s.ETVTTLMs = code.DefaultETVTTL.Milliseconds()

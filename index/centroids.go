@@ -9,11 +9,12 @@ import (
 	"github.com/cairnhq/cairn/vector"
 )
 
-// IVFThreshold is the number of live vectors in a group from which the
-// group is searched approximately: its vectors are filed under centroids
-// (k-means, √n lists) shared by every segment, and a search scans only the
-// lists nearest the query. Below it, search is exact.
-const IVFThreshold = 250_000
+// SuggestedIVFThreshold is a number of live vectors from which searching
+// a group approximately (Options.IVFThreshold) pays: its vectors are filed
+// under centroids (k-means, √n lists) shared by every segment, and a
+// search scans only the lists nearest the query. Below it, or when the
+// option is not set, search is exact.
+const SuggestedIVFThreshold = 250_000
 
 // retrainFactor: a group's centroids are trained again once it holds this
 // many times the vectors they were trained on.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 	"sync/atomic"
 
@@ -38,8 +39,9 @@ type Options struct {
 	// Progress, when set, is told how far a build is (total -1 when it is
 	// not known).
 	Progress func(stage string, done, total int)
-	// IVFThreshold is the vectors a group holds from which it is searched
-	// approximately (see the constant). Default IVFThreshold.
+	// IVFThreshold is the live vectors a group holds from which it is
+	// searched approximately (see SuggestedIVFThreshold). Default 0: never,
+	// every search is exact.
 	IVFThreshold int
 }
 
@@ -99,7 +101,7 @@ func Open(o Options) (*Index, error) {
 		o.ShortMergeDocs = DefaultShortMergeDocs
 	}
 	if o.IVFThreshold <= 0 {
-		o.IVFThreshold = IVFThreshold
+		o.IVFThreshold = math.MaxInt
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

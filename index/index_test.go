@@ -289,6 +289,84 @@ func TestApproximateSearchProbingEveryListIsExact(t *testing.T) {
 	}
 }
 
+// TestApproximateAnswersDoNotDependOnLayout: under one centroid set, an
+// approximate search answers alike whether the newest records are still
+// in a process's delta, flushed into segments, or merged — in this
+// process and in a fresh one — and a group that falls below the
+// threshold is searched exactly again.
+func TestApproximateAnswersDoNotDependOnLayout(t *testing.T) {
+	ctx := context.Background()
+	store := newFakeStore()
+	h := newHistory(11, store, testEmbedder)
+	for range 5000 {
+		h.step()
+	}
+	dir := t.TempDir()
+	open := func(flushDocs int) *Index {
+		x, err := Open(Options{Dir: dir, Embedder: testEmbedder, FlushDocs: flushDocs, IVFThreshold: 400, ShortMergeDocs: 1 << 30})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { x.Close() })
+		return x
+	}
+	writer := open(50)
+	syncX(t, writer, store)
+	writer.maintain(ctx, 0)
+	st := writer.Status()
+	if len(st.Approximate) != 2 {
+		t.Fatalf("both groups must be searched approximately: %+v", st)
+	}
+	cents := writer.st.man.Centroids
+	for range 400 {
+		h.step()
+	}
+	// A process that keeps the new records in its delta...
+	held := open(1 << 30)
+	syncX(t, held, store)
+	if held.Status().Delta < 300 {
+		t.Fatalf("the delta holds %d documents; the test needs the new records there", held.Status().Delta)
+	}
+	ps := probes(12, 40)
+	want := describe(t, held, ps)
+	// ... answers as one that wrote them into segments and merged them.
+	syncX(t, writer, store)
+	if err := writer.flush(ctx, writer.store(), true); err != nil {
+		t.Fatal(err)
+	}
+	writer.maintain(ctx, 0)
+	syncX(t, writer, store)
+	if got := writer.st.man.Centroids; !slices.Equal(got, cents) {
+		t.Fatalf("the centroids were trained again (%v, then %v): the test needs one set", cents, got)
+	}
+	if d := writer.Status().Delta; d != 0 {
+		t.Fatalf("the writer still holds %d documents in its delta", d)
+	}
+	same(t, "the records flushed and merged", want, describe(t, writer, ps))
+	fresh := open(1 << 30)
+	syncX(t, fresh, store)
+	same(t, "a fresh process", want, describe(t, fresh, ps))
+
+	// The answers are approximate: some differ from the exact ones.
+	ref := openMem(t)
+	syncX(t, ref, store)
+	if describe(t, ref, ps) == want {
+		t.Fatal("the approximate answers equal the exact ones on every probe: the test checks nothing")
+	}
+	// An index that does not approximate (the default) answers exactly on
+	// the same files.
+	exact, err := Open(Options{Dir: dir, Embedder: testEmbedder, FlushDocs: 1 << 30, ShortMergeDocs: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exact.Close()
+	syncX(t, exact, store)
+	if st := exact.Status(); len(st.Approximate) != 0 {
+		t.Fatalf("status says approximate below the threshold: %+v", st)
+	}
+	same(t, "below the threshold", describe(t, ref, ps), describe(t, exact, ps))
+}
+
 // grepDir reports the files under dir that hold needle.
 func grepDir(t *testing.T, dir, needle string) []string {
 	t.Helper()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/segment"
+	"github.com/cairnhq/cairn/vector"
 )
 
 // docMeta is a document's scope and attributes, as a segment stores them
@@ -73,6 +74,34 @@ type vecGroup struct {
 	centroids string // the centroid set lists refer to ("" none)
 	sec       *segment.Section
 	idsSec    *segment.Section
+	// assigned files the rows of a part written under no centroids (or
+	// other ones: the delta) under the current set, as a search needs.
+	assigned assignment
+}
+
+// assignment is the list of each row of a vector group under one
+// centroid set, computed as searches need it (rows are only appended).
+type assignment struct {
+	mu    sync.Mutex
+	name  string
+	lists []int32
+}
+
+// listsUnder returns the list of every row of g under c, computing those
+// not yet known. Safe for concurrent searches.
+func (g *vecGroup) listsUnder(c *centroids, dim int) []int32 {
+	a := &g.assigned
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.name != c.name {
+		a.name, a.lists = c.name, a.lists[:0]
+	}
+	if n := len(a.lists); n < g.rows {
+		a.lists = append(a.lists, vector.AssignAll(c.data, dim, g.rows-n, func(i int) []float32 {
+			return g.row(n+i, dim)
+		})...)
+	}
+	return a.lists[:g.rows:g.rows]
 }
 
 // listOf returns the list row r of a segment is filed under.

@@ -62,8 +62,9 @@ func (x *Index) Status() Status {
 	s.Generation, s.Segments, s.Docs, s.Deleted, s.Seq = m.Generation, len(m.Segments), m.docs(), m.deadCount(), m.Seq
 	s.Synced, s.Delta = st.seq, st.memDocs()
 	_, s.PendingMerges = planMerge(m, x.o.FlushDocs, 0, x.space, x.o.IVFThreshold)
+	v := &View{st: st, ivfFrom: x.o.IVFThreshold}
 	for g, c := range st.cents {
-		if c != nil {
+		if c != nil && v.liveVectors(g) >= v.ivfFrom {
 			s.Approximate = append(s.Approximate, []string{"observations and summaries", "thoughts and the knowledge graph"}[g])
 		}
 	}

@@ -27,17 +27,27 @@ type rowRange struct{ pi, lo, hi int }
 
 // Nearest returns the k documents of a group most similar to q (dot
 // product; vectors are unit length) among those f (when not nil) and
-// allow (when not nil) accept, best first, ties by record id. A group with
-// centroids is searched approximately: the lists nearest q in every
-// segment (of the filter's repository only, when it names one), plus the
-// rows filed under no centroids; when that finds fewer than k, the search
-// is exact.
+// allow (when not nil) accept, best first, ties by record id.
+//
+// A group holding at least the index's IVFThreshold live vectors, once
+// its centroids are trained, is searched approximately: only the rows
+// filed under the lists whose centroids are nearest q are scanned. Which
+// rows those are depends only on the centroid set, never on how the rows
+// are split into segments or whether they are still in the delta (rows
+// not filed under the set are filed as the search needs), so every
+// process and every history of flushes and merges gives the same answer
+// until the centroids are trained again. When the lists hold fewer than k
+// accepted rows, the search is exact.
 func (v *View) Nearest(group int, q []float32, k int, f *Filter, allow func(uint32) bool) []vector.Hit {
 	st := v.st
 	if st.dim == 0 || len(q) != st.dim || k <= 0 {
 		return nil
 	}
-	spans := func(lists []int) []rowRange {
+	c := st.cents[group]
+	if c != nil && v.liveVectors(group) < v.ivfFrom {
+		c = nil
+	}
+	spans := func(probe []bool) []rowRange {
 		var rs []rowRange
 		for pi, p := range st.parts {
 			ci := -1
@@ -49,23 +59,54 @@ func (v *View) Nearest(group int, q []float32, k int, f *Filter, allow func(uint
 			}
 			g := &p.groups[group]
 			add := func(lo, hi int) { rs = append(rs, rowRange{pi, lo, hi}) }
-			if lists == nil || g.ranges == nil || g.centroids != st.cents[group].name {
+			switch {
+			case probe == nil:
 				g.spans(ci, -1, add)
-				continue
-			}
-			for _, l := range lists {
-				g.spans(ci, l, add)
+			case g.ranges != nil && g.centroids == c.name:
+				for l, on := range probe {
+					if on {
+						g.spans(ci, l, add)
+					}
+				}
+			default:
+				lists := g.listsUnder(c, st.dim)
+				for lo := 0; lo < len(lists); {
+					if !probe[lists[lo]] {
+						lo++
+						continue
+					}
+					hi := lo + 1
+					for hi < len(lists) && probe[lists[hi]] {
+						hi++
+					}
+					add(lo, hi)
+					lo = hi
+				}
 			}
 		}
 		return rs
 	}
-	if c := st.cents[group]; c != nil {
-		probes := vector.Probe(c.data, st.dim, q, probeCount(c.lists))
-		if hits := v.scan(group, q, k, spans(probes), f, allow); len(hits) == k {
+	if c != nil {
+		probe := make([]bool, c.lists)
+		for _, l := range vector.Probe(c.data, st.dim, q, probeCount(c.lists)) {
+			probe[l] = true
+		}
+		if hits := v.scan(group, q, k, spans(probe), f, allow); len(hits) == k {
 			return hits
 		}
 	}
 	return v.scan(group, q, k, spans(nil), f, allow)
+}
+
+// liveVectors counts the live documents of a group with a vector.
+func (v *View) liveVectors(group int) int {
+	n := 0
+	for kind, c := range v.st.counts {
+		if groupOf(kind) == group {
+			n += c.Vec
+		}
+	}
+	return n
 }
 
 // scan keeps the k best rows of the ranges, spread over the cores.

@@ -18,6 +18,8 @@ var ErrCorrupt = segment.ErrCorrupt
 // the function Read calls. Documents are global numbers below Docs().
 type View struct {
 	st *state
+	// ivfFrom is the index's IVFThreshold.
+	ivfFrom int
 }
 
 // Read calls fn with a view of the current state, under the read lock
@@ -39,7 +41,7 @@ func (x *Index) Read(fn func(v *View) error) (err error) {
 			err = memory.Wrap(memory.CodeDBError, c.err, "the retrieval index is damaged and must be rebuilt")
 		}
 	}()
-	return fn(&View{st: x.st})
+	return fn(&View{st: x.st, ivfFrom: x.o.IVFThreshold})
 }
 
 // IsCorrupt reports whether err says the index is damaged.

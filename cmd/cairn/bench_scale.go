@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/cairnhq/cairn/index"
 	"github.com/cairnhq/cairn/internal/bench"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/spf13/cobra"
@@ -31,7 +32,11 @@ over sessions in 20 repositories, with a long-tail vocabulary) at each of
   - in a fresh process: open to the first hybrid Retrieve answer (cold
     start), RSS once the index is warm, and the latency (p50/p95/p99) of
     Retrieve per provider and of inner_voice.retrieve under each
-    --concurrency.
+    --concurrency;
+  - from --approximate-from records (default 250k), the same again in
+    another fresh process with the semantic side approximate from that
+    many vectors (CAIRN_INDEX_APPROXIMATE_FROM), and how many answers are
+    byte-identical to the default exact search's.
 
 Each size is built by one child process and measured by another, so memory
 figures belong to that size alone. Temporary databases are removed at the
@@ -59,8 +64,13 @@ end, on error and on Ctrl-C; your own database is not touched.`,
 				}
 				return a.emit(rep)
 			case "serve":
+				// The child is approximate only when told to.
+				approxChild := 0
+				if cmd.Flags().Changed("approximate-from") {
+					approxChild = o.ApproximateFrom
+				}
 				rep, err := bench.ScaleServe(cmd.Context(), bench.ServeOptions{Dir: o.Dir, Queries: o.Queries,
-					Concurrency: o.Concurrency, Providers: o.Providers, Progress: a.err})
+					Concurrency: o.Concurrency, Providers: o.Providers, Progress: a.err, ApproximateFrom: approxChild})
 				if err != nil {
 					return err
 				}
@@ -110,6 +120,7 @@ end, on error and on Ctrl-C; your own database is not touched.`,
 	f.Uint64Var(&o.Seed, "seed", o.Seed, "generator seed")
 	f.IntVar(&o.Batch, "batch", o.Batch, "records per transaction in the batched ingest")
 	f.IntVar(&o.OneByOne, "one-by-one", o.OneByOne, "records written one per transaction (0 skips)")
+	f.IntVar(&o.ApproximateFrom, "approximate-from", index.SuggestedIVFThreshold, "also measure sizes of at least this many records with the semantic side approximate from this many vectors (0 skips)")
 	f.StringVar(&child, "child", "", "internal: run one phase (build or serve) and print its JSON")
 	f.IntVar(&size, "size", 0, "internal: the records of the build phase")
 	f.MarkHidden("child")

@@ -55,6 +55,10 @@ type ScaleOptions struct {
 	Providers   []string
 	// Seed seeds the generator.
 	Seed uint64
+	// ApproximateFrom, when positive, also measures every size of at least
+	// that many records with the semantic side approximate from that many
+	// vectors (ServeApproximate), against the default exact search.
+	ApproximateFrom int
 	// Batch is the records per import transaction (default 10,000);
 	// OneByOne how many records are written one per transaction (default
 	// 2,000; 0 skips).
@@ -96,6 +100,9 @@ type SizeReport struct {
 	Size  int         `json:"size"`
 	Build BuildResult `json:"build"`
 	Serve ServeResult `json:"serve"`
+	// ServeApproximate is Serve again, in another fresh process, with the
+	// semantic side approximate (ScaleOptions.ApproximateFrom).
+	ServeApproximate *ServeResult `json:"serveApproximate,omitempty"`
 	// Processes is measured with the cairn binary only (Binary set).
 	Processes *ProcessResult `json:"processes,omitempty"`
 }
@@ -175,6 +182,15 @@ type ServeResult struct {
 	GCPercent   int     `json:"gcPercent"`
 	Runs        []Run   `json:"runs"`
 	Load1       float64 `json:"load1"`
+	// ApproximateFrom is the option the process ran with (0: exact);
+	// when set, of Compared retrieve questions, SameAsExact counts those
+	// whose hybrid answer was byte-identical to the exact search's, and
+	// SameCandidates those whose candidates were (the rest differ in
+	// provenance's counts only).
+	ApproximateFrom int `json:"approximateFrom,omitempty"`
+	SameAsExact     int `json:"sameAsExact,omitempty"`
+	SameCandidates  int `json:"sameCandidates,omitempty"`
+	Compared        int `json:"compared,omitempty"`
 }
 
 // scaleQuestionsFile is where the build phase leaves the questions and
@@ -335,6 +351,14 @@ func Scale(ctx context.Context, o ScaleOptions) (ScaleReport, error) {
 			if sr.Serve, err = ScaleServe(ctx, s); err != nil {
 				return rep, err
 			}
+			if o.ApproximateFrom > 0 && n >= o.ApproximateFrom {
+				s.ApproximateFrom = o.ApproximateFrom
+				ap, err := ScaleServe(ctx, s)
+				if err != nil {
+					return rep, err
+				}
+				sr.ServeApproximate = &ap
+			}
 		} else {
 			if err := o.child(ctx, &sr.Build, "build", "--dir", sub, "--size", strconv.Itoa(n), "--seed", strconv.FormatUint(o.Seed, 10),
 				"--batch", strconv.Itoa(o.Batch), "--one-by-one", strconv.Itoa(o.OneByOne)); err != nil {
@@ -344,6 +368,16 @@ func Scale(ctx context.Context, o ScaleOptions) (ScaleReport, error) {
 			if err := o.child(ctx, &sr.Serve, "serve", "--dir", sub, "--queries", strconv.Itoa(o.Queries),
 				"--concurrency", joinInts(o.Concurrency), "--provider", strings.Join(o.Providers, ",")); err != nil {
 				return rep, err
+			}
+			if o.ApproximateFrom > 0 && n >= o.ApproximateFrom {
+				fmt.Fprintf(o.Log, "%s: measuring in a fresh process, approximate from %d vectors\n", SizeName(n), o.ApproximateFrom)
+				var ap ServeResult
+				if err := o.child(ctx, &ap, "serve", "--dir", sub, "--queries", strconv.Itoa(o.Queries),
+					"--concurrency", joinInts(o.Concurrency), "--provider", strings.Join(o.Providers, ","),
+					"--approximate-from", strconv.Itoa(o.ApproximateFrom)); err != nil {
+					return rep, err
+				}
+				sr.ServeApproximate = &ap
 			}
 			fmt.Fprintf(o.Log, "%s: measuring new cairn processes\n", SizeName(n))
 			pr, err := measureProcesses(ctx, o.Binary, sub, o.Log)
@@ -621,6 +655,8 @@ type ServeOptions struct {
 	Concurrency []int
 	Providers   []string
 	Progress    io.Writer
+	// ApproximateFrom opens the engine with IndexApproximateFrom.
+	ApproximateFrom int
 }
 
 // ScaleServe opens Dir/scale.db afresh and measures cold start, memory
@@ -646,11 +682,15 @@ func ScaleServe(ctx context.Context, o ServeOptions) (ServeResult, error) {
 	iv := retrieve.DefaultInnerVoiceConfig()
 	iv.Enabled = true
 	t0 := time.Now()
-	eng, err := cairn.Open(filepath.Join(o.Dir, scaleDBName), &cairn.Options{Now: func() time.Time { return now }, InnerVoice: &iv})
+	opts := func(approx int) *cairn.Options {
+		return &cairn.Options{Now: func() time.Time { return now }, InnerVoice: &iv, IndexApproximateFrom: approx}
+	}
+	eng, err := cairn.Open(filepath.Join(o.Dir, scaleDBName), opts(o.ApproximateFrom))
 	if err != nil {
 		return res, err
 	}
 	defer eng.Close()
+	res.ApproximateFrom = o.ApproximateFrom
 	res.OpenMs = ms(time.Since(t0))
 	if _, err := eng.Retrieve(ctx, qf.Retrieve[0]); err != nil {
 		return res, err
@@ -661,6 +701,17 @@ func ScaleServe(ctx context.Context, o ServeOptions) (ServeResult, error) {
 		return res, err
 	}
 	res.InnerVoiceFirstMs = ms(time.Since(t1))
+	if o.ApproximateFrom > 0 {
+		// Train the centroids now (a server does it in the background).
+		fmt.Fprintln(o.Progress, "  training the approximate search's centroids")
+		st, err := eng.OptimizeIndex(ctx, true)
+		if err != nil {
+			return res, err
+		}
+		if len(st.Approximate) == 0 {
+			return res, memory.Errorf(memory.CodeInternal, "no vector group reached %d vectors: nothing is approximate", o.ApproximateFrom)
+		}
+	}
 	fmt.Fprintln(o.Progress, "  waiting for background index builds to settle")
 	res.SettleMs = ms(settle(ctx, 10*time.Minute))
 
@@ -723,8 +774,47 @@ func ScaleServe(ctx context.Context, o ServeOptions) (ServeResult, error) {
 		}
 		res.Runs = append(res.Runs, Run{Path: r.path, Stats: s})
 	}
-	res.PeakRSSMiB = procStatus()["VmHWM"]
+	// The kernel updates VmHWM lazily (RSS counters are cached per
+	// thread): the peak is at least the RSS read before.
+	res.PeakRSSMiB = max(procStatus()["VmHWM"], res.RSSMiB)
+	if o.ApproximateFrom > 0 {
+		if res.SameAsExact, res.SameCandidates, res.Compared, err = sameAnswers(ctx, eng, filepath.Join(o.Dir, scaleDBName), opts(0), qf.Retrieve); err != nil {
+			return res, err
+		}
+	}
 	return res, nil
+}
+
+// sameAnswers counts the questions eng answers byte for byte as an engine
+// opened on path with opts does, and those whose candidates are alike.
+func sameAnswers(ctx context.Context, eng *cairn.Engine, path string, opts *cairn.Options, qs []cairn.RetrieveRequest) (same, sameCands, n int, err error) {
+	ref, err := cairn.Open(path, opts)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer ref.Close()
+	for _, q := range qs {
+		a, err := eng.Retrieve(ctx, q)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		b, err := ref.Retrieve(ctx, q)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		aj, _ := json.Marshal(a)
+		bj, _ := json.Marshal(b)
+		if bytes.Equal(aj, bj) {
+			same++
+		}
+		aj, _ = json.Marshal(a.Candidates)
+		bj, _ = json.Marshal(b.Candidates)
+		if bytes.Equal(aj, bj) {
+			sameCands++
+		}
+		n++
+	}
+	return same, sameCands, n, nil
 }
 
 func newTable(w io.Writer) *tabwriter.Writer {
@@ -896,8 +986,23 @@ func WriteScaleTable(w io.Writer, rep ScaleReport) error {
 			call, _, _ := strings.Cut(r.Path, ",")
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.2f\t%.2f\t%.2f\t\n", SizeName(s.Size), call, r.Clients, r.RPS, r.P50, r.P95, r.P99)
 		}
+		if ap := s.ServeApproximate; ap != nil {
+			for _, r := range ap.Runs {
+				call, _, _ := strings.Cut(r.Path, ",")
+				fmt.Fprintf(tw, "%s\t%s (approximate)\t%d\t%.0f\t%.2f\t%.2f\t%.2f\t\n", SizeName(s.Size), call, r.Clients, r.RPS, r.P50, r.P95, r.P99)
+			}
+		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, s := range rep.Sizes {
+		if ap := s.ServeApproximate; ap != nil {
+			fmt.Fprintf(w, "\n%s, approximate from %d vectors: of %d hybrid answers, %d byte-identical to the exact search's and %d with the same candidates; cold start %.0f ms (exact %.0f ms)\n",
+				SizeName(s.Size), ap.ApproximateFrom, ap.Compared, ap.SameAsExact, ap.SameCandidates, ap.ColdStartMs, s.Serve.ColdStartMs)
+		}
+	}
+	return nil
 }
 
 // ScaleChart is the latency against memory count plot: p50 and p99 of

@@ -64,7 +64,7 @@ func TestScaleReport(t *testing.T) {
 	}
 	dir := t.TempDir()
 	rep, err := bench.Scale(context.Background(), bench.ScaleOptions{Sizes: []int{300}, Queries: 20, Concurrency: []int{1, 2},
-		Seed: 3, Batch: 100, OneByOne: 30, Dir: dir})
+		Seed: 3, Batch: 100, OneByOne: 30, Dir: dir, ApproximateFrom: 60})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,11 +92,15 @@ func TestScaleReport(t *testing.T) {
 			t.Errorf("run %+v", r)
 		}
 	}
+	// The approximate search was measured too, and compared with the exact.
+	if ap := s.ServeApproximate; ap == nil || len(ap.Runs) != 6 || ap.ApproximateFrom != 60 || ap.Compared == 0 || ap.SameAsExact > ap.SameCandidates || ap.SameCandidates > ap.Compared || v.Compared != 0 {
+		t.Fatalf("approximate serve %+v", ap)
+	}
 	var out bytes.Buffer
 	if err := bench.WriteScaleTable(&out, rep); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"retrieve hybrid", "retrieve local-fts", "inner_voice.retrieve", "cold start ms", "300"} {
+	for _, want := range []string{"retrieve hybrid", "retrieve local-fts", "inner_voice.retrieve", "cold start ms", "300", "(approximate)", "byte-identical to the exact"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}

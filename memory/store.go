@@ -200,6 +200,10 @@ type IndexRecord struct {
 	ID     string
 	// Content is the searchable text ("" when Gone).
 	Content string
+	// Body is the record's own text when Content adds context around it (a
+	// knowledge-graph fact's statement, which Content prefixes with its
+	// entity's name); "" when Content is the record's own text.
+	Body string
 	// TS is the observation's ts or the summary's createdAt.
 	TS    int64
 	Scope Scope

@@ -721,9 +721,18 @@ func testRecords(t *testing.T, s memory.Store) {
 		if err != nil {
 			return err
 		}
-		if o1 := recs[0]; o1.CapsuleID != "c1" || o1.Position != 0 || o1.Scope != s1 || o1.TS != 10 {
+		if o1 := recs[0]; o1.CapsuleID != "c1" || o1.Position != 0 || o1.Scope != s1 || o1.TS != 10 || o1.Body != "" {
 			t.Errorf("observation o1 read as %+v", o1)
 			return nil
+		}
+		// A fact's searched text names its entity; its body is the
+		// statement alone.
+		recs, err = r.Records(ctx, memory.VectorKGObservation, []string{"k1"})
+		if err != nil {
+			return err
+		}
+		if k1 := recs[0]; k1.Content != "Alice: writes Go" || k1.Body != "writes Go" {
+			t.Errorf("fact k1 read as %+v", k1)
 		}
 		return nil
 	})

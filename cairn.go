@@ -73,9 +73,25 @@ type Options struct {
 	IndexBackground bool
 	// IndexProgress, when set, is told how far an index build is.
 	IndexProgress func(stage string, done, total int)
+	// HealEmbeddings embeds, in the background, the records that wait
+	// for a vector of the active space (written while the embedder was
+	// down, or by a process killed between storing a record and its
+	// vector): at open, then every HealInterval, in small batches, backing
+	// off (from 5 s, doubling, up to 10 min) while the embedder fails.
+	// Several processes may heal one database at once: each vector is
+	// stored once. For processes that live long (cairn serve, cairn mcp);
+	// Close stops it.
+	HealEmbeddings bool
+	// HealInterval is how often the healer looks for pending records.
+	// Default DefaultHealInterval (1 minute).
+	HealInterval time.Duration
 
 	// settings, set by Settings.Options, is what Config reports.
 	settings *Settings
+	// healAfter replaces the healer's timer and healPass observes its
+	// passes (tests).
+	healAfter func(time.Duration) <-chan time.Time
+	healPass  func(HealPass)
 }
 
 // Engine is an open cairn database with its services. It is safe for
@@ -99,6 +115,8 @@ type Engine struct {
 
 	embedder     embed.Embedder
 	embedOnWrite bool
+	// heal embeds pending records in the background (nil: it does not).
+	heal *healer
 }
 
 // Open opens (creating if needed) the cairn database at path.
@@ -206,15 +224,21 @@ func newEngine(store memory.Store, o Options) (*Engine, error) {
 		Now:                  o.Now,
 		DefaultMaxCandidates: o.DefaultMaxCandidates,
 	}
+	if o.HealEmbeddings {
+		e.startHealer(o)
+	}
 	return e, nil
 }
 
 // Path returns the database file's path.
 func (e *Engine) Path() string { return e.path }
 
-// Close finishes the retrieval index's due maintenance and closes the
-// database.
+// Close stops the background healer, finishes the retrieval index's due
+// maintenance and closes the database.
 func (e *Engine) Close() error {
+	if e.heal != nil {
+		e.heal.stop()
+	}
 	ierr := e.index.Close()
 	if err := e.store.Close(); err != nil {
 		return err

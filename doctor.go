@@ -21,6 +21,8 @@ type DoctorRequest struct {
 
 // DoctorReport lists the checks and what was repaired.
 type DoctorReport struct {
+	// OK says no check failed; warnings (records waiting for vectors) do
+	// not count.
 	OK       bool             `json:"ok"`
 	Findings []memory.Finding `json:"findings"`
 	// Repaired lists the repairs made (with fix).
@@ -77,7 +79,7 @@ func (e *Engine) Doctor(ctx context.Context, req DoctorRequest) (DoctorReport, e
 	rep.Findings = findings
 	rep.OK = true
 	for _, f := range findings {
-		rep.OK = rep.OK && f.OK
+		rep.OK = rep.OK && (f.OK || f.Warning)
 	}
 	return rep, nil
 }
@@ -108,24 +110,27 @@ func (e *Engine) probeEmbedder(ctx context.Context) memory.Finding {
 	if err != nil {
 		f.OK = false
 		f.Detail = fmt.Sprintf("%s does not answer: %s", sp, memory.Public(err).Message)
-		f.Fix = "start the embedding service or correct CAIRN_EMBED_URL / CAIRN_EMBED_MODEL / CAIRN_EMBED_DIM (cairn config shows them); records written meanwhile are kept and embedded by cairn reembed"
+		f.Fix = "start the embedding service or correct CAIRN_EMBED_URL / CAIRN_EMBED_MODEL / CAIRN_EMBED_DIM (cairn config shows them); records written meanwhile are kept and embedded by cairn reembed, or by a running cairn serve or cairn mcp once the embedder answers"
 		return f
 	}
 	f.Detail = fmt.Sprintf("%s answers with %d-dimensional vectors; retrieval provider %s", sp, sp.Dim, e.retriever.Provider.Name())
 	return f
 }
 
-// vectorFinding reports records waiting for a vector of the active space.
+// vectorFinding reports records waiting for a vector of the active space:
+// a warning, not a failure (they are found by words meanwhile, and a
+// long-running cairn embeds them by itself).
 func (e *Engine) vectorFinding(ctx context.Context) (memory.Finding, error) {
 	sp := e.embedder.Space()
 	vs, err := e.store.VectorStats(ctx, sp)
 	if err != nil {
 		return memory.Finding{}, err
 	}
-	f := memory.Finding{Check: "vectors", OK: vs.Pending == 0,
+	f := memory.Finding{Check: "vectors", OK: vs.Pending == 0, Warning: vs.Pending > 0,
 		Detail: fmt.Sprintf("%d records embedded in %s, %d pending, %d vectors of other spaces", vs.InSpace, sp, vs.Pending, vs.OtherSpaces)}
 	if !f.OK {
-		f.Fix = "run cairn reembed (or cairn doctor --fix) once the embedder answers; pending records are found by words meanwhile"
+		f.Detail += "; pending records are found by words until they are embedded"
+		f.Fix = "run cairn reembed (or cairn doctor --fix), or leave a cairn serve or cairn mcp running: it embeds them in the background once the embedder answers"
 	}
 	return f, nil
 }

@@ -10,10 +10,15 @@ import (
 // embedBatch is how many texts go to the embedder at once.
 const embedBatch = 64
 
-// embedRecords embeds records and stores their vectors. A failure leaves
-// them pending (cairn reembed, or the next Reembed, picks them up) and is
-// returned for logging; the records themselves are already safe.
-func (e *Engine) embedRecords(ctx context.Context, jobs []memory.EmbedJob) error {
+// embedRecords embeds records and stores the vectors of those that still
+// wait for one with the text embedded (another process may have embedded
+// some meanwhile, or a record been rewritten). It returns how many vectors
+// it stored. A failure leaves the rest pending (cairn reembed, the
+// background healer of a long-running process, or the next Reembed picks
+// them up) and is returned for logging; the records themselves are
+// already safe.
+func (e *Engine) embedRecords(ctx context.Context, jobs []memory.EmbedJob) (int, error) {
+	stored := 0
 	for i := 0; i < len(jobs); i += embedBatch {
 		batch := jobs[i:min(i+embedBatch, len(jobs))]
 		texts := make([]string, len(batch))
@@ -25,28 +30,34 @@ func (e *Engine) embedRecords(ctx context.Context, jobs []memory.EmbedJob) error
 			err = embed.Check(e.embedder.Space(), texts, vecs)
 		}
 		if err != nil {
-			return memory.Wrap(memory.CodeEmbedderUnavailable, err, "embedding: %s", memory.Public(err).Message)
+			return stored, memory.Wrap(memory.CodeEmbedderUnavailable, err, "embedding: %s", memory.Public(err).Message)
 		}
 		es := make([]memory.Embedding, len(batch))
 		for j, b := range batch {
-			es[j] = memory.Embedding{Kind: b.Kind, ID: b.ID, Space: e.embedder.Space(), Vector: vecs[j]}
+			es[j] = memory.Embedding{Kind: b.Kind, ID: b.ID, Space: e.embedder.Space(), Vector: vecs[j], Text: b.Content}
 		}
-		if err := e.store.PutEmbeddings(ctx, es); err != nil {
-			return err
+		n, err := e.store.FillEmbeddings(ctx, es)
+		stored += n
+		if err != nil {
+			return stored, err
 		}
 	}
-	return nil
+	return stored, nil
 }
 
 // embedAfterWrite embeds records just written, when the engine embeds on
 // write. Failures are logged, never returned: the write has succeeded and
-// the records wait, pending, for cairn reembed.
+// the records wait, pending, for cairn reembed or the background healer.
 func (e *Engine) embedAfterWrite(ctx context.Context, jobs []memory.EmbedJob) {
 	if !e.embedOnWrite || len(jobs) == 0 {
 		return
 	}
-	if err := e.embedRecords(context.WithoutCancel(ctx), jobs); err != nil {
-		e.log.Warn("records stored without vectors; run cairn reembed", "records", len(jobs), "err", memory.Public(err).Message)
+	if _, err := e.embedRecords(context.WithoutCancel(ctx), jobs); err != nil {
+		fix := "run cairn reembed"
+		if e.heal != nil {
+			fix = "this process embeds them in the background once the embedder answers"
+		}
+		e.log.Warn("records stored without vectors; "+fix, "records", len(jobs), "err", memory.Public(err).Message)
 	}
 }
 
@@ -59,9 +70,11 @@ type ReembedRequest struct {
 
 // ReembedReport says what a re-embedding did.
 type ReembedReport struct {
-	Space    memory.Space `json:"space"`
-	Embedded int          `json:"embedded"`
-	Dropped  int          `json:"dropped"`
+	Space memory.Space `json:"space"`
+	// Embedded counts the vectors stored (records another process
+	// embedded meanwhile are not counted).
+	Embedded int `json:"embedded"`
+	Dropped  int `json:"dropped"`
 	// Pending counts records still without a vector (the embedder failed).
 	Pending int `json:"pending"`
 }
@@ -76,7 +89,7 @@ func (e *Engine) Reembed(ctx context.Context, req ReembedRequest, progress func(
 	if err != nil {
 		return rep, err
 	}
-	total := st.Pending
+	total, done := st.Pending, 0
 	after := ""
 	for {
 		jobs, err := e.store.PendingEmbeddings(ctx, space, after, 512)
@@ -86,15 +99,17 @@ func (e *Engine) Reembed(ctx context.Context, req ReembedRequest, progress func(
 		if len(jobs) == 0 {
 			break
 		}
-		if err := e.embedRecords(ctx, jobs); err != nil {
+		n, err := e.embedRecords(ctx, jobs)
+		rep.Embedded += n
+		if err != nil {
 			st, _ := e.store.VectorStats(context.WithoutCancel(ctx), space)
 			rep.Pending = st.Pending
 			return rep, err
 		}
-		rep.Embedded += len(jobs)
 		after = afterKey(jobs[len(jobs)-1])
+		done += len(jobs)
 		if progress != nil {
-			progress(rep.Embedded, max(total, rep.Embedded))
+			progress(done, max(total, done))
 		}
 	}
 	if req.DropOtherSpaces {

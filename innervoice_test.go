@@ -268,16 +268,33 @@ func TestInnerVoiceDedupesAcrossTables(t *testing.T) {
 		t.Fatalf("the thought was dropped instead of its duplicate: %+v", res.Snippets)
 	}
 	_ = th
-	// Identical text in a thought and a KG observation (the KG text is
-	// prefixed with the entity's name, so use an entity-free duplicate).
-	eng = openVoice(t, nil)
-	think(t, eng, cairn.ThinkRequest{Content: "gateway: the gateway drops idle federation links"})
-	ent = entity(t, eng, "gateway", "service")
-	observe(t, eng, ent.ID, "the gateway drops idle federation links")
-	res = voice(t, eng, retrieve.InnerVoiceRequest{Query: "gateway drops idle federation links", Mix: ptr(0.5)})
-	got := bySource(res)
-	if got["thought"]+got["kg_observation"] != 1 || res.Diagnostics.Deduped != 1 {
-		t.Fatalf("identical text across tables: want one snippet, got %v %+v", got, res.Diagnostics)
+}
+
+// A thought and a fact stating the same thing, as an agent records them
+// with think and kg_observe, come back once: as the fact, the curated
+// (green) copy, whose content hash is its statement's, not its
+// entity-prefixed text's.
+func TestInnerVoiceDedupesThoughtAndFact(t *testing.T) {
+	for _, tc := range []struct{ thought, fact string }{
+		{"billing-service uses PostgreSQL 15", "billing-service uses PostgreSQL 15"},
+		{"billing-service uses PostgreSQL 15.", "Billing-service  uses PostgreSQL 15."},
+		// The fact leaves the subject to its entity.
+		{"billing-service uses PostgreSQL 15", "uses PostgreSQL 15"},
+	} {
+		eng := openVoice(t, nil)
+		th := think(t, eng, cairn.ThinkRequest{Content: tc.thought, Origin: memory.OriginModel})
+		ent := entity(t, eng, "billing-service", "service")
+		fact := observe(t, eng, ent.ID, tc.fact)
+		other := think(t, eng, cairn.ThinkRequest{Content: "billing-service retries failed card payments twice"})
+		res := voice(t, eng, retrieve.InnerVoiceRequest{Query: "which PostgreSQL version does billing-service use", Mix: ptr(0.5), Floor: ptr(0.01)})
+		var ids []string
+		for _, s := range res.Snippets {
+			ids = append(ids, s.ID)
+		}
+		if slices.Contains(ids, th.ID) || !slices.Contains(ids, fact.ID) || !slices.Contains(ids, other.ID) || res.Diagnostics.Deduped != 1 {
+			t.Errorf("thought %q, fact %q: want the fact %s and the other thought, one deduped; got %v, deduped %d",
+				tc.thought, tc.fact, fact.ID, ids, res.Diagnostics.Deduped)
+		}
 	}
 }
 

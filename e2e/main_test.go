@@ -43,6 +43,14 @@ var listening = regexp.MustCompile(`listening on http://(\S+)`)
 // server stops with the test.
 func serve(t *testing.T, db string, env ...string) string {
 	t.Helper()
+	base, _ := serveLogged(t, db, env...)
+	return base
+}
+
+// serveLogged is serve that also hands over the server's log lines (the
+// first 100; later ones are dropped).
+func serveLogged(t *testing.T, db string, env ...string) (string, <-chan string) {
+	t.Helper()
 	cmd := exec.Command(cairnBin, "--db", db, "serve", "--addr", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
@@ -63,21 +71,28 @@ func serve(t *testing.T, db string, env ...string) string {
 		}
 	})
 	addr := make(chan string, 1)
+	lines := make(chan string, 100)
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
-				break
+				select {
+				case addr <- m[1]:
+				default:
+				}
+			}
+			select {
+			case lines <- sc.Text():
+			default:
 			}
 		}
 		io.Copy(io.Discard, stderr)
 	}()
 	select {
 	case a := <-addr:
-		return "http://" + strings.TrimSuffix(a, ")")
+		return "http://" + strings.TrimSuffix(a, ")"), lines
 	case <-time.After(15 * time.Second):
 		t.Fatal("cairn serve did not start")
 	}
-	return ""
+	return "", nil
 }

@@ -97,6 +97,9 @@ func New(eng *cairn.Engine, opts *Options) *API {
 	o.Metrics.GaugeFunc("cairn_store_rows", "Rows in the store by kind of record.", a.rowSamples, "kind")
 	o.Metrics.GaugeFunc("cairn_store_bytes", "Size of the database file in bytes.", a.sizeSamples)
 	o.Metrics.GaugeFunc("cairn_code_etv_cache_lookups", "Code memory verification cache lookups since start, by result (hit or miss).", a.etvSamples, "result")
+	o.Metrics.CounterFunc("cairn_embeddings_healed_total", "Pending records this process embedded in the background since start.", a.healSamples(func(h cairn.HealStatus) int64 { return h.Healed }))
+	o.Metrics.CounterFunc("cairn_embeddings_heal_failures_total", "Background embedding passes that failed (the embedder or the store), since start.", a.healSamples(func(h cairn.HealStatus) int64 { return h.Failures }))
+	o.Metrics.GaugeFunc("cairn_embeddings_pending", "Records waiting for a vector of the active embedder after the last background pass.", a.healSamples(func(h cairn.HealStatus) int64 { return int64(h.Pending) }))
 
 	for _, t := range cairn.Tools() {
 		a.mux.Handle(t.Method+" "+t.Path, a.toolHandler(t))
@@ -430,6 +433,18 @@ func (a *API) rowSamples() []metrics.Sample {
 func (a *API) etvSamples() []metrics.Sample {
 	st := a.eng.CodeVerification()
 	return []metrics.Sample{{Labels: []string{"hit"}, Value: float64(st.Hits)}, {Labels: []string{"miss"}, Value: float64(st.Misses)}}
+}
+
+// healSamples reads one figure of the background healer (no sample when
+// the engine does not heal).
+func (a *API) healSamples(figure func(cairn.HealStatus) int64) func() []metrics.Sample {
+	return func() []metrics.Sample {
+		h := a.eng.Healing()
+		if !h.Enabled {
+			return nil
+		}
+		return []metrics.Sample{{Value: float64(figure(h))}}
+	}
 }
 
 func (a *API) sizeSamples() []metrics.Sample {

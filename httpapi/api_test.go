@@ -293,6 +293,44 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
+// A server's background healing shows in /metrics: records a killed
+// process left without vectors are counted as they are embedded.
+func TestMetricsCountHealing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cairn.db")
+	w, err := cairn.Open(path, &cairn.Options{SkipEmbedOnWrite: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"one", "two", "three"} {
+		if _, err := w.Log(context.Background(), cairn.LogRequest{Kind: memory.KindMessage, Content: c}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	eng, err := cairn.Open(path, &cairn.Options{HealEmbeddings: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	srv := httptest.NewServer(httpapi.New(eng, nil))
+	t.Cleanup(srv.Close)
+	// The first pass runs at open; wait for it to be reported.
+	for deadline := time.Now().Add(2 * time.Minute); eng.Healing().Passes == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the healer reported no pass")
+		}
+	}
+	text := string(do(t, srv, "GET", "/metrics", "").body)
+	for _, want := range []string{
+		"# TYPE cairn_embeddings_healed_total counter", "cairn_embeddings_healed_total 3",
+		"cairn_embeddings_heal_failures_total 0", "# TYPE cairn_embeddings_pending gauge", "cairn_embeddings_pending 0",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+}
+
 func TestImportExport(t *testing.T) {
 	srv, _ := newServer(t, nil)
 	lines := "{\"kind\":\"message\",\"content\":\"a\"}\n{\"kind\":\"command\",\"content\":\"b\"}\n"

@@ -200,6 +200,10 @@ type IndexRecord struct {
 	ID     string
 	// Content is the searchable text ("" when Gone).
 	Content string
+	// Body is the record's own text when Content adds context around it (a
+	// knowledge-graph fact's statement, which Content prefixes with its
+	// entity's name); "" when Content is the record's own text.
+	Body string
 	// TS is the observation's ts or the summary's createdAt.
 	TS    int64
 	Scope Scope
@@ -275,6 +279,10 @@ type Embedding struct {
 	ID     string
 	Space  Space
 	Vector []float32
+	// Text is the text the vector was computed from. FillEmbeddings
+	// stores the vector only while it is still the record's searchable
+	// text ("": whatever the text).
+	Text string
 }
 
 // EmbedJob is a record waiting for a vector in a space.
@@ -300,6 +308,13 @@ type VectorStore interface {
 	// the same space). A vector for a record that no longer exists or was
 	// forgotten is dropped.
 	PutEmbeddings(ctx context.Context, es []Embedding) error
+	// FillEmbeddings stores the vectors of records that still wait for
+	// them, and returns how many it stored: a record that has a vector in
+	// the space already (another process embedded it meanwhile), whose
+	// searchable text is no longer the embedding's Text, or that no longer
+	// exists keeps what it has. Several processes may fill the same
+	// records at once: each vector is written once.
+	FillEmbeddings(ctx context.Context, es []Embedding) (int, error)
 	// PendingEmbeddings returns up to limit records with no vector in
 	// space, in a stable order, after the record named by after ("" for
 	// the start).
@@ -551,6 +566,10 @@ type Finding struct {
 	Check  string `json:"check"`
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"`
+	// Warning marks a check that is not OK without anything being broken
+	// (work left to do that cairn also does by itself): it does not make
+	// the health check fail.
+	Warning bool `json:"warning,omitempty"`
 	// Fix says how to repair a failed check.
 	Fix string `json:"fix,omitempty"`
 	// Repair names the automatic repair for a failed check, if there is

@@ -204,7 +204,10 @@ type ivCand struct {
 	src   source
 	rec   memory.IndexRecord
 	text  string
+	// hash is the content hash a snippet reports; keys are every hash the
+	// record dedupes by (hash first).
 	hash  string
+	keys  []string
 	start int
 	end   int
 }
@@ -464,10 +467,31 @@ func (iv *InnerVoice) load(ctx context.Context, r memory.Reader, cs []ivCand) er
 			cs[i].rec = recs[j]
 			text, s, e := content.Cap(recs[j].Content, content.CapMin, content.CapMax)
 			cs[i].text, cs[i].start, cs[i].end = text, s, e
-			cs[i].hash = content.Hash(recs[j].Content)
+			cs[i].keys = dedupeKeys(recs[j])
+			cs[i].hash = cs[i].keys[0]
 		}
 	}
 	return nil
+}
+
+// dedupeKeys returns the content hashes a record is deduplicated by, the
+// one its snippet reports first. A record's hash is that of its own text:
+// for a knowledge-graph fact, its statement, not the text it is searched by
+// (its entity's name, a colon, the statement), so that a thought and a fact
+// saying the same thing meet. A fact also answers to its searched text and
+// to its entity's name followed by the statement, which is how a thought
+// says what a fact leaves to its entity ("uses PostgreSQL 15" about
+// billing-service).
+func dedupeKeys(rec memory.IndexRecord) []string {
+	if rec.Body == "" {
+		return []string{content.Hash(rec.Content)}
+	}
+	keys := []string{content.Hash(rec.Body), content.Hash(rec.Content)}
+	if subject, ok := strings.CutSuffix(rec.Content, rec.Body); ok {
+		subject = strings.TrimSuffix(strings.TrimRight(subject, " "), ":")
+		keys = append(keys, content.Hash(subject+" "+rec.Body))
+	}
+	return keys
 }
 
 func sortCands(cs []ivCand) {
@@ -512,20 +536,30 @@ func (iv *InnerVoice) assemble(thoughts, kg []ivCand, topK int, mix, floor, minF
 		d.NoResults, d.Reason = true, "floor_excluded_all"
 		return res
 	}
-	// Dedupe: by (table, id), then by content hash across sources; the
-	// better-scored copy stays (on a tie, the knowledge graph's).
+	// Dedupe: by (table, id), then by content hash across sources. Of
+	// copies in both sources the knowledge graph's stays: it is curated,
+	// always of the green tier, and tied to its entity; within a source the
+	// better-scored copy stays.
 	all := append(append([]ivCand{}, k...), t...)
-	slices.SortStableFunc(all, func(a, b ivCand) int { return cmp.Compare(b.score, a.score) })
+	slices.SortStableFunc(all, func(a, b ivCand) int {
+		if a.src != b.src {
+			return cmp.Compare(b.src, a.src) // srcKG first
+		}
+		return cmp.Compare(b.score, a.score)
+	})
 	seenRef := map[string]bool{}
 	seenHash := map[string]bool{}
 	t, k = t[:0:0], k[:0:0]
 	for _, c := range all {
 		ref := string(c.kind) + "\x00" + c.rec.ID
-		if seenRef[ref] || seenHash[c.hash] {
+		if seenRef[ref] || slices.ContainsFunc(c.keys, func(h string) bool { return seenHash[h] }) {
 			d.Deduped++
 			continue
 		}
-		seenRef[ref], seenHash[c.hash] = true, true
+		seenRef[ref] = true
+		for _, h := range c.keys {
+			seenHash[h] = true
+		}
 		if c.src == srcKG {
 			k = append(k, c)
 		} else {

@@ -35,7 +35,7 @@ func scanIndexRecord(s scanner, kind memory.VectorKind) (memory.IndexRecord, err
 	var tags string
 	var vec []byte
 	if err := s.Scan(&rec.ID, &rec.Content, &rec.TS, &rec.Scope.SessionID, &rec.Scope.RepoID, &rec.Scope.AgentID, &rec.Scope.UserID,
-		&rec.Origin, &tags, &rec.Private, &rec.Status, &rec.CapsuleID, &rec.Position, &vec); err != nil {
+		&rec.Origin, &tags, &rec.Private, &rec.Status, &rec.CapsuleID, &rec.Position, &rec.Body, &vec); err != nil {
 		return rec, err
 	}
 	if tags != "" && tags != "[]" {

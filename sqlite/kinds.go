@@ -15,19 +15,22 @@ type kindSpec struct {
 	ts string
 	// live is a SQL condition a searchable row meets ("1" for always).
 	live string
+	// body is the SQL expression of the record's own text when text adds
+	// context around it ("" otherwise).
+	body string
 }
 
 var kindSpecs = []kindSpec{
-	{memory.VectorObservation, "observations", "x", "x.content", "x.ts", "x.redacted = 0"},
-	{memory.VectorSummary, "summaries", "x", "x.content", "x.created_at", "1"},
-	{memory.VectorThought, "thoughts", "x", "x.content", "x.created_at", "1"},
+	{memory.VectorObservation, "observations", "x", "x.content", "x.ts", "x.redacted = 0", ""},
+	{memory.VectorSummary, "summaries", "x", "x.content", "x.created_at", "1", ""},
+	{memory.VectorThought, "thoughts", "x", "x.content", "x.created_at", "1", ""},
 	{memory.VectorKGEntity, "kg_entities", "x",
-		"x.name || ' (' || x.type || ')' || CASE WHEN x.data = '{}' THEN '' ELSE ': ' || x.data END", "x.updated_at", "1"},
+		"x.name || ' (' || x.type || ')' || CASE WHEN x.data = '{}' THEN '' ELSE ': ' || x.data END", "x.updated_at", "1", ""},
 	{memory.VectorKGObservation, "kg_observations", "x",
-		"(SELECT name FROM kg_entities WHERE id = x.entity_id) || ': ' || x.content", "x.created_at", "1"},
+		"(SELECT name FROM kg_entities WHERE id = x.entity_id) || ': ' || x.content", "x.created_at", "1", "x.content"},
 	{memory.VectorKGEdge, "kg_edges", "x",
 		"(SELECT name FROM kg_entities WHERE id = x.source) || ' ' || x.relation || ' ' || (SELECT name FROM kg_entities WHERE id = x.target)",
-		"x.created_at", "1"},
+		"x.created_at", "1", ""},
 }
 
 func specOf(k memory.VectorKind) (kindSpec, bool) {
@@ -63,7 +66,11 @@ func (s kindSpec) indexSQL(byID bool) string {
 		extra = "'', '[]', 0, '', coalesce(m.capsule_id, ''), coalesce(m.position, -1)"
 		join = " LEFT JOIN capsule_observations m ON m.observation_id = x.id"
 	}
-	q := "SELECT x.id, " + s.text + ", " + s.ts + ", x.session_id, x.repo_id, x.agent_id, x.user_id, " + extra + `, e.vector
+	body := s.body
+	if body == "" {
+		body = "''"
+	}
+	q := "SELECT x.id, " + s.text + ", " + s.ts + ", x.session_id, x.repo_id, x.agent_id, x.user_id, " + extra + ", " + body + `, e.vector
 		FROM ` + s.table + " x" + join + ` LEFT JOIN embeddings e ON e.provider = ? AND e.model = ? AND e.dim = ? AND e.kind = '` + string(s.kind) + `' AND e.ref = x.id
 		WHERE ` + s.live
 	if byID {

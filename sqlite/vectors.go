@@ -30,9 +30,28 @@ func decodeVector(b []byte) []float32 {
 
 // PutEmbeddings implements memory.VectorStore.
 func (db *DB) PutEmbeddings(ctx context.Context, es []memory.Embedding) error {
-	return db.write(ctx, "storing vectors", func(tx *sql.Tx) error {
+	_, err := db.putEmbeddings(ctx, es, false)
+	return err
+}
+
+// FillEmbeddings implements memory.VectorStore.
+func (db *DB) FillEmbeddings(ctx context.Context, es []memory.Embedding) (int, error) {
+	return db.putEmbeddings(ctx, es, true)
+}
+
+// putEmbeddings stores vectors in one transaction: with fill, only those
+// of records without one in the space whose text is still the embedded
+// one. It returns how many it stored.
+func (db *DB) putEmbeddings(ctx context.Context, es []memory.Embedding, fill bool) (int, error) {
+	conflict := "DO UPDATE SET vector = excluded.vector, created_at = excluded.created_at"
+	if fill {
+		conflict = "DO NOTHING"
+	}
+	var n int
+	err := db.write(ctx, "storing vectors", func(tx *sql.Tx) error {
+		n = 0
 		ins, err := tx.PrepareContext(ctx, `INSERT INTO embeddings (kind, ref, provider, model, dim, vector) VALUES (?, ?, ?, ?, ?, ?)
-			ON CONFLICT (provider, model, dim, kind, ref) DO UPDATE SET vector = excluded.vector, created_at = excluded.created_at`)
+			ON CONFLICT (provider, model, dim, kind, ref) `+conflict)
 		if err != nil {
 			return err
 		}
@@ -58,12 +77,20 @@ func (db *DB) PutEmbeddings(ctx context.Context, es []memory.Embedding) error {
 			if err != nil {
 				return err
 			}
-			if _, err := ins.ExecContext(ctx, string(e.Kind), e.ID, e.Space.Provider, e.Space.Model, e.Space.Dim, encodeVector(e.Vector)); err != nil {
+			if fill && e.Text != "" && text != e.Text {
+				continue // rewritten meanwhile: it waits for a vector of its new text
+			}
+			res, err := ins.ExecContext(ctx, string(e.Kind), e.ID, e.Space.Provider, e.Space.Model, e.Space.Dim, encodeVector(e.Vector))
+			if err != nil {
 				return err
+			}
+			if k, err := res.RowsAffected(); err == nil {
+				n += int(k)
 			}
 		}
 		return nil
 	})
+	return n, err
 }
 
 // PendingEmbeddings implements memory.VectorStore. Ids of different kinds

@@ -49,6 +49,7 @@ func Run(t *testing.T, open Opener) {
 		{"VectorStats", testVectorStats},
 		{"VectorBadInput", testVectorBadInput},
 		{"PendingEmbeddings", testPendingEmbeddings},
+		{"FillEmbeddings", testFillEmbeddings},
 		{"RewriteMakesPending", testRewriteMakesPending},
 		{"LoadIndex", testLoadIndex},
 		{"ChangesSince", testChangesSince},

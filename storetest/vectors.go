@@ -229,6 +229,9 @@ func testVectorBadInput(t *testing.T, s memory.Store) {
 		if memory.CodeOf(err) != memory.CodeInvalidParams {
 			t.Errorf("%s: PutEmbeddings error %v; want invalid_params", tc.name, err)
 		}
+		if n, err := s.FillEmbeddings(ctx, []memory.Embedding{good, tc.bad}); memory.CodeOf(err) != memory.CodeInvalidParams {
+			t.Errorf("%s: FillEmbeddings stored %d, error %v; want invalid_params", tc.name, n, err)
+		}
 		// Alone, on a record that does not exist, it is still refused.
 		tc.bad.ID = "ghost"
 		if err := s.PutEmbeddings(ctx, []memory.Embedding{tc.bad}); memory.CodeOf(err) != memory.CodeInvalidParams {
@@ -355,6 +358,59 @@ func testPendingEmbeddings(t *testing.T, s memory.Store) {
 
 // A record's vector is of its text: rewriting the text leaves the record
 // pending, and records whose text quotes an entity's name change with it.
+// FillEmbeddings stores a vector once, for a record that still waits for
+// it with the text it was computed from; it never replaces one.
+func testFillEmbeddings(t *testing.T, s memory.Store) {
+	texts := seedKinds(t, s)
+	putVectors(t, s, emb(memory.VectorThought, "t1", spA, 1))
+	fill := func(es ...memory.Embedding) int {
+		t.Helper()
+		n, err := s.FillEmbeddings(ctx, es)
+		if err != nil {
+			t.Fatalf("FillEmbeddings: %v", err)
+		}
+		return n
+	}
+	withText := func(e memory.Embedding, text string) memory.Embedding { e.Text = text; return e }
+	seq := lastSeq(t, s)
+	n := fill(
+		emb(memory.VectorThought, "t1", spA, 9),                                        // has one: kept
+		withText(emb(memory.VectorThought, "t2", spA, 2), "thought two"),               // pending, same text: stored
+		withText(emb(memory.VectorObservation, "o1", spA, 3), "an older text"),         // rewritten meanwhile: skipped
+		emb(memory.VectorObservation, "ghost", spA, 4),                                 // no such record: skipped
+		withText(emb(memory.VectorKGObservation, "k1", spA, 5), "Alice: writes Go"),    // stored
+		withText(emb(memory.VectorKGObservation, "k1", spA, 6), "Alice: writes Go"),    // twice in one call: once
+		withText(emb(memory.VectorKGObservation, "k1", spProv, 7), "Alice: writes Go"), // another space: stored
+	)
+	if n != 3 {
+		t.Fatalf("FillEmbeddings stored %d vectors; want 3", n)
+	}
+	recs, _, _ := loadIndex(t, s, spA)
+	for k, want := range map[string]float32{"thought/t1": 1, "thought/t2": 2, "kg_observation/k1": 5} {
+		if got := recs[k].Vector; len(got) == 0 || got[0] != want {
+			t.Errorf("%s has vector %v; want the one of seed %v", k, got, want)
+		}
+	}
+	if v := recs["observation/o1"].Vector; v != nil {
+		t.Errorf("a vector of another text was stored for o1: %v", v)
+	}
+	wantStats(t, s, spA, memory.VectorStats{InSpace: 3, Pending: len(texts) - 3, OtherSpaces: 1})
+	if got := lastSeq(t, s) - seq; got != 3 {
+		t.Errorf("filling 3 vectors logged %d changes", got)
+	}
+	// Filling again (a second process with the same work) writes nothing.
+	seq = lastSeq(t, s)
+	if n := fill(withText(emb(memory.VectorThought, "t2", spA, 8), "thought two"), emb(memory.VectorKGObservation, "k1", spA, 8)); n != 0 {
+		t.Fatalf("filling filled records stored %d", n)
+	}
+	if after := lastSeq(t, s); after != seq {
+		t.Errorf("filling filled records logged changes: seq %d → %d", seq, after)
+	}
+	if n := fill(); n != 0 {
+		t.Fatalf("filling nothing stored %d", n)
+	}
+}
+
 func testRewriteMakesPending(t *testing.T, s memory.Store) {
 	texts := seedKinds(t, s)
 	var es []memory.Embedding
@@ -721,9 +777,18 @@ func testRecords(t *testing.T, s memory.Store) {
 		if err != nil {
 			return err
 		}
-		if o1 := recs[0]; o1.CapsuleID != "c1" || o1.Position != 0 || o1.Scope != s1 || o1.TS != 10 {
+		if o1 := recs[0]; o1.CapsuleID != "c1" || o1.Position != 0 || o1.Scope != s1 || o1.TS != 10 || o1.Body != "" {
 			t.Errorf("observation o1 read as %+v", o1)
 			return nil
+		}
+		// A fact's searched text names its entity; its body is the
+		// statement alone.
+		recs, err = r.Records(ctx, memory.VectorKGObservation, []string{"k1"})
+		if err != nil {
+			return err
+		}
+		if k1 := recs[0]; k1.Content != "Alice: writes Go" || k1.Body != "writes Go" {
+			t.Errorf("fact k1 read as %+v", k1)
 		}
 		return nil
 	})

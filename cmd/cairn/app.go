@@ -32,9 +32,12 @@ type app struct {
 	eng *cairn.Engine
 	bar *progressbar.ProgressBar
 	// longRunning says the command serves (cairn serve, cairn mcp): the
-	// retrieval index is maintained in the background. background says it
-	// is itself background maintenance.
+	// retrieval index is maintained, and pending records embedded, in the
+	// background. background says it is itself background maintenance.
 	longRunning, background bool
+	// logInfo makes info the default log level of the engine too (cairn
+	// serve), rather than warn.
+	logInfo bool
 	// env overrides the environment for settings a flag sets.
 	env map[string]string
 }
@@ -146,7 +149,11 @@ func (a *app) options() (*cairn.Options, error) {
 	if err != nil {
 		return nil, err
 	}
-	log, err := a.logger(slog.LevelWarn)
+	level := slog.LevelWarn
+	if a.logInfo {
+		level = slog.LevelInfo
+	}
+	log, err := a.logger(level)
 	if err != nil {
 		return nil, err
 	}
@@ -155,6 +162,7 @@ func (a *app) options() (*cairn.Options, error) {
 	}
 	opts.Logger = log
 	opts.IndexBackground = a.longRunning
+	opts.HealEmbeddings = a.longRunning
 	if !a.background {
 		opts.IndexProgress = a.stagedProgress()
 	}

@@ -18,7 +18,10 @@ integrity, references between records, whether the full-text indexes agree
 with the records, the embedder, and the retrieval index's files (every
 checksum, and how far behind the database they are). Each failed check says
 how to fix it; --fix rebuilds the full-text indexes or the retrieval index
-when they need it and embeds pending records. Exits 1 when a check fails.`,
+when they need it and embeds pending records. Exits 1 when a check fails.
+Records waiting for a vector are a warning (WARN), not a failure: they are
+found by words meanwhile, and cairn reembed, --fix, or a cairn serve or
+cairn mcp left running (it embeds them in the background) finishes them.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			eng, err := a.engine()
@@ -36,7 +39,11 @@ when they need it and embeds pending records. Exits 1 when a check fails.`,
 			} else {
 				for _, f := range rep.Findings {
 					mark := "ok  "
-					if !f.OK {
+					switch {
+					case f.OK:
+					case f.Warning:
+						mark = "WARN"
+					default:
 						mark = "FAIL"
 					}
 					fmt.Fprintf(a.out, "%s  %-28s %s\n", mark, f.Check, f.Detail)

@@ -322,6 +322,46 @@ func TestDoctor(t *testing.T) {
 	}
 }
 
+// Records left without vectors (a process killed before embedding them)
+// are a warning with the fix: doctor exits 0; --fix embeds them.
+func TestDoctorWarnsOfPendingRecords(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "cairn.db")
+	eng, err := cairn.Open(db, &cairn.Options{SkipEmbedOnWrite: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Log(context.Background(), cairn.LogRequest{Kind: memory.KindMessage, Content: "left without a vector"}); err != nil {
+		t.Fatal(err)
+	}
+	eng.Close()
+	out, errs, code := cli(t, db, "", "doctor")
+	if code != 0 || strings.Contains(out, "FAIL") || !strings.Contains(out, "WARN  vectors") || !strings.Contains(out, "1 pending") ||
+		!strings.Contains(out, "cairn reembed") || !strings.Contains(out, "cairn serve or cairn mcp") {
+		t.Fatalf("doctor with a pending record: exit %d\n%s%s", code, out, errs)
+	}
+	rep := decode[cairn.DoctorReport](t, mustCLI(t, db, "doctor", "--json"))
+	if !rep.OK {
+		t.Fatalf("doctor --json is not ok for a pending record: %+v", rep.Findings)
+	}
+	out = mustCLI(t, db, "doctor", "--fix")
+	if strings.Contains(out, "WARN") || !strings.Contains(out, "repaired: embedded 1 pending records") {
+		t.Fatalf("doctor --fix:\n%s", out)
+	}
+	// A real failure still fails, with the warning beside it.
+	eng, err = cairn.Open(db, &cairn.Options{SkipEmbedOnWrite: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Log(context.Background(), cairn.LogRequest{Kind: memory.KindMessage, Content: "another"}); err != nil {
+		t.Fatal(err)
+	}
+	eng.Close()
+	os.Chmod(db, 0o644)
+	if out, _, code := cli(t, db, "", "doctor"); code != 1 || !strings.Contains(out, "FAIL  file") || !strings.Contains(out, "WARN  vectors") {
+		t.Fatalf("world-readable database with a pending record: exit %d\n%s", code, out)
+	}
+}
+
 func TestServeRefusesTheNetworkWithoutAToken(t *testing.T) {
 	t.Setenv("CAIRN_TOKEN", "")
 	db := filepath.Join(t.TempDir(), "cairn.db")

@@ -52,7 +52,12 @@ func newMCPCmd(a *app) *cobra.Command {
 		Long: `Serve cairn's tools to one MCP client over stdio: this is the command an agent
 (Claude Code, Claude Desktop, Cursor, ...) starts. Logs go to standard error
 ($CAIRN_LOG: debug, info, warn, error or off; default warn; MCP_NO_LOG=1
-silences them). Several 'cairn mcp' processes may share one database.`,
+silences them). Several 'cairn mcp' processes may share one database.
+
+While it runs it embeds, in the background, records left without a vector
+(written while the embedder was down, or by a process killed before storing
+the vector): at start, then every minute, backing off while the embedder
+fails; info-level logs say how many.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			log, err := a.logger(slog.LevelWarn)
@@ -87,7 +92,12 @@ func newServeCmd(a *app) *cobra.Command {
 It binds to 127.0.0.1:4747 by default ($CAIRN_ADDR or --addr). Binding to any
 other address requires a bearer token in $CAIRN_TOKEN; when it is set, every
 request but /healthz must carry "Authorization: Bearer <token>". SIGINT or
-SIGTERM stops accepting requests and lets the ones in flight finish.`,
+SIGTERM stops accepting requests and lets the ones in flight finish.
+
+While it runs it embeds, in the background, records left without a vector
+(written while the embedder was down, or by a process killed before storing
+the vector): at start, then every minute, backing off while the embedder
+fails. Each healing is logged and counted in /metrics.`,
 		Example: `  cairn serve
   CAIRN_TOKEN=$(openssl rand -hex 32) cairn serve --addr 0.0.0.0:4747`,
 		Args: usageArgs(cobra.NoArgs),
@@ -111,7 +121,7 @@ SIGTERM stops accepting requests and lets the ones in flight finish.`,
 			if err != nil {
 				return err
 			}
-			a.longRunning = true
+			a.longRunning, a.logInfo = true, true
 			eng, err := a.engine()
 			if err != nil {
 				return err

@@ -230,15 +230,22 @@ type gaugeFunc struct {
 	help   string
 	labels []string
 	read   func() []Sample
+	typ    string
 }
 
 // GaugeFunc registers a gauge whose samples read returns at every scrape.
 func (r *Registry) GaugeFunc(name, help string, read func() []Sample, labelNames ...string) {
-	r.add(name, &gaugeFunc{help: help, labels: labelNames, read: read})
+	r.add(name, &gaugeFunc{help: help, labels: labelNames, read: read, typ: "gauge"})
+}
+
+// CounterFunc registers a counter kept elsewhere (it only grows): read
+// returns its samples at every scrape.
+func (r *Registry) CounterFunc(name, help string, read func() []Sample, labelNames ...string) {
+	r.add(name, &gaugeFunc{help: help, labels: labelNames, read: read, typ: "counter"})
 }
 
 func (g *gaugeFunc) write(w *bufio.Writer, name string) {
-	header(w, name, g.help, "gauge")
+	header(w, name, g.help, g.typ)
 	for _, s := range g.read() {
 		fmt.Fprintf(w, "%s%s %s\n", name, labels(g.labels, s.Labels), formatFloat(s.Value))
 	}

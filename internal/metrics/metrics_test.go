@@ -20,11 +20,15 @@ func TestTextFormat(t *testing.T) {
 	r.GaugeFunc("cairn_rows", "Rows.", func() []metrics.Sample {
 		return []metrics.Sample{{Labels: []string{"observations"}, Value: 42}}
 	}, "table")
+	r.CounterFunc("cairn_healed_total", "Healed.", func() []metrics.Sample { return []metrics.Sample{{Value: 7}} })
 	var b strings.Builder
 	if err := r.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	want := `# HELP cairn_request_seconds Latency.
+	want := `# HELP cairn_healed_total Healed.
+# TYPE cairn_healed_total counter
+cairn_healed_total 7
+# HELP cairn_request_seconds Latency.
 # TYPE cairn_request_seconds histogram
 cairn_request_seconds_bucket{route="a",le="0.01"} 1
 cairn_request_seconds_bucket{route="a",le="0.1"} 2

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairnhq/cairn/embed"
@@ -91,6 +92,9 @@ type Engine struct {
 
 	embedder     embed.Embedder
 	embedOnWrite bool
+
+	// degraded counts retrievals answered without the embedder.
+	degraded atomic.Int64
 }
 
 // Open opens (creating if needed) the cairn database at path.
@@ -197,6 +201,7 @@ func newEngine(store memory.Store, o Options) (*Engine, error) {
 		Providers:            []retrieve.Provider{other},
 		Now:                  o.Now,
 		DefaultMaxCandidates: o.DefaultMaxCandidates,
+		OnDegraded:           e.noteDegraded,
 	}
 	return e, nil
 }

@@ -47,6 +47,7 @@ func (e *Engine) embedAfterWrite(ctx context.Context, jobs []memory.EmbedJob) {
 	}
 	if err := e.embedRecords(context.WithoutCancel(ctx), jobs); err != nil {
 		e.log.Warn("records stored without vectors; run cairn reembed", "records", len(jobs), "err", memory.Public(err).Message)
+		e.log.Debug("embedder failure", "detail", memory.Detail(err))
 	}
 }
 

@@ -97,6 +97,7 @@ func New(eng *cairn.Engine, opts *Options) *API {
 	o.Metrics.GaugeFunc("cairn_store_rows", "Rows in the store by kind of record.", a.rowSamples, "kind")
 	o.Metrics.GaugeFunc("cairn_store_bytes", "Size of the database file in bytes.", a.sizeSamples)
 	o.Metrics.GaugeFunc("cairn_code_etv_cache_lookups", "Code memory verification cache lookups since start, by result (hit or miss).", a.etvSamples, "result")
+	o.Metrics.CounterFunc("cairn_retrieve_degraded_total", "Retrievals answered without a signal the provider normally uses, by reason (embedder_unavailable: ranked by words and recency alone).", a.degradedSamples, "reason")
 
 	for _, t := range cairn.Tools() {
 		a.mux.Handle(t.Method+" "+t.Path, a.toolHandler(t))
@@ -250,14 +251,26 @@ func (a *API) toolHandler(t cairn.Tool) http.Handler {
 		}
 		out, err := a.eng.Call(ctx, t, in)
 		if err != nil {
-			if c := memory.CodeOf(err); c == memory.CodeInternal || c == memory.CodeDBError {
-				a.opts.Logger.Error("tool failed", "tool", t.Name, "err", err)
-			}
+			a.logFailure(t.Name, err)
 			writeError(w, err)
 			return
 		}
 		writeJSON(w, success, out)
 	})
+}
+
+// logFailure logs a failed call for the operator: internal and database
+// failures with their whole cause at error level; an unavailable embedder
+// at warn level with the caller's message, and its cause (the embedder's
+// address, the transport's error) at debug level only.
+func (a *API) logFailure(tool string, err error) {
+	switch memory.CodeOf(err) {
+	case memory.CodeInternal, memory.CodeDBError:
+		a.opts.Logger.Error("tool failed", "tool", tool, "err", memory.Detail(err))
+	case memory.CodeEmbedderUnavailable:
+		a.opts.Logger.Warn("tool failed", "tool", tool, "err", memory.Public(err).Message)
+		a.opts.Logger.Debug("embedder failure", "tool", tool, "detail", memory.Detail(err))
+	}
 }
 
 // readBody reads a request body within limit; over it is invalid_params
@@ -375,7 +388,7 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) {
 func (a *API) export(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	if _, err := a.eng.Export(r.Context(), w); err != nil {
-		a.opts.Logger.Error("export failed", "err", err)
+		a.opts.Logger.Error("export failed", "err", memory.Detail(err))
 	}
 }
 
@@ -430,6 +443,10 @@ func (a *API) rowSamples() []metrics.Sample {
 func (a *API) etvSamples() []metrics.Sample {
 	st := a.eng.CodeVerification()
 	return []metrics.Sample{{Labels: []string{"hit"}, Value: float64(st.Hits)}, {Labels: []string{"miss"}, Value: float64(st.Misses)}}
+}
+
+func (a *API) degradedSamples() []metrics.Sample {
+	return []metrics.Sample{{Labels: []string{string(memory.CodeEmbedderUnavailable)}, Value: float64(a.eng.DegradedRetrievals())}}
 }
 
 func (a *API) sizeSamples() []metrics.Sample {

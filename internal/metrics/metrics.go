@@ -1,7 +1,7 @@
 // Package metrics keeps counters and histograms and writes them in the
 // Prometheus text exposition format, for the servers' /metrics endpoint.
-// It is small on purpose: labelled counters, labelled histograms and gauges
-// read at scrape time.
+// It is small on purpose: labelled counters, labelled histograms, and
+// gauges and counters read at scrape time.
 package metrics
 
 import (
@@ -241,6 +241,21 @@ func (g *gaugeFunc) write(w *bufio.Writer, name string) {
 	header(w, name, g.help, "gauge")
 	for _, s := range g.read() {
 		fmt.Fprintf(w, "%s%s %s\n", name, labels(g.labels, s.Labels), formatFloat(s.Value))
+	}
+}
+
+type counterFunc gaugeFunc
+
+// CounterFunc registers a counter whose samples read returns at every
+// scrape: for counts kept elsewhere (by the engine), which only grow.
+func (r *Registry) CounterFunc(name, help string, read func() []Sample, labelNames ...string) {
+	r.add(name, &counterFunc{help: help, labels: labelNames, read: read})
+}
+
+func (c *counterFunc) write(w *bufio.Writer, name string) {
+	header(w, name, c.help, "counter")
+	for _, s := range c.read() {
+		fmt.Fprintf(w, "%s%s %s\n", name, labels(c.labels, s.Labels), formatFloat(s.Value))
 	}
 }
 

@@ -20,11 +20,17 @@ func TestTextFormat(t *testing.T) {
 	r.GaugeFunc("cairn_rows", "Rows.", func() []metrics.Sample {
 		return []metrics.Sample{{Labels: []string{"observations"}, Value: 42}}
 	}, "table")
+	r.CounterFunc("cairn_degraded_total", "Degraded.", func() []metrics.Sample {
+		return []metrics.Sample{{Labels: []string{"embedder_unavailable"}, Value: 3}}
+	}, "reason")
 	var b strings.Builder
 	if err := r.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	want := `# HELP cairn_request_seconds Latency.
+	want := `# HELP cairn_degraded_total Degraded.
+# TYPE cairn_degraded_total counter
+cairn_degraded_total{reason="embedder_unavailable"} 3
+# HELP cairn_request_seconds Latency.
 # TYPE cairn_request_seconds histogram
 cairn_request_seconds_bucket{route="a",le="0.01"} 1
 cairn_request_seconds_bucket{route="a",le="0.1"} 2

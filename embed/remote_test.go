@@ -96,3 +96,24 @@ func TestRemoteCooldown(t *testing.T) {
 		t.Fatalf("after a canceled call: %v", err)
 	}
 }
+
+// CAIRN_EMBED_RETRIES sets how often a failed request is retried: 0 means
+// one request.
+func TestConfiguredRetries(t *testing.T) {
+	for retries, requests := range map[string]int64{"0": 1, "1": 2} {
+		srv := embedtest.Start(t, embedtest.Fail, 4)
+		env := map[string]string{"CAIRN_EMBED_PROVIDER": "ollama", "CAIRN_EMBED_MODEL": embedtest.Model, "CAIRN_EMBED_DIM": "4",
+			"CAIRN_EMBED_URL": srv.URL, "CAIRN_EMBED_RETRIES": retries}
+		c, _, err := embed.ConfigFromEnv(func(k string) string { return env[k] })
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := c.New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Embed(ctx, []string{"x"}); memory.CodeOf(err) != memory.CodeEmbedderUnavailable || srv.Calls.Load() != requests {
+			t.Errorf("CAIRN_EMBED_RETRIES=%s: %v after %d requests; want embedder_unavailable after %d", retries, err, srv.Calls.Load(), requests)
+		}
+	}
+}

@@ -100,10 +100,10 @@ func describe(t cairn.Tool) (*mcp.Tool, error) {
 var schemaOverrides = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[json.RawMessage]():  {Type: "object", Description: "a JSON object"},
 	reflect.TypeFor[memory.RawObject](): {Type: "object", Description: "a JSON object of properties"},
-	reflect.TypeFor[embed.Config](): {Type: "object", Description: "the embedder: provider, model, dimension, base URL, request timeout, whether an API key is set",
+	reflect.TypeFor[embed.Config](): {Type: "object", Description: "the embedder: provider, model, dimension, base URL, request timeout, retries, whether an API key is set",
 		Properties: map[string]*jsonschema.Schema{
 			"provider": {Type: "string"}, "model": {Type: "string"}, "dim": {Type: "integer"}, "baseURL": {Type: "string"},
-			"timeout": {Type: "string"}, "apiKeySet": {Type: "boolean"},
+			"timeout": {Type: "string"}, "retries": {Type: "integer"}, "apiKeySet": {Type: "boolean"},
 		}},
 	reflect.TypeFor[memory.Entity](): {Type: "object", Description: "an observation (id, kind, content, provenance, ts, scopeIds, redacted) or a summary (id, capsuleId, content, confidence, createdAt, evidenceRefs, scopeIds)"},
 	reflect.TypeFor[memory.Explanation](): {Type: "object", Description: "how a score was computed: name, value, detail, the children it was computed from, and degraded (an error code) when a signal could not be computed",

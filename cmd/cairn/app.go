@@ -59,7 +59,12 @@ func (a *app) getenv(k string) string {
 
 // run executes the CLI and returns the process exit code.
 func run(ctx context.Context, args []string, in io.Reader, out, errw io.Writer) int {
-	a := &app{in: in, out: out, err: errw}
+	return runApp(ctx, &app{in: in, out: out, err: errw}, args)
+}
+
+// runApp executes the CLI with a's streams and settings.
+func runApp(ctx context.Context, a *app, args []string) int {
+	in, out, errw := a.in, a.out, a.err
 	root := newRootCmd(a)
 	root.SetArgs(args)
 	root.SetIn(in)

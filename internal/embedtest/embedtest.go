@@ -136,7 +136,9 @@ func (s *Server) Embedder() embed.Embedder {
 	return embed.NewOllama(embed.Remote{BaseURL: s.URL, Model: Model, Dim: s.Dim, Timeout: s.timeout(), Backoff: time.Millisecond})
 }
 
-// Env returns the environment that points cairn's settings at the server.
+// Env returns the environment that points cairn's settings at the
+// server, with no retries (each process makes its own embedder, and would
+// wait out the retries' backoff every time).
 func (s *Server) Env() map[string]string {
 	return map[string]string{
 		"CAIRN_EMBED_PROVIDER": "ollama",
@@ -144,6 +146,7 @@ func (s *Server) Env() map[string]string {
 		"CAIRN_EMBED_DIM":      fmt.Sprint(s.Dim),
 		"CAIRN_EMBED_URL":      s.URL,
 		"CAIRN_EMBED_TIMEOUT":  s.timeout().String(),
+		"CAIRN_EMBED_RETRIES":  "0",
 	}
 }
 

@@ -210,11 +210,12 @@ func (h atLeast) WithGroup(g string) slog.Handler { return atLeast{h.Handler.Wit
 
 // HTTPHandler serves srv as MCP streamable HTTP, stateless with JSON
 // responses, with the SDK's DNS-rebinding protection for localhost and
-// cross-origin protection on.
+// cross-origin protection on. Protocol errors say what is wrong without
+// quoting Go's decoder.
 func HTTPHandler(srv *mcp.Server, opts *Options) http.Handler {
 	o := defaults(opts)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		Stateless: true, JSONResponse: true, Logger: o.Logger, MaxRequestBodyBytes: int64(o.MaxRequestBytes),
 	})
-	return http.NewCrossOriginProtection().Handler(h)
+	return http.NewCrossOriginProtection().Handler(publicResponses(h))
 }

@@ -2,6 +2,7 @@ package cairn_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"log/slog"
 	"os"
@@ -9,8 +10,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairnhq/cairn"
+	"github.com/cairnhq/cairn/embed"
 	"github.com/cairnhq/cairn/internal/embedtest"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/retrieve"
@@ -161,5 +164,32 @@ func TestWorkingRemoteEmbedderEngine(t *testing.T) {
 	}
 	if _, err := eng.InnerVoice(ctx, retrieve.InnerVoiceRequest{Query: embedtest.Query}); err != nil {
 		t.Fatalf("inner voice: %v", err)
+	}
+}
+
+// A request with a deadline and an embedder that never answers within it
+// (its own timeout far longer): the embedder gets half the time, and the
+// answer degrades within the deadline instead of failing; the next
+// retrieval degrades at once, without asking the embedder again.
+func TestDegradeWithinTheDeadline(t *testing.T) {
+	srv := embedtest.Start(t, embedtest.Hang, 16)
+	slow := embed.NewOllama(embed.Remote{BaseURL: srv.URL, Model: embedtest.Model, Dim: 16, Timeout: time.Hour, Retries: -1})
+	eng := openAt(t, filepath.Join(t.TempDir(), "cairn.db"), &cairn.Options{Embedder: slow, SkipEmbedOnWrite: true})
+	ids := logBirds(t, eng)
+	for i := range 2 {
+		dctx, cancel := context.WithTimeout(ctx, 4*time.Second)
+		res, err := eng.Retrieve(dctx, cairn.RetrieveRequest{Query: embedtest.Query, ScopeIDs: memory.Scope{RepoID: embedtest.Repo}})
+		cancel()
+		if err != nil {
+			t.Fatalf("retrieval %d: %v; want a degraded answer", i+1, err)
+		}
+		got := candidateIDs(res)
+		slices.Sort(got)
+		if !slices.Equal(got, ids) || res.Provenance.Degraded != memory.CodeEmbedderUnavailable {
+			t.Fatalf("retrieval %d: %v degraded %q; want %v, degraded", i+1, got, res.Provenance.Degraded, ids)
+		}
+		if n := srv.Calls.Load(); n != 1 {
+			t.Fatalf("after retrieval %d the embedder was asked %d times; want once (then left alone)", i+1, n)
+		}
 	}
 }

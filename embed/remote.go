@@ -43,11 +43,13 @@ type Remote struct {
 	Client *http.Client
 	// Backoff is the first retry's delay (default 200ms).
 	Backoff time.Duration
-	// Cooldown is how long, after a call fails, later calls fail at once
-	// without contacting the provider (default 30s; negative: no
-	// cooldown). While a provider is down, writes (whose records are left
-	// pending) and queries (which degrade) do not each wait out its
-	// timeouts and retries; the first call after the cooldown tries again.
+	// Cooldown is how long, after a call fails (its retries spent, or its
+	// caller's deadline passed before an answer; not when the caller
+	// cancels), later calls fail at once without contacting the provider
+	// (default 30s; negative: no cooldown). While a provider is down,
+	// writes (whose records are left pending) and queries (which degrade)
+	// do not each wait out its timeouts and retries; the first call after
+	// the cooldown tries again.
 	Cooldown time.Duration
 	// Now is the clock the cooldown reads (default time.Now).
 	Now func() time.Time
@@ -129,7 +131,7 @@ func (r Remote) post(ctx context.Context, provider, url string, body, out any) e
 			wait := delay + time.Duration(rand.Int64N(int64(delay)))
 			select {
 			case <-ctx.Done():
-				return r.unavailable(provider, url, attempts, &callError{Reason: ended(ctx), Err: fmt.Errorf("waiting to retry: %w (last failure: %w)", ctx.Err(), last)})
+				return r.callerEnded(ctx, provider, url, attempts, fmt.Errorf("waiting to retry: %w (last failure: %w)", ctx.Err(), last))
 			case <-time.After(wait):
 			}
 			delay *= 2
@@ -147,16 +149,33 @@ func (r Remote) post(ctx context.Context, provider, url string, body, out any) e
 		}
 	}
 	if ctx.Err() != nil {
-		// The caller gave up: that says nothing of the provider.
-		return r.unavailable(provider, url, attempts, &callError{Reason: ended(ctx), Err: last})
+		return r.callerEnded(ctx, provider, url, attempts, last)
 	}
 	err = r.unavailable(provider, url, attempts, last)
-	if r.Cooldown > 0 {
-		r.down.mu.Lock()
-		r.down.until, r.down.reason, r.down.err = r.Now().Add(r.Cooldown), memory.Public(err).Message, err
-		r.down.mu.Unlock()
+	r.trip(err)
+	return err
+}
+
+// callerEnded is the error of a call whose caller's context ended first.
+// A caller that canceled says nothing of the provider; one whose deadline
+// passed gave the provider all the time it had, and got no answer: the
+// cooldown starts as after any failure.
+func (r Remote) callerEnded(ctx context.Context, provider, url string, attempts int, cause error) error {
+	err := r.unavailable(provider, url, attempts, &callError{Reason: ended(ctx), Err: cause})
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		r.trip(err)
 	}
 	return err
+}
+
+// trip starts the cooldown after err.
+func (r Remote) trip(err error) {
+	if r.Cooldown <= 0 {
+		return
+	}
+	r.down.mu.Lock()
+	r.down.until, r.down.reason, r.down.err = r.Now().Add(r.Cooldown), memory.Public(err).Message, err
+	r.down.mu.Unlock()
 }
 
 // cooling returns the error of the last failure while its cooldown runs,

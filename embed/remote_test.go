@@ -117,3 +117,19 @@ func TestConfiguredRetries(t *testing.T) {
 		}
 	}
 }
+
+// A caller whose deadline passes with no answer starts the cooldown too:
+// the provider had all the time the caller could give.
+func TestRemoteCooldownAfterDeadline(t *testing.T) {
+	srv := embedtest.Start(t, embedtest.Hang, 4)
+	e := embed.NewOllama(embed.Remote{BaseURL: srv.URL, Model: embedtest.Model, Dim: 4, Timeout: time.Hour})
+	dctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	_, err := e.Embed(dctx, []string{"x"})
+	if memory.CodeOf(err) != memory.CodeEmbedderUnavailable || !strings.Contains(memory.Public(err).Message, "ran out of time") {
+		t.Fatalf("past the deadline: %v", err)
+	}
+	if _, err := e.Embed(ctx, []string{"x"}); memory.CodeOf(err) != memory.CodeEmbedderUnavailable || srv.Calls.Load() != 1 {
+		t.Fatalf("after a deadline passed: %v after %d requests; want a failure without a request", err, srv.Calls.Load())
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cairnhq/cairn/content"
 	"github.com/cairnhq/cairn/embed"
@@ -111,8 +112,8 @@ const (
 // within semJoin of the best. It reads plain text only.
 //
 // When the query cannot be embedded (embedder_unavailable: the embedder is
-// down, times out or answers garbage) the answer degrades instead of
-// failing: no record joins by similarity, semantic is 0 and its weight
+// down, times out, answers garbage, or takes more than half the time a
+// request with a deadline has) the answer degrades instead of failing: no record joins by similarity, semantic is 0 and its weight
 // leaves the sum of weights, and the ranking, every candidate's
 // explanation and the provenance say degraded: "embedder_unavailable".
 type Hybrid struct {
@@ -181,7 +182,15 @@ func (h *Hybrid) Search(ctx context.Context, r memory.Reader, opts SearchOptions
 	}
 	var qv []float32
 	if e := h.Index.Embedder(); w.Semantic > 0 && e != nil {
-		v, err := embedQuery(ctx, e, opts.Text)
+		// A request with a deadline leaves half of its time to the
+		// embedder, so that a slow one still leaves time to answer.
+		ectx := ctx
+		if dl, ok := ctx.Deadline(); ok {
+			var cancel context.CancelFunc
+			ectx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
+			defer cancel()
+		}
+		v, err := embedQuery(ectx, e, opts.Text)
 		switch {
 		case err == nil:
 			qv = v

@@ -114,6 +114,7 @@ func (e *Engine) Import(ctx context.Context, r io.Reader, opts ImportOptions) (I
 		rep.Embedded, rep.Pending = er.Embedded, er.Pending
 		if err != nil {
 			e.log.Warn("imported records stored without vectors; run cairn reembed", "err", memory.Public(err).Message)
+			e.log.Debug("embedder failure", "detail", memory.Detail(err))
 		}
 	}
 	return rep, nil

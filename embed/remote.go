@@ -120,7 +120,7 @@ func (r Remote) post(ctx context.Context, provider, url string, body, out any) e
 	if err != nil {
 		return memory.Wrap(memory.CodeInternal, err, "encoding the %s request failed", provider)
 	}
-	if err := r.cooling(provider); err != nil {
+	if err := r.cooling(); err != nil {
 		return err
 	}
 	delay := r.Backoff
@@ -180,7 +180,7 @@ func (r Remote) trip(err error) {
 
 // cooling returns the error of the last failure while its cooldown runs,
 // and nil when the provider may be called.
-func (r Remote) cooling(provider string) error {
+func (r Remote) cooling() error {
 	r.down.mu.Lock()
 	defer r.down.mu.Unlock()
 	left := r.down.until.Sub(r.Now())

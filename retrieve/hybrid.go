@@ -113,9 +113,10 @@ const (
 //
 // When the query cannot be embedded (embedder_unavailable: the embedder is
 // down, times out, answers garbage, or takes more than half the time a
-// request with a deadline has) the answer degrades instead of failing: no record joins by similarity, semantic is 0 and its weight
-// leaves the sum of weights, and the ranking, every candidate's
-// explanation and the provenance say degraded: "embedder_unavailable".
+// request with a deadline has) the answer degrades instead of failing: no
+// record joins by similarity, semantic is 0 and its weight leaves the sum
+// of weights, and the ranking, every candidate's explanation and the
+// provenance say degraded: "embedder_unavailable".
 type Hybrid struct {
 	Index   *index.Index
 	Weights HybridWeights

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairnhq/cairn/code"
@@ -117,6 +118,9 @@ type Engine struct {
 	embedOnWrite bool
 	// heal embeds pending records in the background (nil: it does not).
 	heal *healer
+
+	// degraded counts retrievals answered without the embedder.
+	degraded atomic.Int64
 }
 
 // Open opens (creating if needed) the cairn database at path.
@@ -223,6 +227,7 @@ func newEngine(store memory.Store, o Options) (*Engine, error) {
 		Providers:            []retrieve.Provider{other},
 		Now:                  o.Now,
 		DefaultMaxCandidates: o.DefaultMaxCandidates,
+		OnDegraded:           e.noteDegraded,
 	}
 	if o.HealEmbeddings {
 		e.startHealer(o)

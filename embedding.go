@@ -58,6 +58,7 @@ func (e *Engine) embedAfterWrite(ctx context.Context, jobs []memory.EmbedJob) {
 			fix = "this process embeds them in the background once the embedder answers"
 		}
 		e.log.Warn("records stored without vectors; "+fix, "records", len(jobs), "err", memory.Public(err).Message)
+		e.log.Debug("embedder failure", "detail", memory.Detail(err))
 	}
 }
 

@@ -266,15 +266,25 @@ func TestEmbedderDownKeepsWrites(t *testing.T) {
 		t.Fatalf("log while down:\n%s", l)
 	}
 
-	// Hybrid retrieval needs the query's vector: a typed error, no silent
-	// fallback. local-fts still finds the records by their words.
-	if _, err := down.Retrieve(ctx, cairn.RetrieveRequest{Query: "albatross migration"}); memory.CodeOf(err) != memory.CodeEmbedderUnavailable {
-		t.Fatalf("hybrid retrieval with the embedder down: %v; want embedder_unavailable", err)
-	}
-	res := search(t, down, cairn.RetrieveRequest{Query: "albatross migration", ScopeIDs: scope, Provider: retrieve.LocalFTSName})
+	// Hybrid retrieval cannot embed the query: it degrades, answering
+	// from words and recency and saying so, never silently. local-fts
+	// finds the same records by their words.
+	res := search(t, down, cairn.RetrieveRequest{Query: "albatross migration", ScopeIDs: scope})
 	got := candidateIDs(res)
 	slices.Sort(got)
-	if !slices.Equal(got, ids) || res.CurrentSummary == nil || res.CurrentSummary.ID != sum.ID {
+	if !slices.Equal(got, ids) || res.Provenance.Degraded != memory.CodeEmbedderUnavailable || down.DegradedRetrievals() != 1 {
+		t.Fatalf("hybrid with the embedder down found %v (degraded %q, counted %d); want the three observations %v, degraded, counted once",
+			got, res.Provenance.Degraded, down.DegradedRetrievals(), ids)
+	}
+	for _, c := range res.Candidates {
+		if c.Explanation.Degraded != memory.CodeEmbedderUnavailable || component(t, c, "semantic") != 0 {
+			t.Fatalf("candidate %s: explanation %+v; want degraded and no semantic signal", c.Entity.ID(), c.Explanation)
+		}
+	}
+	res = search(t, down, cairn.RetrieveRequest{Query: "albatross migration", ScopeIDs: scope, Provider: retrieve.LocalFTSName})
+	got = candidateIDs(res)
+	slices.Sort(got)
+	if !slices.Equal(got, ids) || res.CurrentSummary == nil || res.CurrentSummary.ID != sum.ID || res.Provenance.Degraded != "" {
 		t.Fatalf("local-fts found %v with current summary %+v; want the three observations %v and the summary %s", got, res.CurrentSummary, ids, sum.ID)
 	}
 
@@ -296,11 +306,11 @@ func TestEmbedderDownKeepsWrites(t *testing.T) {
 	}
 	reembedAll(t, up, cairn.ReembedRequest{}, pending)
 	res = search(t, up, cairn.RetrieveRequest{Query: "albatross migration", ScopeIDs: memory.Scope{RepoID: repo}})
-	if len(res.Candidates) != pending {
-		t.Fatalf("hybrid after reembed: %v; want the three observations and the summary", candidateIDs(res))
+	if len(res.Candidates) != pending || res.Provenance.Degraded != "" || up.DegradedRetrievals() != 0 {
+		t.Fatalf("hybrid after reembed: %v (degraded %q); want the three observations and the summary, not degraded", candidateIDs(res), res.Provenance.Degraded)
 	}
 	for _, c := range res.Candidates {
-		if component(t, c, "semantic") <= 0 {
+		if component(t, c, "semantic") <= 0 || c.Explanation.Degraded != "" {
 			t.Fatalf("candidate %s has no similarity after reembed: %+v", c.Entity.ID(), c.Explanation)
 		}
 	}
@@ -332,11 +342,13 @@ func TestBadVectorsAreNotKept(t *testing.T) {
 			if rep.Embedded != 0 || rep.Pending != 1 {
 				t.Fatalf("reembed report %+v; want nothing embedded, 1 pending", rep)
 			}
-			// A query vector is checked the same way.
-			if _, err := eng.Retrieve(ctx, cairn.RetrieveRequest{Query: "pelican queue"}); memory.CodeOf(err) != memory.CodeEmbedderUnavailable {
-				t.Fatalf("hybrid retrieval with a bad query vector: %v; want embedder_unavailable", err)
+			// A query vector is checked the same way: hybrid answers
+			// without it, degraded.
+			res := search(t, eng, cairn.RetrieveRequest{Query: "pelican queue"})
+			if len(res.Candidates) != 1 || res.Candidates[0].Entity.ID() != o.ID || res.Provenance.Degraded != memory.CodeEmbedderUnavailable {
+				t.Fatalf("hybrid with a bad query vector: %v degraded %q; want %s, degraded", candidateIDs(res), res.Provenance.Degraded, o.ID)
 			}
-			res := search(t, eng, cairn.RetrieveRequest{Query: "pelican queue", Provider: retrieve.LocalFTSName})
+			res = search(t, eng, cairn.RetrieveRequest{Query: "pelican queue", Provider: retrieve.LocalFTSName})
 			if len(res.Candidates) != 1 || res.Candidates[0].Entity.ID() != o.ID {
 				t.Fatalf("local-fts: %v; want %s", candidateIDs(res), o.ID)
 			}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 
 	"github.com/cairnhq/cairn/memory"
 )
@@ -70,7 +71,7 @@ type ImportReport struct {
 func (e *Engine) Import(ctx context.Context, r io.Reader, opts ImportOptions) (ImportReport, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxImportBytes+1))
 	if err != nil {
-		return ImportReport{}, memory.Wrap(memory.CodeInvalidParams, err, "reading the import: %v", err)
+		return ImportReport{}, memory.Wrap(memory.CodeInvalidParams, err, "reading the import failed")
 	}
 	if len(data) > MaxImportBytes {
 		return ImportReport{}, memory.Errorf(memory.CodeInvalidParams, "the import is over %d bytes; split it", MaxImportBytes)
@@ -113,6 +114,7 @@ func (e *Engine) Import(ctx context.Context, r io.Reader, opts ImportOptions) (I
 		rep.Embedded, rep.Pending = er.Embedded, er.Pending
 		if err != nil {
 			e.log.Warn("imported records stored without vectors; run cairn reembed", "err", memory.Public(err).Message)
+			e.log.Debug("embedder failure", "detail", memory.Detail(err))
 		}
 	}
 	return rep, nil
@@ -165,7 +167,10 @@ func (e *Engine) parseJSONL(data []byte) (memory.Dump, recordLines, error) {
 		lines[section] = append(lines[section], line)
 	}
 	if err := sc.Err(); err != nil {
-		return d, lines, memory.Wrap(memory.CodeInvalidParams, err, "line %d: %v", line+1, err)
+		if errors.Is(err, bufio.ErrTooLong) {
+			return d, lines, memory.Wrap(memory.CodeInvalidParams, err, "line %d is over %d bytes", line+1, 4*e.maxBytes+1<<20)
+		}
+		return d, lines, memory.Wrap(memory.CodeInvalidParams, err, "line %d cannot be read", line+1)
 	}
 	return d, lines, nil
 }
@@ -232,9 +237,9 @@ func jsonProblem(err error) string {
 		return fmt.Sprintf("malformed JSON at byte %d", se.Offset)
 	case errors.As(err, &te):
 		if te.Field != "" {
-			return fmt.Sprintf("field %s must be %s, not %s", te.Field, te.Type, te.Value)
+			return fmt.Sprintf("field %s must be %s, not %s", te.Field, jsonType(te.Type), te.Value)
 		}
-		return fmt.Sprintf("want %s, not %s", te.Type, te.Value)
+		return fmt.Sprintf("want %s, not %s", jsonType(te.Type), te.Value)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return "truncated JSON"
 	}
@@ -243,6 +248,36 @@ func jsonProblem(err error) string {
 		return "unknown field " + msg[len("json: unknown field "):]
 	}
 	return "malformed JSON"
+}
+
+// jsonType names the JSON a Go type reads, for a caller who never sees
+// Go's type names.
+func jsonType(t reflect.Type) string {
+	if t == nil {
+		return "another JSON value"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "a base64 string"
+		}
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "another JSON value"
 }
 
 // checkRecord validates a complete record as Import will write it.
@@ -498,7 +533,7 @@ func (e *Engine) Export(ctx context.Context, w io.Writer) (int, error) {
 	err := e.store.Export(ctx, func(r memory.Record) error {
 		n++
 		if err := enc.Encode(r); err != nil {
-			return memory.Wrap(memory.CodeInternal, err, "writing the export: %v", err)
+			return memory.Wrap(memory.CodeInternal, err, "writing the export failed")
 		}
 		return nil
 	})
@@ -506,7 +541,7 @@ func (e *Engine) Export(ctx context.Context, w io.Writer) (int, error) {
 		return n, err
 	}
 	if err := bw.Flush(); err != nil {
-		return n, memory.Wrap(memory.CodeInternal, err, "writing the export: %v", err)
+		return n, memory.Wrap(memory.CodeInternal, err, "writing the export failed")
 	}
 	return n, nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/cairnhq/cairn/memory"
 )
@@ -82,12 +83,12 @@ func pathProblem(err error) string {
 		return "does not exist"
 	case errors.Is(err, fs.ErrPermission):
 		return "permission denied"
-	case strings.Contains(err.Error(), "too many levels of symbolic links") || strings.Contains(err.Error(), "too many links"):
+	case errors.Is(err, syscall.ELOOP) || strings.Contains(err.Error(), "too many levels of symbolic links") || strings.Contains(err.Error(), "too many links"):
 		return "symlink loop"
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
+	case errors.Is(err, syscall.ENOTDIR):
+		return "a part of the path is not a directory"
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return "the name is too long"
 	}
 	return "unreadable"
 }

@@ -24,6 +24,9 @@ type Config struct {
 	APIKey string `json:"-"`
 	// Timeout bounds one request to a remote provider.
 	Timeout time.Duration `json:"-"`
+	// Retries is how many times a failed request to a remote provider is
+	// retried (nil: the default, 3; 0: never).
+	Retries *int `json:"retries,omitempty"`
 }
 
 // MarshalJSON writes the configuration with the timeout as a duration
@@ -50,7 +53,8 @@ var knownDims = map[string]int{
 
 // ConfigFromEnv reads the embedder settings: CAIRN_EMBED_PROVIDER,
 // CAIRN_EMBED_MODEL, CAIRN_EMBED_DIM, CAIRN_EMBED_URL, CAIRN_EMBED_API_KEY
-// (for openai, OPENAI_API_KEY too) and CAIRN_EMBED_TIMEOUT, and the seed's
+// (for openai, OPENAI_API_KEY too), CAIRN_EMBED_TIMEOUT and
+// CAIRN_EMBED_RETRIES, and the seed's
 // names SURR_EMBED_PROVIDER, SURR_EMBED_MODEL and SURR_EMBED_DIM (the
 // CAIRN_ name wins when both are set). It returns notes on every default
 // filled in or setting overridden.
@@ -90,6 +94,15 @@ func ConfigFromEnv(getenv func(string) string) (Config, []string, error) {
 		}
 		c.Timeout = d
 	}
+	retries := 3
+	if v := strings.TrimSpace(getenv("CAIRN_EMBED_RETRIES")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 10 {
+			return c, notes, memory.Errorf(memory.CodeInvalidParams, "CAIRN_EMBED_RETRIES=%q: want a whole number from 0 to 10", v)
+		}
+		retries = n
+	}
+	c.Retries = &retries
 	switch c.Provider {
 	case "glove":
 		if c.Model != "" && c.Model != glove.Model {
@@ -129,6 +142,12 @@ func ConfigFromEnv(getenv func(string) string) (Config, []string, error) {
 // New makes the embedder the configuration names.
 func (c Config) New() (Embedder, error) {
 	r := Remote{BaseURL: c.BaseURL, Model: c.Model, Dim: c.Dim, APIKey: c.APIKey, Timeout: c.Timeout}
+	if c.Retries != nil {
+		r.Retries = *c.Retries
+		if r.Retries == 0 {
+			r.Retries = -1 // Remote reads 0 as the default
+		}
+	}
 	switch c.Provider {
 	case "glove", "":
 		return NewGloVe()

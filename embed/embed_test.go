@@ -194,6 +194,8 @@ func TestConfigFromEnv(t *testing.T) {
 		"remote no model":    env("CAIRN_EMBED_PROVIDER", "ollama"),
 		"remote unknown dim": env("CAIRN_EMBED_PROVIDER", "ollama", "CAIRN_EMBED_MODEL", "mystery"),
 		"bad timeout":        env("CAIRN_EMBED_TIMEOUT", "soon"),
+		"negative retries":   env("CAIRN_EMBED_RETRIES", "-1"),
+		"too many retries":   env("CAIRN_EMBED_RETRIES", "11"),
 	} {
 		if _, _, err := embed.ConfigFromEnv(e); memory.CodeOf(err) != memory.CodeInvalidParams {
 			t.Errorf("%s: %v", name, err)

@@ -8,8 +8,12 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
+	neturl "net/url"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/cairnhq/cairn/memory"
@@ -39,6 +43,27 @@ type Remote struct {
 	Client *http.Client
 	// Backoff is the first retry's delay (default 200ms).
 	Backoff time.Duration
+	// Cooldown is how long, after a call fails (its retries spent, or its
+	// caller's deadline passed before an answer; not when the caller
+	// cancels), later calls fail at once without contacting the provider
+	// (default 30s; negative: no cooldown). While a provider is down,
+	// writes (whose records are left pending) and queries (which degrade)
+	// do not each wait out its timeouts and retries; the first call after
+	// the cooldown tries again.
+	Cooldown time.Duration
+	// Now is the clock the cooldown reads (default time.Now).
+	Now func() time.Time
+
+	// down is the cooldown's state, shared by the copies of r.
+	down *downState
+}
+
+// downState remembers a provider's last failure while its cooldown runs.
+type downState struct {
+	mu     sync.Mutex
+	until  time.Time
+	reason string
+	err    error
 }
 
 func (r Remote) withDefaults() Remote {
@@ -59,50 +84,148 @@ func (r Remote) withDefaults() Remote {
 	if r.Backoff <= 0 {
 		r.Backoff = 200 * time.Millisecond
 	}
+	if r.Cooldown == 0 {
+		r.Cooldown = 30 * time.Second
+	}
+	if r.Now == nil {
+		r.Now = time.Now
+	}
+	if r.down == nil {
+		r.down = &downState{}
+	}
 	r.BaseURL = strings.TrimRight(r.BaseURL, "/")
 	return r
 }
 
-// errPermanent marks an answer not worth retrying.
-type errPermanent struct{ error }
+// callError is one failed call to a provider: Reason is what a caller may
+// be told (no address, no transport or Go error text, nothing the provider
+// answered), Err the detail, kept for the operator's logs.
+type callError struct {
+	Reason string
+	Err    error
+	// Retry says the failure is worth another attempt (network errors,
+	// timeouts, 429 and 5xx).
+	Retry bool
+}
+
+func (e *callError) Error() string { return e.Err.Error() }
+func (e *callError) Unwrap() error { return e.Err }
 
 // post sends body as JSON to url and decodes the JSON answer into out,
-// retrying what is worth retrying. Errors are embedder_unavailable.
+// retrying what is worth retrying. Errors are embedder_unavailable; their
+// message says what went wrong in words fit for a caller, and the error
+// they wrap (for logs) holds the address and the transport's own words.
 func (r Remote) post(ctx context.Context, provider, url string, body, out any) error {
 	payload, err := json.Marshal(body)
 	if err != nil {
-		return memory.Wrap(memory.CodeInternal, err, "encoding the %s request", provider)
+		return memory.Wrap(memory.CodeInternal, err, "encoding the %s request failed", provider)
+	}
+	if err := r.cooling(); err != nil {
+		return err
 	}
 	delay := r.Backoff
-	var last error
+	var last *callError
+	attempts := 0
 	for attempt := 0; attempt <= r.Retries; attempt++ {
 		if attempt > 0 {
 			wait := delay + time.Duration(rand.Int64N(int64(delay)))
 			select {
 			case <-ctx.Done():
-				return memory.Wrap(memory.CodeEmbedderUnavailable, ctx.Err(), "%s: %v", provider, ctx.Err())
+				return r.callerEnded(ctx, provider, url, attempts, fmt.Errorf("waiting to retry: %w (last failure: %w)", ctx.Err(), last))
 			case <-time.After(wait):
 			}
 			delay *= 2
 		}
+		attempts++
 		last = r.once(ctx, url, payload, out)
-		var perm errPermanent
-		if last == nil || errors.As(last, &perm) || ctx.Err() != nil {
+		if last == nil {
+			r.down.mu.Lock()
+			r.down.until, r.down.reason, r.down.err = time.Time{}, "", nil
+			r.down.mu.Unlock()
+			return nil
+		}
+		if !last.Retry || ctx.Err() != nil {
 			break
 		}
 	}
-	if last != nil {
-		return memory.Wrap(memory.CodeEmbedderUnavailable, last, "%s embedder at %s: %v", provider, r.BaseURL, last)
+	if ctx.Err() != nil {
+		return r.callerEnded(ctx, provider, url, attempts, last)
 	}
-	return nil
+	err = r.unavailable(provider, url, attempts, last)
+	r.trip(err)
+	return err
 }
 
-func (r Remote) once(ctx context.Context, url string, payload []byte, out any) error {
+// callerEnded is the error of a call whose caller's context ended first.
+// A caller that canceled says nothing of the provider; one whose deadline
+// passed gave the provider all the time it had, and got no answer: the
+// cooldown starts as after any failure.
+func (r Remote) callerEnded(ctx context.Context, provider, url string, attempts int, cause error) error {
+	err := r.unavailable(provider, url, attempts, &callError{Reason: ended(ctx), Err: cause})
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		r.trip(err)
+	}
+	return err
+}
+
+// trip starts the cooldown after err.
+func (r Remote) trip(err error) {
+	if r.Cooldown <= 0 {
+		return
+	}
+	r.down.mu.Lock()
+	r.down.until, r.down.reason, r.down.err = r.Now().Add(r.Cooldown), memory.Public(err).Message, err
+	r.down.mu.Unlock()
+}
+
+// cooling returns the error of the last failure while its cooldown runs,
+// and nil when the provider may be called.
+func (r Remote) cooling() error {
+	r.down.mu.Lock()
+	defer r.down.mu.Unlock()
+	left := r.down.until.Sub(r.Now())
+	if r.down.err == nil || left <= 0 {
+		return nil
+	}
+	return memory.Wrap(memory.CodeEmbedderUnavailable, r.down.err, "%s; not called again for %s",
+		r.down.reason, max(left.Round(time.Second), time.Second))
+}
+
+// unavailable is the embedder_unavailable error for a failed call.
+func (r Remote) unavailable(provider, url string, attempts int, e *callError) error {
+	reason := e.Reason
+	if attempts > 1 {
+		reason += fmt.Sprintf(" (%d attempts)", attempts)
+	}
+	return memory.Wrap(memory.CodeEmbedderUnavailable, fmt.Errorf("%s embedder, POST %s: %w", provider, redactURL(url), e),
+		"the %s embedder is unavailable: %s", provider, reason)
+}
+
+// ended says why a caller's context ended.
+func ended(ctx context.Context) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return "the request ran out of time before the embedder answered"
+	}
+	return "the request was canceled before the embedder answered"
+}
+
+// redactURL is u without credentials or query (which may hold a key).
+func redactURL(u string) string {
+	p, err := neturl.Parse(u)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	p.User, p.RawQuery, p.Fragment = nil, "", ""
+	return p.String()
+}
+
+// once makes one call. Its error, if any, is a *callError.
+func (r Remote) once(ctx context.Context, url string, payload []byte, out any) *callError {
 	ctx, cancel := context.WithTimeout(ctx, r.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
 	if err != nil {
-		return errPermanent{err}
+		return &callError{Reason: "its configured base URL is not a valid URL", Err: err}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
@@ -111,23 +234,47 @@ func (r Remote) once(ctx context.Context, url string, payload []byte, out any) e
 	}
 	res, err := r.Client.Do(req)
 	if err != nil {
-		return err
+		return &callError{Reason: r.transportReason(err), Err: err, Retry: true}
 	}
 	defer res.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(res.Body, 256<<20))
 	if err != nil {
-		return err
+		return &callError{Reason: r.transportReason(err), Err: fmt.Errorf("reading the answer: %w", err), Retry: true}
 	}
 	switch {
-	case res.StatusCode == http.StatusTooManyRequests || res.StatusCode >= 500:
-		return fmt.Errorf("HTTP %d", res.StatusCode)
+	case res.StatusCode == http.StatusTooManyRequests:
+		return &callError{Reason: "it is turning requests away (HTTP 429, too many requests)",
+			Err: fmt.Errorf("HTTP %d: %s", res.StatusCode, snippet(data)), Retry: true}
+	case res.StatusCode >= 500:
+		return &callError{Reason: fmt.Sprintf("it failed (HTTP %d)", res.StatusCode),
+			Err: fmt.Errorf("HTTP %d: %s", res.StatusCode, snippet(data)), Retry: true}
 	case res.StatusCode != http.StatusOK:
-		return errPermanent{fmt.Errorf("HTTP %d: %s", res.StatusCode, snippet(data))}
+		return &callError{Reason: fmt.Sprintf("it refused the request (HTTP %d; check the model name, the URL and the API key)", res.StatusCode),
+			Err: fmt.Errorf("HTTP %d: %s", res.StatusCode, snippet(data))}
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		return errPermanent{fmt.Errorf("the answer is not the expected JSON")}
+		return &callError{Reason: "its answer is not the expected JSON", Err: fmt.Errorf("decoding the answer: %w (%s)", err, snippet(data))}
 	}
 	return nil
+}
+
+// transportReason says in plain words why a call got no answer.
+func (r Remote) transportReason(err error) string {
+	var dns *net.DNSError
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
+		return fmt.Sprintf("it did not answer within its timeout of %s", r.Timeout)
+	case errors.Is(err, context.Canceled):
+		return "the request was canceled before the embedder answered"
+	case errors.As(err, &dns):
+		return "its host name does not resolve"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "nothing accepts connections at its address (is it running?)"
+	case errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return "the connection was cut before it answered"
+	}
+	return "it could not be reached"
 }
 
 func snippet(b []byte) string {

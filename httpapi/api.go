@@ -100,6 +100,7 @@ func New(eng *cairn.Engine, opts *Options) *API {
 	o.Metrics.CounterFunc("cairn_embeddings_healed_total", "Pending records this process embedded in the background since start.", a.healSamples(func(h cairn.HealStatus) int64 { return h.Healed }))
 	o.Metrics.CounterFunc("cairn_embeddings_heal_failures_total", "Background embedding passes that failed (the embedder or the store), since start.", a.healSamples(func(h cairn.HealStatus) int64 { return h.Failures }))
 	o.Metrics.GaugeFunc("cairn_embeddings_pending", "Records waiting for a vector of the active embedder after the last background pass.", a.healSamples(func(h cairn.HealStatus) int64 { return int64(h.Pending) }))
+	o.Metrics.CounterFunc("cairn_retrieve_degraded_total", "Retrievals answered without a signal the provider normally uses, by reason (embedder_unavailable: ranked by words and recency alone).", a.degradedSamples, "reason")
 
 	for _, t := range cairn.Tools() {
 		a.mux.Handle(t.Method+" "+t.Path, a.toolHandler(t))
@@ -253,14 +254,26 @@ func (a *API) toolHandler(t cairn.Tool) http.Handler {
 		}
 		out, err := a.eng.Call(ctx, t, in)
 		if err != nil {
-			if c := memory.CodeOf(err); c == memory.CodeInternal || c == memory.CodeDBError {
-				a.opts.Logger.Error("tool failed", "tool", t.Name, "err", err)
-			}
+			a.logFailure(t.Name, err)
 			writeError(w, err)
 			return
 		}
 		writeJSON(w, success, out)
 	})
+}
+
+// logFailure logs a failed call for the operator: internal and database
+// failures with their whole cause at error level; an unavailable embedder
+// at warn level with the caller's message, and its cause (the embedder's
+// address, the transport's error) at debug level only.
+func (a *API) logFailure(tool string, err error) {
+	switch memory.CodeOf(err) {
+	case memory.CodeInternal, memory.CodeDBError:
+		a.opts.Logger.Error("tool failed", "tool", tool, "err", memory.Detail(err))
+	case memory.CodeEmbedderUnavailable:
+		a.opts.Logger.Warn("tool failed", "tool", tool, "err", memory.Public(err).Message)
+		a.opts.Logger.Debug("embedder failure", "tool", tool, "detail", memory.Detail(err))
+	}
 }
 
 // readBody reads a request body within limit; over it is invalid_params
@@ -378,7 +391,7 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) {
 func (a *API) export(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	if _, err := a.eng.Export(r.Context(), w); err != nil {
-		a.opts.Logger.Error("export failed", "err", err)
+		a.opts.Logger.Error("export failed", "err", memory.Detail(err))
 	}
 }
 
@@ -445,6 +458,10 @@ func (a *API) healSamples(figure func(cairn.HealStatus) int64) func() []metrics.
 		}
 		return []metrics.Sample{{Value: float64(figure(h))}}
 	}
+}
+
+func (a *API) degradedSamples() []metrics.Sample {
+	return []metrics.Sample{{Labels: []string{string(memory.CodeEmbedderUnavailable)}, Value: float64(a.eng.DegradedRetrievals())}}
 }
 
 func (a *API) sizeSamples() []metrics.Sample {

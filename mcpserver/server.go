@@ -100,16 +100,17 @@ func describe(t cairn.Tool) (*mcp.Tool, error) {
 var schemaOverrides = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[json.RawMessage]():  {Type: "object", Description: "a JSON object"},
 	reflect.TypeFor[memory.RawObject](): {Type: "object", Description: "a JSON object of properties"},
-	reflect.TypeFor[embed.Config](): {Type: "object", Description: "the embedder: provider, model, dimension, base URL, request timeout, whether an API key is set",
+	reflect.TypeFor[embed.Config](): {Type: "object", Description: "the embedder: provider, model, dimension, base URL, request timeout, retries, whether an API key is set",
 		Properties: map[string]*jsonschema.Schema{
 			"provider": {Type: "string"}, "model": {Type: "string"}, "dim": {Type: "integer"}, "baseURL": {Type: "string"},
-			"timeout": {Type: "string"}, "apiKeySet": {Type: "boolean"},
+			"timeout": {Type: "string"}, "retries": {Type: "integer"}, "apiKeySet": {Type: "boolean"},
 		}},
 	reflect.TypeFor[memory.Entity](): {Type: "object", Description: "an observation (id, kind, content, provenance, ts, scopeIds, redacted) or a summary (id, capsuleId, content, confidence, createdAt, evidenceRefs, scopeIds)"},
-	reflect.TypeFor[memory.Explanation](): {Type: "object", Description: "how a score was computed: name, value, detail, and the children it was computed from",
+	reflect.TypeFor[memory.Explanation](): {Type: "object", Description: "how a score was computed: name, value, detail, the children it was computed from, and degraded (an error code) when a signal could not be computed",
 		Properties: map[string]*jsonschema.Schema{
 			"name": {Type: "string"}, "value": {Type: "number"}, "detail": {Type: "string"},
 			"children": {Type: "array", Items: &jsonschema.Schema{Type: "object"}},
+			"degraded": {Type: "string"},
 		}},
 }
 
@@ -142,9 +143,7 @@ func handler(eng *cairn.Engine, t cairn.Tool, log *slog.Logger, tm *toolMetrics,
 		}
 		log.Info("tool call", "tool", t.Name, "code", code, "ms", float64(elapsed.Microseconds())/1000)
 		if err != nil {
-			if memory.CodeOf(err) == memory.CodeInternal || memory.CodeOf(err) == memory.CodeDBError {
-				log.Error("tool failed", "tool", t.Name, "err", err)
-			}
+			logFailure(log, t.Name, err)
 			return ErrorResult(err), nil
 		}
 		body, err := json.Marshal(out)
@@ -164,6 +163,20 @@ func call(ctx context.Context, eng *cairn.Engine, t cairn.Tool, args json.RawMes
 		return nil, err
 	}
 	return eng.Call(ctx, t, in)
+}
+
+// logFailure logs a failed call for the operator: internal and database
+// failures with their whole cause at error level; an unavailable embedder
+// at warn level with the caller's message, and its cause (the embedder's
+// address, the transport's error) at debug level only.
+func logFailure(log *slog.Logger, tool string, err error) {
+	switch memory.CodeOf(err) {
+	case memory.CodeInternal, memory.CodeDBError:
+		log.Error("tool failed", "tool", tool, "err", memory.Detail(err))
+	case memory.CodeEmbedderUnavailable:
+		log.Warn("tool failed", "tool", tool, "err", memory.Public(err).Message)
+		log.Debug("embedder failure", "tool", tool, "detail", memory.Detail(err))
+	}
 }
 
 // ErrorResult is the tool error for err: text content
@@ -197,11 +210,12 @@ func (h atLeast) WithGroup(g string) slog.Handler { return atLeast{h.Handler.Wit
 
 // HTTPHandler serves srv as MCP streamable HTTP, stateless with JSON
 // responses, with the SDK's DNS-rebinding protection for localhost and
-// cross-origin protection on.
+// cross-origin protection on. Protocol errors say what is wrong without
+// quoting Go's decoder.
 func HTTPHandler(srv *mcp.Server, opts *Options) http.Handler {
 	o := defaults(opts)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		Stateless: true, JSONResponse: true, Logger: o.Logger, MaxRequestBodyBytes: int64(o.MaxRequestBytes),
 	})
-	return http.NewCrossOriginProtection().Handler(h)
+	return http.NewCrossOriginProtection().Handler(publicResponses(h))
 }

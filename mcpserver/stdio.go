@@ -43,7 +43,10 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 			l.idle = make(chan struct{})
 		}
 	}
-	return l.w.Write(p)
+	if _, err := l.w.Write(publicMessage(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 func (l *lockedWriter) Close() error { return nil }
@@ -110,7 +113,7 @@ func answeredID(msg []byte) string {
 // -32600 invalid request error, a line over maxLine bytes gets -32600 too,
 // and the session goes on. (The SDK's own stdio transport ends the session
 // at the first malformed line.) Well-formed messages pass to the SDK
-// unchanged.
+// unchanged; its error answers lose any quote of Go's decoder.
 func GuardedTransport(in io.Reader, out io.Writer, maxLine int) mcp.Transport {
 	pr, pw := io.Pipe()
 	w := newLockedWriter(out)

@@ -93,3 +93,25 @@ func Public(err error) *Error {
 
 // IsCode reports whether err carries code.
 func IsCode(err error, code Code) bool { return err != nil && CodeOf(err) == code }
+
+// Detail returns err's whole story for the operator's logs: a typed
+// error's code and message followed by its cause's text, down the chain.
+// It may hold internal detail (addresses, SQL, Go error text) and must
+// never reach a caller: callers get Public.
+func Detail(err error) string {
+	if err == nil {
+		return ""
+	}
+	if e, ok := err.(*Error); ok {
+		if e.Err == nil {
+			return e.Error()
+		}
+		return e.Error() + ": " + Detail(e.Err)
+	}
+	s := err.Error()
+	var e *Error
+	if errors.As(err, &e) && e.Err != nil {
+		s += " (cause: " + Detail(e.Err) + ")"
+	}
+	return s
+}

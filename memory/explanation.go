@@ -8,6 +8,10 @@ type Explanation struct {
 	Value    float64       `json:"value"`
 	Detail   string        `json:"detail,omitempty"`
 	Children []Explanation `json:"children,omitempty"`
+	// Degraded, when set, is the error code of the failure the score was
+	// computed without (embedder_unavailable: no semantic signal). It is
+	// empty, and left out of the JSON, for a score computed in full.
+	Degraded Code `json:"degraded,omitempty"`
 }
 
 // Child returns the first direct child named name.

@@ -108,6 +108,17 @@ func TestErrors(t *testing.T) {
 	if memory.CodeOf(nil) != "" || memory.Public(nil) != nil {
 		t.Fatal("nil error")
 	}
+	// Detail, for logs, tells the whole chain, cause included.
+	if d := memory.Detail(err); d != "outer: db_error: reading pins failed (cause: SELECT secret FROM table)" {
+		t.Fatalf("detail %q", d)
+	}
+	nested := memory.Wrap(memory.CodeEmbedderUnavailable, fmt.Errorf("POST http://10.0.0.1/api: %w", errors.New("connection reset")), "the embedder is unavailable")
+	if d := memory.Detail(nested); d != "embedder_unavailable: the embedder is unavailable: POST http://10.0.0.1/api: connection reset" {
+		t.Fatalf("detail %q", d)
+	}
+	if memory.Detail(nil) != "" {
+		t.Fatal("detail of nil")
+	}
 }
 
 func TestKindsAndText(t *testing.T) {

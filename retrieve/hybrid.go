@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cairnhq/cairn/content"
 	"github.com/cairnhq/cairn/embed"
@@ -109,6 +110,13 @@ const (
 // Candidates are every record in scope that shares a word with the query
 // (or neighbours one), plus up to semKeep records whose similarity comes
 // within semJoin of the best. It reads plain text only.
+//
+// When the query cannot be embedded (embedder_unavailable: the embedder is
+// down, times out, answers garbage, or takes more than half the time a
+// request with a deadline has) the answer degrades instead of failing: no
+// record joins by similarity, semantic is 0 and its weight leaves the sum
+// of weights, and the ranking, every candidate's explanation and the
+// provenance say degraded: "embedder_unavailable".
 type Hybrid struct {
 	Index   *index.Index
 	Weights HybridWeights
@@ -175,17 +183,30 @@ func (h *Hybrid) Search(ctx context.Context, r memory.Reader, opts SearchOptions
 	}
 	var qv []float32
 	if e := h.Index.Embedder(); w.Semantic > 0 && e != nil {
-		v, err := embedQuery(ctx, e, opts.Text)
-		if err != nil {
+		// A request with a deadline leaves half of its time to the
+		// embedder, so that a slow one still leaves time to answer.
+		ectx := ctx
+		if dl, ok := ctx.Deadline(); ok {
+			var cancel context.CancelFunc
+			ectx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
+			defer cancel()
+		}
+		v, err := embedQuery(ectx, e, opts.Text)
+		switch {
+		case err == nil:
+			qv = v
+		case memory.IsCode(err, memory.CodeEmbedderUnavailable) && ctx.Err() == nil:
+			// Degrade, don't fail: rank by the other signals and say so.
+			out.Degraded = err
+		default:
 			return Ranking{}, err
 		}
-		qv = v
 	}
 	var ranked []scored
 	var refs []memory.EntityRef
 	var stats rankStats
 	read := func(v *index.View) error {
-		ranked, refs, stats = h.rank(v, opts, qv)
+		ranked, refs, stats = h.rank(v, opts, qv, out.Degraded == nil)
 		return nil
 	}
 	err := h.Index.Read(read)
@@ -229,6 +250,11 @@ func (h *Hybrid) Search(ctx context.Context, r memory.Reader, opts SearchOptions
 			{Name: "semantic", Value: s.sem},
 			{Name: "recency", Value: s.rec},
 		}
+		var degraded memory.Code
+		if out.Degraded != nil {
+			degraded = memory.CodeEmbedderUnavailable
+			parts[2].Detail = "not computed: the embedder is unavailable; semanticWeight left out of the sum of weights"
+		}
 		if soft {
 			parts = append(parts, memory.Explanation{Name: "soft", Value: s.soft})
 		}
@@ -246,7 +272,7 @@ func (h *Hybrid) Search(ctx context.Context, r memory.Reader, opts SearchOptions
 		}
 		out.Candidates = append(out.Candidates, Candidate{
 			EntityType: e.Type(), Entity: e, Score: s.score, MatchContext: content.MatchContext(e.Content()),
-			Explanation: memory.Explanation{Name: "score", Value: s.score, Children: parts},
+			Explanation: memory.Explanation{Name: "score", Value: s.score, Children: parts, Degraded: degraded},
 		})
 	}
 	return out, nil
@@ -264,8 +290,10 @@ type rankStats struct {
 }
 
 // rank scores the index's view and returns the best MaxResults with the
-// records to read back.
-func (h *Hybrid) rank(v *index.View, opts SearchOptions, qv []float32) ([]scored, []memory.EntityRef, rankStats) {
+// records to read back. semantic says whether the semantic signal applies
+// (false when the query could not be embedded: its weight then leaves the
+// sum of weights, so scores still span [0, 1]).
+func (h *Hybrid) rank(v *index.View, opts SearchOptions, qv []float32, semantic bool) ([]scored, []memory.EntityRef, rankStats) {
 	var st rankStats
 	filter := v.Filter(opts.Scope)
 	if filter.Empty {
@@ -282,14 +310,14 @@ func (h *Hybrid) rank(v *index.View, opts SearchOptions, qv []float32) ([]scored
 	// normally: a read stopped by a damaged segment leaves it half set.
 	buf := scorePool.Get().(*scoreBuf)
 	buf.reset(v.Docs())
-	ranked, refs := h.rankInto(v, opts, qv, filter, buf, &st)
+	ranked, refs := h.rankInto(v, opts, qv, semantic, filter, buf, &st)
 	buf.clear()
 	scorePool.Put(buf)
 	return ranked, refs, st
 }
 
 // rankInto is rank's work, with its scratch buffer.
-func (h *Hybrid) rankInto(v *index.View, opts SearchOptions, qv []float32, filter *index.Filter, buf *scoreBuf, stp *rankStats) ([]scored, []memory.EntityRef) {
+func (h *Hybrid) rankInto(v *index.View, opts SearchOptions, qv []float32, semantic bool, filter *index.Filter, buf *scoreBuf, stp *rankStats) ([]scored, []memory.EntityRef) {
 	w := h.Weights
 	st := stp
 
@@ -344,7 +372,10 @@ func (h *Hybrid) rankInto(v *index.View, opts SearchOptions, qv []float32, filte
 	st.candidates = len(buf.cands)
 	// The weights of the signals that apply to this search add up to
 	// total, so scores stay in [0, 1].
-	total := w.Lexical + w.Semantic + w.Recency
+	total := w.Lexical + w.Recency
+	if semantic {
+		total += w.Semantic
+	}
 	// mark appends to into the candidates that hold one of terms (given
 	// a BM25 over them in the scratch tf, zeroed again at once), sorted,
 	// and returns them with whether a candidate is among them.

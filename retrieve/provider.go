@@ -26,6 +26,10 @@ type Provider interface {
 type Ranking struct {
 	Candidates []Candidate
 	Scoring    Scoring
+	// Degraded, when set, is why the ranking lacks a signal it normally
+	// has: a typed error (embedder_unavailable) whose cause is for logs.
+	// The ranking is still a valid answer from the signals that remain.
+	Degraded error
 }
 
 // Scoring says once, for all candidates, how scores were computed: the

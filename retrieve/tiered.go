@@ -80,6 +80,12 @@ type Provenance struct {
 	// Scoring states how the candidates' scores were computed; each
 	// candidate's explanation holds its own components.
 	Scoring Scoring `json:"scoring"`
+	// Degraded, when set, says the answer was computed without a signal
+	// the provider normally uses, and why, as an error code:
+	// embedder_unavailable when the hybrid provider could not embed the
+	// query and ranked by words and recency alone. Each candidate's
+	// explanation says the same. Empty (and left out) for a full answer.
+	Degraded memory.Code `json:"degraded,omitempty"`
 }
 
 // Retriever implements the tiered retrieval contract over a store and a
@@ -99,6 +105,9 @@ type Retriever struct {
 	// DefaultMaxCandidates applies when a request sets none (default
 	// DefaultMaxCandidates).
 	DefaultMaxCandidates int
+	// OnDegraded, when set, is called with the reason of every degraded
+	// answer (Provenance.Degraded), for counting and logging.
+	OnDegraded func(reason error)
 }
 
 // Validate checks a request's bounds and returns its parsed query.
@@ -181,6 +190,12 @@ func (rt *Retriever) Retrieve(ctx context.Context, req Request) (Result, error) 
 			Syntax: tq.Syntax, SearchTerms: tq.Terms, MaxCandidates: maxC,
 			TokenBudget: req.TokenBudget, Now: nowMs,
 		},
+	}
+	if ranking.Degraded != nil {
+		res.Provenance.Degraded = memory.Public(ranking.Degraded).Code
+		if rt.OnDegraded != nil {
+			rt.OnDegraded(ranking.Degraded)
+		}
 	}
 	estimate := rt.EstimateTokens
 	if estimate == nil {

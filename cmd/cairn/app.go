@@ -40,6 +40,8 @@ type app struct {
 	logInfo bool
 	// env overrides the environment for settings a flag sets.
 	env map[string]string
+	// started says the command got past cobra's argument and flag checks.
+	started bool
 }
 
 // setenv makes a flag's value win over the environment variable k.
@@ -60,7 +62,12 @@ func (a *app) getenv(k string) string {
 
 // run executes the CLI and returns the process exit code.
 func run(ctx context.Context, args []string, in io.Reader, out, errw io.Writer) int {
-	a := &app{in: in, out: out, err: errw}
+	return runApp(ctx, &app{in: in, out: out, err: errw}, args)
+}
+
+// runApp executes the CLI with a's streams and settings.
+func runApp(ctx context.Context, a *app, args []string) int {
+	in, out, errw := a.in, a.out, a.err
 	root := newRootCmd(a)
 	root.SetArgs(args)
 	root.SetIn(in)
@@ -106,9 +113,18 @@ func (a *app) fail(err error) int {
 		return exitCode(err)
 	}
 	var me *memory.Error
-	if !errors.As(err, &me) {
-		// Untyped errors come from argument parsing (cobra, pflag).
+	switch {
+	case errors.As(err, &me):
+	case !a.started:
+		// Untyped errors before a command runs come from argument
+		// parsing (cobra, pflag) and speak of the arguments.
 		err = memory.Errorf(memory.CodeInvalidParams, "%s", err.Error())
+	default:
+		// Any other untyped error is a bug: its text stays in the log.
+		err = memory.Wrap(memory.CodeInternal, err, "internal error (CAIRN_LOG=debug shows the detail)")
+	}
+	if log, lerr := a.logger(slog.LevelWarn); lerr == nil {
+		log.Debug("error detail", "detail", memory.Detail(err))
 	}
 	pub := memory.Public(err)
 	if a.json {
@@ -213,7 +229,7 @@ func (a *app) emit(v any) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
-		return memory.Wrap(memory.CodeInternal, err, "writing output: %v", err)
+		return memory.Wrap(memory.CodeInternal, err, "writing the output failed")
 	}
 	return nil
 }
@@ -229,7 +245,7 @@ func (a *app) readText(args []string, what string) (string, error) {
 	}
 	b, err := io.ReadAll(io.LimitReader(a.in, memory.DefaultMaxContentBytes*4))
 	if err != nil {
-		return "", memory.Wrap(memory.CodeInvalidParams, err, "reading standard input: %v", err)
+		return "", memory.Wrap(memory.CodeInvalidParams, err, "reading standard input failed")
 	}
 	return strings.TrimRight(string(b), "\n"), nil
 }

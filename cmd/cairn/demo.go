@@ -24,7 +24,7 @@ examples. Nothing outside the temporary database is touched.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir, err := os.MkdirTemp("", "cairn-demo-")
 			if err != nil {
-				return memory.Wrap(memory.CodeInternal, err, "making a temporary directory: %v", err)
+				return memory.Wrap(memory.CodeInternal, err, "making a temporary directory: %v", pathless(err))
 			}
 			defer os.RemoveAll(dir)
 			now := time.UnixMilli(sample.Now)

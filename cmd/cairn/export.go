@@ -30,7 +30,7 @@ left out: they are derived, and the import embeds the records again.`,
 			if output != "" && output != "-" {
 				f, err := os.OpenFile(output, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 				if err != nil {
-					return memory.Wrap(memory.CodeInvalidParams, err, "--output: %v", err)
+					return memory.Wrap(memory.CodeInvalidParams, err, "--output %s: %v", output, pathless(err))
 				}
 				defer f.Close()
 				w = f

@@ -35,6 +35,9 @@ holding more of them rank higher. --provider local-fts ranks by the
 contract's FTS5 bm25 and recency instead; --syntax fts passes FTS5 query
 syntax (space = AND, OR, NOT, "phrases", prefix*, NEAR(...)) to local-fts.
 
+When the embedder is unavailable, hybrid still answers, from words and
+recency, and says "degraded" (embedder_unavailable).
+
 Ties break by score, then id. With --now and the same data the output is
 byte-identical.`,
 		Example: `  cairn retrieve --scope repo=/src/shop "why did checkout say session expired?"
@@ -85,6 +88,11 @@ func printRetrieval(w io.Writer, res cairn.RetrieveResult, explain bool) {
 	fmt.Fprintf(w, "query %q  scope %s  provider %s  syntax %s  at %s\n", p.Query, scope, p.ProviderUsed, p.Syntax, fmtTime(p.Now))
 	if len(p.SearchTerms) > 0 {
 		fmt.Fprintf(w, "searched for: %s\n", strings.Join(p.SearchTerms, " "))
+	}
+	if p.Degraded == memory.CodeEmbedderUnavailable {
+		fmt.Fprintf(w, "degraded (%s): the query could not be embedded; ranked by words and recency only\n", p.Degraded)
+	} else if p.Degraded != "" {
+		fmt.Fprintf(w, "degraded (%s)\n", p.Degraded)
 	}
 	budget := "no token budget"
 	if p.TokenBudget != nil {

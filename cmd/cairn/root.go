@@ -23,6 +23,9 @@ caps the content of one record (default 1 MiB).
 Try it without touching your database: cairn demo`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Past argument and flag checks: an untyped error from here on is
+		// cairn's own, not a usage error.
+		PersistentPreRun: func(*cobra.Command, []string) { a.started = true },
 	}
 	root.PersistentFlags().StringVar(&a.dbFlag, "db", "", "database file (default $CAIRN_DB or $XDG_DATA_HOME/cairn/cairn.db)")
 	root.PersistentFlags().StringVar(&a.nowFlag, "now", "", "fix the clock (RFC 3339, YYYY-MM-DD or Unix ms) for deterministic results")

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cairnhq/cairn"
@@ -135,7 +136,7 @@ fails. Each healing is logged and counted in /metrics.`,
 			api.Mount("/mcp", mcpserver.HTTPHandler(srv, &mcpserver.Options{Logger: log}))
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
-				return memory.Wrap(memory.CodeInvalidParams, err, "cannot listen on %s: %v", addr, err)
+				return memory.Wrap(memory.CodeInvalidParams, err, "cannot listen on %s: %s", addr, listenProblem(err))
 			}
 			hs := api.HTTPServer()
 			served := make(chan error, 1)
@@ -143,7 +144,7 @@ fails. Each healing is logged and counted in /metrics.`,
 			fmt.Fprintf(a.err, "cairn %s listening on http://%s (REST /v1, MCP /mcp, database %s)\n", cairn.Version, ln.Addr(), eng.Path())
 			select {
 			case err := <-served:
-				return memory.Wrap(memory.CodeInternal, err, "serving: %v", err)
+				return memory.Wrap(memory.CodeInternal, err, "serving stopped unexpectedly")
 			case <-cmd.Context().Done():
 			}
 			fmt.Fprintln(a.err, "cairn: shutting down; finishing requests in flight")
@@ -151,13 +152,30 @@ fails. Each healing is logged and counted in /metrics.`,
 			defer cancel()
 			if err := hs.Shutdown(ctx); err != nil {
 				hs.Close()
-				return memory.Wrap(memory.CodeInternal, err, "shutting down: %v", err)
+				return memory.Wrap(memory.CodeInternal, err, "requests in flight did not finish in time; closed them")
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:4747", "address to listen on ($"+envAddr+")")
 	return cmd
+}
+
+// listenProblem says why a listen failed, without Go's error text.
+func listenProblem(err error) string {
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return "the address is already in use"
+	case errors.Is(err, syscall.EACCES), errors.Is(err, os.ErrPermission):
+		return "permission denied (ports below 1024 need privileges)"
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		return "no network interface has that address"
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return "the host name does not resolve"
+	}
+	return "the address cannot be used"
 }
 
 func isLoopbackIP(host string) bool {

@@ -1,7 +1,7 @@
 // Package metrics keeps counters and histograms and writes them in the
 // Prometheus text exposition format, for the servers' /metrics endpoint.
-// It is small on purpose: labelled counters, labelled histograms and gauges
-// read at scrape time.
+// It is small on purpose: labelled counters, labelled histograms, and
+// gauges and counters read at scrape time.
 package metrics
 
 import (

@@ -21,11 +21,17 @@ func TestTextFormat(t *testing.T) {
 		return []metrics.Sample{{Labels: []string{"observations"}, Value: 42}}
 	}, "table")
 	r.CounterFunc("cairn_healed_total", "Healed.", func() []metrics.Sample { return []metrics.Sample{{Value: 7}} })
+	r.CounterFunc("cairn_degraded_total", "Degraded.", func() []metrics.Sample {
+		return []metrics.Sample{{Labels: []string{"embedder_unavailable"}, Value: 3}}
+	}, "reason")
 	var b strings.Builder
 	if err := r.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	want := `# HELP cairn_healed_total Healed.
+	want := `# HELP cairn_degraded_total Degraded.
+# TYPE cairn_degraded_total counter
+cairn_degraded_total{reason="embedder_unavailable"} 3
+# HELP cairn_healed_total Healed.
 # TYPE cairn_healed_total counter
 cairn_healed_total 7
 # HELP cairn_request_seconds Latency.

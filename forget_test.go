@@ -171,7 +171,9 @@ func TestForgetThought(t *testing.T) {
 	if len(segmentsHolding(t, path+"-index", th.ID)) == 0 {
 		t.Fatal("the thought is in no index file before it is forgotten: the test would prove nothing")
 	}
-	ids := func() []string { return snippetIDs(voice(t, eng, retrieve.InnerVoiceRequest{Query: "staging database password " + secret})) }
+	ids := func() []string {
+		return snippetIDs(voice(t, eng, retrieve.InnerVoiceRequest{Query: "staging database password " + secret}))
+	}
 	if got := ids(); !slices.Contains(got, th.ID) || !slices.Contains(got, keep.ID) {
 		t.Fatalf("before: %v", got)
 	}

@@ -4,8 +4,9 @@
 // Open a database with Open, record what an agent observes with
 // Engine.Log, group it into capsules with Engine.OpenCapsule and
 // Engine.CloseCapsule, mark what matters with Engine.Pin, forget with
-// Engine.Forget, and get back the few memories that matter for a query with
-// Engine.Retrieve:
+// Engine.Forget (and ForgetSummary, ForgetThought, ForgetArtifact, or the
+// knowledge graph's deletes), and get back the few memories that matter for
+// a query with Engine.Retrieve:
 //
 //	eng, err := cairn.Open(cairn.DefaultPath(), nil)
 //	if err != nil { ... }

@@ -120,6 +120,31 @@ func (e *Engine) Thought(ctx context.Context, id string) (memory.Thought, error)
 	return e.store.Thought(ctx, id)
 }
 
+// MarkThoughtRequest sets a thought's status.
+type MarkThoughtRequest struct {
+	ThoughtID string `json:"thoughtId" jsonschema:"the thought's id"`
+	Status    string `json:"status" jsonschema:"removal (never retrieved again, kept until forgotten) or active (retrieved again)"`
+}
+
+// MarkThought sets a thought's status: removal takes it out of every
+// retrieval (its text stays until thought_forget), active brings it back.
+// Marking it with the status it has changes nothing.
+func (e *Engine) MarkThought(ctx context.Context, req MarkThoughtRequest) (memory.Thought, error) {
+	if err := validateRef("thoughtId", req.ThoughtID, false); err != nil {
+		return memory.Thought{}, err
+	}
+	if req.Status != memory.StatusActive && req.Status != memory.StatusRemoval {
+		return memory.Thought{}, memory.Errorf(memory.CodeInvalidParams, "status %q: want active or removal", req.Status)
+	}
+	if _, err := e.store.Thought(ctx, req.ThoughtID); err != nil {
+		return memory.Thought{}, err
+	}
+	if _, err := e.store.SetThoughtStatus(ctx, []string{req.ThoughtID}, req.Status); err != nil {
+		return memory.Thought{}, err
+	}
+	return e.store.Thought(ctx, req.ThoughtID)
+}
+
 // ThoughtsRequest lists thoughts.
 type ThoughtsRequest struct {
 	ScopeIDs       memory.Scope `json:"scopeIds,omitzero" jsonschema:"restrict to a scope"`
@@ -331,12 +356,23 @@ type Deleted struct {
 	Deleted string `json:"deleted"`
 }
 
-// DeleteEntity deletes an entity with its observations and edges.
+// DeleteEntity deletes an entity with its observations and edges; their
+// text is erased from the database and the retrieval index's files.
 func (e *Engine) DeleteEntity(ctx context.Context, id string) (Deleted, error) {
 	if err := validateRef("entityId", id, false); err != nil {
 		return Deleted{}, err
 	}
-	return Deleted{Deleted: id}, e.store.DeleteEntity(ctx, id)
+	return e.deleted(ctx, id, e.store.DeleteEntity(ctx, id))
+}
+
+// deleted finishes a knowledge-graph delete: on success, the records
+// leave the retrieval index's files too.
+func (e *Engine) deleted(ctx context.Context, id string, err error) (Deleted, error) {
+	if err != nil {
+		return Deleted{}, err
+	}
+	e.eraseFromIndex(ctx)
+	return Deleted{Deleted: id}, nil
 }
 
 // ObserveRequest records a fact about an entity.
@@ -377,12 +413,12 @@ type KGObservationRef struct {
 	ObservationID string `json:"observationId" jsonschema:"the entity observation's id"`
 }
 
-// DeleteKGObservation deletes an entity observation.
+// DeleteKGObservation deletes an entity observation, erasing its text.
 func (e *Engine) DeleteKGObservation(ctx context.Context, id string) (Deleted, error) {
 	if err := validateRef("observationId", id, false); err != nil {
 		return Deleted{}, err
 	}
-	return Deleted{Deleted: id}, e.store.DeleteKGObservation(ctx, id)
+	return e.deleted(ctx, id, e.store.DeleteKGObservation(ctx, id))
 }
 
 // EdgeRequest relates two entities.
@@ -438,12 +474,12 @@ type EdgeRef struct {
 	EdgeID string `json:"edgeId" jsonschema:"the edge's id"`
 }
 
-// DeleteEdge deletes an edge.
+// DeleteEdge deletes an edge, erasing its text.
 func (e *Engine) DeleteEdge(ctx context.Context, id string) (Deleted, error) {
 	if err := validateRef("edgeId", id, false); err != nil {
 		return Deleted{}, err
 	}
-	return Deleted{Deleted: id}, e.store.DeleteEdge(ctx, id)
+	return e.deleted(ctx, id, e.store.DeleteEdge(ctx, id))
 }
 
 // EdgesRequest lists edges.

@@ -371,24 +371,3 @@ func (e *Engine) Unpin(ctx context.Context, pinID string) error {
 	}
 	return e.store.RemovePin(ctx, pinID)
 }
-
-// Forget redacts an observation: its content is replaced by "[redacted]",
-// the original text is overwritten on disk, and it leaves the search index.
-// Its id, time, scope, kind, provenance and capsule place remain, so
-// provenance chains still resolve. Forgetting twice changes nothing.
-func (e *Engine) Forget(ctx context.Context, observationID string) (memory.Observation, error) {
-	if err := validateRef("observation id", observationID, false); err != nil {
-		return memory.Observation{}, err
-	}
-	o, err := e.store.Redact(ctx, observationID)
-	if err != nil {
-		return o, err
-	}
-	// The text leaves the index's files too. The database already holds
-	// the redaction: should this step fail, the next process to open the
-	// index finds the record gone and rewrites the segment then.
-	if err := e.store.Snapshot(ctx, func(r memory.Reader) error { return e.index.Forget(ctx, r) }); err != nil {
-		e.log.Warn("the forgotten text stays in the retrieval index's files until its next maintenance", "err", memory.Public(err).Message)
-	}
-	return o, nil
-}

@@ -208,6 +208,12 @@ var recordTools = []Tool{
 		return e.Summary(ctx, in.SummaryID)
 	}),
 	newTool(Tool{
+		Name: "summary_forget", Title: "Forget a capsule summary", Method: "POST", Path: "/v1/summaries/{summaryId}/forget", Destructive: true, Idempotent: true,
+		Description: `Forget a capsule summary that must not be kept (it holds a secret or personal data, or the user asked to erase it): its content becomes "[redacted]", the original text is overwritten on disk and removed from every index, so no retrieval returns it again, not even as the session's currentSummary. Its id, capsule, confidence and evidence refs remain; a later summary_set on the capsule writes a new summary in its place. Forgetting it again changes nothing. Cannot be undone. Returns the redacted summary.`,
+	}, func(e *Engine, ctx context.Context, in SummaryRef) (memory.Summary, error) {
+		return e.ForgetSummary(ctx, in.SummaryID)
+	}),
+	newTool(Tool{
 		Name: "pin", Title: "Pin a memory", Method: "POST", Path: "/v1/pins", Creates: true,
 		Description: `Pin an observation or summary that must not be forgotten in this context (a user decision, a root cause, a constraint): while active, retrieve returns it in its scope ahead of all candidates and no token budget cuts it. By default the pin has the target's scope; ttlSeconds or expiresAt make it expire. Returns the pin.`,
 	}, func(e *Engine, ctx context.Context, in PinRequest) (memory.Pin, error) { return e.Pin(ctx, in) }),
@@ -219,7 +225,7 @@ var recordTools = []Tool{
 	}),
 	newTool(Tool{
 		Name: "forget", Title: "Forget an observation", Method: "POST", Path: "/v1/observations/{observationId}/forget", Destructive: true, Idempotent: true,
-		Description: `Forget an observation that must not be kept (a secret, personal data, something the user asked to erase): its content becomes "[redacted]", the original text is overwritten on disk and removed from the search index, so no retrieval finds it again. Its id, time and place in its capsule remain. Cannot be undone. Returns the redacted observation.`,
+		Description: `Forget an observation that must not be kept (a secret, personal data, something the user asked to erase): its content becomes "[redacted]", the original text is overwritten on disk and removed from every index, so no retrieval finds it again. Its id, time and place in its capsule remain. Forgetting it again changes nothing. Cannot be undone. Returns the redacted observation. (Summaries, thoughts and code artifacts have summary_forget, thought_forget and code_artifact_forget; knowledge-graph records are deleted.)`,
 	}, func(e *Engine, ctx context.Context, in ObservationRef) (memory.Observation, error) {
 		return e.Forget(ctx, in.ObservationID)
 	}),

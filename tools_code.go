@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/cairnhq/cairn/code"
+	"github.com/cairnhq/cairn/memory"
 )
 
 // codeTools are code memory: indexing, hydration, proposals, gates,
@@ -38,6 +39,12 @@ var codeTools = []Tool{
 		Description: `Check every AUTHORITATIVE entity (or those named) against the files on disk: each file is read, its entity re-resolved and hashed, and compared with the vault. Returns the stale entities with the reason and the verification cache's hit rate. Changes nothing; index again to record what changed.`,
 	}, func(e *Engine, ctx context.Context, in CodeVerifyRequest) (code.VerifyReport, error) {
 		return e.VerifyCode(ctx, in)
+	}),
+	newTool(Tool{
+		Name: "code_artifact_forget", Title: "Forget a code artifact", Method: "POST", Path: "/v1/code/artifacts/{hash}/forget", Destructive: true, Idempotent: true,
+		Description: `Forget an artifact of the code vault (code, a diff, a decision or a user paste that must not be kept, e.g. it holds a secret): its text becomes "[redacted]" and is overwritten on disk; its hash stays, so the ledger and the hydration history still resolve. The entities whose artifact it is are no longer searched or hydrated (code_hydrate reports one hydrated earlier in the session as stale) until their text is stored again, by code_propose or by code_index reading the changed file. Forgetting it again changes nothing. Returns the redacted artifact.`,
+	}, func(e *Engine, ctx context.Context, in ArtifactRef) (memory.Artifact, error) {
+		return e.ForgetArtifact(ctx, in)
 	}),
 	newTool(Tool{
 		Name: "code_entities", Title: "List code entities", Method: "GET", Path: "/v1/code/entities", ReadOnly: true, Idempotent: true,

@@ -26,6 +26,18 @@ var knowledgeTools = []Tool{
 		return e.Thoughts(ctx, in)
 	}),
 	newTool(Tool{
+		Name: "thought_mark", Title: "Mark a thought for removal", Method: "PUT", Path: "/v1/thoughts/{thoughtId}/status", Idempotent: true,
+		Description: `Set a thought's status: removal takes it out of every retrieval (inner_voice_retrieve skips it; thoughts_list still lists it, with its status) while its text is kept; active brings it back. Use it for a thought that is outdated or superseded; use thought_forget to erase one. Returns the thought.`,
+	}, func(e *Engine, ctx context.Context, in MarkThoughtRequest) (memory.Thought, error) {
+		return e.MarkThought(ctx, in)
+	}),
+	newTool(Tool{
+		Name: "thought_forget", Title: "Forget a thought", Method: "POST", Path: "/v1/thoughts/{thoughtId}/forget", Destructive: true, Idempotent: true,
+		Description: `Forget a thought that must not be kept (a secret, personal data, something the user asked to erase): its content becomes "[redacted]" and its tags are dropped; the original text and its vector are erased from disk and from every index, so inner_voice_retrieve never returns it again. Its id, origin, status, time and scope remain. Forgetting it again changes nothing. Cannot be undone (to stop retrieving a thought but keep it, use thought_mark). Returns the redacted thought.`,
+	}, func(e *Engine, ctx context.Context, in ThoughtRef) (memory.Thought, error) {
+		return e.ForgetThought(ctx, in.ThoughtID)
+	}),
+	newTool(Tool{
 		Name: "kg_entity_create", Title: "Create a knowledge-graph entity", Method: "POST", Path: "/v1/kg/entities", Creates: true,
 		Description: `Add an entity to the knowledge graph: a person, project, service, library, decision or concept that facts will be recorded about. name and type are required; data is a JSON object of properties. Look it up first with kg_entities (by name) to avoid duplicates. Returns the entity with its ent_ id.`,
 	}, func(e *Engine, ctx context.Context, in EntityRequest) (memory.KGEntity, error) {
@@ -44,8 +56,8 @@ var knowledgeTools = []Tool{
 		return e.Entity(ctx, in.EntityID)
 	}),
 	newTool(Tool{
-		Name: "kg_entity_delete", Title: "Delete a knowledge-graph entity", Method: "DELETE", Path: "/v1/kg/entities/{entityId}", Destructive: true,
-		Description: `Delete an entity together with its observations and every edge touching it. Cannot be undone.`,
+		Name: "kg_entity_delete", Title: "Delete a knowledge-graph entity", Method: "DELETE", Path: "/v1/kg/entities/{entityId}", Destructive: true, Idempotent: true,
+		Description: `Delete an entity together with its observations and every edge touching it (also the way to forget one: their text is erased from disk and from every index, so no retrieval finds it again). Deleting it again is a not_found error and changes nothing. Cannot be undone.`,
 	}, func(e *Engine, ctx context.Context, in EntityRef) (Deleted, error) {
 		return e.DeleteEntity(ctx, in.EntityID)
 	}),
@@ -62,8 +74,8 @@ var knowledgeTools = []Tool{
 		return e.Observe(ctx, in)
 	}),
 	newTool(Tool{
-		Name: "kg_observation_delete", Title: "Delete an entity observation", Method: "DELETE", Path: "/v1/kg/observations/{observationId}", Destructive: true,
-		Description: `Delete one fact recorded about an entity. Cannot be undone.`,
+		Name: "kg_observation_delete", Title: "Delete an entity observation", Method: "DELETE", Path: "/v1/kg/observations/{observationId}", Destructive: true, Idempotent: true,
+		Description: `Delete one fact recorded about an entity (also the way to forget a wrong or secret fact: its text is erased from disk and from every index). Deleting it again is a not_found error and changes nothing. Cannot be undone.`,
 	}, func(e *Engine, ctx context.Context, in KGObservationRef) (Deleted, error) {
 		return e.DeleteKGObservation(ctx, in.ObservationID)
 	}),
@@ -74,8 +86,8 @@ var knowledgeTools = []Tool{
 		return e.CreateEdge(ctx, in)
 	}),
 	newTool(Tool{
-		Name: "kg_edge_delete", Title: "Delete an edge", Method: "DELETE", Path: "/v1/kg/edges/{edgeId}", Destructive: true,
-		Description: `Delete one edge between entities. The entities stay.`,
+		Name: "kg_edge_delete", Title: "Delete an edge", Method: "DELETE", Path: "/v1/kg/edges/{edgeId}", Destructive: true, Idempotent: true,
+		Description: `Delete one edge between entities; its text is erased from disk and from every index. The entities stay. Deleting it again is a not_found error and changes nothing.`,
 	}, func(e *Engine, ctx context.Context, in EdgeRef) (Deleted, error) { return e.DeleteEdge(ctx, in.EdgeID) }),
 	newTool(Tool{
 		Name: "kg_edges", Title: "List edges", Method: "GET", Path: "/v1/kg/edges", ReadOnly: true, Idempotent: true,

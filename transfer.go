@@ -367,6 +367,9 @@ func (e *Engine) checkSummary(s *memory.Summary) error {
 	if err := validateRef("capsuleId", s.CapsuleID, false); err != nil {
 		return err
 	}
+	if s.Redacted {
+		s.Content = memory.RedactedContent
+	}
 	if err := memory.ValidateContent("content of "+s.ID, s.Content, e.maxBytes); err != nil {
 		return err
 	}
@@ -400,6 +403,9 @@ func (e *Engine) checkPin(p *memory.Pin) error {
 func (e *Engine) checkImportedThought(t *memory.Thought) error {
 	if err := validateRef("thought id", t.ID, false); err != nil {
 		return err
+	}
+	if t.Redacted {
+		t.Content, t.Tags = memory.RedactedContent, nil
 	}
 	if err := e.checkThought(t); err != nil {
 		return prefixError(err, "thought %s: ", t.ID)

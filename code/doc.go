@@ -6,7 +6,9 @@
 // truth), verifies entities against the disk (External Truth
 // Verification, with a TTL cache confined to registered repository roots),
 // tracks what each episode of a session hydrated (checksummed, so loss is
-// detected), and hydrates the entities a query needs within a hard budget.
+// detected), hydrates the entities a query needs within a hard budget, and
+// forgets an artifact on request (its text erased, its hash kept for the
+// ledger).
 //
 // It stores everything through memory.CodeStore.
 package code

@@ -153,7 +153,7 @@ func (m *Memory) hydrateOnce(ctx context.Context, in HydrateRequest) (HydrateRes
 		}
 		i, ok := x.byKey[t.Key]
 		if !ok {
-			res.Stale = append(res.Stale, Left{EntityKey: t.Key, Reason: "hydrated in episode " + t.EpisodeID + " but no longer live (superseded or removed)"})
+			res.Stale = append(res.Stale, Left{EntityKey: t.Key, Reason: "hydrated in episode " + t.EpisodeID + " but no longer live (superseded, removed or forgotten)"})
 			continue
 		}
 		trig := "hydrated in episode " + t.EpisodeID
@@ -209,6 +209,10 @@ func (m *Memory) hydrateOnce(ctx context.Context, in HydrateRequest) (HydrateRes
 		art, err := m.store.Artifact(ctx, e.ArtifactHash)
 		if err != nil {
 			return HydrateResult{}, err
+		}
+		if art.Redacted { // forgotten since the search index was built
+			res.Stale = append(res.Stale, Left{EntityKey: e.Key, Reason: "its artifact was forgotten"})
+			continue
 		}
 		b := Block{
 			EntityKey: e.Key, ArtifactHash: e.ArtifactHash, Reason: p.reason, Method: p.method, TriggeredBy: p.trig,

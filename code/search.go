@@ -13,8 +13,9 @@ import (
 )
 
 // repoIndex is the in-memory search index over a repository's live
-// entities (PROPOSED and AUTHORITATIVE), built lazily on the first
-// hydration and rebuilt when the repository is indexed again.
+// entities (PROPOSED and AUTHORITATIVE, whose artifact is not forgotten),
+// built lazily on the first hydration and rebuilt when the repository is
+// indexed again (or one of its artifacts forgotten).
 type repoIndex struct {
 	indexedAt int64
 	ents      []memory.CodeEntity
@@ -44,9 +45,20 @@ func (m *Memory) index(ctx context.Context, repo memory.CodeRepo) (*repoIndex, e
 	if x != nil && x.indexedAt == repo.IndexedAt {
 		return x, nil
 	}
-	ents, err := m.store.CodeEntities(ctx, memory.CodeEntityFilter{RepoID: repo.ID, States: []memory.CodeState{memory.StateProposed, memory.StateAuthoritative}})
+	all, err := m.store.CodeEntities(ctx, memory.CodeEntityFilter{RepoID: repo.ID, States: []memory.CodeState{memory.StateProposed, memory.StateAuthoritative}})
 	if err != nil {
 		return nil, err
+	}
+	var ents []memory.CodeEntity
+	var arts []memory.Artifact
+	for _, e := range all {
+		art, err := m.store.Artifact(ctx, e.ArtifactHash)
+		if err != nil {
+			return nil, err
+		}
+		if !art.Redacted {
+			ents, arts = append(ents, e), append(arts, art)
+		}
 	}
 	x = &repoIndex{
 		indexedAt: repo.IndexedAt, ents: ents, tokens: make([]int, len(ents)),
@@ -65,10 +77,7 @@ func (m *Memory) index(ctx context.Context, repo memory.CodeRepo) (*repoIndex, e
 		if dot := strings.LastIndexByte(e.Symbol, '.'); dot >= 0 {
 			x.bySymbol[e.Symbol[dot+1:]] = append(x.bySymbol[e.Symbol[dot+1:]], i)
 		}
-		art, err := m.store.Artifact(ctx, e.ArtifactHash)
-		if err != nil {
-			return nil, err
-		}
+		art := arts[i]
 		x.tokens[i] = content.EstimateTokens(art.Content)
 		words := splitIdent(e.Symbol)
 		x.lex.Add(uint32(i), splitIdent(e.Path)+" "+words+" "+words+" "+splitIdent(head(art.Content, 2000)))

@@ -145,6 +145,7 @@ func (st *state) put(rec *memory.IndexRecord, a analysis) {
 		st.kill(doc, rec.Gone)
 	}
 	if rec.Gone {
+		st.expungeKey(string(rec.Type), rec.ID)
 		return
 	}
 	p := st.delta
@@ -303,6 +304,23 @@ func (st *state) kill(doc uint32, gone bool) {
 	st.killedSince++
 	if gone {
 		st.expunge[p.name] = true
+	}
+}
+
+// expungeKey makes every segment that still holds a document of (typ,
+// id), live or deleted, due for an expunge: a record gone from the store
+// leaves no earlier version of itself in a file either (an edit deletes
+// the old version's document, but its words and vector stay in the
+// segment until a merge drops them).
+func (st *state) expungeKey(typ, id string) {
+	var buf [64]byte
+	for _, p := range st.parts {
+		if p.delta != nil {
+			continue
+		}
+		if k, ok := p.localKey(buf[:0], typ, id); ok && p.holds(k) {
+			st.expunge[p.name] = true
+		}
 	}
 }
 

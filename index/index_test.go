@@ -427,6 +427,56 @@ func TestForgetLeavesNoText(t *testing.T) {
 	same(t, "after forgetting", describe(t, x, probes(8, 5)), describe(t, y, probes(8, 5)))
 }
 
+// TestForgetLeavesNoEarlierVersion: forgetting a record erases the words
+// of its earlier versions too, which an edit left behind in an older
+// segment (deleted there, but still in the file until a merge).
+func TestForgetLeavesNoEarlierVersion(t *testing.T) {
+	ctx := context.Background()
+	store := newFakeStore()
+	h := newHistory(11, store, testEmbedder)
+	for range 200 {
+		h.step()
+	}
+	const first, second = "zq7firstdraft42", "zq7seconddraft43"
+	sum := func(text string) memory.IndexRecord {
+		return memory.IndexRecord{Type: memory.TargetSummary, ID: "sum_edited", Content: text, TS: 1,
+			Scope: memory.Scope{RepoID: "/src/shop"}, Position: -1}
+	}
+	dir := t.TempDir()
+	x := openDir(t, dir, 50)
+	store.put(sum("the running summary names " + first))
+	if err := x.Flush(ctx, store, 0, true); err != nil {
+		t.Fatal(err)
+	}
+	// New records only (the history also forgets, which would rewrite
+	// the first segment).
+	for i := range 100 {
+		store.put(memory.IndexRecord{Type: memory.TargetObservation, ID: fmt.Sprintf("obs_filler%03d", i), Content: h.text(), TS: int64(i),
+			Scope: memory.Scope{RepoID: "/src/shop"}, Position: -1})
+	}
+	store.put(sum("the running summary now names " + second))
+	if err := x.Flush(ctx, store, 0, true); err != nil {
+		t.Fatal(err)
+	}
+	if len(grepDir(t, dir, first)) == 0 || len(grepDir(t, dir, second)) == 0 {
+		t.Fatal("both versions should be in the files before the record is forgotten: the test would prove nothing")
+	}
+	store.put(memory.IndexRecord{Type: memory.TargetSummary, ID: "sum_edited", Position: -1, Gone: true})
+	if err := x.Forget(ctx, store); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{first, second} {
+		if got := grepDir(t, dir, w); len(got) > 0 {
+			t.Errorf("%q is still in %v after the record was forgotten", w, got)
+		}
+	}
+	// A process that replays the forgetting from older files erases
+	// both versions as well.
+	y := openDir(t, dir, 50)
+	syncX(t, y, store)
+	same(t, "after forgetting", describe(t, x, probes(8, 5)), describe(t, y, probes(8, 5)))
+}
+
 func TestLevels(t *testing.T) {
 	for _, c := range []struct{ docs, want int }{{1, 0}, {2000, 0}, {19_999, 0}, {20_000, 1}, {199_999, 1}, {200_000, 2}, {2_000_000, 3}} {
 		if got := levelOf(c.docs, 2000); got != c.want {

@@ -320,6 +320,24 @@ func (p *part) find(key []byte) (uint32, bool) {
 		d, ok := p.delta.byKey[string(key)]
 		return d, ok
 	}
+	d, ok := p.lookup(key)
+	return d, ok && p.alive(d)
+}
+
+// holds reports whether a segment has a document whose key is key, live
+// or deleted: a deleted one's words and vector stay in the file until the
+// segment is rewritten.
+func (p *part) holds(key []byte) bool {
+	if p.delta != nil {
+		return false
+	}
+	_, ok := p.lookup(key)
+	return ok
+}
+
+// lookup finds a segment's document whose key is key, live or deleted (a
+// segment holds one document per key at most).
+func (p *part) lookup(key []byte) (uint32, bool) {
 	at := func(i int) uint32 {
 		check(p.secSorted, i*4, 4)
 		d := p.sortedKeys[i]
@@ -331,7 +349,7 @@ func (p *part) find(key []byte) (uint32, bool) {
 	i := sort.Search(len(p.sortedKeys), func(i int) bool { return bytes.Compare(p.key(at(i)), key) >= 0 })
 	if i < len(p.sortedKeys) {
 		d := at(i)
-		if bytes.Equal(p.key(d), key) && p.alive(d) {
+		if bytes.Equal(p.key(d), key) {
 			return d, true
 		}
 	}

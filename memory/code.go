@@ -45,12 +45,17 @@ func (t ArtifactType) Valid() bool {
 }
 
 // Artifact is content-addressed text in the vault: Hash is the lowercase
-// hex SHA-256 of Content. Storing the same hash twice keeps the first.
+// hex SHA-256 of Content. Storing the same hash twice keeps the first,
+// unless the first was forgotten: storing its content again restores it.
 type Artifact struct {
 	Hash      string       `json:"hash"`
 	Type      ArtifactType `json:"type"`
 	Content   string       `json:"content"`
 	CreatedAt int64        `json:"created_at"`
+	// Redacted marks a forgotten artifact: Content is RedactedContent
+	// (so no longer hashes to Hash), and code memory neither searches nor
+	// hydrates it.
+	Redacted bool `json:"redacted,omitempty"`
 }
 
 // CodeRepo is a registered repository root: the only place code memory
@@ -229,6 +234,14 @@ type CodeStore interface {
 	// CodeEntitiesByKey finds an entity key in every repository holding it.
 	CodeEntitiesByKey(ctx context.Context, key string) ([]CodeEntity, error)
 	Artifact(ctx context.Context, hash string) (Artifact, error)
+	// RedactArtifact forgets an artifact: its content becomes
+	// RedactedContent and the original text is overwritten. Its hash, type
+	// and time remain, so the entities, ledger entries, hydration rows and
+	// gate results naming it still resolve. Every repository with an
+	// entity on it has its IndexedAt raised to at least at, so every
+	// process rebuilds its search index. Redacting a redacted artifact
+	// changes nothing.
+	RedactArtifact(ctx context.Context, hash string, at int64) (Artifact, error)
 	// CodeLedger lists an entity's transitions in order.
 	CodeLedger(ctx context.Context, repoID, key string) ([]CodeTransition, error)
 	// ApplyEpisode writes an episode change atomically and returns the

@@ -71,8 +71,10 @@ func (e Entity) Scope() Scope {
 	return Scope{}
 }
 
-// Redacted reports whether the record is a forgotten observation.
-func (e Entity) Redacted() bool { return e.Observation != nil && e.Observation.Redacted }
+// Redacted reports whether the record was forgotten.
+func (e Entity) Redacted() bool {
+	return e.Observation != nil && e.Observation.Redacted || e.Summary != nil && e.Summary.Redacted
+}
 
 // MarshalJSON encodes the held record.
 func (e Entity) MarshalJSON() ([]byte, error) {

@@ -68,8 +68,15 @@ type CapsuleStore interface {
 	PutSummary(ctx context.Context, s Summary) (Summary, error)
 	// Summary returns one summary.
 	Summary(ctx context.Context, id string) (Summary, error)
+	// RedactSummary forgets a summary: its content becomes
+	// RedactedContent, the original text is overwritten, and it leaves the
+	// full-text index and the vectors. Its id, capsule, confidence,
+	// evidence refs, time and scope remain. Redacting a redacted summary
+	// changes nothing.
+	RedactSummary(ctx context.Context, id string) (Summary, error)
 	// CurrentSummary returns the summary of the open capsule of
-	// scope.SessionID when that capsule lies inside scope, or nil.
+	// scope.SessionID when that capsule lies inside scope and its summary
+	// is not forgotten, or nil.
 	CurrentSummary(ctx context.Context, scope Scope) (*Summary, error)
 }
 
@@ -139,7 +146,8 @@ type TextHit struct {
 }
 
 // TextResult holds the hits of each table, best rank first (ties by id).
-// Redacted observations are never hits: they are not indexed.
+// Redacted observations and summaries are never hits: they are not
+// indexed.
 type TextResult struct {
 	Observations []TextHit
 	Summaries    []TextHit
@@ -211,8 +219,8 @@ type IndexRecord struct {
 	// (Position -1 when it has none).
 	CapsuleID string
 	Position  int
-	// Gone says the record is no longer searchable (a forgotten
-	// observation).
+	// Gone says the record is no longer searchable (forgotten or
+	// deleted).
 	Gone bool
 }
 
@@ -543,15 +551,19 @@ type Stats struct {
 	Capsules      int    `json:"capsules"`
 	OpenCapsules  int    `json:"openCapsules"`
 	Summaries     int    `json:"summaries"`
-	Pins          int    `json:"pins"`
+	// RedactedSummaries and RedactedThoughts count forgotten summaries and
+	// thoughts.
+	RedactedSummaries int `json:"redactedSummaries"`
+	Pins              int `json:"pins"`
 	// IndexedObservations and IndexedSummaries count full-text index rows;
-	// they equal the unredacted observations and the summaries when the index
+	// they equal the unredacted observations and summaries when the index
 	// is consistent.
 	IndexedObservations int `json:"indexedObservations"`
 	IndexedSummaries    int `json:"indexedSummaries"`
 	// Thoughts, Entities, EntityObservations and Edges count the thoughts
 	// and the knowledge graph.
 	Thoughts           int `json:"thoughts"`
+	RedactedThoughts   int `json:"redactedThoughts"`
 	Entities           int `json:"entities"`
 	EntityObservations int `json:"entityObservations"`
 	Edges              int `json:"edges"`

@@ -16,4 +16,8 @@ type Summary struct {
 	EvidenceRefs []string `json:"evidenceRefs"`
 	// Scope is the scope of the summary's capsule.
 	Scope Scope `json:"scopeIds"`
+	// Redacted marks a forgotten summary: its content is RedactedContent
+	// and it is in no index. Writing the capsule's summary again replaces
+	// it with the new text.
+	Redacted bool `json:"redacted,omitempty"`
 }

@@ -45,6 +45,9 @@ type Thought struct {
 	// CreatedAt is Unix milliseconds.
 	CreatedAt int64 `json:"created_at"`
 	Scope     Scope `json:"scopeIds"`
+	// Redacted marks a forgotten thought: its content is RedactedContent,
+	// its tags are gone, and it is in no index and never retrieved.
+	Redacted bool `json:"redacted,omitempty"`
 }
 
 // KGEntity is a node of the knowledge graph.
@@ -116,6 +119,12 @@ type ThoughtStore interface {
 	Thought(ctx context.Context, id string) (Thought, error)
 	// SetThoughtStatus marks thoughts active or for removal.
 	SetThoughtStatus(ctx context.Context, ids []string, status string) (int, error)
+	// RedactThought forgets a thought: its content becomes RedactedContent
+	// and its tags are dropped, the original text is overwritten, its
+	// vectors are deleted, and it is no longer searchable. Its id, origin,
+	// privacy, status, significance, summary links, pipeline, time and
+	// scope remain. Redacting a redacted thought changes nothing.
+	RedactThought(ctx context.Context, id string) (Thought, error)
 	// Thoughts lists thoughts, newest first.
 	Thoughts(ctx context.Context, f ThoughtFilter) ([]Thought, error)
 }
@@ -129,6 +138,9 @@ type GraphStore interface {
 	// Entities lists entities (of type typ when set), by name.
 	Entities(ctx context.Context, typ string, scope Scope, limit int) ([]KGEntity, error)
 	// DeleteEntity deletes an entity with its observations and edges.
+	// Deletes erase: the records' text is overwritten on disk and their
+	// vectors are deleted with them. Deleting what does not exist (or no
+	// longer does) is not_found and changes nothing.
 	DeleteEntity(ctx context.Context, id string) error
 	AddKGObservation(ctx context.Context, o KGObservation) (KGObservation, error)
 	KGObservations(ctx context.Context, entityID string) ([]KGObservation, error)

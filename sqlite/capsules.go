@@ -144,14 +144,18 @@ func putSummary(ctx context.Context, tx queryer, s memory.Summary) (memory.Summa
 	if err != nil {
 		return s, err
 	}
+	if s.Redacted {
+		s.Content = memory.RedactedContent
+	}
 	var seq int64
 	var oldID, oldContent string
-	err = tx.QueryRowContext(ctx, "SELECT seq, id, content FROM summaries WHERE capsule_id = ?", s.CapsuleID).Scan(&seq, &oldID, &oldContent)
+	var oldRedacted bool
+	err = tx.QueryRowContext(ctx, "SELECT seq, id, content, redacted FROM summaries WHERE capsule_id = ?", s.CapsuleID).Scan(&seq, &oldID, &oldContent, &oldRedacted)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		args := append([]any{s.ID, s.CapsuleID, s.Content, s.Confidence, s.CreatedAt, string(refs)}, scopeArgs(scope)...)
-		res, err := tx.ExecContext(ctx, `INSERT INTO summaries (id, capsule_id, content, confidence, created_at, evidence_refs,
-			session_id, repo_id, agent_id, user_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
+		args := append([]any{s.ID, s.CapsuleID, s.Content, s.Confidence, s.CreatedAt, string(refs), s.Redacted}, scopeArgs(scope)...)
+		res, err := tx.ExecContext(ctx, `INSERT INTO summaries (id, capsule_id, content, confidence, created_at, evidence_refs, redacted,
+			session_id, repo_id, agent_id, user_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
 		if isUnique(err) {
 			return s, memory.Wrap(memory.CodeConflict, err, "summary id %q already exists", s.ID)
 		}
@@ -165,16 +169,55 @@ func putSummary(ctx context.Context, tx queryer, s memory.Summary) (memory.Summa
 		return s, err
 	default:
 		s.ID = oldID
-		if _, err := tx.ExecContext(ctx, "INSERT INTO summaries_fts(summaries_fts, rowid, content) VALUES ('delete', ?, ?)", seq, oldContent); err != nil {
-			return s, err
+		// A forgotten summary's text is not in the index (and must not be
+		// given to FTS5's delete, which would corrupt it).
+		if !oldRedacted {
+			if _, err := tx.ExecContext(ctx, "INSERT INTO summaries_fts(summaries_fts, rowid, content) VALUES ('delete', ?, ?)", seq, oldContent); err != nil {
+				return s, err
+			}
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE summaries SET content = ?, confidence = ?, created_at = ?, evidence_refs = ? WHERE seq = ?`,
-			s.Content, s.Confidence, s.CreatedAt, string(refs), seq); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE summaries SET content = ?, confidence = ?, created_at = ?, evidence_refs = ?, redacted = ? WHERE seq = ?`,
+			s.Content, s.Confidence, s.CreatedAt, string(refs), s.Redacted, seq); err != nil {
 			return s, err
 		}
 	}
+	if s.Redacted {
+		return s, nil
+	}
 	_, err = tx.ExecContext(ctx, "INSERT INTO summaries_fts(rowid, content) VALUES (?, ?)", seq, s.Content)
 	return s, err
+}
+
+// RedactSummary implements memory.CapsuleStore.
+func (db *DB) RedactSummary(ctx context.Context, id string) (memory.Summary, error) {
+	var s memory.Summary
+	err := db.write(ctx, "forgetting summary", func(tx *sql.Tx) error {
+		var seq int64
+		var redacted bool
+		var old string
+		err := tx.QueryRowContext(ctx, "SELECT seq, redacted, content FROM summaries WHERE id = ?", id).Scan(&seq, &redacted, &old)
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound("summary", id)
+		}
+		if err != nil {
+			return err
+		}
+		if !redacted {
+			if _, err := tx.ExecContext(ctx, "INSERT INTO summaries_fts(summaries_fts, rowid, content) VALUES ('delete', ?, ?)", seq, old); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, "UPDATE summaries SET content = ?, redacted = 1 WHERE seq = ?", memory.RedactedContent, seq); err != nil {
+				return err
+			}
+		}
+		s, err = getSummary(ctx, tx, id)
+		return err
+	})
+	if err != nil {
+		return s, err
+	}
+	db.checkpoint(ctx)
+	return s, nil
 }
 
 // Summary implements memory.CapsuleStore.
@@ -212,7 +255,7 @@ func currentSummary(ctx context.Context, tx queryer, scope memory.Scope) (*memor
 		return nil, nil
 	}
 	b := newQuery("SELECT " + sumColumns + ` FROM capsules c JOIN summaries s ON s.capsule_id = c.id
-		WHERE c.status = 'open'`)
+		WHERE c.status = 'open' AND s.redacted = 0`)
 	b.scope("c", scope)
 	b.sql.WriteString(" ORDER BY c.opened_at DESC, c.seq DESC LIMIT 1")
 	s, err := scanSummary(tx.QueryRowContext(ctx, b.sql.String(), b.args...))

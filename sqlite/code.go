@@ -86,17 +86,30 @@ func invalidParams(format string, args ...any) error {
 	return memory.Errorf(memory.CodeInvalidParams, format, args...)
 }
 
+// validateArtifact checks an artifact to store: its hash is the SHA-256
+// of its content, unless (in an import) it is a forgotten one.
+func validateArtifact(i int, a memory.Artifact, redactedOK bool) error {
+	switch {
+	case !isHash(a.Hash):
+		return invalidParams("artifact %d: hash %q is not 64 lowercase hex digits", i, a.Hash)
+	case !a.Type.Valid():
+		return invalidParams("artifact %s: unknown type %q (code, diff, decision, user_paste)", a.Hash, a.Type)
+	case a.Redacted && !redactedOK:
+		return invalidParams("artifact %s: a forgotten artifact cannot be stored anew", a.Hash)
+	case a.Redacted:
+		return nil
+	}
+	if sum := sha256.Sum256([]byte(a.Content)); hex.EncodeToString(sum[:]) != a.Hash {
+		return invalidParams("artifact %s: the hash is not the SHA-256 of its content", a.Hash)
+	}
+	return nil
+}
+
 // validateCodeChange checks c's records before anything is read or written.
 func validateCodeChange(c memory.CodeChange) error {
 	for i, a := range c.Artifacts {
-		switch {
-		case !isHash(a.Hash):
-			return invalidParams("artifact %d: hash %q is not 64 lowercase hex digits", i, a.Hash)
-		case !a.Type.Valid():
-			return invalidParams("artifact %s: unknown type %q (code, diff, decision, user_paste)", a.Hash, a.Type)
-		}
-		if sum := sha256.Sum256([]byte(a.Content)); hex.EncodeToString(sum[:]) != a.Hash {
-			return invalidParams("artifact %s: the hash is not the SHA-256 of its content", a.Hash)
+		if err := validateArtifact(i, a, false); err != nil {
+			return err
 		}
 	}
 	for _, e := range c.Entities {
@@ -192,8 +205,7 @@ func applyCode(ctx context.Context, tx *sql.Tx, c memory.CodeChange) error {
 		}
 	}
 	for _, a := range c.Artifacts {
-		if _, err := tx.ExecContext(ctx, "INSERT OR IGNORE INTO code_artifacts (hash, type, content, created_at) VALUES (?, ?, ?, ?)",
-			a.Hash, string(a.Type), a.Content, a.CreatedAt); err != nil {
+		if _, err := tx.ExecContext(ctx, insertArtifact, a.Hash, string(a.Type), a.Content, a.CreatedAt, false); err != nil {
 			return err
 		}
 	}
@@ -315,18 +327,64 @@ func (db *DB) CodeEntitiesByKey(ctx context.Context, key string) ([]memory.CodeE
 	return out, err
 }
 
+// insertArtifact stores an artifact (hash, type, content, created_at,
+// redacted). Content-addressed: a hash already stored is the same text and
+// is kept, unless it was forgotten and the text comes again, which
+// restores it.
+const insertArtifact = `INSERT INTO code_artifacts (hash, type, content, created_at, redacted) VALUES (?, ?, ?, ?, ?)
+	ON CONFLICT (hash) DO UPDATE SET content = excluded.content, redacted = 0
+	WHERE code_artifacts.redacted = 1 AND excluded.redacted = 0`
+
+const artifactColumns = "a.hash, a.type, a.content, a.created_at, a.redacted"
+
+func scanArtifact(s scanner) (memory.Artifact, error) {
+	var a memory.Artifact
+	err := s.Scan(&a.Hash, &a.Type, &a.Content, &a.CreatedAt, &a.Redacted)
+	return a, err
+}
+
+func getArtifact(ctx context.Context, q queryer, hash string) (memory.Artifact, error) {
+	a, err := scanArtifact(q.QueryRowContext(ctx, "SELECT "+artifactColumns+" FROM code_artifacts a WHERE a.hash = ?", hash))
+	if errors.Is(err, sql.ErrNoRows) {
+		return a, notFound("artifact", hash)
+	}
+	return a, err
+}
+
 // Artifact implements memory.CodeStore.
 func (db *DB) Artifact(ctx context.Context, hash string) (memory.Artifact, error) {
 	var a memory.Artifact
 	err := db.read(ctx, "reading an artifact", func(tx queryer) error {
-		err := tx.QueryRowContext(ctx, "SELECT hash, type, content, created_at FROM code_artifacts WHERE hash = ?", hash).
-			Scan(&a.Hash, &a.Type, &a.Content, &a.CreatedAt)
-		if errors.Is(err, sql.ErrNoRows) {
-			return notFound("artifact", hash)
-		}
+		var err error
+		a, err = getArtifact(ctx, tx, hash)
 		return err
 	})
 	return a, err
+}
+
+// RedactArtifact implements memory.CodeStore.
+func (db *DB) RedactArtifact(ctx context.Context, hash string, at int64) (memory.Artifact, error) {
+	var a memory.Artifact
+	err := db.write(ctx, "forgetting an artifact", func(tx *sql.Tx) error {
+		var err error
+		if a, err = getArtifact(ctx, tx, hash); err != nil || a.Redacted {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE code_artifacts SET content = ?, redacted = 1 WHERE hash = ?", memory.RedactedContent, hash); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE code_repos SET indexed_at = max(?, indexed_at + 1)
+			WHERE id IN (SELECT repo_id FROM code_entities WHERE artifact_hash = ?)`, at, hash); err != nil {
+			return err
+		}
+		a, err = getArtifact(ctx, tx, hash)
+		return err
+	})
+	if err != nil {
+		return a, err
+	}
+	db.checkpoint(ctx)
+	return a, nil
 }
 
 // CodeLedger implements memory.CodeStore.

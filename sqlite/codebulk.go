@@ -25,12 +25,13 @@ func importCode(ctx context.Context, tx queryer, d memory.Dump, tick func()) err
 		tick()
 	}
 	for i, a := range d.Artifacts {
-		if err := validateCodeChange(memory.CodeChange{Artifacts: d.Artifacts[i : i+1]}); err != nil {
+		if err := validateArtifact(i, a, true); err != nil {
 			return atRecord(memory.SectionArtifacts, i, err)
 		}
-		// Content-addressed: the same hash already stored is the same text.
-		if _, err := tx.ExecContext(ctx, `INSERT INTO code_artifacts (hash, type, content, created_at) VALUES (?, ?, ?, ?)
-			ON CONFLICT (hash) DO NOTHING`, a.Hash, a.Type, a.Content, a.CreatedAt); err != nil {
+		if a.Redacted {
+			a.Content = memory.RedactedContent
+		}
+		if _, err := tx.ExecContext(ctx, insertArtifact, a.Hash, a.Type, a.Content, a.CreatedAt, a.Redacted); err != nil {
 			return atRecord(memory.SectionArtifacts, i, err)
 		}
 		tick()
@@ -240,9 +241,8 @@ func exportCode(ctx context.Context, tx queryer, emit func(memory.Record) error)
 			err := s.Scan(&r.ID, &r.Root, &r.IndexedAt)
 			return memory.Record{CodeRepo: &r}, err
 		}},
-		{"SELECT hash, type, content, created_at FROM code_artifacts ORDER BY created_at, hash", func(s scanner) (memory.Record, error) {
-			var a memory.Artifact
-			err := s.Scan(&a.Hash, &a.Type, &a.Content, &a.CreatedAt)
+		{"SELECT " + artifactColumns + " FROM code_artifacts a ORDER BY a.created_at, a.hash", func(s scanner) (memory.Record, error) {
+			a, err := scanArtifact(s)
 			return memory.Record{Artifact: &a}, err
 		}},
 		{"SELECT " + codeFileColumns + " FROM code_files f ORDER BY f.repo_id, f.path", func(s scanner) (memory.Record, error) {

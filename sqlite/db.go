@@ -140,6 +140,14 @@ func (db *DB) Close() error {
 	return nil
 }
 
+// checkpoint follows a forget or a delete: the original text may still sit
+// in write-ahead-log frames, so it folds them into the main file (where
+// secure_delete has zeroed the old cells) and truncates the log. Best
+// effort: another process's reader can hold the log.
+func (db *DB) checkpoint(ctx context.Context) {
+	_, _ = db.w.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+}
+
 // write runs fn in a write transaction, retrying when the database is busy.
 // fn's typed errors pass through; untyped ones become db_error with what as
 // the subject.

@@ -57,8 +57,9 @@ func (db *DB) Check(ctx context.Context) ([]memory.Finding, error) {
 	add("observation index", st.IndexedObservations == wantObs,
 		fmt.Sprintf("%d of %d searchable observations indexed (%d forgotten, not indexed)", st.IndexedObservations, wantObs, st.Redacted),
 		rebuildFix)
-	add("summary index", st.IndexedSummaries == st.Summaries,
-		fmt.Sprintf("%d of %d summaries indexed", st.IndexedSummaries, st.Summaries),
+	wantSums := st.Summaries - st.RedactedSummaries
+	add("summary index", st.IndexedSummaries == wantSums,
+		fmt.Sprintf("%d of %d searchable summaries indexed (%d forgotten, not indexed)", st.IndexedSummaries, wantSums, st.RedactedSummaries),
 		rebuildFix)
 	for _, table := range []string{"observations_fts", "summaries_fts"} {
 		err := db.write(ctx, "checking "+table, func(tx *sql.Tx) error {
@@ -78,14 +79,15 @@ func structureDetail(err error) string {
 }
 
 // RebuildIndex implements memory.Doctor: both full-text indexes are emptied
-// and refilled from the records (forgotten observations stay out).
+// and refilled from the records (forgotten observations and summaries stay
+// out).
 func (db *DB) RebuildIndex(ctx context.Context) error {
 	return db.write(ctx, "rebuilding the index", func(tx *sql.Tx) error {
 		for _, q := range []string{
 			"INSERT INTO observations_fts(observations_fts) VALUES ('delete-all')",
 			"INSERT INTO observations_fts(rowid, content) SELECT seq, content FROM observations WHERE redacted = 0",
 			"INSERT INTO summaries_fts(summaries_fts) VALUES ('delete-all')",
-			"INSERT INTO summaries_fts(rowid, content) SELECT seq, content FROM summaries",
+			"INSERT INTO summaries_fts(rowid, content) SELECT seq, content FROM summaries WHERE redacted = 0",
 		} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return err

@@ -146,7 +146,7 @@ func (db *DB) Entities(ctx context.Context, typ string, scope memory.Scope, limi
 
 // DeleteEntity implements memory.GraphStore.
 func (db *DB) DeleteEntity(ctx context.Context, id string) error {
-	return db.write(ctx, "deleting an entity", func(tx *sql.Tx) error {
+	return db.erase(ctx, "deleting an entity", func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, "DELETE FROM kg_entities WHERE id = ?", id)
 		if err != nil {
 			return err
@@ -156,6 +156,16 @@ func (db *DB) DeleteEntity(ctx context.Context, id string) error {
 		}
 		return nil
 	})
+}
+
+// erase runs a delete in a write transaction and then checkpoints, so the
+// deleted text leaves the write-ahead log too.
+func (db *DB) erase(ctx context.Context, what string, fn func(tx *sql.Tx) error) error {
+	if err := db.write(ctx, what, fn); err != nil {
+		return err
+	}
+	db.checkpoint(ctx)
+	return nil
 }
 
 func entityExists(ctx context.Context, tx *sql.Tx, id string) error {
@@ -206,7 +216,7 @@ func (db *DB) KGObservations(ctx context.Context, entityID string) ([]memory.KGO
 
 // DeleteKGObservation implements memory.GraphStore.
 func (db *DB) DeleteKGObservation(ctx context.Context, id string) error {
-	return db.write(ctx, "deleting an entity observation", func(tx *sql.Tx) error {
+	return db.erase(ctx, "deleting an entity observation", func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, "DELETE FROM kg_observations WHERE id = ?", id)
 		if err != nil {
 			return err
@@ -263,7 +273,7 @@ func (db *DB) Edges(ctx context.Context, entityID string, limit int) ([]memory.K
 
 // DeleteEdge implements memory.GraphStore.
 func (db *DB) DeleteEdge(ctx context.Context, id string) error {
-	return db.write(ctx, "deleting an edge", func(tx *sql.Tx) error {
+	return db.erase(ctx, "deleting an edge", func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, "DELETE FROM kg_edges WHERE id = ?", id)
 		if err != nil {
 			return err

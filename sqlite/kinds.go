@@ -22,8 +22,8 @@ type kindSpec struct {
 
 var kindSpecs = []kindSpec{
 	{memory.VectorObservation, "observations", "x", "x.content", "x.ts", "x.redacted = 0", ""},
-	{memory.VectorSummary, "summaries", "x", "x.content", "x.created_at", "1", ""},
-	{memory.VectorThought, "thoughts", "x", "x.content", "x.created_at", "1", ""},
+	{memory.VectorSummary, "summaries", "x", "x.content", "x.created_at", "x.redacted = 0", ""},
+	{memory.VectorThought, "thoughts", "x", "x.content", "x.created_at", "x.redacted = 0", ""},
 	{memory.VectorKGEntity, "kg_entities", "x",
 		"x.name || ' (' || x.type || ')' || CASE WHEN x.data = '{}' THEN '' ELSE ': ' || x.data END", "x.updated_at", "1", ""},
 	{memory.VectorKGObservation, "kg_observations", "x",

@@ -251,9 +251,6 @@ func (db *DB) Redact(ctx context.Context, id string) (memory.Observation, error)
 	if err != nil {
 		return o, err
 	}
-	// The original text may still sit in write-ahead-log frames; fold them
-	// into the main file (where secure_delete has zeroed the old cells) and
-	// truncate the log. Best effort: another process's reader can hold it.
-	_, _ = db.w.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+	db.checkpoint(ctx)
 	return o, nil
 }

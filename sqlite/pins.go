@@ -43,7 +43,7 @@ func pinTarget(ctx context.Context, q queryer, t memory.TargetType, id string) (
 
 // RemovePin implements memory.PinStore.
 func (db *DB) RemovePin(ctx context.Context, id string) error {
-	return db.write(ctx, "unpinning", func(tx *sql.Tx) error {
+	return db.erase(ctx, "unpinning", func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, "DELETE FROM pins WHERE id = ?", id)
 		if err != nil {
 			return err

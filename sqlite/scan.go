@@ -33,13 +33,13 @@ func scanObservation(s scanner, extra ...any) (memory.Observation, error) {
 	return o, nil
 }
 
-const sumColumns = "s.id, s.capsule_id, s.content, s.confidence, s.created_at, s.evidence_refs, s.session_id, s.repo_id, s.agent_id, s.user_id"
+const sumColumns = "s.id, s.capsule_id, s.content, s.confidence, s.created_at, s.evidence_refs, s.session_id, s.repo_id, s.agent_id, s.user_id, s.redacted"
 
 func scanSummary(s scanner, extra ...any) (memory.Summary, error) {
 	var m memory.Summary
 	var refs string
 	dest := append([]any{&m.ID, &m.CapsuleID, &m.Content, &m.Confidence, &m.CreatedAt, &refs,
-		&m.Scope.SessionID, &m.Scope.RepoID, &m.Scope.AgentID, &m.Scope.UserID}, extra...)
+		&m.Scope.SessionID, &m.Scope.RepoID, &m.Scope.AgentID, &m.Scope.UserID, &m.Redacted}, extra...)
 	if err := s.Scan(dest...); err != nil {
 		return m, err
 	}

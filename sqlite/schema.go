@@ -18,16 +18,27 @@ type migration struct {
 	version int
 	name    string
 	sql     string
+	// columns are added (each only when its table lacks it: SQLite has no
+	// ADD COLUMN IF NOT EXISTS) before sql runs.
+	columns []column
 }
+
+// column is a column a migration adds to an existing table.
+type column struct{ table, name, decl string }
 
 // migrations are applied in order at open; PRAGMA user_version records the
 // last one applied.
 var migrations = []migration{
-	{1, "observations, capsules, summaries, pins and their full-text indexes", schemaV1},
-	{2, "a change log that in-memory indexes follow", schemaV2},
-	{3, "embeddings, one per record and vector space", schemaV3},
-	{4, "thoughts and the knowledge graph", schemaV4},
-	{5, "code memory: repositories, files, entities, artifacts, ledger, episodes, hydration, gates", schemaV5},
+	{1, "observations, capsules, summaries, pins and their full-text indexes", schemaV1, nil},
+	{2, "a change log that in-memory indexes follow", schemaV2, nil},
+	{3, "embeddings, one per record and vector space", schemaV3, nil},
+	{4, "thoughts and the knowledge graph", schemaV4, nil},
+	{5, "code memory: repositories, files, entities, artifacts, ledger, episodes, hydration, gates", schemaV5, nil},
+	{6, "forgetting summaries, thoughts and code artifacts", schemaV6, []column{
+		{"summaries", "redacted", redactedColumn},
+		{"thoughts", "redacted", redactedColumn},
+		{"code_artifacts", "redacted", redactedColumn},
+	}},
 }
 
 // SchemaVersion is the schema version this build writes.
@@ -327,6 +338,19 @@ CREATE TABLE IF NOT EXISTS code_gates (
 ) WITHOUT ROWID;
 `
 
+// schemaV6 lets summaries, thoughts and code artifacts be forgotten as
+// observations are (its columns add a redacted flag to each): a redacted
+// row keeps its id and links, its text is RedactedContent, and it leaves
+// every index (its vectors go with it).
+const redactedColumn = "INTEGER NOT NULL DEFAULT 0 CHECK (redacted IN (0, 1))"
+
+const schemaV6 = `
+CREATE TRIGGER IF NOT EXISTS embeddings_thought_forgotten AFTER UPDATE OF redacted ON thoughts WHEN NEW.redacted = 1
+BEGIN DELETE FROM embeddings WHERE kind = 'thought' AND ref = NEW.id; END;
+CREATE TRIGGER IF NOT EXISTS embeddings_summary_forgotten AFTER UPDATE OF redacted ON summaries WHEN NEW.redacted = 1
+BEGIN DELETE FROM embeddings WHERE kind = 'summary' AND ref = NEW.id; END;
+`
+
 // changeTriggers logs inserts, updates of the listed columns and deletes of
 // a table, and drops a deleted or rewritten record's vectors.
 func changeTriggers(table, kind, columns string) string {
@@ -420,6 +444,18 @@ func applyMigration(ctx context.Context, conn *sql.Conn, m migration) error {
 	}
 	if current >= m.version {
 		return nil
+	}
+	for _, c := range m.columns {
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info(?) WHERE name = ?", c.table, c.name).Scan(&n); err != nil {
+			return dbError(err, fmt.Sprintf("migration %d", m.version))
+		}
+		if n > 0 {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, "ALTER TABLE "+c.table+" ADD COLUMN "+c.name+" "+c.decl); err != nil {
+			return dbError(err, fmt.Sprintf("migration %d (%s)", m.version, m.name))
+		}
 	}
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return dbError(err, fmt.Sprintf("migration %d (%s)", m.version, m.name))

@@ -112,7 +112,7 @@ var obsSearch = tableSearch{
 var sumSearch = tableSearch{
 	sql: "SELECT " + sumColumns + `, bm25(summaries_fts) AS r
 		FROM summaries_fts JOIN summaries s ON s.seq = summaries_fts.rowid
-		WHERE summaries_fts MATCH ?`,
+		WHERE summaries_fts MATCH ? AND s.redacted = 0`,
 	alias: "s",
 	scan: func(s scanner, rank *float64) (memory.Entity, error) {
 		m, err := scanSummary(s, rank)

@@ -155,6 +155,112 @@ func TestForgetErasesTextFromDisk(t *testing.T) {
 	}
 }
 
+// TestForgetEveryKindErasesTextFromDisk: forgetting a summary, a thought or
+// a code artifact, and deleting knowledge-graph records, overwrite their
+// text in the database and its write-ahead log, while the database is
+// open (the log is checkpointed) and after it closes.
+func TestForgetEveryKindErasesTextFromDisk(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cairn.db")
+	db, err := sqlite.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var batch []memory.NewObservation
+	for i := range 200 {
+		batch = append(batch, obs(fmt.Sprintf("filler%03d", i), strings.Repeat("ordinary words ", 20), int64(i)))
+	}
+	if _, err := db.AppendObservations(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	secrets := map[string]string{
+		"summary":  "zebrasumm4411",
+		"thought":  "zebrathot4412",
+		"tag":      "zebratagg4413",
+		"artifact": "zebraarti4414",
+		"entity":   "zebraenti4415",
+		"fact":     "zebrafact4416",
+		"edge":     "zebraedge4417",
+		"cascade":  "zebracasc4418",
+	}
+	if _, err := db.OpenCapsule(ctx, memory.Capsule{ID: "c1", Type: "session", OpenedAt: 1, Scope: memory.Scope{SessionID: "s"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.PutSummary(ctx, memory.Summary{ID: "m1", CapsuleID: "c1", Content: "the key is " + secrets["summary"], Confidence: 1, CreatedAt: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AddThought(ctx, memory.Thought{ID: "t1", Content: "the key is " + secrets["thought"], Origin: memory.OriginHuman,
+		Tags: []string{secrets["tag"]}, Status: memory.StatusActive, Significance: 0.5, CreatedAt: 3}); err != nil {
+		t.Fatal(err)
+	}
+	code := "func Key() string { return \"" + secrets["artifact"] + "\" }"
+	sum := sha256.Sum256([]byte(code))
+	art := memory.Artifact{Hash: fmt.Sprintf("%x", sum), Type: memory.ArtifactUserPaste, Content: code, CreatedAt: 4}
+	if err := db.ApplyCode(ctx, memory.CodeChange{Artifacts: []memory.Artifact{art}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []memory.KGEntity{
+		{ID: "e1", Name: "vault " + secrets["entity"], Type: "service", CreatedAt: 5, UpdatedAt: 5},
+		{ID: "e2", Name: "gateway", Type: "service", CreatedAt: 5, UpdatedAt: 5},
+		{ID: "e3", Name: "proxy", Type: "service", CreatedAt: 5, UpdatedAt: 5},
+	} {
+		if _, err := db.PutEntity(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, o := range []memory.KGObservation{
+		{ID: "k1", EntityID: "e2", Content: "its password is " + secrets["fact"], CreatedAt: 6},
+		{ID: "k2", EntityID: "e1", Content: "cascades with " + secrets["cascade"], CreatedAt: 6},
+	} {
+		if _, err := db.AddKGObservation(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.AddEdge(ctx, memory.KGEdge{ID: "g1", Source: "e2", Target: "e3", Relation: "trusts",
+		Data: memory.RawObject(`{"token":"` + secrets["edge"] + `"}`), CreatedAt: 7}); err != nil {
+		t.Fatal(err)
+	}
+	holding := func(needle string) []string {
+		var out []string
+		files, _ := filepath.Glob(filepath.Join(dir, "*"))
+		for _, f := range files {
+			b, _ := os.ReadFile(f)
+			if bytes.Contains(b, []byte(needle)) {
+				out = append(out, filepath.Base(f))
+			}
+		}
+		return out
+	}
+	if got := holding(secrets["thought"]); len(got) == 0 {
+		t.Fatal("the thought is in no file before it is forgotten: the test would prove nothing")
+	}
+	steps := []error{
+		func() error { _, err := db.RedactSummary(ctx, "m1"); return err }(),
+		func() error { _, err := db.RedactThought(ctx, "t1"); return err }(),
+		func() error { _, err := db.RedactArtifact(ctx, art.Hash, 8); return err }(),
+		db.DeleteKGObservation(ctx, "k1"),
+		db.DeleteEdge(ctx, "g1"),
+		db.DeleteEntity(ctx, "e1"),
+	}
+	for i, err := range steps {
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	for what, s := range secrets {
+		if got := holding(s); len(got) > 0 {
+			t.Errorf("open: %s's text is still in %v", what, got)
+		}
+	}
+	db.Close()
+	for what, s := range secrets {
+		if got := holding(s); len(got) > 0 {
+			t.Errorf("closed: %s's text is still in %v", what, got)
+		}
+	}
+}
+
 // A forgotten row leaves the index exactly: bm25 statistics afterwards equal
 // those of an index that never held it.
 func TestForgetLeavesBM25AsIfNeverIndexed(t *testing.T) {

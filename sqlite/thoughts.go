@@ -10,13 +10,13 @@ import (
 )
 
 const thoughtColumns = `t.id, t.content, t.origin, t.tags, t.is_private, t.status, t.significance, t.is_summary, t.summary_of,
-	t.pipeline, t.created_at, t.session_id, t.repo_id, t.agent_id, t.user_id`
+	t.pipeline, t.created_at, t.session_id, t.repo_id, t.agent_id, t.user_id, t.redacted`
 
 func scanThought(s scanner) (memory.Thought, error) {
 	var t memory.Thought
 	var tags, summaryOf string
 	err := s.Scan(&t.ID, &t.Content, &t.Origin, &tags, &t.IsPrivate, &t.Status, &t.Significance, &t.IsSummary, &summaryOf,
-		&t.Pipeline, &t.CreatedAt, &t.Scope.SessionID, &t.Scope.RepoID, &t.Scope.AgentID, &t.Scope.UserID)
+		&t.Pipeline, &t.CreatedAt, &t.Scope.SessionID, &t.Scope.RepoID, &t.Scope.AgentID, &t.Scope.UserID, &t.Redacted)
 	if err != nil {
 		return t, err
 	}
@@ -47,13 +47,17 @@ func (db *DB) AddThought(ctx context.Context, t memory.Thought) (memory.Thought,
 	return t, err
 }
 
-// insertThought writes a new thought (conflict when its id exists).
+// insertThought writes a new thought (conflict when its id exists); a
+// redacted one is written as RedactThought leaves it.
 func insertThought(ctx context.Context, tx queryer, t memory.Thought) error {
+	if t.Redacted {
+		t.Content, t.Tags = memory.RedactedContent, nil
+	}
 	args := append([]any{t.ID, t.Content, string(t.Origin), jsonList(t.Tags), t.IsPrivate, t.Status, t.Significance,
-		t.IsSummary, jsonList(t.SummaryOf), t.Pipeline, t.CreatedAt}, scopeArgs(t.Scope)...)
+		t.IsSummary, jsonList(t.SummaryOf), t.Pipeline, t.CreatedAt, t.Redacted}, scopeArgs(t.Scope)...)
 	_, err := tx.ExecContext(ctx, `INSERT INTO thoughts (id, content, origin, tags, is_private, status, significance,
-		is_summary, summary_of, pipeline, created_at, session_id, repo_id, agent_id, user_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
+		is_summary, summary_of, pipeline, created_at, redacted, session_id, repo_id, agent_id, user_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
 	if isUnique(err) {
 		return memory.Wrap(memory.CodeConflict, err, "thought id %q already exists", t.ID)
 	}
@@ -65,13 +69,38 @@ func (db *DB) Thought(ctx context.Context, id string) (memory.Thought, error) {
 	var t memory.Thought
 	err := db.read(ctx, "reading a thought", func(tx queryer) error {
 		var err error
-		t, err = scanThought(tx.QueryRowContext(ctx, "SELECT "+thoughtColumns+" FROM thoughts t WHERE t.id = ?", id))
-		if errors.Is(err, sql.ErrNoRows) {
-			return notFound("thought", id)
-		}
+		t, err = getThought(ctx, tx, id)
 		return err
 	})
 	return t, err
+}
+
+func getThought(ctx context.Context, q queryer, id string) (memory.Thought, error) {
+	t, err := scanThought(q.QueryRowContext(ctx, "SELECT "+thoughtColumns+" FROM thoughts t WHERE t.id = ?", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return t, notFound("thought", id)
+	}
+	return t, err
+}
+
+// RedactThought implements memory.ThoughtStore.
+func (db *DB) RedactThought(ctx context.Context, id string) (memory.Thought, error) {
+	var t memory.Thought
+	err := db.write(ctx, "forgetting a thought", func(tx *sql.Tx) error {
+		// The embeddings_thought_forgotten trigger deletes its vectors.
+		if _, err := tx.ExecContext(ctx, "UPDATE thoughts SET content = ?, tags = '[]', redacted = 1 WHERE id = ? AND redacted = 0",
+			memory.RedactedContent, id); err != nil {
+			return err
+		}
+		var err error
+		t, err = getThought(ctx, tx, id)
+		return err
+	})
+	if err != nil {
+		return t, err
+	}
+	db.checkpoint(ctx)
+	return t, nil
 }
 
 // SetThoughtStatus implements memory.ThoughtStore.

@@ -30,6 +30,10 @@ func Run(t *testing.T, open Opener) {
 		{"CurrentSummary", testCurrentSummary},
 		{"Pins", testPins},
 		{"RedactRemovesText", testRedact},
+		{"RedactSummary", testRedactSummary},
+		{"RedactThought", testRedactThought},
+		{"RedactArtifact", testRedactArtifact},
+		{"DeletesAreFinal", testDeletesAreFinal},
 		{"SearchScopeExcludeLimit", testSearch},
 		{"SearchRanksByBM25", testSearchRanks},
 		{"FTSSyntax", testFTSSyntax},
@@ -81,6 +85,7 @@ func Run(t *testing.T, open Opener) {
 		fn   func(t *testing.T, from, to memory.Store)
 	}{
 		{"ImportExportKnowledgeRoundTrip", testImportExportKnowledge},
+		{"RedactedRoundTrip", testRedactedRoundTrip},
 	}
 	for _, tc := range pairs {
 		t.Run(tc.name, func(t *testing.T) {

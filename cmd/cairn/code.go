@@ -21,7 +21,7 @@ within a hard budget and remembers, per session, what each episode hydrated.
 External Truth Verification checks that the disk still holds each entity.`,
 		Args: usageArgs(cobra.NoArgs),
 	}
-	cmd.AddCommand(newCodeIndexCmd(a), newCodeHydrateCmd(a), newCodeInspectCmd(a), newCodeVerifyCmd(a))
+	cmd.AddCommand(newCodeIndexCmd(a), newCodeHydrateCmd(a), newCodeInspectCmd(a), newCodeVerifyCmd(a), newCodeForgetCmd(a))
 	return cmd
 }
 
@@ -274,4 +274,36 @@ cairn code index to record what changed.`,
 	}
 	cmd.Flags().StringVar(&req.RepoID, "repo-id", "", "the repository (default: the only one indexed)")
 	return cmd
+}
+
+func newCodeForgetCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "forget HASH",
+		Short: "Forget a code artifact: its text is erased from the vault",
+		Long: `Forget an artifact of the code vault (code, a diff, a decision or a user
+paste that must not be kept). Its text becomes "[redacted]" and is
+overwritten on disk; its hash stays, so the ledger and the hydration
+history still resolve. The entities whose artifact it is are no longer
+searched or hydrated until their text is stored again (a proposal of the
+same text, or cairn code index reading the changed file). Forgetting a
+forgotten artifact changes nothing. HASH is the artifact's SHA-256 as
+cairn code inspect entity shows it.`,
+		Example: `  cairn code forget 7f8a9b...`,
+		Args:    usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			eng, err := a.engine()
+			if err != nil {
+				return err
+			}
+			art, err := eng.ForgetArtifact(cmd.Context(), cairn.ArtifactRef{Hash: args[0]})
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.emit(art)
+			}
+			fmt.Fprintf(a.out, "forgot artifact %s\n", art.Hash)
+			return nil
+		},
+	}
 }

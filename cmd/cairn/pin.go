@@ -86,33 +86,6 @@ func newUnpinCmd(a *app) *cobra.Command {
 	}
 }
 
-func newForgetCmd(a *app) *cobra.Command {
-	return &cobra.Command{
-		Use:   "forget OBSERVATION_ID",
-		Short: "Redact an observation: its text is erased and leaves the index",
-		Long: `Forget an observation. Its content becomes "[redacted]", the original text is
-overwritten on disk, and it leaves the full-text index, so no search finds it
-again. Its id, kind, time, scope, provenance and place in its capsule remain.
-Forgetting cannot be undone.`,
-		Args: usageArgs(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			o, err := eng.Forget(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(o)
-			}
-			fmt.Fprintf(a.out, "forgot %s\n", o.ID)
-			return nil
-		},
-	}
-}
-
 func newShowCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "show ID",

@@ -84,11 +84,17 @@ func newThoughtsCmd(a *app) *cobra.Command {
 				return a.emit(list)
 			}
 			for _, t := range list.Thoughts {
-				priv := ""
+				flags := ""
 				if t.IsPrivate {
-					priv = " private"
+					flags += " private"
 				}
-				fmt.Fprintf(a.out, "%s  %s  %s%s%s  %s\n", t.ID, fmtTime(t.CreatedAt), t.Origin, priv, tagSuffix(t.Tags), oneLine(t.Content, 80))
+				if t.Status != memory.StatusActive {
+					flags += " " + t.Status
+				}
+				if t.Redacted {
+					flags += " forgotten"
+				}
+				fmt.Fprintf(a.out, "%s  %s  %s%s%s  %s\n", t.ID, fmtTime(t.CreatedAt), t.Origin, flags, tagSuffix(t.Tags), oneLine(t.Content, 80))
 			}
 			if len(list.Thoughts) == 0 {
 				fmt.Fprintln(a.out, "no thoughts")
@@ -96,11 +102,59 @@ func newThoughtsCmd(a *app) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.AddCommand(newThoughtsMarkCmd(a))
 	f := cmd.Flags()
 	f.IntVar(&req.Limit, "limit", 100, "most thoughts to list (1 to 1000)")
 	f.BoolVar(&req.IncludePrivate, "private", false, "include private thoughts")
 	f.StringVar(&req.Status, "status", "", "only thoughts with this status: active or removal")
 	f.Var(scopeFlag{&req.ScopeIDs}, "scope", "only thoughts in this scope")
+	return cmd
+}
+
+func newThoughtsMarkCmd(a *app) *cobra.Command {
+	var status string
+	cmd := &cobra.Command{
+		Use:   "mark THOUGHT_ID...",
+		Short: "Mark thoughts for removal (never retrieved again) or active",
+		Long: `Set thoughts' status. A thought marked removal is left out of every
+retrieval (cairn inner-voice skips it) but keeps its text and still lists
+with cairn thoughts; marked active, it is retrieved again. To erase a
+thought's text, use cairn forget.`,
+		Example: `  cairn thoughts mark th_01J...
+  cairn thoughts mark --status active th_01J...`,
+		Args: usageArgs(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			eng, err := a.engine()
+			if err != nil {
+				return err
+			}
+			// Every thought is checked before any is marked.
+			for _, id := range args {
+				if _, err := eng.Thought(cmd.Context(), id); err != nil {
+					return err
+				}
+			}
+			var out []memory.Thought
+			for _, id := range args {
+				th, err := eng.MarkThought(cmd.Context(), cairn.MarkThoughtRequest{ThoughtID: id, Status: status})
+				if err != nil {
+					return err
+				}
+				out = append(out, th)
+				if !a.json {
+					fmt.Fprintf(a.out, "thought %s %s\n", th.ID, th.Status)
+				}
+			}
+			if a.json {
+				if len(out) == 1 {
+					return a.emit(out[0])
+				}
+				return a.emit(out)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&status, "status", memory.StatusRemoval, "removal or active")
 	return cmd
 }
 

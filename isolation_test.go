@@ -25,8 +25,9 @@ import (
 
 // The isolation properties: for random stores and random questions,
 // retrieval never returns a record outside the requested scope, a private
-// thought without include_private, or a forgotten observation (a pin on
-// one only with includeRedacted) — with either provider, through the
+// thought without include_private, a thought marked for removal or
+// forgotten, or a forgotten observation (a pin on one only with
+// includeRedacted) — with either provider, through the
 // engine, the HTTP API and MCP alike.
 
 var isoWords = []string{"deploy", "token", "schema", "cache", "retry", "parser", "login", "billing",
@@ -37,6 +38,8 @@ type isoStore struct {
 	obs       map[string]memory.Observation
 	forgotten map[string]bool
 	thoughts  map[string]memory.Thought
+	// removed holds thoughts marked for removal or forgotten.
+	removed map[string]bool
 	// secrets are words only forgotten observations and private thoughts
 	// hold.
 	secrets map[string]bool
@@ -72,7 +75,7 @@ func within(r, s memory.Scope) bool {
 
 func buildIsoStore(t *testing.T, ctx context.Context, eng *cairn.Engine, rng *rand.Rand) *isoStore {
 	t.Helper()
-	st := &isoStore{obs: map[string]memory.Observation{}, forgotten: map[string]bool{}, thoughts: map[string]memory.Thought{}, secrets: map[string]bool{}}
+	st := &isoStore{obs: map[string]memory.Observation{}, forgotten: map[string]bool{}, thoughts: map[string]memory.Thought{}, removed: map[string]bool{}, secrets: map[string]bool{}}
 	var ids []string
 	for i := range 60 + rng.IntN(60) {
 		o, err := eng.Log(ctx, cairn.LogRequest{Kind: "message", Content: isoText(rng, ""), ScopeIDs: isoScope(rng)})
@@ -130,6 +133,25 @@ func buildIsoStore(t *testing.T, ctx context.Context, eng *cairn.Engine, rng *ra
 		th, err := eng.Think(ctx, cairn.ThinkRequest{Content: isoText(rng, extra), IsPrivate: private, ScopeIDs: isoScope(rng)})
 		if err != nil {
 			t.Fatal(err)
+		}
+		st.thoughts[th.ID] = th
+		switch rng.IntN(6) {
+		case 0:
+			// Marked for removal: never retrieved, its text kept.
+			if th, err = eng.MarkThought(ctx, cairn.MarkThoughtRequest{ThoughtID: th.ID, Status: memory.StatusRemoval}); err != nil {
+				t.Fatal(err)
+			}
+			st.removed[th.ID] = true
+		case 1:
+			marker := fmt.Sprintf("zqforgot%dx%d", rng.IntN(1000), i)
+			if th, err = eng.Think(ctx, cairn.ThinkRequest{Content: isoText(rng, marker), ScopeIDs: isoScope(rng)}); err != nil {
+				t.Fatal(err)
+			}
+			if th, err = eng.ForgetThought(ctx, th.ID); err != nil {
+				t.Fatal(err)
+			}
+			st.secrets[marker] = true
+			st.removed[th.ID] = true
 		}
 		st.thoughts[th.ID] = th
 	}
@@ -194,6 +216,9 @@ func checkInnerVoice(t *testing.T, what string, st *isoStore, req retrieve.Inner
 	for _, s := range res.Snippets {
 		if th, ok := st.thoughts[s.ID]; ok && th.IsPrivate && !req.IncludePrivate {
 			t.Fatalf("%s: private thought %s without include_private", what, s.ID)
+		}
+		if st.removed[s.ID] {
+			t.Fatalf("%s: thought %s, marked for removal or forgotten, was retrieved", what, s.ID)
 		}
 	}
 	if req.IncludePrivate {

@@ -4,8 +4,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cairnhq/cairn"
 )
 
 // TestOfficialMCPClient drives cairn with a client cairn did not write: the
@@ -42,4 +46,37 @@ func TestOfficialMCPClient(t *testing.T) {
 		url := serve(t, filepath.Join(t.TempDir(), "cairn.db"), "SURR_ENABLE_INNER_VOICE=0")
 		run(t, "http", url+"/mcp")
 	})
+}
+
+// TestMCPClientKnowsEveryTool keeps the TypeScript client's list of
+// expected tools equal to cairn's tool table, so a new tool is exercised
+// end to end; it needs no node, so a stale list fails everywhere, not only
+// where the client runs.
+func TestMCPClientKnowsEveryTool(t *testing.T) {
+	src, err := os.ReadFile("mcp-client/client.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)const expectedTools = \[(.*?)\];`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("client.mjs declares no expectedTools")
+	}
+	var listed []string
+	for _, q := range regexp.MustCompile(`"([a-z0-9_]+)"`).FindAllSubmatch(m[1], -1) {
+		listed = append(listed, string(q[1]))
+	}
+	var want []string
+	for _, tool := range cairn.Tools() {
+		want = append(want, tool.Name)
+	}
+	slices.Sort(listed)
+	slices.Sort(want)
+	if !slices.Equal(listed, want) {
+		t.Fatalf("client.mjs expects tools %v\ncairn serves %v", listed, want)
+	}
+	for _, name := range want {
+		if !strings.Contains(string(src), `ok("`+name+`"`) {
+			t.Errorf("client.mjs never calls %s", name)
+		}
+	}
 }

@@ -14,10 +14,10 @@ import path from "node:path";
 
 const [mode, target, db] = process.argv.slice(2);
 const expectedTools = ["retrieve", "log", "capsule_open", "summary_set", "capsule_close", "capsule_get",
-  "observation_get", "summary_get", "pin", "unpin", "forget",
-  "think", "thought_get", "thoughts_list", "kg_entity_create", "kg_entity_update", "kg_entity_get", "kg_entity_delete",
+  "observation_get", "summary_get", "pin", "unpin", "forget", "summary_forget",
+  "think", "thought_get", "thoughts_list", "thought_mark", "thought_forget", "kg_entity_create", "kg_entity_update", "kg_entity_get", "kg_entity_delete",
   "kg_entities", "kg_observe", "kg_observation_delete", "kg_edge_create", "kg_edge_delete", "kg_edges", "inner_voice_retrieve",
-  "code_index", "code_hydrate", "code_propose", "code_promote", "code_verify", "code_entities",
+  "code_index", "code_hydrate", "code_propose", "code_promote", "code_verify", "code_entities", "code_artifact_forget",
   "introspect_hydration", "introspect_entity", "introspect_gates",
   "status", "doctor", "reembed", "config"];
 const innerVoice = mode === "stdio";
@@ -98,6 +98,8 @@ async function main() {
   check(forgotten.redacted === true && forgotten.content === "[redacted]", "forget");
   const closed = await ok("capsule_close", { capsuleId: cap.id, summary: { content: "Tolerate 5s of clock skew.", confidence: 0.9 } });
   check(closed.capsule.status === "closed" && closed.summary.id === sum.id, "close keeps the summary id");
+  const sumGone = await ok("summary_forget", { summaryId: sum.id });
+  check(sumGone.id === sum.id && sumGone.content === "[redacted]", "summary_forget: " + JSON.stringify(sumGone));
   const status = await ok("status", {});
   check(status.database.observations >= 2 && status.tools.length === expectedTools.length && status.embedder.space.dim === 100, "status");
   const doctor = await ok("doctor", {});
@@ -126,6 +128,15 @@ async function main() {
   } else {
     await fails("inner_voice_retrieve", { query: "clock drift" }, "feature_disabled");
   }
+  check((await ok("thought_mark", { thoughtId: th.id, status: "removal" })).status === "removal", "thought_mark removal");
+  if (innerVoice) {
+    const after = await ok("inner_voice_retrieve", { query: "why do sessions expire with clock drift?", top_k: 5 });
+    check(!after.snippets.some((s) => s.id === th.id), "a thought marked for removal is not retrieved");
+  }
+  check((await ok("thought_mark", { thoughtId: th.id, status: "active" })).status === "active", "thought_mark active");
+  const thGone = await ok("thought_forget", { thoughtId: th.id });
+  check(thGone.id === th.id && thGone.content === "[redacted]", "thought_forget: " + JSON.stringify(thGone));
+  await fails("thought_mark", { thoughtId: th.id, status: "archived" }, "invalid_params");
   // Code memory: index a small repository, hydrate across episodes,
   // propose, gate, verify and introspect.
   const repo = fs.mkdtempSync(path.join(os.tmpdir(), "cairn-e2e-repo-"));
@@ -152,6 +163,8 @@ async function main() {
     const ver = await ok("code_verify", { repo_id: repoId });
     check(ver.checked === 1 && ver.stale.length === 0, "code_verify: " + JSON.stringify(ver));
     check((await ok("code_entities", { repo_id: repoId, state: "PROPOSED" })).entities.length === 1, "code_entities");
+    const art = await ok("code_artifact_forget", { hash: prop.entity.artifact_hash });
+    check(art.hash === prop.entity.artifact_hash && art.content === "[redacted]" && art.redacted === true, "code_artifact_forget: " + JSON.stringify(art));
     await fails("introspect_hydration", { episode_id: "nope" }, "not_found");
     await fails("code_hydrate", { query: "x", episode_id: "ep-new-" + mode, repo_id: repoId }, "invalid_params");
   } finally {

@@ -2,11 +2,11 @@ package postgres
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"hash/fnv"
 	"slices"
-	"crypto/sha256"
-		"encoding/hex"
-	"errors"
 
 	"github.com/cairnhq/cairn/memory"
 	"github.com/jackc/pgx/v5"
@@ -83,7 +83,6 @@ func isHash(h string) bool {
 	}
 	return true
 }
-
 
 // validateArtifact checks an artifact to store: its hash is the SHA-256
 // of its content, unless (in an import) it is a forgotten one.
@@ -646,4 +645,3 @@ func (db *DB) GateResults(ctx context.Context, episodeID string) ([]memory.GateR
 	})
 	return out, err
 }
-

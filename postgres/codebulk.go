@@ -2,7 +2,7 @@ package postgres
 
 import (
 	"context"
-		"errors"
+	"errors"
 
 	"github.com/cairnhq/cairn/memory"
 	"github.com/jackc/pgx/v5"
@@ -279,4 +279,3 @@ func exportCode(ctx context.Context, tx queryer, emit func(memory.Record) error)
 	}
 	return nil
 }
-

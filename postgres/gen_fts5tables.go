@@ -41,11 +41,20 @@ func main() {
 	array(&b, "fts5DiaChar", "uint8", body(dia, "aChar = [126]uint8{"), 126)
 	// The fold table's entries are structs.
 	entries := body(main, "var _aEntry = [163]struct {")
-	re := regexp.MustCompile(`(\d+): \{\s*FiCode:\s*uint16\((\d+)\),\s*Fflags:\s*uint8\((\d+)\),\s*FnRange:\s*uint8\((\d+)\),\s*\}`)
+	// Fields that are zero are left out of an entry.
+	re := regexp.MustCompile(`(\d+): \{([^}]*)\}`)
+	field := regexp.MustCompile(`(FiCode|Fflags|FnRange):\s*uint(?:16|8)\((\d+)\)`)
 	rows := make([][3]int, 163)
 	for _, m := range re.FindAllStringSubmatch(entries, -1) {
 		i := atoi(m[1])
-		rows[i] = [3]int{atoi(m[2]), atoi(m[3]), atoi(m[4])}
+		for _, f := range field.FindAllStringSubmatch(m[2], -1) {
+			rows[i][map[string]int{"FiCode": 0, "Fflags": 1, "FnRange": 2}[f[1]]] = atoi(f[2])
+		}
+	}
+	for i := 1; i < len(rows); i++ {
+		if rows[i][0] <= rows[i-1][0] {
+			fail(fmt.Errorf("fold entry %d (%v) does not follow %v", i, rows[i], rows[i-1]))
+		}
 	}
 	b.WriteString("var fts5FoldEntry = [163]fts5Fold{\n")
 	for _, r := range rows {
@@ -97,9 +106,23 @@ func body(src, head string) string {
 
 func array(b *bytes.Buffer, name, typ, text string, n int) {
 	vals := make([]int, n)
-	re := regexp.MustCompile(`(\d+):\s*(?:uint16|uint8)\((\d+)\)`)
-	for _, m := range re.FindAllStringSubmatch(text, -1) {
-		vals[atoi(m[1])] = atoi(m[2])
+	entry := regexp.MustCompile(`(?m)^\s*(\d+):\s*(.*),\s*$`)
+	num := regexp.MustCompile(`\((\d+)\)`)
+	char := regexp.MustCompile(`'(.)'`)
+	for _, m := range entry.FindAllStringSubmatch(text, -1) {
+		v := -1
+		if c := char.FindStringSubmatch(m[2]); c != nil {
+			v = int(c[1][0])
+			if strings.Contains(m[2], "0x80") {
+				v |= 0x80
+			}
+		} else if d := num.FindStringSubmatch(m[2]); d != nil {
+			v = atoi(d[1])
+		}
+		if v < 0 {
+			fail(fmt.Errorf("%s: cannot read entry %q", name, m[0]))
+		}
+		vals[atoi(m[1])] = v
 	}
 	fmt.Fprintf(b, "var %s = [%d]%s{", name, n, typ)
 	for i, v := range vals {

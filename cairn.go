@@ -14,7 +14,6 @@ import (
 	"github.com/cairnhq/cairn/index"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/retrieve"
-	"github.com/cairnhq/cairn/sqlite"
 	"github.com/oklog/ulid/v2"
 )
 
@@ -123,7 +122,9 @@ type Engine struct {
 	degraded atomic.Int64
 }
 
-// Open opens (creating if needed) the cairn database at path.
+// Open opens (creating if needed) the cairn database at path: a SQLite
+// file, or, for a postgres:// or postgresql:// URL, a schema of a
+// PostgreSQL database (see OpenStore).
 func Open(path string, opts *Options) (*Engine, error) {
 	var o Options
 	if opts != nil {
@@ -153,7 +154,7 @@ func Open(path string, opts *Options) (*Engine, error) {
 		}
 		o.Embedder = g
 	}
-	db, err := sqlite.Open(path, &sqlite.Options{Logger: o.Logger})
+	db, defaultIndex, err := openStore(path, o)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +162,7 @@ func Open(path string, opts *Options) (*Engine, error) {
 	case IndexInMemory:
 		o.IndexDir = ""
 	case "":
-		o.IndexDir = path + "-index"
+		o.IndexDir = defaultIndex
 	}
 	e, err := newEngine(db, o)
 	if err != nil {
@@ -235,8 +236,14 @@ func newEngine(store memory.Store, o Options) (*Engine, error) {
 	return e, nil
 }
 
-// Path returns the database file's path.
-func (e *Engine) Path() string { return e.path }
+// Path returns the database file's path, or the PostgreSQL connection
+// string without its password.
+func (e *Engine) Path() string { return displayPath(e.path) }
+
+// ConnString returns the database's path or connection string as given to
+// Open: it may hold a password, so it is for starting another cairn
+// process on the same database, never for showing.
+func (e *Engine) ConnString() string { return e.path }
 
 // Close stops the background healer, finishes the retrieval index's due
 // maintenance and closes the database.

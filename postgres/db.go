@@ -56,6 +56,7 @@ type DB struct {
 	schema     string
 	searchPath string
 	vectors    vectorMode
+	id         string
 	retries    int
 	log        *slog.Logger
 }
@@ -162,6 +163,9 @@ func Open(ctx context.Context, conn string, opts *Options) (*DB, error) {
 		return nil, err
 	}
 	db.vectors = mode
+	if err := boot.QueryRow(ctx, "SELECT value FROM "+db.schema+".meta WHERE key = 'database_id'").Scan(&db.id); err != nil {
+		return nil, dbError(err, "reading the database id")
+	}
 	if mode == vectorsPGVector {
 		cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error { return pgxvec.RegisterTypes(ctx, c) }
 	}
@@ -207,6 +211,10 @@ func newDatabaseID() string {
 
 // Path returns the connection string without its password.
 func (db *DB) Path() string { return db.display }
+
+// ID returns the schema's random id, chosen when it was created: it names
+// the database in each server's retrieval index directory.
+func (db *DB) ID() string { return db.id }
 
 // Schema returns the schema the store keeps its tables in.
 func (db *DB) Schema() string { return db.schema }

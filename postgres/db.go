@@ -192,8 +192,10 @@ func connectError(err error, display string) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {
-		case "28P01", "28000":
+		case "28P01":
 			return memory.Wrap(memory.CodeDBError, err, "PostgreSQL refused the login to %s: check the user and password", display)
+		case "28000":
+			return memory.Wrap(memory.CodeDBError, err, "PostgreSQL refused the connection to %s: its pg_hba.conf does not admit it (check the user, the address, and whether the server requires TLS: sslmode)", display)
 		case "3D000":
 			return memory.Wrap(memory.CodeDBError, err, "the database of %s does not exist: create it (createdb) first", display)
 		}

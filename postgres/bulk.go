@@ -22,19 +22,65 @@ func (db *DB) Import(ctx context.Context, d memory.Dump, progress func(done int)
 		progress = func(int) {}
 	}
 	return db.write(ctx, "importing", func(tx pgx.Tx) error {
-		return importDump(ctx, tx, d, progress)
+		c := &importCount{progress: progress}
+		if err := importDump(ctx, tx, d, c); err != nil {
+			return err
+		}
+		progress(c.done)
+		return nil
 	})
 }
 
-func importDump(ctx context.Context, tx pgx.Tx, d memory.Dump, progress func(done int)) error {
-	done, last := 0, 0
-	tick := func(n int) {
-		done += n
-		if done-last >= importChunk/2 {
-			progress(done)
-			last = done
-		}
+var _ memory.Loader = (*DB)(nil)
+
+// Load implements memory.Loader: the parts go in through one transaction.
+func (db *DB) Load(ctx context.Context, next func() (memory.Dump, error), progress func(done int)) error {
+	if progress == nil {
+		progress = func(int) {}
 	}
+	started := false
+	return db.write(ctx, "importing", func(tx pgx.Tx) error {
+		if started {
+			// The parts already read cannot be read again: a retry would
+			// import only what is left. Nothing was committed.
+			return memory.Errorf(memory.CodeDBError, "the import conflicted with another writer; nothing was written, run it again")
+		}
+		started = true
+		c := &importCount{progress: progress}
+		for {
+			d, err := next()
+			if err != nil {
+				return err
+			}
+			if d.Len() == 0 {
+				break
+			}
+			if err := importDump(ctx, tx, d, c); err != nil {
+				return err
+			}
+		}
+		progress(c.done)
+		return nil
+	})
+}
+
+// importCount counts the records an import has written and reports them
+// now and then.
+type importCount struct {
+	done, last int
+	progress   func(int)
+}
+
+func (c *importCount) tick(n int) {
+	c.done += n
+	if c.done-c.last >= importChunk/2 {
+		c.progress(c.done)
+		c.last = c.done
+	}
+}
+
+func importDump(ctx context.Context, tx pgx.Tx, d memory.Dump, c *importCount) error {
+	tick := c.tick
 	for i := 0; i < len(d.Observations); i += importChunk {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -102,11 +148,7 @@ func importDump(ctx context.Context, tx pgx.Tx, d memory.Dump, progress func(don
 		}
 		tick(1)
 	}
-	if err := importCode(ctx, tx, d, func() { tick(1) }); err != nil {
-		return err
-	}
-	progress(done)
-	return nil
+	return importCode(ctx, tx, d, func() { tick(1) })
 }
 
 func importCapsule(ctx context.Context, tx pgx.Tx, c memory.Capsule) error {

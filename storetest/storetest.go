@@ -86,6 +86,7 @@ func Run(t *testing.T, open Opener) {
 	}{
 		{"ImportExportKnowledgeRoundTrip", testImportExportKnowledge},
 		{"RedactedRoundTrip", testRedactedRoundTrip},
+		{"LoadInParts", testLoadInParts},
 	}
 	for _, tc := range pairs {
 		t.Run(tc.name, func(t *testing.T) {

@@ -120,7 +120,6 @@ func bruteForce(vecs map[string][]float32, q []float32, k int, ok func(string) b
 	return out
 }
 
-
 func TestDropSchema(t *testing.T) {
 	url := storeURL(t, "array")
 	db := open(t, url)

@@ -266,9 +266,13 @@ type ServeResult struct {
 	// SameCandidates those whose candidates were (the rest differ in
 	// provenance's counts only).
 	ApproximateFrom int `json:"approximateFrom,omitempty"`
-	SameAsExact     int `json:"sameAsExact,omitempty"`
-	SameCandidates  int `json:"sameCandidates,omitempty"`
-	Compared        int `json:"compared,omitempty"`
+	// HNSWBuildSeconds is building pgvector's HNSW index of the
+	// observations' vectors for the push-down measurement (PostgreSQL
+	// with pgvector only).
+	HNSWBuildSeconds float64 `json:"hnswBuildSeconds,omitempty"`
+	SameAsExact      int     `json:"sameAsExact,omitempty"`
+	SameCandidates   int     `json:"sameCandidates,omitempty"`
+	Compared         int     `json:"compared,omitempty"`
 }
 
 // scaleQuestionsFile is where the build phase leaves the questions and
@@ -920,7 +924,62 @@ func ScaleServe(ctx context.Context, o ServeOptions) (ServeResult, error) {
 			return res, err
 		}
 	}
+	if t.Postgres != "" && o.ApproximateFrom == 0 {
+		if err := measurePushdown(ctx, t.Postgres, qf, o, &res); err != nil {
+			return res, err
+		}
+	}
 	return res, nil
+}
+
+// measurePushdown measures semantic search done by PostgreSQL, the
+// alternative to each server's retrieval index: the nearest observations
+// to each question in its scope, from pgvector's HNSW index (built first,
+// and timed) or, without pgvector, from an exact scan over the arrays.
+func measurePushdown(ctx context.Context, conn string, qf scaleQuestionsFile, o ServeOptions, res *ServeResult) error {
+	db, err := postgres.Open(ctx, conn, nil)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	g, err := embed.NewGloVe()
+	if err != nil {
+		return err
+	}
+	space := g.Space()
+	how := "exact scan over arrays"
+	if db.Vectors() == "pgvector" {
+		how = "pgvector HNSW"
+		fmt.Fprintln(o.Progress, "  building the HNSW index")
+		t0 := time.Now()
+		if err := db.EnsureVectorIndex(ctx, space); err != nil {
+			return err
+		}
+		res.HNSWBuildSeconds = time.Since(t0).Seconds()
+	}
+	vecs := make([][]float32, len(qf.Retrieve))
+	for i, q := range qf.Retrieve {
+		v, err := g.Embed(ctx, []string{q.Query})
+		if err != nil {
+			return err
+		}
+		vecs[i] = v[0]
+	}
+	for _, c := range o.Concurrency {
+		path := fmt.Sprintf("pushdown: nearest 10 (%s), c=%d", how, c)
+		fmt.Fprintf(o.Progress, "  measuring %s\n", path)
+		do := func(ctx context.Context, _, i int) error {
+			_, err := db.NearestObservations(ctx, space, vecs[i%len(vecs)], 10, qf.Retrieve[i%len(qf.Retrieve)].ScopeIDs)
+			return err
+		}
+		Load(ctx, c, min(50, o.Queries), do)
+		st := Load(ctx, c, o.Queries, do)
+		if st.Errors > 0 {
+			return memory.Errorf(memory.CodeInternal, "%s: %d of %d calls failed", path, st.Errors, st.Requests)
+		}
+		res.Runs = append(res.Runs, Run{Path: path, Stats: st})
+	}
+	return nil
 }
 
 // sameAnswers counts the questions eng answers byte for byte as an engine
@@ -1143,6 +1202,9 @@ func WriteScaleTable(w io.Writer, rep ScaleReport) error {
 		return err
 	}
 	for _, s := range rep.Sizes {
+		if s.Serve.HNSWBuildSeconds > 0 {
+			fmt.Fprintf(w, "\n%s: pgvector's HNSW index of the observations' vectors built in %.1f s\n", sizeLabel(s), s.Serve.HNSWBuildSeconds)
+		}
 		if ap := s.ServeApproximate; ap != nil {
 			fmt.Fprintf(w, "\n%s, approximate from %d vectors: of %d hybrid answers, %d byte-identical to the exact search's and %d with the same candidates; cold start %.0f ms (exact %.0f ms)\n",
 				sizeLabel(s), ap.ApproximateFrom, ap.Compared, ap.SameAsExact, ap.SameCandidates, ap.ColdStartMs, s.Serve.ColdStartMs)

@@ -21,7 +21,7 @@ func (db *DB) Import(ctx context.Context, d memory.Dump, progress func(done int)
 	if progress == nil {
 		progress = func(int) {}
 	}
-	return db.write(ctx, "importing", func(tx pgx.Tx) error {
+	err := db.write(ctx, "importing", func(tx pgx.Tx) error {
 		c := &importCount{progress: progress}
 		if err := importDump(ctx, tx, d, c); err != nil {
 			return err
@@ -29,6 +29,20 @@ func (db *DB) Import(ctx context.Context, d memory.Dump, progress func(done int)
 		progress(c.done)
 		return nil
 	})
+	if err == nil {
+		db.analyzeAfter(ctx, d.Len())
+	}
+	return err
+}
+
+// analyzeAfter refreshes the planner's statistics after a bulk write of n
+// records, when that is many: until autovacuum gets to it, a table
+// believed empty gets plans that read it whole.
+func (db *DB) analyzeAfter(ctx context.Context, n int) {
+	if n < 20000 {
+		return
+	}
+	db.pool.Exec(ctx, "ANALYZE observations, capsules, capsule_observations, summaries, thoughts, kg_entities, kg_observations, kg_edges, embeddings, changes")
 }
 
 var _ memory.Loader = (*DB)(nil)
@@ -39,7 +53,8 @@ func (db *DB) Load(ctx context.Context, next func() (memory.Dump, error), progre
 		progress = func(int) {}
 	}
 	started := false
-	return db.write(ctx, "importing", func(tx pgx.Tx) error {
+	total := 0
+	err := db.write(ctx, "importing", func(tx pgx.Tx) error {
 		if started {
 			// The parts already read cannot be read again: a retry would
 			// import only what is left. Nothing was committed.
@@ -60,8 +75,13 @@ func (db *DB) Load(ctx context.Context, next func() (memory.Dump, error), progre
 			}
 		}
 		progress(c.done)
+		total = c.done
 		return nil
 	})
+	if err == nil {
+		db.analyzeAfter(ctx, total)
+	}
+	return err
 }
 
 // importCount counts the records an import has written and reports them

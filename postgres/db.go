@@ -143,6 +143,14 @@ func Open(ctx context.Context, conn string, opts *Options) (*DB, error) {
 	if _, ok := rp["application_name"]; !ok {
 		rp["application_name"] = "cairn"
 	}
+	// Statements are planned for their arguments every time: a generic
+	// plan chosen after a few runs can be far worse for the ones that
+	// follow (a cursor through pending vectors turned a 1 ms query into
+	// a 500 ms one), and cairn's statements plan in well under a
+	// millisecond.
+	if _, ok := rp["plan_cache_mode"]; !ok {
+		rp["plan_cache_mode"] = "force_custom_plan"
+	}
 	db := &DB{display: Redact(conn), schema: o.Schema, retries: o.WriteRetries, log: o.Logger}
 	// The vector type lives in the extension's schema: it goes on the
 	// search path after cairn's own.

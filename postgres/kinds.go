@@ -1,6 +1,10 @@
 package postgres
 
-import "github.com/cairnhq/cairn/memory"
+import (
+	"strconv"
+
+	"github.com/cairnhq/cairn/memory"
+)
 
 // kindSpec says how to read one kind of searchable record: its table, the
 // text it is searched and embedded by, its time, and what makes a row not
@@ -54,12 +58,22 @@ func (s kindSpec) textSQL() string {
 	return "SELECT " + s.text + " FROM " + s.table + " x WHERE x.id = $1 AND " + s.live
 }
 
+// vectorOf is a lateral subquery reading a record's vector in a space
+// ($1 provider, $2 model, $3 dim, shifted by base): one index probe per
+// record, whatever the planner believes of the embeddings table (right
+// after a bulk load its statistics say it is empty, and a join planned on
+// them reads it whole for every record).
+func (s kindSpec) vectorOf(base int) string {
+	p := func(i int) string { return "$" + strconv.Itoa(base+i) }
+	return `LEFT JOIN LATERAL (SELECT e.vec FROM embeddings e WHERE e.provider = ` + p(1) + ` AND e.model = ` + p(2) +
+		` AND e.dim = ` + p(3) + ` AND e.kind = '` + string(s.kind) + `' AND e.ref = x.id LIMIT 1) e ON true`
+}
+
 // pendingSQL lists live records without a vector in a space, by id:
 // $1 after, $2 provider, $3 model, $4 dim, $5 limit.
 func (s kindSpec) pendingSQL() string {
-	return "SELECT x.id, " + s.text + " FROM " + s.table + " x WHERE " + s.live + ` AND x.id > $1
-		AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.provider = $2 AND e.model = $3 AND e.dim = $4 AND e.kind = '` + string(s.kind) + `' AND e.ref = x.id)
-		ORDER BY x.id LIMIT $5`
+	return "SELECT x.id, " + s.text + " FROM " + s.table + " x " + s.vectorOf(1) + " WHERE " + s.live + ` AND x.id > $1
+		AND e.vec IS NULL ORDER BY x.id LIMIT $5`
 }
 
 // indexSQL selects what an index needs of every live record, with its
@@ -73,14 +87,14 @@ func (s kindSpec) indexSQL(in bool) string {
 		extra = "x.origin, x.tags, x.is_private, x.status, ''::text, -1"
 	case memory.VectorObservation:
 		extra = "''::text, '[]'::text, false, ''::text, coalesce(m.capsule_id, ''), coalesce(m.position, -1)"
-		join = " LEFT JOIN capsule_observations m ON m.observation_id = x.id"
+		join = " LEFT JOIN LATERAL (SELECT m.capsule_id, m.position FROM capsule_observations m WHERE m.observation_id = x.id LIMIT 1) m ON true"
 	}
 	body := s.body
 	if body == "" {
 		body = "''::text"
 	}
 	q := "SELECT x.id, " + s.text + ", " + s.ts + ", x.session_id, x.repo_id, x.agent_id, x.user_id, " + extra + ", " + body + `, e.vec
-		FROM ` + s.table + " x" + join + ` LEFT JOIN embeddings e ON e.provider = $1 AND e.model = $2 AND e.dim = $3 AND e.kind = '` + string(s.kind) + `' AND e.ref = x.id
+		FROM ` + s.table + " x" + join + " " + s.vectorOf(0) + `
 		WHERE ` + s.live
 	if in {
 		return q + " AND x.id = ANY($4)"

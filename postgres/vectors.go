@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/cairnhq/cairn/memory"
 	"github.com/jackc/pgx/v5"
@@ -76,8 +77,6 @@ func (db *DB) putEmbeddings(ctx context.Context, es []memory.Embedding, fill boo
 	if fill {
 		conflict = "DO NOTHING"
 	}
-	ins := `INSERT INTO embeddings (kind, ref, provider, model, dim, vec) VALUES ($1, $2, $3, $4, $5, $6)
-		ON CONFLICT (provider, model, dim, kind, ref) ` + conflict
 	var n int
 	err := db.write(ctx, "storing vectors", func(tx pgx.Tx) error {
 		n = 0
@@ -109,8 +108,32 @@ func (db *DB) putEmbeddings(ctx context.Context, es []memory.Embedding, fill boo
 			}
 			texts[spec.kind] = m
 		}
-		b := &pgx.Batch{}
-		for _, e := range es {
+		// One statement per space: the ids and the vectors (laid end to
+		// end in one array, sliced per row) go in as arrays.
+		type group struct {
+			kinds, refs []string
+			flat        []float32
+		}
+		groups := map[memory.Space]*group{}
+		var spaces []memory.Space
+		// A record given twice in one space: the last vector wins, as it
+		// would written one at a time (the first, when filling).
+		type key struct {
+			sp   memory.Space
+			kind memory.VectorKind
+			id   string
+		}
+		last := map[key]int{}
+		for i, e := range es {
+			k := key{e.Space, e.Kind, e.ID}
+			if _, seen := last[k]; !seen || !fill {
+				last[k] = i
+			}
+		}
+		for i, e := range es {
+			if last[key{e.Space, e.Kind, e.ID}] != i {
+				continue
+			}
 			text, ok := texts[e.Kind][e.ID]
 			if !ok {
 				continue // deleted or forgotten meanwhile: its vector must not outlive it
@@ -118,21 +141,31 @@ func (db *DB) putEmbeddings(ctx context.Context, es []memory.Embedding, fill boo
 			if fill && e.Text != "" && text != e.Text {
 				continue // rewritten meanwhile: it waits for a vector of its new text
 			}
-			b.Queue(ins, string(e.Kind), e.ID, e.Space.Provider, e.Space.Model, e.Space.Dim, db.vectors.vecArg(e.Vector))
+			g := groups[e.Space]
+			if g == nil {
+				g = &group{}
+				groups[e.Space] = g
+				spaces = append(spaces, e.Space)
+			}
+			g.kinds, g.refs, g.flat = append(g.kinds, string(e.Kind)), append(g.refs, e.ID), append(g.flat, e.Vector...)
 		}
-		if b.Len() == 0 {
-			return nil
-		}
-		res := tx.SendBatch(ctx, b)
-		for range b.Len() {
-			tag, err := res.Exec()
+		for _, sp := range spaces {
+			g := groups[sp]
+			vec := "$6::real[]"
+			if db.vectors == vectorsPGVector {
+				vec = "($6::real[])::vector"
+			}
+			vec = strings.Replace(vec, "$6::real[]", "($6::real[])[(u.i - 1) * $5::int + 1 : u.i * $5::int]", 1)
+			tag, err := tx.Exec(ctx, `INSERT INTO embeddings (kind, ref, provider, model, dim, vec)
+				SELECT u.kind, u.ref, $3, $4, $5::int, `+vec+` FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(kind, ref, i)
+				ORDER BY u.i
+				ON CONFLICT (provider, model, dim, kind, ref) `+conflict, g.kinds, g.refs, sp.Provider, sp.Model, sp.Dim, g.flat)
 			if err != nil {
-				res.Close()
 				return err
 			}
 			n += int(tag.RowsAffected())
 		}
-		return res.Close()
+		return nil
 	})
 	return n, err
 }

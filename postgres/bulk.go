@@ -61,6 +61,11 @@ func (db *DB) Load(ctx context.Context, next func() (memory.Dump, error), progre
 			return memory.Errorf(memory.CodeDBError, "the import conflicted with another writer; nothing was written, run it again")
 		}
 		started = true
+		// A migration is one long transaction, and its commit writes the
+		// change log of every record: no statement timeout applies.
+		if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
+			return err
+		}
 		c := &importCount{progress: progress}
 		for {
 			d, err := next()

@@ -57,8 +57,15 @@ func (db *DB) EnsureVectorIndex(ctx context.Context, space memory.Space) error {
 	q := fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON embeddings USING hnsw ((vec::vector(%d)) vector_cosine_ops)
 		WHERE provider = %s AND model = %s AND dim = %d AND kind = 'observation'`,
 		indexName(space), space.Dim, sqlString(space.Provider), sqlString(space.Model), space.Dim)
-	_, err := db.pool.Exec(ctx, q)
-	return dbError(err, "building the vector index")
+	return db.write(ctx, "building the vector index", func(tx pgx.Tx) error {
+		// Building reads every vector of the space: minutes at a million,
+		// past any statement timeout meant for requests.
+		if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, q)
+		return err
+	})
 }
 
 // NearestObservations returns the k unforgotten observations inside scope

@@ -97,6 +97,11 @@ end, on error and on Ctrl-C; your own database is not touched.`,
 			o.Postgres = pg
 			rep, err := bench.Scale(cmd.Context(), o)
 			if err != nil {
+				if jsonOut != "" && len(rep.Sizes) > 0 {
+					// Keep what was measured before the failure.
+					b, _ := json.MarshalIndent(rep, "", "  ")
+					a.writeOutput(jsonOut, append(b, '\n'))
+				}
 				return err
 			}
 			if jsonOut != "" {

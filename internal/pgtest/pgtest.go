@@ -70,7 +70,7 @@ type Server struct {
 	Superuser string
 
 	cmd     *exec.Cmd
-	cred    *syscall.Credential
+	cred    *credential
 	done    chan struct{}
 	stopped atomic.Bool
 	dbSeq   atomic.Int64
@@ -162,7 +162,7 @@ func version(binDir string) int {
 
 // runAs is the credential the server runs under: nil when the process is
 // not root.
-func runAs() (*syscall.Credential, error) {
+func runAs() (*credential, error) {
 	if os.Geteuid() != 0 {
 		return nil, nil
 	}
@@ -180,7 +180,7 @@ func runAs() (*syscall.Credential, error) {
 		if uid == 0 {
 			continue
 		}
-		return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+		return &credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
 	}
 	return nil, fmt.Errorf("running as root and none of the users %v exists to run PostgreSQL as (set CAIRN_PGTEST_USER)", names)
 }
@@ -318,9 +318,7 @@ func (s *Server) command(name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(filepath.Join(s.Bin, name), args...)
 	cmd.Dir = s.Dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "PGTZ=UTC")
-	if s.cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
-	}
+	cmd.SysProcAttr = procAttr(s.cred, false)
 	return cmd
 }
 
@@ -335,11 +333,7 @@ func (s *Server) start(data string) error {
 	defer logf.Close()
 	cmd := s.command("postgres", "-D", data, "-p", strconv.Itoa(s.Port))
 	cmd.Stdout, cmd.Stderr = logf, logf
-	attr := &syscall.SysProcAttr{Pdeathsig: syscall.SIGQUIT, Setpgid: true}
-	if s.cred != nil {
-		attr.Credential = s.cred
-	}
-	cmd.SysProcAttr = attr
+	cmd.SysProcAttr = procAttr(s.cred, true)
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting postgres: %v", err)
 	}

@@ -494,7 +494,10 @@ func TestBadCallsSendNothing(t *testing.T) {
 	c := client(t, srv.Settings())
 	hot := 2.5
 	for name, call := range map[string]func() error{
-		"no messages": func() error { _, err := c.Synthesize(context.Background(), llm.Prompt{System: "s"}, llm.Config{}); return err },
+		"no messages": func() error {
+			_, err := c.Synthesize(context.Background(), llm.Prompt{System: "s"}, llm.Config{})
+			return err
+		},
 		"ends with assistant": func() error {
 			_, err := c.Synthesize(context.Background(), llm.Prompt{Messages: []llm.Message{{Role: llm.RoleAssistant, Content: "x"}}}, llm.Config{})
 			return err
@@ -511,7 +514,10 @@ func TestBadCallsSendNothing(t *testing.T) {
 			_, err := c.Synthesize(context.Background(), prompt("q"), llm.Config{Schema: schema, SchemaName: "a b"})
 			return err
 		},
-		"temperature": func() error { _, err := c.Synthesize(context.Background(), prompt("q"), llm.Config{Temperature: &hot}); return err },
+		"temperature": func() error {
+			_, err := c.Synthesize(context.Background(), prompt("q"), llm.Config{Temperature: &hot})
+			return err
+		},
 	} {
 		if err := call(); memory.CodeOf(err) != memory.CodeInvalidParams {
 			t.Errorf("%s: %v", name, err)
@@ -683,13 +689,13 @@ func TestSettingsFromEnv(t *testing.T) {
 		t.Fatalf("notes %v", notes)
 	}
 	for name, e := range map[string]func(string) string{
-		"no key":        env("CAIRN_LLM_PROVIDER", "openai"),
-		"bad timeout":   env("CAIRN_LLM_PROVIDER", "ollama", "CAIRN_LLM_MODEL", "m", "CAIRN_LLM_TIMEOUT", "soon"),
-		"bad retries":   env("CAIRN_LLM_PROVIDER", "ollama", "CAIRN_LLM_MODEL", "m", "CAIRN_LLM_RETRIES", "11"),
-		"bad price":     env("CAIRN_LLM_PROVIDER", "ollama", "CAIRN_LLM_MODEL", "m", "CAIRN_LLM_PRICE", "cheap"),
-		"bad temp":      env("CAIRN_LLM_PROVIDER", "ollama", "CAIRN_LLM_MODEL", "m", "SURR_INNER_VOICE_TEMP", "3"),
-		"bad window":    env("CAIRN_LLM_PROVIDER", "ollama", "CAIRN_LLM_MODEL", "m", "CAIRN_LLM_CONTEXT_WINDOW", "10"),
-		"unknown":       env("CAIRN_LLM_PROVIDER", "watson"),
+		"no key":         env("CAIRN_LLM_PROVIDER", "openai"),
+		"bad timeout":    env("CAIRN_LLM_PROVIDER", "ollama", "CAIRN_LLM_MODEL", "m", "CAIRN_LLM_TIMEOUT", "soon"),
+		"bad retries":    env("CAIRN_LLM_PROVIDER", "ollama", "CAIRN_LLM_MODEL", "m", "CAIRN_LLM_RETRIES", "11"),
+		"bad price":      env("CAIRN_LLM_PROVIDER", "ollama", "CAIRN_LLM_MODEL", "m", "CAIRN_LLM_PRICE", "cheap"),
+		"bad temp":       env("CAIRN_LLM_PROVIDER", "ollama", "CAIRN_LLM_MODEL", "m", "SURR_INNER_VOICE_TEMP", "3"),
+		"bad window":     env("CAIRN_LLM_PROVIDER", "ollama", "CAIRN_LLM_MODEL", "m", "CAIRN_LLM_CONTEXT_WINDOW", "10"),
+		"unknown":        env("CAIRN_LLM_PROVIDER", "watson"),
 		"local no model": env("CAIRN_LLM_PROVIDER", "llamacpp"),
 	} {
 		_, _, err := llm.SettingsFromEnv(e)

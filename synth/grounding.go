@@ -326,7 +326,11 @@ func (v Verifier) Check(ctx context.Context, d Draft, sources []Source) Verdict 
 			unsupported[len(unsupported)-1], len(claims)))
 	}
 	if len(dropped) > 0 {
-		notes = append(notes, fmt.Sprintf("dropped %d citation(s): %s", len(dropped), strings.Join(dropped, "; ")))
+		noun := "citation"
+		if len(dropped) > 1 {
+			noun = "citations"
+		}
+		notes = append(notes, fmt.Sprintf("dropped %d %s: %s", len(dropped), noun, strings.Join(dropped, "; ")))
 	}
 	for k, c := range valid {
 		if relevance[k] == 0 {

@@ -23,7 +23,7 @@ func newBase(s Settings) base {
 		model:         s.Model,
 		key:           s.APIKey,
 		timeout:       s.Timeout,
-		retries:       s.Retries,
+		retries:       max(s.Retries, 0),
 		maxRetryAfter: s.MaxRetryAfter,
 		backoff:       s.Backoff,
 		sleep:         s.Sleep,

@@ -681,12 +681,21 @@ func TestSettingsFromEnv(t *testing.T) {
 	s, notes, err = llm.SettingsFromEnv(env("CAIRN_LLM_PROVIDER", "anthropic", "SURR_INNER_VOICE_PROVIDER", "gemini",
 		"ANTHROPIC_API_KEY", "a-key", "CAIRN_LLM_API_KEY", "override", "CAIRN_LLM_MODEL", "claude-haiku-4-5",
 		"CAIRN_LLM_TIMEOUT", "90s", "CAIRN_LLM_RETRIES", "0", "CAIRN_LLM_PRICE", "1/5", "CAIRN_LLM_CONTEXT_WINDOW", "100000"))
-	if err != nil || s.Provider != "anthropic" || s.APIKey != "override" || s.Timeout != 90*time.Second || s.Retries != 0 ||
+	if err != nil || s.Provider != "anthropic" || s.APIKey != "override" || s.Timeout != 90*time.Second || s.Retries >= 0 ||
 		*s.Price != (llm.Price{Input: 1, Output: 5}) || s.ContextWindow != 100000 {
 		t.Fatalf("cairn names: %+v %v", s, err)
 	}
 	if !strings.Contains(strings.Join(notes, "\n"), `CAIRN_LLM_PROVIDER="anthropic" overrides SURR_INNER_VOICE_PROVIDER="gemini"`) {
 		t.Fatalf("notes %v", notes)
+	}
+	// CAIRN_LLM_RETRIES=0 means no retry, through New too.
+	srv := llmtest.New(t, llm.ProviderOpenAI, llmtest.Answer{Status: 429})
+	s, _, err = llm.SettingsFromEnv(env("CAIRN_LLM_PROVIDER", "openai", "OPENAI_API_KEY", llmtest.Key, "CAIRN_LLM_URL", srv.URL+"/v1", "CAIRN_LLM_RETRIES", "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client(t, s).Synthesize(context.Background(), prompt("q"), llm.Config{}); !strings.Contains(fmt.Sprint(err), "HTTP 429") || len(srv.Requests()) != 1 {
+		t.Fatalf("retries 0: %d requests, %v", len(srv.Requests()), err)
 	}
 	for name, e := range map[string]func(string) string{
 		"no key":         env("CAIRN_LLM_PROVIDER", "openai"),

@@ -265,9 +265,7 @@ func (s Settings) check() (Settings, []string, error) {
 		s.Timeout = 60 * time.Second
 	}
 	if s.Retries == 0 {
-		s.Retries = 2
-	} else if s.Retries < 0 {
-		s.Retries = 0
+		s.Retries = 2 // negative stays negative: never, however often checked
 	}
 	if s.MaxRetryAfter <= 0 {
 		s.MaxRetryAfter = 30 * time.Second

@@ -138,9 +138,14 @@ func (s LLMSynthesizer) Synthesize(ctx context.Context, query string, sources []
 			out.GroundedResponse = s.Verifier.Verify(ctx, d, sources)
 			return out, nil
 		}
-		echo := reply.Text
+		echo := strings.ToValidUTF8(reply.Text, "")
 		if len(echo) > maxEcho {
-			echo = echo[:maxEcho]
+			echo = strings.ToValidUTF8(echo[:maxEcho], "")
+		}
+		if strings.TrimSpace(echo) == "" {
+			// Some APIs refuse an empty turn: ask again in one message.
+			req.Messages = []ModelMessage{{Role: "user", Content: user + "\n\n" + restate(problem)}}
+			continue
 		}
 		req.Messages = append(req.Messages[:1],
 			ModelMessage{Role: "assistant", Content: echo},

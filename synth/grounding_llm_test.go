@@ -132,6 +132,15 @@ func TestLLMSynthesizerMalformedRetriedOnce(t *testing.T) {
 		}
 	}
 
+	// After a withheld (empty) answer, the question and the restated schema
+	// go in one message: some APIs refuse an empty turn.
+	s = &script{replies: []synth.ModelReply{{FinishReason: "filtered"}, reply(goodAnswer)}}
+	if res, _ := (synth.LLMSynthesizer{Model: s.model}).Synthesize(context.Background(), "q", birds); res.Refused || res.Calls != 2 ||
+		len(s.requests[1].Messages) != 1 || !strings.Contains(s.requests[1].Messages[0].Content, "Question: q") ||
+		!strings.Contains(s.requests[1].Messages[0].Content, "it was withheld") {
+		t.Fatalf("withheld: %+v %+v", res, s.requests[1])
+	}
+
 	// A fenced JSON answer is not malformed.
 	s = &script{replies: []synth.ModelReply{reply("```json\n" + goodAnswer + "\n```")}}
 	if res, _ := (synth.LLMSynthesizer{Model: s.model}).Synthesize(context.Background(), "q", birds); res.Refused || res.Calls != 1 {
@@ -217,6 +226,13 @@ func TestLLMSynthesizerOverEveryProvider(t *testing.T) {
 			}
 			if second := string(srv.Requests()[1].Raw); !strings.Contains(second, "Answer again with only a JSON object") || !strings.Contains(second, "Sure! Herons") {
 				t.Fatalf("the second request does not restate the schema: %s", second)
+			}
+
+			// A withheld (empty) answer is asked for again without an empty turn.
+			srv, res, err = ask(t, llmtest.Answer{Text: "", Finish: map[string]string{llm.ProviderOpenAI: "content_filter",
+				llm.ProviderGemini: "SAFETY", llm.ProviderAnthropic: "refusal", llm.ProviderOllama: "stop"}[p]}, llmtest.Answer{Text: compact(goodAnswer)})
+			if err != nil || res.Refused || res.Calls != 2 || len(srv.Requests()) != 2 {
+				t.Fatalf("withheld then good: %+v %v", res, err)
 			}
 
 			srv, res, err = ask(t, llmtest.Answer{Text: prose}, llmtest.Answer{Text: compact(goodAnswer)})

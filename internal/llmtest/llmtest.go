@@ -230,8 +230,12 @@ func (s *Server) check(r *http.Request, body map[string]any) string {
 			return "max_tokens is required"
 		}
 		for _, m := range body["messages"].([]any) {
-			if m.(map[string]any)["role"] == "system" {
+			mm := m.(map[string]any)
+			if mm["role"] == "system" {
 				return "a system message (system is a top-level field)"
+			}
+			if strings.TrimSpace(mm["content"].(string)) == "" {
+				return "a message with empty content"
 			}
 		}
 	case llm.ProviderGemini:

@@ -152,7 +152,9 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Security-Policy", contentSecurityPolicy)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "no-referrer")
+	// same-origin: queries in addresses never leave for other sites, and
+	// the browser still sends this page's Origin with its forms.
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 	h.Set("Cross-Origin-Resource-Policy", "same-origin")
 	if strings.HasPrefix(r.URL.Path, "/assets/") && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
@@ -213,9 +215,17 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	u.mux.ServeHTTP(w, r.WithContext(ctx))
 }
 
-// sameOrigin reports whether a POST's Origin, when the browser sent one,
-// names this server.
+// sameOrigin reports whether a POST comes from this server's pages: by
+// the browser's Sec-Fetch-Site when it sends one, else by its Origin when
+// it sends one.
 func sameOrigin(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "same-origin", "none":
+		return true
+	case "":
+	default:
+		return false
+	}
 	o := r.Header.Get("Origin")
 	if o == "" {
 		return true

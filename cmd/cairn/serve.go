@@ -166,7 +166,14 @@ func (a *app) serveHTTP(ctx context.Context, addr string, listening func(url str
 	var page http.Handler
 	api := httpapi.New(eng, &httpapi.Options{Token: token, LoopbackOnly: loopback, Logger: log, Metrics: reg,
 		Page: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { page.ServeHTTP(w, r) })})
-	ui, err := webui.New(eng, &webui.Options{TokenRequired: api.TokenRequired(), CheckToken: api.CheckToken, Errors: a.errlog, Logger: log})
+	uo := &webui.Options{TokenRequired: api.TokenRequired(), CheckToken: api.CheckToken, Errors: a.errlog, Logger: log}
+	if a.nowFlag != "" {
+		// The page shows times against the engine's fixed clock.
+		if t, err := parseTime(a.nowFlag); err == nil {
+			uo.Now = func() time.Time { return t }
+		}
+	}
+	ui, err := webui.New(eng, uo)
 	if err != nil {
 		return err
 	}

@@ -155,9 +155,28 @@ func Seed(ctx context.Context, eng *cairn.Engine, repoDir string) (Seeded, error
 		EpisodeID: s.Episode, SessionID: "s1", RepoID: s.Repo}); err != nil {
 		return s, err
 	}
-	newBody := "func ValidateToken(issuedAt, now time.Time) error {\n\tif issuedAt.After(now.Add(leeway)) {\n\t\treturn ErrSessionExpired\n\t}\n\treturn nil\n}"
-	if _, err := eng.ProposeCode(ctx, cairn.CodeProposeRequest{EntityKey: s.Key, Content: newBody, EpisodeID: s.GatesEpisode, SessionID: "s1", RepoID: s.Repo}); err != nil {
+	// The fix, written to disk and proposed: gates A, B and C pass. A
+	// proposal the disk does not hold fails gate C.
+	fixed := "// ValidateToken accepts tokens issued up to leeway ahead of now.\nfunc ValidateToken(issuedAt, now time.Time) error {\n\tif issuedAt.After(now.Add(leeway)) {\n\t\treturn ErrSessionExpired\n\t}\n\treturn nil\n}"
+	src, err := os.ReadFile(filepath.Join(repoDir, "internal/auth/session.go"))
+	if err != nil {
 		return s, err
+	}
+	old := "// ValidateToken rejects tokens issued in the future.\nfunc ValidateToken(issuedAt, now time.Time) error {\n\tif issuedAt.After(now) {\n\t\treturn ErrSessionExpired\n\t}\n\treturn nil\n}"
+	if !bytes.Contains(src, []byte(old)) {
+		return s, fmt.Errorf("session.go does not hold ValidateToken as written")
+	}
+	if err := os.WriteFile(filepath.Join(repoDir, "internal/auth/session.go"), bytes.Replace(src, []byte(old), []byte(fixed), 1), 0o644); err != nil {
+		return s, err
+	}
+	for _, p := range []cairn.CodeProposeRequest{
+		{EntityKey: s.Key, Content: fixed},
+		{EntityKey: "internal/billing/invoice.go::RenderInvoice", Content: "// RenderInvoice queues an invoice for rendering.\nfunc RenderInvoice(inv Invoice) ([]byte, error) {\n\treturn nil, queue(inv)\n}"},
+	} {
+		p.EpisodeID, p.SessionID, p.RepoID = s.GatesEpisode, "s1", s.Repo
+		if _, err := eng.ProposeCode(ctx, p); err != nil {
+			return s, err
+		}
 	}
 	if _, err := eng.PromoteCode(ctx, cairn.CodePromoteRequest{EpisodeID: s.GatesEpisode, SessionID: "s1", RepoID: s.Repo, Approval: "approved"}); err != nil {
 		return s, err

@@ -67,7 +67,7 @@ func newBrowser(t *testing.T, base string) *browser {
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("hide-scrollbars", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900))
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 1000))
 	ctx, cancelTab := chromedp.NewContext(alloc)
 	ctx, cancelTime := context.WithTimeout(ctx, 4*time.Minute)
 	t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
@@ -140,7 +140,8 @@ func (b *browser) wantText(sel, want string) {
 	}
 }
 
-// shot saves a screenshot of the whole page.
+// shot saves a screenshot of the whole page to the artifacts, and (with
+// -docs-img) one of the window, from the top, to docs/img.
 func (b *browser) shot(name string) {
 	b.t.Helper()
 	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
@@ -151,7 +152,12 @@ func (b *browser) shot(name string) {
 		b.t.Fatal(err)
 	}
 	if *docsImg {
-		if err := os.WriteFile(filepath.Join("..", "docs", "img", "ui-"+name+".png"), png, 0o644); err != nil {
+		b.do(chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
+		top, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			b.t.Fatalf("screenshot %s: %v", name, err)
+		}
+		if err := os.WriteFile(filepath.Join("..", "docs", "img", "ui-"+name+".png"), top, 0o644); err != nil {
 			b.t.Fatal(err)
 		}
 	}
@@ -219,8 +225,11 @@ func TestWebPageInChromium(t *testing.T) {
 		if n := evalJS[int](b, `document.querySelectorAll("article.cand").length`); n < 5 {
 			t.Errorf("%d candidates shown", n)
 		}
+		b.open("/search?q=why+does+checkout+say+session+expired")
+		b.do(chromedp.Click(chromedp.CSS("#c1 details.why > summary")), chromedp.WaitVisible(chromedp.CSS("#c1 table.explain")))
 		b.shot("search")
 		// The permalink reproduces the search.
+		b.open("/search?q=why+does+checkout+say+session+expired&repo=github.com%2Facme%2Fshop")
 		href := evalJS[string](b, `document.querySelector("a.permalink").href`)
 		b.do(chromedp.Navigate(href), chromedp.WaitVisible(chromedp.CSS("#c1")))
 		b.wantText("#c1", "Checkout")

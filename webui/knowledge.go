@@ -41,7 +41,7 @@ func (u *UI) thoughts(w http.ResponseWriter, r *http.Request) {
 	if q.Get("after") != "" {
 		v.Pager.Prev = link("/thoughts", base...)
 	}
-	v.Scopes, _ = u.eng.ScopeValues(r.Context())
+	v.Scopes = u.scopes(r.Context())
 	u.render(w, r, http.StatusOK, "thoughts", "Thoughts", "thoughts", v)
 }
 
@@ -96,7 +96,7 @@ func (u *UI) entities(w http.ResponseWriter, r *http.Request) {
 	if q.Get("after") != "" {
 		v.Pager.Prev = link("/graph", base...)
 	}
-	v.Scopes, _ = u.eng.ScopeValues(r.Context())
+	v.Scopes = u.scopes(r.Context())
 	u.render(w, r, http.StatusOK, "entities", "Knowledge graph", "graph", v)
 }
 

@@ -65,6 +65,7 @@ func templateFuncs(now func() time.Time) template.FuncMap {
 		"join":      strings.Join,
 		"path":      url.PathEscape,
 		"list":      func(s ...string) []string { return s },
+		"hasPrefix": strings.HasPrefix,
 		"codelink":  codeLink,
 		"gates":     func(g code.GateEvaluated) []code.Gate { return []code.Gate{g.GateA, g.GateB, g.GateC} },
 		"timeMs":    func(t time.Time) int64 { return t.UnixMilli() },

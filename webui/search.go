@@ -18,7 +18,14 @@ type searchForm struct {
 	Provider, Syntax                  string
 	Budget, Max                       string
 	Redacted                          bool
+	// Why is the rank of a candidate whose breakdown to show open.
+	Why int
 }
+
+// inlineExplanations is how many of the first candidates carry their
+// breakdown in the page; the others link to the page with theirs (a
+// breakdown is most of a page's size and drawing time).
+const inlineExplanations = 10
 
 // scope is the form's scope.
 func (f searchForm) scope() memory.Scope {
@@ -42,6 +49,8 @@ type searchView struct {
 	Permalink string
 	Formula   string
 	Params    []param
+	// Legend says what each signal of the breakdowns measures.
+	Legend []partView
 }
 
 type param struct {
@@ -71,14 +80,22 @@ type candidateView struct {
 	// the score (the raw BM25).
 	Other []partView
 	// Sum is the weighted parts' total, which equals Score.
-	Sum      float64
+	Sum       float64
+	ScoreText string
+	// Inline says the page holds the breakdown, Open that it shows it
+	// unfolded; otherwise WhyLink leads to the page with it.
+	Inline, Open bool
+	WhyLink      string
 	Degraded bool
 }
 
-// partView is one term of a score.
+// partView is one term of a score. The numbers are formatted here, once,
+// rather than by the template (a page holds fifty tables).
 type partView struct {
 	Name, Label, Help, Detail string
 	Value, Weight, Share      float64
+	ValueText, WeightText     string
+	ShareText                 string
 	// Width is Share as a percentage of the whole score bar; ValueWidth
 	// the value's, for its own bar.
 	Width, ValueWidth string
@@ -126,7 +143,7 @@ func explain(ex memory.Explanation, params map[string]float64) (parts, other []p
 		if !ok {
 			s = signal{label: c.Name, help: "a value the provider reported"}
 		}
-		p := partView{Name: c.Name, Label: s.label, Help: s.help, Detail: c.Detail, Value: c.Value, Class: s.class}
+		p := partView{Name: c.Name, Label: s.label, Help: s.help, Detail: c.Detail, Value: c.Value, Class: s.class, ValueText: f3(c.Value)}
 		if s.weight == "" || (c.Name == "semantic" && ex.Degraded != "") {
 			other = append(other, p)
 			continue
@@ -137,10 +154,13 @@ func explain(ex memory.Explanation, params map[string]float64) (parts, other []p
 		sum += p.Share
 		p.Width = pct(p.Share)
 		p.ValueWidth = pct(c.Value)
+		p.ValueText, p.WeightText, p.ShareText = f3(c.Value), f3(p.Weight), f3(p.Share)
 		parts = append(parts, p)
 	}
 	return parts, other, sum
 }
+
+func f3(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) }
 
 // pct renders a fraction in [0, 1] as an SVG percentage.
 func pct(f float64) string {
@@ -163,8 +183,9 @@ func (u *UI) search(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := searchForm{Query: q.Get("q"), Session: q.Get("session"), Repo: q.Get("repo"), Agent: q.Get("agent"), User: q.Get("user"),
 		Provider: q.Get("provider"), Syntax: q.Get("syntax"), Budget: q.Get("budget"), Max: q.Get("max"), Redacted: q.Get("redacted") == "on"}
+	f.Why, _ = strconv.Atoi(q.Get("why"))
 	v := searchView{Form: f}
-	v.Scopes, _ = u.eng.ScopeValues(r.Context())
+	v.Scopes = u.scopes(r.Context())
 	status := http.StatusOK
 	if strings.TrimSpace(f.Query) != "" {
 		v.Ran = true
@@ -184,12 +205,13 @@ func (u *UI) search(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			v.Problem, status = pub.Message, http.StatusBadRequest
-		} else {
-			v.Result = res
-			u.fillResult(&v, res)
 		}
 		v.Permalink = link("/search", "q", f.Query, "session", f.Session, "repo", f.Repo, "agent", f.Agent, "user", f.User,
 			"provider", f.Provider, "syntax", f.Syntax, "budget", f.Budget, "max", f.Max, "redacted", map[bool]string{true: "on"}[f.Redacted])
+		if err == nil {
+			v.Result = res
+			u.fillResult(&v, res)
+		}
 	}
 	title := "Search"
 	if v.Ran {
@@ -232,7 +254,22 @@ func (u *UI) fillResult(v *searchView, res cairn.RetrieveResult) {
 	for i, c := range res.Candidates {
 		cv := candidateView{Rank: i + 1, Score: c.Score, recordView: entityView(c.Entity, terms), Degraded: c.Explanation.Degraded != ""}
 		cv.Parts, cv.Other, cv.Sum = explain(c.Explanation, params)
+		cv.ScoreText = f3(c.Score)
+		cv.Inline = cv.Rank <= inlineExplanations || cv.Rank == v.Form.Why
+		cv.Open = cv.Rank == v.Form.Why
+		if !cv.Inline {
+			cv.WhyLink = v.Permalink + "&why=" + strconv.Itoa(cv.Rank) + "#c" + strconv.Itoa(cv.Rank)
+		}
 		v.Cands = append(v.Cands, cv)
+	}
+	seen := map[string]bool{}
+	for _, c := range v.Cands {
+		for _, p := range append(slices.Clone(c.Parts), c.Other...) {
+			if !seen[p.Name] {
+				seen[p.Name] = true
+				v.Legend = append(v.Legend, partView{Name: p.Name, Label: p.Label, Help: p.Help, Class: p.Class})
+			}
+		}
 	}
 	v.Formula = res.Provenance.Scoring.Formula
 	names := make([]string, 0, len(params))

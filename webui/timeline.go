@@ -77,7 +77,7 @@ func (u *UI) timeline(w http.ResponseWriter, r *http.Request) {
 		rv.PinReason, rv.PinID = p.Pin.Reason, p.Pin.ID
 		v.Pins = append(v.Pins, rv)
 	}
-	v.Scopes, _ = u.eng.ScopeValues(ctx)
+	v.Scopes = u.scopes(ctx)
 	u.render(w, r, http.StatusOK, "timeline", "Timeline", "timeline", v)
 }
 

@@ -50,6 +50,8 @@ type UI struct {
 	mux   *http.ServeMux
 	pages map[string]*pageTemplate
 	asset http.Handler
+
+	scopeCache scopeCache
 }
 
 // New returns the page over eng; its templates are parsed once here.

@@ -174,7 +174,16 @@ func TestPagesRender(t *testing.T) {
 			t.Errorf("GET %s: %d %s", a.path, p.status, p.header.Get("Content-Type"))
 		}
 	}
-	p := s.get(t, "/observations/obs_nope")
+	// Past the first ten, a candidate's breakdown is one link away.
+	p := s.get(t, "/search?q=session+clock+skew+token+tests")
+	if !strings.Contains(p.body, "&amp;why=11#c11") || strings.Count(p.body, `<details class="why"`) != 10 {
+		t.Errorf("breakdowns: %d inline\n%.500s", strings.Count(p.body, `<details class="why"`), p.body)
+	}
+	p = s.get(t, "/search?q=session+clock+skew+token+tests&why=11")
+	if !strings.Contains(p.body, `<details class="why" open>`) || strings.Count(p.body, `<details class="why"`) != 11 {
+		t.Errorf("why=11 does not open the 11th breakdown")
+	}
+	p = s.get(t, "/observations/obs_nope")
 	if p.status != http.StatusNotFound || !strings.Contains(p.body, "not_found") {
 		t.Errorf("unknown record: %d %.500s", p.status, p.body)
 	}

@@ -86,7 +86,7 @@ type candidateView struct {
 	// unfolded; otherwise WhyLink leads to the page with it.
 	Inline, Open bool
 	WhyLink      string
-	Degraded bool
+	Degraded     bool
 }
 
 // partView is one term of a score. The numbers are formatted here, once,

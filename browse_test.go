@@ -137,11 +137,20 @@ func TestBrowseRequests(t *testing.T) {
 		t.Fatalf("closed capsules: %+v %v", page, err)
 	}
 	for name, err := range map[string]error{
-		"limit":   func() error { _, err := eng.Capsules(ctx, cairn.CapsulesRequest{Limit: 1001}); return err }(),
-		"scope":   func() error { _, err := eng.Capsules(ctx, cairn.CapsulesRequest{ScopeIDs: memory.Scope{RepoID: " x"}}); return err }(),
-		"cursor":  func() error { _, err := eng.BrowseThoughts(ctx, cairn.ThoughtBrowseRequest{After: "zz"}); return err }(),
-		"origin":  func() error { _, err := eng.BrowseThoughts(ctx, cairn.ThoughtBrowseRequest{Origin: "alien"}); return err }(),
-		"status":  func() error { _, err := eng.BrowseThoughts(ctx, cairn.ThoughtBrowseRequest{Status: "gone"}); return err }(),
+		"limit": func() error { _, err := eng.Capsules(ctx, cairn.CapsulesRequest{Limit: 1001}); return err }(),
+		"scope": func() error {
+			_, err := eng.Capsules(ctx, cairn.CapsulesRequest{ScopeIDs: memory.Scope{RepoID: " x"}})
+			return err
+		}(),
+		"cursor": func() error { _, err := eng.BrowseThoughts(ctx, cairn.ThoughtBrowseRequest{After: "zz"}); return err }(),
+		"origin": func() error {
+			_, err := eng.BrowseThoughts(ctx, cairn.ThoughtBrowseRequest{Origin: "alien"})
+			return err
+		}(),
+		"status": func() error {
+			_, err := eng.BrowseThoughts(ctx, cairn.ThoughtBrowseRequest{Status: "gone"})
+			return err
+		}(),
 		"entity":  func() error { _, err := eng.BrowseEntities(ctx, cairn.EntityBrowseRequest{After: "e%%"}); return err }(),
 		"session": func() error { _, err := eng.SessionEpisodes(ctx, ""); return err }(),
 	} {

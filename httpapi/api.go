@@ -44,6 +44,13 @@ type Options struct {
 	// Metrics receives request counts and latencies; the API adds store
 	// and index size gauges. Default: a new registry.
 	Metrics *metrics.Registry
+	// Page, when set, serves every path no other route claims (the web
+	// page), behind the host check and the cross-origin protection but
+	// not the bearer token: a browser cannot send one, so the page asks
+	// for the token itself (a login form checked with CheckToken) and
+	// keeps the visitor's session in a cookie. Unset, such paths are
+	// not_found.
+	Page http.Handler
 }
 
 // API is the HTTP face of an Engine.
@@ -52,6 +59,9 @@ type API struct {
 	opts    Options
 	mux     *http.ServeMux
 	handler http.Handler
+
+	cop  *http.CrossOriginProtection
+	want [sha256.Size]byte
 
 	requests *metrics.CounterVec
 	latency  *metrics.HistogramVec
@@ -102,24 +112,66 @@ func New(eng *cairn.Engine, opts *Options) *API {
 	o.Metrics.GaugeFunc("cairn_embeddings_pending", "Records waiting for a vector of the active embedder after the last background pass.", a.healSamples(func(h cairn.HealStatus) int64 { return int64(h.Pending) }))
 	o.Metrics.CounterFunc("cairn_retrieve_degraded_total", "Retrievals answered without a signal the provider normally uses, by reason (embedder_unavailable: ranked by words and recency alone).", a.degradedSamples, "reason")
 
+	a.cop = http.NewCrossOriginProtection()
+	a.cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeErrorStatus(w, http.StatusForbidden, "forbidden", "cross-origin request refused")
+	}))
+	a.want = sha256.Sum256([]byte(o.Token))
 	for _, t := range cairn.Tools() {
-		a.mux.Handle(t.Method+" "+t.Path, a.toolHandler(t))
+		a.Mount(t.Method+" "+t.Path, a.toolHandler(t))
 	}
-	a.mux.HandleFunc("GET /v1/tools", a.listTools)
-	a.mux.HandleFunc("GET /v1/export", a.export)
-	a.mux.HandleFunc("POST /v1/import", a.importRecords)
-	a.mux.HandleFunc("GET /healthz", a.health)
-	a.mux.HandleFunc("GET /metrics", a.metricsText)
-	a.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, memory.Errorf(memory.CodeNotFound, "no route %s %s (see GET /v1/tools)", r.Method, r.URL.Path))
-	})
+	a.Mount("GET /v1/tools", http.HandlerFunc(a.listTools))
+	a.Mount("GET /v1/export", http.HandlerFunc(a.export))
+	a.Mount("POST /v1/import", http.HandlerFunc(a.importRecords))
+	a.mux.Handle("GET /healthz", a.cop.Handler(http.HandlerFunc(a.health)))
+	a.Mount("GET /metrics", http.HandlerFunc(a.metricsText))
+	a.Mount("/v1/", http.HandlerFunc(a.noRoute))
+	if o.Page != nil {
+		a.mux.Handle("/", a.cop.Handler(o.Page))
+	} else {
+		a.Mount("/", http.HandlerFunc(a.noRoute))
+	}
 	a.handler = a.guard(a.mux)
 	return a
 }
 
+func (a *API) noRoute(w http.ResponseWriter, r *http.Request) {
+	writeError(w, memory.Errorf(memory.CodeNotFound, "no route %s %s (see GET /v1/tools)", r.Method, r.URL.Path))
+}
+
 // Mount serves h at pattern behind the API's guards (token, host check,
 // cross-origin protection, metrics).
-func (a *API) Mount(pattern string, h http.Handler) { a.mux.Handle(pattern, h) }
+func (a *API) Mount(pattern string, h http.Handler) {
+	a.mux.Handle(pattern, a.authorized(a.cop.Handler(h)))
+}
+
+// TokenRequired says requests must carry the token.
+func (a *API) TokenRequired() bool { return a.opts.Token != "" }
+
+// CheckToken reports, in constant time, whether got is the API's token
+// (always true when none is set).
+func (a *API) CheckToken(got string) bool {
+	if a.opts.Token == "" {
+		return true
+	}
+	sum := sha256.Sum256([]byte(got))
+	return subtle.ConstantTimeCompare(sum[:], a.want[:]) == 1
+}
+
+// authorized demands the bearer token, when one is set.
+func (a *API) authorized(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.opts.Token != "" {
+			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			if !ok || !a.CheckToken(got) {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
+				writeErrorStatus(w, http.StatusUnauthorized, "unauthorized", "missing or wrong bearer token")
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
 
 // HTTPServer returns an http.Server for the API with its timeouts and
 // header limit set. Shutdown on it lets requests in flight finish.
@@ -160,21 +212,18 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// guard applies, in order: metrics and logging, the host check, the token,
-// cross-origin protection.
+// guard applies, in order: metrics and logging, the host check; each
+// route then applies the token (Mount) and cross-origin protection.
 func (a *API) guard(next http.Handler) http.Handler {
-	cop := http.NewCrossOriginProtection()
-	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeErrorStatus(w, http.StatusForbidden, "forbidden", "cross-origin request refused")
-	}))
-	inner := cop.Handler(next)
-	want := sha256.Sum256([]byte(a.opts.Token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {
 			route := r.Pattern
-			if route == "" || route == "/" {
+			switch {
+			case route == "/" && a.opts.Page != nil:
+				route = "page"
+			case route == "" || route == "/" || route == "/v1/":
 				route = "unmatched"
 			}
 			code := strconv.Itoa(rec.code)
@@ -187,16 +236,7 @@ func (a *API) guard(next http.Handler) http.Handler {
 			writeErrorStatus(rec, http.StatusForbidden, "forbidden", "this server only answers requests addressed to localhost")
 			return
 		}
-		if a.opts.Token != "" && r.URL.Path != "/healthz" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			sum := sha256.Sum256([]byte(got))
-			if !ok || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
-				rec.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
-				writeErrorStatus(rec, http.StatusUnauthorized, "unauthorized", "missing or wrong bearer token")
-				return
-			}
-		}
-		inner.ServeHTTP(rec, r)
+		next.ServeHTTP(rec, r)
 	})
 }
 

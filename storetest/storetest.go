@@ -71,6 +71,10 @@ func Run(t *testing.T, open Opener) {
 		{"HydrationOrder", testHydrationOrder},
 		{"GateResults", testGateResults},
 		{"EpisodeCodeGuard", testEpisodeCodeGuard},
+		{"BrowseCapsules", testBrowseCapsules},
+		{"BrowseThoughts", testBrowseThoughts},
+		{"BrowseEntities", testBrowseEntities},
+		{"ScopeValues", testScopeValues},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

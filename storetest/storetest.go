@@ -72,6 +72,7 @@ func Run(t *testing.T, open Opener) {
 		{"GateResults", testGateResults},
 		{"EpisodeCodeGuard", testEpisodeCodeGuard},
 	}
+	tests = append(tests, curationTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := open(t)

@@ -156,8 +156,8 @@ var (
 	// A label opens a line: one to three words and a colon ("Sources:",
 	// "Root cause:", "Note to self:").
 	mdLabelRE = regexp.MustCompile(`^\s*[\p{L}][\p{L}\p{N}'’]*(?:\s+[\p{L}\p{N}'’]+){0,2}\s*:(?:\s|$)`)
-	linkRE  = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
-	urlRE   = regexp.MustCompile(`\b(?:https?|ftp)://\S+`)
+	linkRE    = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+	urlRE     = regexp.MustCompile(`\b(?:https?|ftp)://\S+`)
 )
 
 // splitSentences splits text into sentences of tokens, line by line,

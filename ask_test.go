@@ -22,7 +22,6 @@ import (
 // one per item, then its other promises and bad input. They use the hash
 // embedder, under which texts are similar when they share words.
 
-
 // askEngine opens an engine with the inner voice enabled, its archive in
 // a temporary folder, and five thoughts about clock drift and the
 // auth-service, plus two unrelated ones.

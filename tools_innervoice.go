@@ -15,11 +15,15 @@ var innerVoiceTools = []Tool{
 	newTool(Tool{
 		Name: "kg_candidates", Title: "List knowledge-graph candidates", Method: "GET", Path: "/v1/kg/candidates", ReadOnly: true, Idempotent: true,
 		Description: `List knowledge-graph candidates that inner_voice staged (stage_kg): proposed entities (name, entity_type) and edges (source_name, rel_type, target_name), each with its confidence, the thought it was extracted from (source_thought_id), the sentence it came from (data) and its status. Pending ones wait for knowledgegraph_moderate. Filter by kind (entity or edge), status (pending by default, approved, rejected, all), min_confidence and source_thought_id; most confident first; limit 1..1000 (default 100), offset to page.`,
-	}, func(e *Engine, ctx context.Context, in CandidatesRequest) (CandidateList, error) { return e.Candidates(ctx, in) }),
+	}, func(e *Engine, ctx context.Context, in CandidatesRequest) (CandidateList, error) {
+		return e.Candidates(ctx, in)
+	}),
 	newTool(Tool{
 		Name: "knowledgegraph_moderate", Title: "Moderate knowledge-graph candidates", Method: "POST", Path: "/v1/kg/moderate",
 		Description: `Review and decide knowledge-graph candidates staged by inner_voice. action review (default) lists them (target entity, relationship or mixed; status, min_conf, source_thought_id, limit, offset). action decide applies items [{id, decision: approve or reject, feedback?, canonical_id?, block?, mark_source_removal?}], one or many: approve promotes the candidate into the graph, creating the entity or edge or merging into an existing one of the same name (or the entity canonical_id names), recording its source thought in the record's data; an edge creates its missing entities. reject keeps it out; with block its name (or edge) is never staged again. mark_source_removal marks the source thought for removal after approval. Every item is checked before any is written (unknown id: not_found, already decided: conflict). review_and_decide decides then lists; dry_run says what would happen. action blocklist lists blocked keys; unblock removes items [{kind, key}].`,
-	}, func(e *Engine, ctx context.Context, in ModerateRequest) (ModerateResult, error) { return e.Moderate(ctx, in) }),
+	}, func(e *Engine, ctx context.Context, in ModerateRequest) (ModerateResult, error) {
+		return e.Moderate(ctx, in)
+	}),
 	newTool(Tool{
 		Name: "maintenance_ops", Title: "Archive and remove thoughts marked for removal", Method: "POST", Path: "/v1/maintenance", Destructive: true,
 		Description: `The removal lifecycle of thoughts marked for removal (by thought_mark, inner_voice's auto_mark_removal or mark_removal here). subcommand list_removal_candidates lists them, oldest mark first, with whether each can be finalized and why not; export_removals writes those not yet exported to a new archive file in SURR_ARCHIVE_DIR (format parquet, the default, or jsonl; with their provenance and metadata, not vectors) and records it; finalize_removal deletes, erasing their text, only thoughts that were exported to an archive that is still intact and marked at least SURR_RETENTION_DAYS (default 30) days ago, and lists the others with the reason (with thought_ids: those, all or none); mark_removal marks thought_ids. dry_run says what would happen and writes nothing; limit 1..10000 (default 100).`,

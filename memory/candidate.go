@@ -131,7 +131,11 @@ type CandidateDecision struct {
 
 // CandidateStore keeps knowledge-graph candidates and the blocklist. A
 // store that implements it lets inner_voice stage candidates and
-// knowledgegraph_moderate decide them.
+// knowledgegraph_moderate decide them. Candidates follow their source
+// thought: when it is forgotten (RedactThought) its pending candidates
+// are deleted and its decided ones lose the sentence they quote
+// (data.sentence); when it is deleted (FinalizeRemoval) its candidates
+// stay, without that sentence.
 type CandidateStore interface {
 	// StageCandidates stores new pending candidates (complete records: ids,
 	// times, status pending) in one transaction. A candidate is skipped,

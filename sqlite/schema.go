@@ -414,6 +414,22 @@ CREATE TABLE IF NOT EXISTS thought_removals (
 ) WITHOUT ROWID;
 CREATE TRIGGER IF NOT EXISTS thought_removals_cleared AFTER UPDATE OF status ON thoughts WHEN NEW.status = 'active'
 BEGIN DELETE FROM thought_removals WHERE thought_id = NEW.id; END;
+
+-- A forgotten thought takes its pending candidates with it, and no
+-- candidate keeps quoting it; a deleted (archived) one leaves its
+-- candidates, without the sentence they quote.
+CREATE TRIGGER IF NOT EXISTS kg_candidates_thought_forgotten AFTER UPDATE OF redacted ON thoughts WHEN NEW.redacted = 1
+BEGIN
+	DELETE FROM kg_entity_candidates WHERE source_thought_id = NEW.id AND status = 'pending';
+	DELETE FROM kg_edge_candidates WHERE source_thought_id = NEW.id AND status = 'pending';
+	UPDATE kg_entity_candidates SET data = json_remove(data, '$.sentence') WHERE source_thought_id = NEW.id;
+	UPDATE kg_edge_candidates SET data = json_remove(data, '$.sentence') WHERE source_thought_id = NEW.id;
+END;
+CREATE TRIGGER IF NOT EXISTS kg_candidates_thought_deleted AFTER DELETE ON thoughts
+BEGIN
+	UPDATE kg_entity_candidates SET data = json_remove(data, '$.sentence') WHERE source_thought_id = OLD.id;
+	UPDATE kg_edge_candidates SET data = json_remove(data, '$.sentence') WHERE source_thought_id = OLD.id;
+END;
 `
 
 // changeTriggers logs inserts, updates of the listed columns and deletes of

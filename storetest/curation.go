@@ -21,6 +21,7 @@ var curationTests = []struct {
 	{"CandidateApprove", testCandidateApprove},
 	{"CandidateDecisionIsAllOrNothing", testCandidateDecisionAllOrNothing},
 	{"CandidateRejectAndBlock", testCandidateRejectAndBlock},
+	{"CandidatesFollowTheirThought", testCandidatesFollowTheirThought},
 	{"RemovalMarks", testRemovalMarks},
 	{"RemovalExportAndFinalize", testRemovalExportAndFinalize},
 }
@@ -375,5 +376,50 @@ func testRemovalExportAndFinalize(t *testing.T, s memory.Store) {
 	}
 	if done, err := rs.FinalizeRemoval(ctx, []string{"old"}, 600); err != nil || len(done) != 0 {
 		t.Fatalf("finalizing again: %v %v", done, err)
+	}
+}
+
+func testCandidatesFollowTheirThought(t *testing.T, s memory.Store) {
+	cs := candidates(t, s)
+	rs := removals(t, s)
+	addThoughts(t, s, thought("t1", "the secret is hunter2", 1, s1), thought("t2", "archived text", 2, s1))
+	withSentence := func(c memory.KGCandidate, sentence string) memory.KGCandidate {
+		c.Data = memory.RawObject(`{"rule":"cap","sentence":"` + sentence + `"}`)
+		return c
+	}
+	stage(t, cs,
+		withSentence(entCand("p1", "hunter2", 0.9, "t1"), "the secret is hunter2"),
+		withSentence(entCand("d1", "Secret", 0.9, "t1"), "the secret is hunter2"),
+		withSentence(entCand("a1", "Archived", 0.9, "t2"), "archived text"))
+	if _, err := cs.DecideCandidate(ctx, memory.CandidateDecision{ID: "d1", Status: memory.CandidateRejected, DecidedAt: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RedactThought(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := cs.Candidates(ctx, memory.CandidateFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(candIDs(got), "p1") || !slices.Contains(candIDs(got), "d1") {
+		t.Fatalf("after forgetting t1: %v; want its pending candidate gone, its decided one kept", candIDs(got))
+	}
+	for _, c := range got {
+		if c.ID == "d1" && string(c.Data) != `{"rule":"cap"}` {
+			t.Fatalf("the decided candidate still quotes the forgotten thought: %s", c.Data)
+		}
+	}
+	if _, err := rs.MarkRemoval(ctx, []string{"t2"}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rs.RecordExport(ctx, []string{"t2"}, "/a", "x", 1); err != nil {
+		t.Fatal(err)
+	}
+	if done, err := rs.FinalizeRemoval(ctx, []string{"t2"}, 10); err != nil || len(done) != 1 {
+		t.Fatalf("finalize %v %v", done, err)
+	}
+	got, _ = cs.Candidates(ctx, memory.CandidateFilter{IDs: []string{"a1"}})
+	if len(got) != 1 || string(got[0].Data) != `{"rule":"cap"}` || got[0].Status != memory.CandidatePending {
+		t.Fatalf("the candidate of a finalized thought: %+v", got)
 	}
 }

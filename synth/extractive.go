@@ -32,8 +32,10 @@ const DefaultMaxChars = 600
 // in order of score (ties: the better source, then the earlier sentence),
 // leaving out those that share no term with the question (when none
 // does, the opening sentences of the three best sources answer) and lists
-// of sources ("Sources: ..."), and skipping one whose terms overlap a taken one's by 60% or more (Jaccard)
-// or whose normalised text equals one's, while the answer stays within
+// of sources ("Sources: ..."), and skipping a near-duplicate of one taken:
+// the same normalised text, or half or more of the same new words (the
+// Jaccard overlap of their terms the question does not hold), while the
+// answer stays within
 // MaxChars; the first is always taken (cut at MaxChars when longer). The
 // answer reads them in source order, then text order, each ending with a
 // full stop (added when the source has none; the citation spans the
@@ -52,6 +54,7 @@ type piece struct {
 	start, end int // characters in the source's Text
 	text       string
 	terms      map[string]bool
+	novel      map[string]bool // terms the question does not hold
 	hash       string
 	score      float64
 	relevant   bool
@@ -74,13 +77,16 @@ func (x Extractive) Synthesize(ctx context.Context, question string, sources []S
 	var pieces []piece
 	for si, s := range sources {
 		for pos, sp := range Sentences(s.Text) {
-			p := piece{src: si, pos: pos, start: sp[0], end: sp[1], text: runeSlice(s.Text, sp[0], sp[1]), terms: map[string]bool{}}
+			p := piece{src: si, pos: pos, start: sp[0], end: sp[1], text: runeSlice(s.Text, sp[0], sp[1]), terms: map[string]bool{}, novel: map[string]bool{}}
 			shared := 0
 			for _, t := range lexical.Terms(p.text) {
 				if !p.terms[t] && q[t] {
 					shared++
 				}
 				p.terms[t] = true
+				if !q[t] {
+					p.novel[t] = true
+				}
 			}
 			if len(p.terms) == 0 || sourcesLabelRE.MatchString(p.text) {
 				continue // nothing but punctuation or markup, or a list of sources
@@ -119,7 +125,7 @@ func (x Extractive) Synthesize(ctx context.Context, question string, sources []S
 	var taken []piece
 	used := 0
 	for _, p := range pieces {
-		if slices.ContainsFunc(taken, func(t piece) bool { return t.hash == p.hash || jaccard(t.terms, p.terms) >= 0.6 }) {
+		if slices.ContainsFunc(taken, func(t piece) bool { return t.hash == p.hash || jaccard(t.novel, p.novel) >= 0.5 }) {
 			continue
 		}
 		n := utf8.RuneCountInString(p.text) + 1 // and a space or a stop

@@ -210,7 +210,7 @@ func TestAskPlan4MarksSourcesForRemoval(t *testing.T) {
 		t.Fatalf("the summary was marked: %+v", th)
 	}
 	m, err := eng.Maintenance(ctx, cairn.MaintenanceRequest{Subcommand: "list_removal_candidates"})
-	if err != nil || len(m.Candidates) != 3 || m.Candidates[0].MarkedAt == "" {
+	if err != nil || len(*m.Candidates) != 3 || (*m.Candidates)[0].MarkedAt == "" {
 		t.Fatalf("removal candidates %+v %v", m, err)
 	}
 	// Without staging, auto_mark_removal marks nothing and says so.

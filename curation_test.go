@@ -281,7 +281,7 @@ func TestMaintenanceLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	list, err := eng.Maintenance(ctx, cairn.MaintenanceRequest{Subcommand: "list_removal_candidates"})
-	if err != nil || len(list.Candidates) != 1 || list.Candidates[0].MarkedAt != "2026-03-04T10:00:00Z" || list.Candidates[0].Finalizable ||
+	if err != nil || len(*list.Candidates) != 1 || (*list.Candidates)[0].MarkedAt != "2026-03-04T10:00:00Z" || (*list.Candidates)[0].Finalizable ||
 		list.RetentionDays != 30 || list.Format != "parquet" || list.ArchiveDir != filepath.Join(dir, "archive") {
 		t.Fatalf("list %+v %v", list, err)
 	}

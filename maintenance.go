@@ -33,8 +33,8 @@ type MaintenanceRequest struct {
 // subcommand, and the lifecycle's settings.
 type MaintenanceResult struct {
 	Subcommand string `json:"subcommand"`
-	// Candidates answers list_removal_candidates.
-	Candidates []maintain.Candidate `json:"candidates,omitempty"`
+	// Candidates answers list_removal_candidates (absent for the others).
+	Candidates *[]maintain.Candidate `json:"candidates,omitempty"`
 	// Export answers export_removals; Finalize finalize_removal.
 	Export   *maintain.ExportResult   `json:"export,omitempty"`
 	Finalize *maintain.FinalizeResult `json:"finalize,omitempty"`
@@ -93,7 +93,7 @@ func (e *Engine) Maintenance(ctx context.Context, req MaintenanceRequest) (Maint
 	switch sub {
 	case OpListRemovalCandidates:
 		list, err := e.life.List(ctx, page)
-		res.Candidates = list.Candidates
+		res.Candidates = &list.Candidates
 		return res, err
 	case OpExportRemovals:
 		out, err := e.life.Export(ctx, maintain.ExportOptions{Page: page, Format: req.Format, Subdir: req.OutputDir, All: req.All, DryRun: req.DryRun})

@@ -123,8 +123,8 @@ func printMaintenance(a *app, res cairn.MaintenanceResult) {
 		}
 	case res.Marked != nil:
 		fmt.Fprintf(a.out, "marked %s for removal%s\n", plural(*res.Marked, "thought"), dry)
-	default:
-		for _, c := range res.Candidates {
+	case res.Candidates != nil:
+		for _, c := range *res.Candidates {
 			state := "finalizable"
 			if !c.Finalizable {
 				state = c.Reason
@@ -135,7 +135,7 @@ func printMaintenance(a *app, res cairn.MaintenanceResult) {
 			}
 			fmt.Fprintf(a.out, "%s  marked %s  %s\n   %s\n", c.ThoughtID, marked, oneLine(c.Excerpt, 70), state)
 		}
-		if len(res.Candidates) == 0 {
+		if len(*res.Candidates) == 0 {
 			fmt.Fprintln(a.out, "no thoughts are marked for removal")
 		}
 		fmt.Fprintf(a.out, "-- retention %d days, archive %s (%s)\n", res.RetentionDays, res.ArchiveDir, res.Format)

@@ -189,3 +189,18 @@ func FuzzExtractive(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkExtractive answers from five sources of a few sentences each,
+// the default top_k.
+func BenchmarkExtractive(b *testing.B) {
+	var src []synth.Source
+	for i := range 5 {
+		src = append(src, synth.Source{ID: string(rune('a' + i)), Similarity: 0.8 - float64(i)/20,
+			Text: strings.Repeat("Clock drift breaks session token expiry on the auth hosts. The auth-service depends on NTP. Alice owns it; retries are capped at five. ", 3)})
+	}
+	for b.Loop() {
+		if _, err := (synth.Extractive{}).Synthesize(ctx, "why does clock drift break session token expiry?", src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -168,8 +168,9 @@ func (e *Engine) askParams(req AskRequest, d *AskDiagnostics) (askParams, error)
 // thoughts only, at most top_k at or above sim_thresh, comparing at most
 // SURR_DB_LIMIT candidates), synthesises an answer with the engine's
 // Synthesizer, and then, in this order: saves the answer as a summary
-// thought (save, default true; never when there is no answer or it
-// repeats a source word for word; private when a source is), stages knowledge-graph candidates
+// thought (save, default true; never when there is no answer, or it
+// repeats a source word for word or only quotes one; private when a
+// source is), stages knowledge-graph candidates
 // extracted from the sources (stage_kg), and marks the sources for removal
 // (auto_mark_removal, after staging only; best effort). With save false
 // and stage_kg false it writes nothing. It fails with feature_disabled
@@ -261,11 +262,13 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 
 	// Save the answer as a summary thought.
 	if p.save {
-		switch dup := duplicateOf(ans.Text, thoughts); {
+		switch dup, quoted := duplicateOf(ans.Text, thoughts), quotesOnly(ans, thoughts); {
 		case strings.TrimSpace(ans.Text) == "":
 			d.SaveSkipped = "no answer"
 		case dup != "":
 			d.SaveSkipped = "the answer repeats thought " + dup + " word for word"
+		case quoted != "":
+			d.SaveSkipped = "the answer only quotes thought " + quoted
 		default:
 			// An answer drawn from a private thought is private too.
 			private := slices.ContainsFunc(thoughts, func(t memory.Thought) bool { return t.IsPrivate })
@@ -342,6 +345,34 @@ func duplicateOf(answer string, ts []memory.Thought) string {
 		}
 	}
 	return ""
+}
+
+// quotesOnly names the thought when every sentence of the answer quotes
+// that one thought word for word (a summary of one thought would only
+// repeat part of it).
+func quotesOnly(ans synth.Answer, ts []memory.Thought) string {
+	if len(ans.Sentences) == 0 {
+		return ""
+	}
+	id := ""
+	for _, s := range ans.Sentences {
+		if len(s.Citations) != 1 || (id != "" && s.Citations[0].SourceID != id) {
+			return ""
+		}
+		id = s.Citations[0].SourceID
+		i := slices.IndexFunc(ts, func(t memory.Thought) bool { return t.ID == id })
+		if i < 0 {
+			return ""
+		}
+		rs, c := []rune(ts[i].Content), s.Citations[0]
+		if c.Start < 0 || c.End > len(rs) || c.Start >= c.End {
+			return ""
+		}
+		if span := string(rs[c.Start:c.End]); s.Text != span && s.Text != span+"." {
+			return ""
+		}
+	}
+	return id
 }
 
 // commonScope is the scope every thought shares: each key that all of

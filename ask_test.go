@@ -137,7 +137,7 @@ func TestAskPlan2SavesASummaryThought(t *testing.T) {
 	// Asking again does not save the same answer twice when it repeats a
 	// source word for word: the summary is now a source itself.
 	again := ask(t, eng, cairn.AskRequest{Content: res.SynthesizedAnswer, TopK: ptr(1)})
-	if again.SavedThoughtID != "" || !strings.Contains(again.Diagnostics.SaveSkipped, "word for word") {
+	if again.SavedThoughtID != "" || !strings.Contains(again.Diagnostics.SaveSkipped, "thought "+th.ID) {
 		t.Fatalf("a repeated answer was saved again: %+v", again)
 	}
 }

@@ -34,7 +34,8 @@ const DefaultMaxChars = 600
 // does, the opening sentences of the three best sources answer) and lists
 // of sources ("Sources: ..."), and skipping a near-duplicate of one taken:
 // the same normalised text, or half or more of the same new words (the
-// Jaccard overlap of their terms the question does not hold), while the
+// Jaccard overlap of their terms the question does not hold; of all their
+// terms, 60% or more, when the question holds every one), while the
 // answer stays within
 // MaxChars; the first is always taken (cut at MaxChars when longer). The
 // answer reads them in source order, then text order, each ending with a
@@ -125,7 +126,7 @@ func (x Extractive) Synthesize(ctx context.Context, question string, sources []S
 	var taken []piece
 	used := 0
 	for _, p := range pieces {
-		if slices.ContainsFunc(taken, func(t piece) bool { return t.hash == p.hash || jaccard(t.novel, p.novel) >= 0.5 }) {
+		if slices.ContainsFunc(taken, func(t piece) bool { return t.hash == p.hash || redundant(t, p) }) {
 			continue
 		}
 		n := utf8.RuneCountInString(p.text) + 1 // and a space or a stop
@@ -176,6 +177,16 @@ func cutAt(s string, max int) int {
 		}
 	}
 	return max
+}
+
+// redundant reports whether p adds nothing to t: half or more of the
+// same words beyond the question's or, when neither has any, 60% or more
+// of the same words.
+func redundant(t, p piece) bool {
+	if len(t.novel) == 0 && len(p.novel) == 0 {
+		return jaccard(t.terms, p.terms) >= 0.6
+	}
+	return jaccard(t.novel, p.novel) >= 0.5
 }
 
 func jaccard(a, b map[string]bool) float64 {

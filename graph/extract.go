@@ -565,15 +565,11 @@ var relationStarts = func() map[string]bool {
 	return m
 }()
 
-// match reports whether r's words match the sentence's tokens from i and
-// where the match ends.
-func (r relation) match(toks []token, i int, isMention func(int) bool) (int, bool) {
+// match reports whether r's words (without a wildcard) match the
+// sentence's tokens from i, and where the match ends.
+func (r relation) match(toks []token, i int) (int, bool) {
 	k := i
 	for _, w := range r.words {
-		if w == "*" {
-			// Up to three words that are not an entity, then the next word.
-			continue
-		}
 		if k >= len(toks) || !toks[k].word || strings.ToLower(toks[k].text) != w {
 			return 0, false
 		}
@@ -586,11 +582,11 @@ func (r relation) match(toks []token, i int, isMention func(int) bool) (int, boo
 func matchAt(r relation, toks []token, i int, isMention func(int) bool) (int, bool) {
 	star := slices.Index(r.words, "*")
 	if star < 0 {
-		return r.match(toks, i, isMention)
+		return r.match(toks, i)
 	}
 	head := relation{words: r.words[:star]}
 	tail := relation{words: r.words[star+1:]}
-	k, ok := head.match(toks, i, isMention)
+	k, ok := head.match(toks, i)
 	if !ok {
 		return 0, false
 	}
@@ -598,7 +594,7 @@ func matchAt(r relation, toks []token, i int, isMention func(int) bool) (int, bo
 		if !toks[k+skip-1].word || isMention(k+skip-1) {
 			return 0, false
 		}
-		if end, ok := tail.match(toks, k+skip, isMention); ok {
+		if end, ok := tail.match(toks, k+skip); ok {
 			return end, true
 		}
 	}
@@ -695,7 +691,7 @@ func (x *extractor) edgesOf(s sentence, ms []mention, prev sentMentions) {
 					if !toks[j+skip].word || isMention(j+skip) {
 						break
 					}
-					if e2, ok := tail.match(toks, j+1+skip, isMention); ok && e2 < len(toks) && isMention(e2) && !qualifies(toks, ms[at[e2]-1].e) {
+					if e2, ok := tail.match(toks, j+1+skip); ok && e2 < len(toks) && isMention(e2) && !qualifies(toks, ms[at[e2]-1].e) {
 						objs = append(objs, at[e2]-1)
 						j, found = ms[at[e2]-1].e, true
 						break

@@ -102,7 +102,10 @@ type AskResult struct {
 	MarkedForRemoval  int              `json:"marked_for_removal"`
 	Sentences         []synth.Sentence `json:"sentences"`
 	Synthesizer       string           `json:"synthesizer"`
-	Diagnostics       AskDiagnostics   `json:"diagnostics"`
+	// Refused says the synthesiser declined to answer from the sources
+	// (a grounded synthesiser that found too little support).
+	Refused     bool           `json:"refused,omitempty"`
+	Diagnostics AskDiagnostics `json:"diagnostics"`
 }
 
 // askParams are a request's parameters with defaults and bounds applied.
@@ -230,7 +233,7 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 			return res, err
 		}
 		thoughts = append(thoughts, th)
-		sources = append(sources, synth.Source{ID: th.ID, Type: string(memory.VectorThought), Text: th.Content, Similarity: s.Score})
+		sources = append(sources, synth.Source{ID: th.ID, Type: string(memory.VectorThought), Text: th.Content, Relevance: s.Score})
 		res.Sources = append(res.Sources, AskSource{ThoughtID: th.ID, Similarity: s.Score, Excerpt: s.Text, Origin: s.Origin, TrustTier: s.TrustTier})
 	}
 	if len(sources) == 0 {
@@ -251,7 +254,11 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 	if err != nil {
 		return res, err
 	}
-	res.SynthesizedAnswer, res.Synthesizer = ans.Text, ans.Name
+	res.SynthesizedAnswer, res.Synthesizer, res.Refused = ans.Text, ans.Name, ans.Refused
+	if ans.Refused {
+		res.SynthesizedAnswer = ""
+		d.Notes = append(d.Notes, "the synthesiser declined to answer: "+ans.Notes)
+	}
 	if ans.Sentences != nil {
 		res.Sentences = ans.Sentences
 	}
@@ -263,6 +270,8 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 	// Save the answer as a summary thought.
 	if p.save {
 		switch dup, quoted := duplicateOf(ans.Text, thoughts), quotesOnly(ans, thoughts); {
+		case ans.Refused:
+			d.SaveSkipped = "the synthesiser declined to answer"
 		case strings.TrimSpace(ans.Text) == "":
 			d.SaveSkipped = "no answer"
 		case dup != "":
@@ -356,15 +365,15 @@ func quotesOnly(ans synth.Answer, ts []memory.Thought) string {
 	}
 	id := ""
 	for _, s := range ans.Sentences {
-		if len(s.Citations) != 1 || (id != "" && s.Citations[0].SourceID != id) {
+		if len(s.Spans) != 1 || (id != "" && s.Spans[0].SourceID != id) {
 			return ""
 		}
-		id = s.Citations[0].SourceID
+		id = s.Spans[0].SourceID
 		i := slices.IndexFunc(ts, func(t memory.Thought) bool { return t.ID == id })
 		if i < 0 {
 			return ""
 		}
-		rs, c := []rune(ts[i].Content), s.Citations[0]
+		rs, c := []rune(ts[i].Content), s.Spans[0]
 		if c.Start < 0 || c.End > len(rs) || c.Start >= c.End {
 			return ""
 		}

@@ -1,6 +1,7 @@
 package cairn_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"math"
@@ -94,7 +95,7 @@ func TestAskPlan1AnswerAndThreeSources(t *testing.T) {
 	}
 	var texts []string
 	for _, s := range res.Sentences {
-		c := s.Citations[0]
+		c := s.Spans[0]
 		th, err := eng.Thought(ctx, c.SourceID)
 		if err != nil || !slices.Contains(sourceIDs(res), c.SourceID) {
 			t.Fatalf("citation of %s: %v", c.SourceID, err)
@@ -444,5 +445,34 @@ func TestAskConfigFromSettings(t *testing.T) {
 	}
 	if _, err := cairn.SettingsFromEnv(env("SURR_ARCHIVE_FORMAT", "xml")); memory.CodeOf(err) != memory.CodeInvalidParams {
 		t.Fatalf("an unknown archive format: %v", err)
+	}
+}
+
+// Another synthesiser plugs in through Options.Synthesizer: it gets the
+// question and the sources' whole texts, best first; a refusal saves
+// nothing.
+func TestAskWithAnotherSynthesizer(t *testing.T) {
+	var got []synth.Source
+	refuse := false
+	fn := synth.Func(func(_ context.Context, q string, src []synth.Source) (synth.Answer, error) {
+		got = src
+		if refuse {
+			return synth.Answer{Name: "test", Refused: true, Notes: "too little support", Sentences: []synth.Sentence{}}, nil
+		}
+		return synth.Answer{Name: "test", Text: "An answer of its own.", Sentences: []synth.Sentence{
+			{Text: "An answer of its own.", Spans: []synth.Span{{SourceID: src[0].ID, Start: 0, End: 5}}}}}, nil
+	})
+	eng, seeded := askEngine(t, &cairn.Options{Synthesizer: fn})
+	res := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3)})
+	if res.Synthesizer != "test" || res.SynthesizedAnswer != "An answer of its own." || res.SavedThoughtID == "" || len(got) != 3 {
+		t.Fatalf("answer %+v from %d sources", res, len(got))
+	}
+	if got[0].Type != "thought" || got[0].Relevance < got[1].Relevance || !slices.ContainsFunc(seeded, func(th memory.Thought) bool { return th.Content == got[0].Text }) {
+		t.Fatalf("sources handed over %+v", got)
+	}
+	refuse = true
+	res = ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3)})
+	if !res.Refused || res.SynthesizedAnswer != "" || res.SavedThoughtID != "" || !strings.Contains(res.Diagnostics.SaveSkipped, "declined") {
+		t.Fatalf("refusal %+v", res)
 	}
 }

@@ -27,8 +27,8 @@ const DefaultMaxChars = 600
 //	score = 0.6·overlap + 0.3·similarity + 0.1·lead
 //
 // where overlap is the share of the question's terms (lexical.QueryTerms:
-// stemmed, stopwords dropped) the sentence holds, similarity its source's,
-// and lead 1 for a source's first sentence. The best sentences are taken
+// stemmed, stopwords dropped) the sentence holds, similarity its source's
+// (its Relevance) and lead 1 for a source's first sentence. The best sentences are taken
 // in order of score (ties: the better source, then the earlier sentence),
 // leaving out those that share no term with the question (when none
 // does, the opening sentences of the three best sources answer) and lists
@@ -100,7 +100,7 @@ func (x Extractive) Synthesize(ctx context.Context, question string, sources []S
 			if pos == 0 {
 				lead = 1
 			}
-			p.score = 0.6*overlap + 0.3*s.Similarity + 0.1*lead
+			p.score = 0.6*overlap + 0.3*s.Relevance + 0.1*lead
 			p.hash = content.Hash(p.text)
 			p.relevant = shared > 0
 			pieces = append(pieces, p)
@@ -154,7 +154,7 @@ func (x Extractive) Synthesize(ctx context.Context, question string, sources []S
 			t += "."
 		}
 		texts[i] = t
-		ans.Sentences = append(ans.Sentences, Sentence{Text: t, Citations: []Citation{{SourceID: sources[p.src].ID, Start: p.start, End: p.end}}})
+		ans.Sentences = append(ans.Sentences, Sentence{Text: t, Spans: []Span{{SourceID: sources[p.src].ID, Start: p.start, End: p.end}}})
 	}
 	ans.Text = strings.Join(texts, " ")
 	return ans, nil

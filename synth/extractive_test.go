@@ -12,7 +12,7 @@ import (
 
 var ctx = context.Background()
 
-func spanText(t *testing.T, sources []synth.Source, c synth.Citation) string {
+func spanText(t *testing.T, sources []synth.Source, c synth.Span) string {
 	t.Helper()
 	for _, s := range sources {
 		if s.ID == c.SourceID {
@@ -34,10 +34,10 @@ func checkGrounded(t *testing.T, ans synth.Answer, sources []synth.Source) {
 	t.Helper()
 	var texts []string
 	for _, s := range ans.Sentences {
-		if len(s.Citations) != 1 {
-			t.Fatalf("sentence %q has %d citations", s.Text, len(s.Citations))
+		if len(s.Spans) != 1 {
+			t.Fatalf("sentence %q has %d citations", s.Text, len(s.Spans))
 		}
-		span := spanText(t, sources, s.Citations[0])
+		span := spanText(t, sources, s.Spans[0])
 		if s.Text != span && s.Text != span+"." {
 			t.Fatalf("sentence %q is not its cited span %q", s.Text, span)
 		}
@@ -49,9 +49,9 @@ func checkGrounded(t *testing.T, ans synth.Answer, sources []synth.Source) {
 }
 
 var sources = []synth.Source{
-	{ID: "th_1", Type: "thought", Similarity: 0.82, Text: "The auth-service depends on NTP for clock sync. When clocks drift by more than five seconds, session tokens expire early. We saw it twice in March."},
-	{ID: "th_2", Type: "thought", Similarity: 0.74, Text: "Session tokens expire early when the clock drifts.\n- Fix: tolerate 5s of clock skew in auth/session.go\n- Sources: incident review"},
-	{ID: "th_3", Type: "thought", Similarity: 0.61, Text: "Unrelated: the billing-service calls payments-api synchronously."},
+	{ID: "th_1", Type: "thought", Relevance: 0.82, Text: "The auth-service depends on NTP for clock sync. When clocks drift by more than five seconds, session tokens expire early. We saw it twice in March."},
+	{ID: "th_2", Type: "thought", Relevance: 0.74, Text: "Session tokens expire early when the clock drifts.\n- Fix: tolerate 5s of clock skew in auth/session.go\n- Sources: incident review"},
+	{ID: "th_3", Type: "thought", Relevance: 0.61, Text: "Unrelated: the billing-service calls payments-api synchronously."},
 }
 
 func TestExtractiveAnswersFromTheRelevantSentences(t *testing.T) {
@@ -85,7 +85,7 @@ func TestExtractiveAnswersFromTheRelevantSentences(t *testing.T) {
 
 func TestExtractiveIsDeterministicAndBounded(t *testing.T) {
 	long := strings.Repeat("Kafka partitions rebalance when a consumer joins the group and every consumer pauses. ", 20)
-	src := append([]synth.Source{{ID: "th_long", Similarity: 0.9, Text: long}}, sources...)
+	src := append([]synth.Source{{ID: "th_long", Relevance: 0.9, Text: long}}, sources...)
 	var first []byte
 	for range 3 {
 		ans, err := synth.Extractive{MaxChars: 200}.Synthesize(ctx, "kafka consumer rebalance pauses", src)
@@ -104,7 +104,7 @@ func TestExtractiveIsDeterministicAndBounded(t *testing.T) {
 		}
 	}
 	// One sentence longer than the bound is cut at a space.
-	one := []synth.Source{{ID: "th_x", Similarity: 0.9, Text: strings.Repeat("word ", 300)}}
+	one := []synth.Source{{ID: "th_x", Relevance: 0.9, Text: strings.Repeat("word ", 300)}}
 	ans, err := synth.Extractive{}.Synthesize(ctx, "word", one)
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +134,7 @@ func TestExtractiveWithoutSources(t *testing.T) {
 
 // Characters, not bytes: spans stay right past multi-byte text.
 func TestExtractiveSpansAreCharacters(t *testing.T) {
-	src := []synth.Source{{ID: "th_u", Similarity: 0.8, Text: "Café crème — très bien. Zoë prefers naïve résumés over CVs! Ünïcödé everywhere."}}
+	src := []synth.Source{{ID: "th_u", Relevance: 0.8, Text: "Café crème — très bien. Zoë prefers naïve résumés over CVs! Ünïcödé everywhere."}}
 	ans, err := synth.Extractive{}.Synthesize(ctx, "Zoë résumés", src)
 	if err != nil {
 		t.Fatal(err)
@@ -172,14 +172,14 @@ func FuzzExtractive(f *testing.F) {
 	f.Add("q", "One. Two!\n- three")
 	f.Add("é", "é.é. é")
 	f.Fuzz(func(t *testing.T, q, text string) {
-		src := []synth.Source{{ID: "a", Text: text, Similarity: 0.5}}
+		src := []synth.Source{{ID: "a", Text: text, Relevance: 0.5}}
 		ans, err := synth.Extractive{MaxChars: 80}.Synthesize(ctx, q, src)
 		if err != nil {
 			t.Fatal(err)
 		}
 		rs := []rune(text)
 		for _, s := range ans.Sentences {
-			c := s.Citations[0]
+			c := s.Spans[0]
 			if c.Start < 0 || c.End > len(rs) || c.Start >= c.End {
 				t.Fatalf("citation %+v outside %q", c, text)
 			}
@@ -195,7 +195,7 @@ func FuzzExtractive(f *testing.F) {
 func BenchmarkExtractive(b *testing.B) {
 	var src []synth.Source
 	for i := range 5 {
-		src = append(src, synth.Source{ID: string(rune('a' + i)), Similarity: 0.8 - float64(i)/20,
+		src = append(src, synth.Source{ID: string(rune('a' + i)), Relevance: 0.8 - float64(i)/20,
 			Text: strings.Repeat("Clock drift breaks session token expiry on the auth hosts. The auth-service depends on NTP. Alice owns it; retries are capped at five. ", 3)})
 	}
 	for b.Loop() {

@@ -2,21 +2,9 @@ package synth
 
 import "context"
 
-// Source is a retrieved record handed to a Synthesizer.
-type Source struct {
-	// ID is the record's id (th_…, kgo_…); Type is "thought",
-	// "kg_entity" or "kg_observation".
-	ID   string `json:"id"`
-	Type string `json:"type"`
-	// Text is the record's whole text: citations point into it.
-	Text string `json:"text"`
-	// Similarity is the record's similarity to the question, in [-1, 1].
-	Similarity float64 `json:"similarity"`
-}
-
-// Citation ties a sentence of an answer to a span of a source's Text, in
+// Span ties a sentence of an answer to a span of a source's Text, in
 // characters (Unicode code points): [Start, End).
-type Citation struct {
+type Span struct {
 	SourceID string `json:"source_id"`
 	Start    int    `json:"start"`
 	End      int    `json:"end"`
@@ -24,8 +12,8 @@ type Citation struct {
 
 // Sentence is one sentence of an answer and what it rests on.
 type Sentence struct {
-	Text      string     `json:"text"`
-	Citations []Citation `json:"citations"`
+	Text  string `json:"text"`
+	Spans []Span `json:"citations"`
 }
 
 // Answer is what a Synthesizer returns.
@@ -34,8 +22,12 @@ type Answer struct {
 	Text string `json:"text"`
 	// Sentences are Text's sentences, in order, each with its citations.
 	Sentences []Sentence `json:"sentences"`
-	// Name names the synthesiser ("extractive").
+	// Name names the synthesiser ("extractive", "grounded").
 	Name string `json:"synthesizer"`
+	// Refused says the synthesiser declined to answer from these sources
+	// (Text is then empty); Notes says why.
+	Refused bool   `json:"refused,omitempty"`
+	Notes   string `json:"notes,omitempty"`
 }
 
 // Synthesizer answers a question from sources. See the package

@@ -194,7 +194,7 @@ func TestExtractorQuality(t *testing.T) {
 	}
 }
 
-// What surreal-mind's heuristic extractor staged, and its kin, is never
+// What naive heuristic extractors stage ("The", "This", "Sources:") is never
 // staged: sentence-initial capitals of ordinary words, markdown labels,
 // pronouns, dates, numbers, generic acronyms, hyphenated adjectives.
 func TestExtractorNeverStagesJunk(t *testing.T) {

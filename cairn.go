@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,9 +13,11 @@ import (
 	"github.com/cairnhq/cairn/code"
 	"github.com/cairnhq/cairn/embed"
 	"github.com/cairnhq/cairn/index"
+	"github.com/cairnhq/cairn/maintain"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/retrieve"
 	"github.com/cairnhq/cairn/sqlite"
+	"github.com/cairnhq/cairn/synth"
 	"github.com/oklog/ulid/v2"
 )
 
@@ -45,6 +48,16 @@ type Options struct {
 	// InnerVoice configures inner_voice.retrieve; nil means the defaults,
 	// which leave it disabled.
 	InnerVoice *retrieve.InnerVoiceConfig
+	// Ask configures the inner_voice tool (SURR_TOP_K, SURR_SIM_THRESH,
+	// SURR_DB_LIMIT, SURR_AUTO_MARK_REMOVAL); nil means the defaults.
+	Ask *synth.AskConfig
+	// Synthesizer answers inner_voice from the retrieved thoughts. Default:
+	// synth.Extractive{} (offline, deterministic).
+	Synthesizer synth.Synthesizer
+	// Maintenance configures the removal lifecycle (SURR_RETENTION_DAYS,
+	// SURR_ARCHIVE_DIR, SURR_ARCHIVE_FORMAT); nil means the defaults, with
+	// the archive in ./archive/ of the working directory.
+	Maintenance *maintain.Config
 	// NoLog (MCP_NO_LOG) keeps per-call logs to counters.
 	NoLog bool
 	// ETVTTL is how long code memory trusts a verified file while its size
@@ -107,6 +120,14 @@ type Engine struct {
 	index     *index.Index
 	voice     *retrieve.InnerVoice
 	code      *code.Memory
+	// ask, synth, candidates and life serve the inner_voice tool, its
+	// knowledge-graph staging and moderation, and the removal lifecycle;
+	// candidates and life are nil on a store without those seams.
+	ask        synth.AskConfig
+	synth      synth.Synthesizer
+	candidates memory.CandidateStore
+	removals   memory.RemovalStore
+	life       *maintain.Lifecycle
 
 	idMu    sync.Mutex
 	entropy io.Reader
@@ -216,6 +237,26 @@ func newEngine(store memory.Store, o Options) (*Engine, error) {
 	var def, other retrieve.Provider = hybrid, retrieve.LocalFTS{}
 	if o.Provider == retrieve.LocalFTSName {
 		def, other = other, def
+	}
+	e.ask, e.synth = synth.DefaultAskConfig(), o.Synthesizer
+	if o.Ask != nil {
+		e.ask = *o.Ask
+	}
+	if e.synth == nil {
+		e.synth = synth.Extractive{}
+	}
+	e.candidates, _ = store.(memory.CandidateStore)
+	if rs, ok := store.(memory.RemovalStore); ok {
+		mc := maintain.DefaultConfig()
+		if o.Maintenance != nil {
+			mc = *o.Maintenance
+		}
+		if abs, err := filepath.Abs(mc.ArchiveDir); err == nil {
+			mc.ArchiveDir = abs
+		}
+		e.removals = rs
+		e.life = &maintain.Lifecycle{Store: rs, Config: mc, Now: o.Now, Logger: o.Logger}
+		e.settings.Maintenance = mc
 	}
 	e.code = code.New(store, code.Options{
 		ETVTTL: o.ETVTTL, MaxFileBytes: o.MaxCodeFileBytes, Embedder: o.Embedder,

@@ -139,7 +139,13 @@ func (e *Engine) MarkThought(ctx context.Context, req MarkThoughtRequest) (memor
 	if _, err := e.store.Thought(ctx, req.ThoughtID); err != nil {
 		return memory.Thought{}, err
 	}
-	if _, err := e.store.SetThoughtStatus(ctx, []string{req.ThoughtID}, req.Status); err != nil {
+	if req.Status == memory.StatusRemoval && e.removals != nil {
+		// Records when it was marked: maintenance_ops counts the
+		// retention period from then.
+		if _, err := e.removals.MarkRemoval(ctx, []string{req.ThoughtID}, e.nowMs()); err != nil {
+			return memory.Thought{}, err
+		}
+	} else if _, err := e.store.SetThoughtStatus(ctx, []string{req.ThoughtID}, req.Status); err != nil {
 		return memory.Thought{}, err
 	}
 	return e.store.Thought(ctx, req.ThoughtID)

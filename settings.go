@@ -10,13 +10,16 @@ import (
 
 	"github.com/cairnhq/cairn/code"
 	"github.com/cairnhq/cairn/embed"
+	"github.com/cairnhq/cairn/maintain"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/retrieve"
+	"github.com/cairnhq/cairn/synth"
 )
 
 // Environment variables cairn reads at start-up (besides the embedder's,
-// in embed.ConfigFromEnv, and the inner voice's, in
-// retrieve.InnerVoiceConfigFromEnv).
+// in embed.ConfigFromEnv, the inner voice's, in
+// retrieve.InnerVoiceConfigFromEnv and synth.AskConfigFromEnv, and the
+// removal lifecycle's, in maintain.ConfigFromEnv).
 const (
 	EnvProvider        = "CAIRN_PROVIDER"
 	EnvHybridWeights   = "CAIRN_HYBRID_WEIGHTS"
@@ -37,6 +40,10 @@ type Settings struct {
 	HybridWeights retrieve.HybridWeights    `json:"hybridWeights"`
 	Embedder      embed.Config              `json:"embedder"`
 	InnerVoice    retrieve.InnerVoiceConfig `json:"innerVoice"`
+	// Ask is the inner_voice tool's configuration; Maintenance the removal
+	// lifecycle's.
+	Ask         synth.AskConfig `json:"innerVoiceAsk"`
+	Maintenance maintain.Config `json:"maintenance"`
 	// MaxContentBytes caps one record's content.
 	MaxContentBytes int `json:"maxContentBytes"`
 	// NoLog (MCP_NO_LOG=1) keeps logs to counters.
@@ -126,6 +133,15 @@ func SettingsFromEnv(getenv func(string) string) (Settings, error) {
 	iv, warns := retrieve.InnerVoiceConfigFromEnv(getenv)
 	s.InnerVoice = iv
 	s.Warnings = append(s.Warnings, warns...)
+	ask, warns := synth.AskConfigFromEnv(getenv)
+	s.Ask = ask
+	s.Warnings = append(s.Warnings, warns...)
+	mc, warns, err := maintain.ConfigFromEnv(getenv)
+	if err != nil {
+		return s, err
+	}
+	s.Maintenance = mc
+	s.Warnings = append(s.Warnings, warns...)
 	return s, nil
 }
 
@@ -136,9 +152,9 @@ func (s Settings) Options() (*Options, error) {
 		return nil, err
 	}
 	w := s.HybridWeights
-	iv := s.InnerVoice
+	iv, ask, mc := s.InnerVoice, s.Ask, s.Maintenance
 	return &Options{Provider: s.Provider, HybridWeights: &w, Embedder: e, MaxContentBytes: s.MaxContentBytes,
-		InnerVoice: &iv, NoLog: s.NoLog, ETVTTL: s.etvTTL(), MaxCodeFileBytes: s.CodeMaxFileBytes, IndexDir: s.IndexDir,
+		InnerVoice: &iv, Ask: &ask, Maintenance: &mc, NoLog: s.NoLog, ETVTTL: s.etvTTL(), MaxCodeFileBytes: s.CodeMaxFileBytes, IndexDir: s.IndexDir,
 		IndexApproximateFrom: s.IndexApproximateFrom, settings: &s}, nil
 }
 
@@ -156,6 +172,13 @@ func settingsOf(o Options) Settings {
 	}
 	if o.InnerVoice != nil {
 		s.InnerVoice = *o.InnerVoice
+	}
+	s.Ask, s.Maintenance = synth.DefaultAskConfig(), maintain.DefaultConfig()
+	if o.Ask != nil {
+		s.Ask = *o.Ask
+	}
+	if o.Maintenance != nil {
+		s.Maintenance = *o.Maintenance
 	}
 	s.ETVTTLMs, s.CodeMaxFileBytes, s.IndexDir = o.ETVTTL.Milliseconds(), o.MaxCodeFileBytes, o.IndexDir
 	s.IndexApproximateFrom = max(0, o.IndexApproximateFrom)

@@ -39,6 +39,7 @@ var migrations = []migration{
 		{"thoughts", "redacted", redactedColumn},
 		{"code_artifacts", "redacted", redactedColumn},
 	}},
+	{7, "knowledge-graph candidates, their blocklist, and the removal lifecycle of thoughts", schemaV7, nil},
 }
 
 // SchemaVersion is the schema version this build writes.
@@ -349,6 +350,86 @@ CREATE TRIGGER IF NOT EXISTS embeddings_thought_forgotten AFTER UPDATE OF redact
 BEGIN DELETE FROM embeddings WHERE kind = 'thought' AND ref = NEW.id; END;
 CREATE TRIGGER IF NOT EXISTS embeddings_summary_forgotten AFTER UPDATE OF redacted ON summaries WHEN NEW.redacted = 1
 BEGIN DELETE FROM embeddings WHERE kind = 'summary' AND ref = NEW.id; END;
+`
+
+// schemaV7 stages knowledge-graph candidates for moderation (the tables
+// keep the specification's names), keeps the keys moderators blocked, and
+// records when thoughts were marked for removal and where they were
+// exported. At most one candidate per key waits for moderation. Marking a
+// thought active again clears its removal record.
+const schemaV7 = `
+CREATE TABLE IF NOT EXISTS kg_entity_candidates (
+	seq               INTEGER PRIMARY KEY,
+	id                TEXT NOT NULL UNIQUE,
+	name              TEXT NOT NULL,
+	name_key          TEXT NOT NULL,
+	entity_type       TEXT NOT NULL,
+	data              TEXT NOT NULL DEFAULT '{}',
+	confidence        REAL NOT NULL CHECK (confidence >= 0 AND confidence <= 1),
+	source_thought_id TEXT NOT NULL DEFAULT '',
+	status            TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'approved', 'rejected')),
+	created_at        INTEGER NOT NULL,
+	decided_at        INTEGER NOT NULL DEFAULT 0,
+	promoted_id       TEXT NOT NULL DEFAULT '',
+	feedback          TEXT NOT NULL DEFAULT '',` + scopeColumns + `
+);
+CREATE UNIQUE INDEX IF NOT EXISTS kg_entity_candidates_pending ON kg_entity_candidates(name_key) WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS kg_entity_candidates_status ON kg_entity_candidates(status, confidence);
+CREATE INDEX IF NOT EXISTS kg_entity_candidates_source ON kg_entity_candidates(source_thought_id);
+
+CREATE TABLE IF NOT EXISTS kg_edge_candidates (
+	seq               INTEGER PRIMARY KEY,
+	id                TEXT NOT NULL UNIQUE,
+	source_name       TEXT NOT NULL,
+	target_name       TEXT NOT NULL,
+	rel_type          TEXT NOT NULL,
+	edge_key          TEXT NOT NULL,
+	data              TEXT NOT NULL DEFAULT '{}',
+	confidence        REAL NOT NULL CHECK (confidence >= 0 AND confidence <= 1),
+	source_thought_id TEXT NOT NULL DEFAULT '',
+	status            TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'approved', 'rejected')),
+	created_at        INTEGER NOT NULL,
+	decided_at        INTEGER NOT NULL DEFAULT 0,
+	promoted_id       TEXT NOT NULL DEFAULT '',
+	feedback          TEXT NOT NULL DEFAULT '',` + scopeColumns + `
+);
+CREATE UNIQUE INDEX IF NOT EXISTS kg_edge_candidates_pending ON kg_edge_candidates(edge_key) WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS kg_edge_candidates_status ON kg_edge_candidates(status, confidence);
+CREATE INDEX IF NOT EXISTS kg_edge_candidates_source ON kg_edge_candidates(source_thought_id);
+
+CREATE TABLE IF NOT EXISTS kg_candidate_blocklist (
+	kind         TEXT NOT NULL CHECK (kind IN ('entity', 'edge')),
+	key          TEXT NOT NULL,
+	candidate_id TEXT NOT NULL DEFAULT '',
+	created_at   INTEGER NOT NULL,
+	PRIMARY KEY (kind, key)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS thought_removals (
+	thought_id     TEXT PRIMARY KEY REFERENCES thoughts(id) ON DELETE CASCADE,
+	marked_at      INTEGER NOT NULL DEFAULT 0,
+	exported_at    INTEGER NOT NULL DEFAULT 0,
+	archive        TEXT NOT NULL DEFAULT '',
+	archive_sha256 TEXT NOT NULL DEFAULT ''
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS thought_removals_cleared AFTER UPDATE OF status ON thoughts WHEN NEW.status = 'active'
+BEGIN DELETE FROM thought_removals WHERE thought_id = NEW.id; END;
+
+-- A forgotten thought takes its pending candidates with it, and no
+-- candidate keeps quoting it; a deleted (archived) one leaves its
+-- candidates, without the sentence they quote.
+CREATE TRIGGER IF NOT EXISTS kg_candidates_thought_forgotten AFTER UPDATE OF redacted ON thoughts WHEN NEW.redacted = 1
+BEGIN
+	DELETE FROM kg_entity_candidates WHERE source_thought_id = NEW.id AND status = 'pending';
+	DELETE FROM kg_edge_candidates WHERE source_thought_id = NEW.id AND status = 'pending';
+	UPDATE kg_entity_candidates SET data = json_remove(data, '$.sentence') WHERE source_thought_id = NEW.id;
+	UPDATE kg_edge_candidates SET data = json_remove(data, '$.sentence') WHERE source_thought_id = NEW.id;
+END;
+CREATE TRIGGER IF NOT EXISTS kg_candidates_thought_deleted AFTER DELETE ON thoughts
+BEGIN
+	UPDATE kg_entity_candidates SET data = json_remove(data, '$.sentence') WHERE source_thought_id = OLD.id;
+	UPDATE kg_edge_candidates SET data = json_remove(data, '$.sentence') WHERE source_thought_id = OLD.id;
+END;
 `
 
 // changeTriggers logs inserts, updates of the listed columns and deletes of

@@ -76,6 +76,7 @@ func Run(t *testing.T, open Opener) {
 		{"BrowseEntities", testBrowseEntities},
 		{"ScopeValues", testScopeValues},
 	}
+	tests = append(tests, curationTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := open(t)

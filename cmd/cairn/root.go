@@ -47,7 +47,7 @@ Try it without touching your database: cairn demo`,
 		root.AddCommand(c)
 	}
 	for _, c := range []*cobra.Command{newImportCmd(a), newExportCmd(a), newStatusCmd(a), newDoctorCmd(a), newReembedCmd(a),
-		newIndexCmd(a), newConfigCmd(a), newBenchCmd(a)} {
+		newIndexCmd(a), newConfigCmd(a), newBenchCmd(a), newMaintenanceCmd(a)} {
 		c.GroupID = "data"
 		root.AddCommand(c)
 	}

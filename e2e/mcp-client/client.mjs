@@ -17,10 +17,14 @@ const expectedTools = ["retrieve", "log", "capsule_open", "summary_set", "capsul
   "observation_get", "summary_get", "pin", "unpin", "forget", "summary_forget",
   "think", "thought_get", "thoughts_list", "thought_mark", "thought_forget", "kg_entity_create", "kg_entity_update", "kg_entity_get", "kg_entity_delete",
   "kg_entities", "kg_observe", "kg_observation_delete", "kg_edge_create", "kg_edge_delete", "kg_edges", "inner_voice_retrieve",
+  "inner_voice", "kg_candidates", "knowledgegraph_moderate", "maintenance_ops",
   "code_index", "code_hydrate", "code_propose", "code_promote", "code_verify", "code_entities", "code_artifact_forget",
   "introspect_hydration", "introspect_entity", "introspect_gates",
   "status", "doctor", "reembed", "config"];
 const innerVoice = mode === "stdio";
+// Archives of maintenance_ops go to a temporary folder (stdio; the HTTP
+// server is started with one).
+const archiveDir = fs.mkdtempSync(path.join(os.tmpdir(), "cairn-e2e-archive-"));
 
 function check(cond, what) {
   if (!cond) throw new Error("check failed: " + what);
@@ -30,7 +34,7 @@ async function main() {
   let transport;
   if (mode === "stdio") {
     transport = new StdioClientTransport({ command: target, args: ["--db", db, "mcp"], stderr: "inherit",
-      env: { ...getDefaultEnvironment(), SURR_ENABLE_INNER_VOICE: "1" } });
+      env: { ...getDefaultEnvironment(), SURR_ENABLE_INNER_VOICE: "1", SURR_ARCHIVE_DIR: archiveDir } });
   } else if (mode === "http") {
     transport = new StreamableHTTPClientTransport(new URL(target));
   } else {
@@ -134,6 +138,40 @@ async function main() {
     check(!after.snippets.some((s) => s.id === th.id), "a thought marked for removal is not retrieved");
   }
   check((await ok("thought_mark", { thoughtId: th.id, status: "active" })).status === "active", "thought_mark active");
+  // The inner voice's answers, the moderation of the candidates it
+  // stages, and the removal lifecycle.
+  if (innerVoice) {
+    await ok("think", { content: "The billing-service uses Kafka; clock drift breaks session token expiry.", origin: "human" });
+    const ans = await ok("inner_voice", { content: "why does clock drift break session token expiry?", top_k: 3, stage_kg: true });
+    check(ans.synthesized_answer.length > 0 && ans.sources.length >= 1 && ans.saved_thought_id.startsWith("th_") &&
+      ans.staged.pending_entities >= 2 && ans.staged.pending_relationships >= 1 && ans.synthesizer === "extractive", "inner_voice: " + JSON.stringify(ans));
+    check(ans.sentences.length > 0 && ans.sentences.every((s) => s.citations.length === 1 && ans.sources.some((src) => src.thought_id === s.citations[0].source_id)), "inner_voice cites its sources");
+    const saved = await ok("thought_get", { thoughtId: ans.saved_thought_id });
+    check(saved.is_summary && saved.pipeline === "inner_voice" && saved.summary_of.length === ans.sources.length, "the saved summary: " + JSON.stringify(saved));
+    await fails("inner_voice", { content: "  " }, "invalid_params");
+    await fails("inner_voice", { content: "x", sim_thresh: 2 }, "invalid_params");
+    const cands = await ok("kg_candidates", { kind: "entity" });
+    const kafka = cands.candidates.find((c) => c.name === "Kafka");
+    check(kafka && kafka.status === "pending" && kafka.source_thought_id, "kg_candidates: " + JSON.stringify(cands));
+    const mod = await ok("knowledgegraph_moderate", { action: "decide", items: [{ id: kafka.id, decision: "approve", mark_source_removal: true }] });
+    check(mod.results[0].status === "approved" && mod.results[0].promoted_id.startsWith("ent_") && mod.results[0].marked_for_removal === 1, "knowledgegraph_moderate: " + JSON.stringify(mod));
+    await fails("knowledgegraph_moderate", { action: "decide", items: [{ id: kafka.id, decision: "reject" }] }, "conflict");
+    const list = await ok("maintenance_ops", { subcommand: "list_removal_candidates" });
+    check(list.candidates.length === 1 && list.candidates[0].thought_id === kafka.source_thought_id && !list.candidates[0].finalizable, "list_removal_candidates: " + JSON.stringify(list));
+    const exp = await ok("maintenance_ops", { subcommand: "export_removals" });
+    check(exp.export.exported === 1 && exp.export.archive.format === "parquet" && exp.export.archive.path.startsWith(archiveDir), "export_removals: " + JSON.stringify(exp));
+    const fin = await ok("maintenance_ops", { subcommand: "finalize_removal" });
+    check(fin.finalize.finalized.length === 0 && fin.finalize.refused[0].reason.includes("retention"), "finalize_removal: " + JSON.stringify(fin));
+  } else {
+    await fails("inner_voice", { content: "clock drift" }, "feature_disabled");
+    check((await ok("kg_candidates", {})).candidates.length === 0, "kg_candidates");
+    check((await ok("knowledgegraph_moderate", {})).review.candidates.length === 0, "knowledgegraph_moderate review");
+    check((await ok("maintenance_ops", { subcommand: "list_removal_candidates" })).candidates.length === 0, "maintenance_ops list");
+    const dry = await ok("maintenance_ops", { subcommand: "export_removals", dry_run: true });
+    check(dry.export.thought_ids.length === 0 && dry.dry_run === true, "maintenance_ops dry run: " + JSON.stringify(dry));
+  }
+  await fails("knowledgegraph_moderate", { action: "decide", items: [{ id: "kgc_missing", decision: "reject" }] }, "not_found");
+  await fails("maintenance_ops", { subcommand: "explode" }, "invalid_params");
   const thGone = await ok("thought_forget", { thoughtId: th.id });
   check(thGone.id === th.id && thGone.content === "[redacted]", "thought_forget: " + JSON.stringify(thGone));
   await fails("thought_mark", { thoughtId: th.id, status: "archived" }, "invalid_params");
@@ -198,6 +236,7 @@ async function main() {
   await ok("retrieve", { query: "clock skew" });
 
   await client.close();
+  fs.rmSync(archiveDir, { recursive: true, force: true });
   console.log(JSON.stringify({ ok: true, mode, server, tools: names.length, calls: calls.length }));
 }
 

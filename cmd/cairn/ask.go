@@ -1,0 +1,130 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cairnhq/cairn"
+	"github.com/spf13/cobra"
+)
+
+// newInnerVoiceAskCmd is `cairn inner-voice ask`: the inner_voice tool.
+func newInnerVoiceAskCmd(a *app) *cobra.Command {
+	var req cairn.AskRequest
+	var topK, maxNodes, maxEdges int
+	var simThresh, confMin float64
+	var noSave, autoMark bool
+	cmd := &cobra.Command{
+		Use:   "ask [question...]",
+		Short: "Answer a question from your thoughts, and save the answer as a summary thought",
+		Long: `Answer a question from your thoughts (the MCP tool inner_voice): retrieve the
+thoughts most similar in meaning (--top-k, default SURR_TOP_K or 5; at least
+--sim-thresh similar, default SURR_SIM_THRESH or 0.5), answer with their most
+relevant sentences (about 600 characters, each cited), and save the answer as a
+thought (is_summary, summary_of the sources, pipeline inner_voice) unless
+--no-save. The question is the arguments, or standard input.
+
+--stage-kg proposes knowledge-graph entities and edges found in the sources
+(at least --confidence-min confident, at most --max-nodes and --max-edges),
+staged for review with 'cairn kg candidates'; --auto-mark-removal then marks
+the sources for removal ('cairn maintenance' archives them).
+
+It is disabled unless SURR_ENABLE_INNER_VOICE=1 (exit code 5).`,
+		Example: `  SURR_ENABLE_INNER_VOICE=1 cairn inner-voice ask "why do session tokens expire early?"
+  SURR_ENABLE_INNER_VOICE=1 cairn inner-voice ask --stage-kg --no-save --json "what does auth-service depend on?"`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			q, err := a.readText(args, "question")
+			if err != nil {
+				return err
+			}
+			req.Content = q
+			f := cmd.Flags()
+			if f.Changed("top-k") {
+				req.TopK = &topK
+			}
+			if f.Changed("sim-thresh") {
+				req.SimThresh = &simThresh
+			}
+			if f.Changed("confidence-min") {
+				req.ConfidenceMin = &confMin
+			}
+			if f.Changed("max-nodes") {
+				req.MaxNodes = &maxNodes
+			}
+			if f.Changed("max-edges") {
+				req.MaxEdges = &maxEdges
+			}
+			if noSave {
+				save := false
+				req.Save = &save
+			}
+			if f.Changed("auto-mark-removal") {
+				req.AutoMarkRemoval = &autoMark
+			}
+			eng, err := a.engine()
+			if err != nil {
+				return err
+			}
+			res, err := eng.Ask(cmd.Context(), req)
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.emit(res)
+			}
+			d := res.Diagnostics
+			if res.SynthesizedAnswer == "" {
+				fmt.Fprintf(a.out, "no answer (%s)\n", strings.ReplaceAll(d.Reason, "_", " "))
+			} else {
+				fmt.Fprintln(a.out, wrap(res.SynthesizedAnswer, 78, ""))
+			}
+			if len(res.Sources) > 0 {
+				fmt.Fprintln(a.out, "\nsources:")
+			}
+			for i, s := range res.Sources {
+				fmt.Fprintf(a.out, "%d. %.3f  %s  [%s]\n", i+1, s.Similarity, s.ThoughtID, s.TrustTier)
+				fmt.Fprintln(a.out, wrap(oneLine(s.Excerpt, 300), 78, "   "))
+			}
+			fmt.Fprintln(a.out)
+			switch {
+			case res.SavedThoughtID != "":
+				fmt.Fprintf(a.out, "saved as thought %s\n", res.SavedThoughtID)
+			case d.SaveSkipped != "":
+				fmt.Fprintf(a.out, "not saved: %s\n", d.SaveSkipped)
+			}
+			if req.StageKG {
+				ents := fmt.Sprintf("%d entities", res.Staged.PendingEntities)
+				if res.Staged.PendingEntities == 1 {
+					ents = "1 entity"
+				}
+				fmt.Fprintf(a.out, "staged %s and %s for review (cairn kg candidates); %d skipped, %d below confidence, %d over the caps\n",
+					ents, plural(res.Staged.PendingRelationships, "edge"),
+					res.Staged.Skipped, res.Staged.BelowConfidence, res.Staged.OverCap)
+			}
+			if res.MarkedForRemoval > 0 {
+				fmt.Fprintf(a.out, "marked %s for removal (cairn maintenance list)\n", plural(res.MarkedForRemoval, "source"))
+			}
+			for _, c := range d.Clamped {
+				fmt.Fprintf(a.out, "-- clamped %s\n", c)
+			}
+			for _, n := range d.Notes {
+				fmt.Fprintf(a.out, "-- %s\n", n)
+			}
+			fmt.Fprintf(a.out, "-- %s, top_k %d, sim_thresh %.2f, %d candidates compared, %d ms\n", d.Embedder, d.TopK, d.SimThresh, d.ThoughtCandidates, d.LatencyMs)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&topK, "top-k", 5, "most thoughts to answer from (1 to 50; default SURR_TOP_K)")
+	f.Float64Var(&simThresh, "sim-thresh", 0.5, "minimum cosine similarity of a source (0 to 1; default SURR_SIM_THRESH)")
+	f.BoolVar(&req.StageKG, "stage-kg", false, "stage knowledge-graph candidates extracted from the sources")
+	f.Float64Var(&confMin, "confidence-min", cairn.DefaultConfidenceMin, "minimum confidence of a staged candidate (0 to 1)")
+	f.IntVar(&maxNodes, "max-nodes", cairn.DefaultMaxNodes, "most entity candidates to stage")
+	f.IntVar(&maxEdges, "max-edges", cairn.DefaultMaxEdges, "most edge candidates to stage")
+	f.BoolVar(&noSave, "no-save", false, "do not save the answer (with no --stage-kg nothing is written)")
+	f.BoolVar(&autoMark, "auto-mark-removal", false, "after staging, mark the sources for removal (default SURR_AUTO_MARK_REMOVAL)")
+	f.BoolVar(&req.IncludePrivate, "private", false, "answer from private thoughts too")
+	f.StringSliceVar(&req.IncludeTags, "include-tag", nil, "only thoughts with one of these tags (repeatable)")
+	f.StringSliceVar(&req.ExcludeTags, "exclude-tag", nil, "leave out thoughts with any of these tags (repeatable)")
+	return cmd
+}

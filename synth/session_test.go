@@ -176,7 +176,9 @@ func TestLLMSynthesizerRetryWithinBudget(t *testing.T) {
 		t.Fatalf("%+v %v %+v", res, err, s.requests)
 	}
 	s = &script{replies: []synth.ModelReply{reply(prose), reply(goodAnswer)}}
-	never := func(r synth.ModelRequest) bool { return len(r.Messages) == 1 && !strings.Contains(r.Messages[0].Content, "Answer again") }
+	never := func(r synth.ModelRequest) bool {
+		return len(r.Messages) == 1 && !strings.Contains(r.Messages[0].Content, "Answer again")
+	}
 	res, err = synth.LLMSynthesizer{Model: s.model, Fits: never}.Synthesize(ctx, "How do herons live?", birds)
 	if err != nil || !res.Refused || len(s.requests) != 1 || !strings.Contains(res.Notes, "prompt budget") {
 		t.Fatalf("%+v %v", res, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairnhq/cairn/code"
 	"github.com/cairnhq/cairn/embed"
+	"github.com/cairnhq/cairn/llm"
 	"github.com/cairnhq/cairn/maintain"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/retrieve"
@@ -44,6 +45,13 @@ type Settings struct {
 	// lifecycle's.
 	Ask         synth.AskConfig `json:"innerVoiceAsk"`
 	Maintenance maintain.Config `json:"maintenance"`
+	// LLM is the language model inner_voice answers with (CAIRN_LLM_*;
+	// no provider: none, and the extractive synthesiser answers);
+	// Grounding the verifier's thresholds; Sessions inner_voice's
+	// sessions and prompt budget.
+	LLM       llm.Settings        `json:"llm"`
+	Grounding GroundingSettings   `json:"grounding"`
+	Sessions  synth.SessionConfig `json:"innerVoiceSessions"`
 	// MaxContentBytes caps one record's content.
 	MaxContentBytes int `json:"maxContentBytes"`
 	// NoLog (MCP_NO_LOG=1) keeps logs to counters.
@@ -142,6 +150,9 @@ func SettingsFromEnv(getenv func(string) string) (Settings, error) {
 	}
 	s.Maintenance = mc
 	s.Warnings = append(s.Warnings, warns...)
+	if err := s.readGrounded(getenv); err != nil {
+		return s, err
+	}
 	return s, nil
 }
 
@@ -153,9 +164,13 @@ func (s Settings) Options() (*Options, error) {
 	}
 	w := s.HybridWeights
 	iv, ask, mc := s.InnerVoice, s.Ask, s.Maintenance
-	return &Options{Provider: s.Provider, HybridWeights: &w, Embedder: e, MaxContentBytes: s.MaxContentBytes,
+	o := &Options{Provider: s.Provider, HybridWeights: &w, Embedder: e, MaxContentBytes: s.MaxContentBytes,
 		InnerVoice: &iv, Ask: &ask, Maintenance: &mc, NoLog: s.NoLog, ETVTTL: s.etvTTL(), MaxCodeFileBytes: s.CodeMaxFileBytes, IndexDir: s.IndexDir,
-		IndexApproximateFrom: s.IndexApproximateFrom, settings: &s}, nil
+		IndexApproximateFrom: s.IndexApproximateFrom, settings: &s}
+	if err := s.groundedOptions(o); err != nil {
+		return nil, err
+	}
+	return o, nil
 }
 
 // settingsOf describes an engine opened from Options rather than from
@@ -193,6 +208,7 @@ func settingsOf(o Options) Settings {
 	}
 	sp := o.Embedder.Space()
 	s.Embedder = embed.Config{Provider: sp.Provider, Model: sp.Model, Dim: sp.Dim}
+	groundedSettingsOf(o, &s)
 	return s
 }
 
@@ -204,6 +220,12 @@ func (s Settings) Public() Settings {
 		s.Embedder.BaseURL = u.String()
 	} else if err != nil {
 		s.Embedder.BaseURL = "(unparsable)"
+	}
+	if u, err := url.Parse(s.LLM.BaseURL); err == nil && (u.User != nil || u.RawQuery != "") {
+		u.User, u.RawQuery = nil, ""
+		s.LLM.BaseURL = u.String()
+	} else if err != nil {
+		s.LLM.BaseURL = "(unparsable)"
 	}
 	s.Warnings, s.Notes = slices.Clone(s.Warnings), slices.Clone(s.Notes)
 	return s

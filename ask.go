@@ -87,14 +87,14 @@ type AskDiagnostics struct {
 	// ThoughtCandidates is how many thoughts retrieval compared closely
 	// (at most SURR_DB_LIMIT); BelowThreshold how many of the best fell
 	// under sim_thresh.
-	ThoughtCandidates int      `json:"thought_candidates"`
-	KGCandidates      int      `json:"kg_candidates"`
-	BelowThreshold    int      `json:"below_threshold"`
+	ThoughtCandidates int `json:"thought_candidates"`
+	KGCandidates      int `json:"kg_candidates"`
+	BelowThreshold    int `json:"below_threshold"`
 	// Context is the context policy applied (kg, kg+thoughts, thoughts).
-	Context string `json:"context"`
-	Clamped           []string `json:"clamped,omitempty"`
-	NoResults         bool     `json:"no_results,omitempty"`
-	Reason            string   `json:"reason,omitempty"`
+	Context   string   `json:"context"`
+	Clamped   []string `json:"clamped,omitempty"`
+	NoResults bool     `json:"no_results,omitempty"`
+	Reason    string   `json:"reason,omitempty"`
 	// SaveSkipped says why no thought was saved although save was true.
 	SaveSkipped string `json:"save_skipped,omitempty"`
 	// Notes are warnings that did not fail the call (a best-effort step

@@ -175,6 +175,12 @@ type groundedAnswer struct {
 // checks. Every answer comes back with the grounding contract; a refused
 // one has no text.
 func (e *Engine) ground(ctx context.Context, q string, sources []synth.Source, conv synth.Conversation) (groundedAnswer, error) {
+	return e.groundWith(ctx, e.grounded.verifier, e.synth, q, sources, conv)
+}
+
+// groundWith is ground with a verifier and a fallback synthesiser of the
+// caller's.
+func (e *Engine) groundWith(ctx context.Context, v synth.Verifier, fallback synth.Synthesizer, q string, sources []synth.Source, conv synth.Conversation) (groundedAnswer, error) {
 	start := time.Now()
 	out := groundedAnswer{used: sources}
 	if c := e.grounded.llm; c != nil {
@@ -188,7 +194,7 @@ func (e *Engine) ground(ctx context.Context, q string, sources []synth.Source, c
 			out.degraded = memory.Public(err).Message
 		} else {
 			out.context = &built
-			ls := synth.LLMSynthesizer{Model: modelFunc(c), Prompt: synth.SessionPrompt(built.Conversation), Verifier: e.grounded.verifier,
+			ls := synth.LLMSynthesizer{Model: modelFunc(c), Prompt: synth.SessionPrompt(built.Conversation), Verifier: v,
 				Fits: func(r synth.ModelRequest) bool { return c.CountTokens(llmPrompt(r), schema) <= budget }}
 			// The model gets the caller's time less a reserve for the
 			// extractive answer and the writes, should it fail.
@@ -210,7 +216,7 @@ func (e *Engine) ground(ctx context.Context, q string, sources []synth.Source, c
 			e.log.WarnContext(ctx, "inner_voice: the language model failed; the extractive synthesiser answers", "detail", memory.Detail(err))
 		}
 	}
-	ans, err := e.synth.Synthesize(ctx, q, sources)
+	ans, err := fallback.Synthesize(ctx, q, sources)
 	if err != nil {
 		return out, err
 	}
@@ -220,7 +226,7 @@ func (e *Engine) ground(ctx context.Context, q string, sources []synth.Source, c
 	if ans.Refused {
 		out.response = synth.GroundedResponse{Answer: synth.RefusalText, Sources: []synth.SourceCitation{}, Refused: true, Notes: ans.Notes}
 	} else {
-		out.response = e.grounded.verifier.Verify(ctx, ans.Draft(sources), sources)
+		out.response = v.Verify(ctx, ans.Draft(sources), sources)
 		if out.response.Refused {
 			ans = synth.Answer{Name: ans.Name, Sentences: []synth.Sentence{}, Refused: true, Notes: out.response.Notes}
 		}
@@ -444,7 +450,18 @@ func (e *Engine) rollSummary(ctx context.Context, sess memory.InnerVoiceSession,
 	var usage synth.Synthesis
 	made, note := false, ""
 	if len(sources) > 0 {
-		g, err := e.ground(ctx, q, sources, synth.Conversation{})
+		// A summary rests on the exchanges it folds: every sentence must be
+		// supported by them, as an answer's by its memories, but one
+		// exchange may say all there is (the two-source rule is an
+		// answer's).
+		v := e.grounded.verifier
+		v.MinSources = 1
+		var fallback synth.Synthesizer = e.synth
+		if x, ok := e.synth.(synth.Extractive); ok {
+			x.MinSources = 1
+			fallback = x
+		}
+		g, err := e.groundWith(ctx, v, fallback, q, sources, synth.Conversation{})
 		if err != nil {
 			return sess, false, "", err
 		}

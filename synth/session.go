@@ -165,7 +165,8 @@ func SummaryFold(window []memory.InnerVoiceExchange) []memory.InnerVoiceExchange
 // SummaryInput is what a synthesiser is asked to make a rolling summary:
 // a question naming the thread's topic and the folded exchanges'
 // questions, and as sources the previous summary and the folded
-// exchanges' answers (refused, redacted and empty ones are left out).
+// exchanges' answers (refused, redacted and empty ones are left out, and
+// an answer given again counts once).
 // The summary is held to the same grounding rules as any answer: every
 // sentence must rest on these sources.
 func SummaryInput(topic, previous string, fold []memory.InnerVoiceExchange) (question string, sources []Source) {
@@ -176,12 +177,21 @@ func SummaryInput(topic, previous string, fold []memory.InnerVoiceExchange) (que
 	if strings.TrimSpace(previous) != "" {
 		sources = append(sources, Source{ID: summarySourceID, Type: SourceSummary, Text: previous, Relevance: 1})
 	}
+	// An answer given again (the same text, normalised) is one source:
+	// the latest.
+	seen := map[string]int{}
 	for _, x := range fold {
 		if x.Refused || x.Redacted || strings.TrimSpace(x.Answer) == "" {
 			continue
 		}
 		qs = append(qs, oneLine(x.Query))
-		sources = append(sources, Source{ID: x.ID, Type: SourceExchange, Text: x.Answer, Relevance: 1})
+		src := Source{ID: x.ID, Type: SourceExchange, Text: x.Answer, Relevance: 1}
+		if i, ok := seen[normalizeText(x.Answer)]; ok {
+			sources[i] = src
+			continue
+		}
+		seen[normalizeText(x.Answer)] = len(sources)
+		sources = append(sources, src)
 	}
 	question = "Summarise what this conversation found"
 	if len(qs) > 0 {

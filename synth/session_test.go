@@ -251,3 +251,32 @@ func TestRollingSummaryInput(t *testing.T) {
 		t.Fatalf("sources %+v", src)
 	}
 }
+
+// An answer's declared sentences are its claims when they are the answer:
+// quotes of sources whose sentences begin in lower case ("grep -rn ...")
+// pass as quoted, where the verifier's own split would join them into one
+// claim nothing supports. Declared claims that are not the answer are
+// ignored.
+func TestVerifierUsesDeclaredClaims(t *testing.T) {
+	src := []synth.Source{
+		{ID: "a", Type: "thought", Relevance: 0.8, Text: "user: Checkout fails for some customers with 'session expired' right after they log in. Can you look into it?"},
+		{ID: "b", Type: "thought", Relevance: 0.7, Text: `grep -rn "session expired" internal/ -> internal/auth/session.go:88 returns ErrSessionExpired when token.IssuedAt is after now`},
+		{ID: "c", Type: "thought", Relevance: 0.6, Text: "internal/auth/session.go: accept tokens whose IssuedAt is at most 5s ahead of now (clockSkewLeeway = 5 * time.Second)"},
+		{ID: "d", Type: "thought", Relevance: 0.6, Text: "internal/auth/session.go: read the clock once per request instead of calling time.Now() twice in validateToken"},
+		{ID: "e", Type: "thought", Relevance: 0.6, Text: "go test ./internal/auth/... -> FAIL TestValidateToken_ClockSkew: token issued 2s in the future is rejected"},
+	}
+	ans, err := synth.Extractive{MinSources: 2}.Synthesize(ctx, "why does checkout fail with session expired after login?", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := ans.Draft(src)
+	if res := (synth.Verifier{}).Verify(ctx, d, src); res.Refused || res.CoverageRatio != 1 {
+		t.Fatalf("declared claims: %+v", res)
+	}
+	for name, claims := range map[string][]string{"none": nil, "not the answer": {"Checkout fails."}} {
+		d.Claims = claims
+		if res := (synth.Verifier{}).Verify(ctx, d, src); !res.Refused {
+			t.Fatalf("%s: the verifier's own split passed %q", name, ans.Text)
+		}
+	}
+}

@@ -44,9 +44,9 @@ func (f Func) Synthesize(ctx context.Context, question string, sources []Source)
 	return f(ctx, question, sources)
 }
 
-// Draft is the answer as the grounding verifier reads it: its text, and
-// for each span of each sentence a citation quoting that span of the
-// source. Spans outside their source's text are left out (the verifier
+// Draft is the answer as the grounding verifier reads it: its text, its
+// sentences as claims, and for each span of each sentence a citation
+// quoting that span of the source. Spans outside their source's text are left out (the verifier
 // then finds the sentence unsupported).
 func (a Answer) Draft(sources []Source) Draft {
 	text := map[string][]rune{}
@@ -57,6 +57,7 @@ func (a Answer) Draft(sources []Source) Draft {
 	}
 	d := Draft{Answer: a.Text, Sources: []Citation{}}
 	for _, s := range a.Sentences {
+		d.Claims = append(d.Claims, s.Text)
 		for _, sp := range s.Spans {
 			rs, ok := text[sp.SourceID]
 			if !ok || sp.Start < 0 || sp.End > len(rs) || sp.Start >= sp.End {

@@ -18,6 +18,50 @@ func (g GroundingSettings) verifier() synth.Verifier {
 	return synth.Verifier{MinCoverage: g.MinCoverage, MinSources: g.MinSources, Threshold: g.Threshold}
 }
 
+// LLMSettings describe the language model inner_voice answers with: the
+// settings of llm.SettingsFromEnv, with the key shown only as whether one
+// is set. Provider is empty when none is configured.
+type LLMSettings struct {
+	Provider        string     `json:"provider,omitempty"`
+	Model           string     `json:"model,omitempty"`
+	BaseURL         string     `json:"baseUrl,omitempty"`
+	Timeout         string     `json:"timeout,omitempty"`
+	Retries         int        `json:"retries,omitempty"`
+	ContextWindow   int        `json:"contextWindow,omitempty"`
+	MaxOutputTokens int        `json:"maxOutputTokens,omitempty"`
+	Temperature     *float64   `json:"temperature,omitempty"`
+	Price           *llm.Price `json:"price,omitempty"`
+	JSON            string     `json:"json,omitempty"`
+	APIKeySet       bool       `json:"apiKeySet"`
+}
+
+func llmSettingsOf(s llm.Settings) LLMSettings {
+	if s.Provider == "" {
+		return LLMSettings{}
+	}
+	out := LLMSettings{Provider: s.Provider, Model: s.Model, BaseURL: s.BaseURL, Retries: max(s.Retries, 0), ContextWindow: s.ContextWindow,
+		MaxOutputTokens: s.MaxOutputTokens, Temperature: s.Temperature, Price: s.Price, JSON: s.JSON, APIKeySet: s.APIKey.Set()}
+	if s.Timeout > 0 {
+		out.Timeout = s.Timeout.String()
+	}
+	return out
+}
+
+// SessionSettings describe inner_voice's sessions: the prompt budget
+// (SURR_INNER_VOICE_MAX_TOKENS), the session timeout
+// (SURR_INNER_VOICE_TIMEOUT) and the default context policy
+// (CAIRN_INNER_VOICE_CONTEXT; empty: kg with a language model, thoughts
+// without).
+type SessionSettings struct {
+	MaxPromptTokens int    `json:"maxPromptTokens"`
+	Timeout         string `json:"timeout"`
+	Context         string `json:"context,omitempty"`
+}
+
+func sessionSettingsOf(c synth.SessionConfig) SessionSettings {
+	return SessionSettings{MaxPromptTokens: c.MaxPromptTokens, Timeout: c.Timeout.String(), Context: c.Context}
+}
+
 // readGrounded reads the language model's settings (llm.SettingsFromEnv),
 // the verifier's and the sessions'.
 func (s *Settings) readGrounded(getenv func(string) string) error {
@@ -25,7 +69,7 @@ func (s *Settings) readGrounded(getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	s.LLM = ls
+	s.llm, s.LLM = ls, llmSettingsOf(ls)
 	s.Notes = append(s.Notes, notes...)
 	v, warns := synth.VerifierFromEnv(getenv)
 	s.Grounding = GroundingSettings{MinCoverage: v.MinCoverage, MinSources: v.MinSources, Threshold: v.Threshold}
@@ -34,7 +78,7 @@ func (s *Settings) readGrounded(getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	s.Sessions = sc
+	s.sessions, s.Sessions = sc, sessionSettingsOf(sc)
 	s.Warnings = append(s.Warnings, warns...)
 	if ls.Provider != "" && !s.InnerVoice.Enabled {
 		s.Notes = append(s.Notes, "a language model is configured, but inner_voice is disabled: set SURR_ENABLE_INNER_VOICE=1 to use it")
@@ -45,15 +89,18 @@ func (s *Settings) readGrounded(getenv func(string) string) error {
 // groundedOptions makes the language model's client and passes the
 // verifier's and the sessions' settings on.
 func (s Settings) groundedOptions(o *Options) error {
-	if s.LLM.Provider != "" {
-		c, err := llm.New(s.LLM)
+	if s.llm.Provider != "" {
+		c, err := llm.New(s.llm)
 		if err != nil {
 			return err
 		}
-		o.LLM, o.LLMMaxOutputTokens = c, s.LLM.MaxOutputTokens
+		o.LLM, o.LLMMaxOutputTokens = c, s.llm.MaxOutputTokens
 	}
 	v := s.Grounding.verifier()
-	sc := s.Sessions
+	sc := s.sessions
+	if sc.MaxPromptTokens == 0 {
+		sc = synth.DefaultSessionConfig()
+	}
 	o.Verifier, o.Sessions = &v, &sc
 	return nil
 }
@@ -66,12 +113,12 @@ func groundedSettingsOf(o Options, s *Settings) {
 		v = *o.Verifier
 	}
 	s.Grounding = GroundingSettings{MinCoverage: v.MinCoverage, MinSources: v.MinSources, Threshold: v.Threshold}
-	s.Sessions = synth.DefaultSessionConfig()
+	sc := synth.DefaultSessionConfig()
 	if o.Sessions != nil {
-		s.Sessions = *o.Sessions
+		sc = *o.Sessions
 	}
+	s.Sessions = sessionSettingsOf(sc)
 	if o.LLM != nil {
-		s.LLM = llm.Settings{Provider: o.LLM.Provider(), Model: o.LLM.Model(), ContextWindow: o.LLM.ContextWindow(),
-			MaxOutputTokens: o.LLMMaxOutputTokens}
+		s.LLM = LLMSettings{Provider: o.LLM.Provider(), Model: o.LLM.Model(), ContextWindow: o.LLM.ContextWindow(), MaxOutputTokens: o.LLMMaxOutputTokens}
 	}
 }

@@ -49,9 +49,12 @@ type Settings struct {
 	// no provider: none, and the extractive synthesiser answers);
 	// Grounding the verifier's thresholds; Sessions inner_voice's
 	// sessions and prompt budget.
-	LLM       llm.Settings        `json:"llm"`
-	Grounding GroundingSettings   `json:"grounding"`
-	Sessions  synth.SessionConfig `json:"innerVoiceSessions"`
+	LLM       LLMSettings       `json:"llm"`
+	Grounding GroundingSettings `json:"grounding"`
+	Sessions  SessionSettings   `json:"innerVoiceSessions"`
+	// llm and sessions are what LLM and Sessions show.
+	llm      llm.Settings
+	sessions synth.SessionConfig
 	// MaxContentBytes caps one record's content.
 	MaxContentBytes int `json:"maxContentBytes"`
 	// NoLog (MCP_NO_LOG=1) keeps logs to counters.
@@ -227,6 +230,7 @@ func (s Settings) Public() Settings {
 	} else if err != nil {
 		s.LLM.BaseURL = "(unparsable)"
 	}
+	s.llm = llm.Settings{}
 	s.Warnings, s.Notes = slices.Clone(s.Warnings), slices.Clone(s.Notes)
 	return s
 }

@@ -1,7 +1,6 @@
 package synth
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -60,15 +59,6 @@ type SessionConfig struct {
 	// kg, kg+thoughts or thoughts). Empty: kg when a language model
 	// answers, thoughts for the extractive synthesiser.
 	Context string `json:"context,omitempty"`
-}
-
-// MarshalJSON writes the timeout as a duration ("24h0m0s").
-func (c SessionConfig) MarshalJSON() ([]byte, error) {
-	type plain SessionConfig
-	return json.Marshal(struct {
-		plain
-		Timeout string `json:"timeout"`
-	}{plain(c), c.Timeout.String()})
 }
 
 // DefaultSessionConfig is the configuration with nothing set.

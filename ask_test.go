@@ -411,6 +411,7 @@ func TestAskOverTheToolTable(t *testing.T) {
 		var m map[string]any
 		json.Unmarshal(s, &m)
 		delete(m["diagnostics"].(map[string]any), "latency_ms")
+		delete(m["provenance"].(map[string]any), "latency_ms")
 		r, _ := json.Marshal(m)
 		return string(r)
 	}

@@ -346,8 +346,8 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 		}
 		res.Grounding = synth.GroundedResponse{Answer: "", Sources: []synth.SourceCitation{}, Notes: "No memory was similar enough to the question."}
 		if thread.mode != ModeNone {
-			e.recordInto(ctx, &res, thread, memory.InnerVoiceExchange{Query: q, Notes: res.Grounding.Notes, Synthesizer: res.Synthesizer,
-				Timestamp: e.nowMs(), Sources: []memory.VoiceCitation{}, MemoriesReferenced: []string{}}, req.IncludePrivate)
+			e.recordInto(ctx, &res, &call, thread, memory.InnerVoiceExchange{Query: q, Notes: res.Grounding.Notes, Synthesizer: res.Synthesizer,
+				Timestamp: e.nowMs(), Sources: []memory.VoiceCitation{}, MemoriesReferenced: []string{}})
 		}
 		d.LatencyMs = time.Since(start).Milliseconds()
 		return res, nil
@@ -483,21 +483,25 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 				x.Private = true
 			}
 		}
-		e.recordInto(ctx, &res, thread, x, req.IncludePrivate)
+		e.recordInto(ctx, &res, &call, thread, x)
 	}
 	d.LatencyMs = time.Since(start).Milliseconds()
 	return res, nil
 }
 
-// recordInto records an exchange, best effort: a failure is a note.
-func (e *Engine) recordInto(ctx context.Context, res *AskResult, th voiceThread, x memory.InnerVoiceExchange, includePrivate bool) {
-	sess, notes, err := e.record(ctx, th, x, includePrivate)
+// recordInto records an exchange, best effort: a failure is a note. The
+// model calls a rolling summary made are added to the call's figures.
+func (e *Engine) recordInto(ctx context.Context, res *AskResult, call *InnerVoiceCall, th voiceThread, x memory.InnerVoiceExchange) {
+	sess, notes, usage, err := e.record(ctx, th, x)
 	if err != nil {
 		res.Diagnostics.Notes = append(res.Diagnostics.Notes, "the exchange was not recorded in a session: "+memory.Public(err).Message)
 		return
 	}
 	res.Session = sess
 	res.Diagnostics.Notes = append(res.Diagnostics.Notes, notes...)
+	call.PromptTokens += usage.PromptTokens
+	call.CompletionTokens += usage.CompletionTokens
+	call.Cost += usage.Cost
 }
 
 // contextPolicy is a request's context policy, or the default: the

@@ -77,7 +77,7 @@ type InnerVoiceCall struct {
 	Degraded bool
 	Latency  time.Duration
 	// PromptTokens, CompletionTokens and Cost are the model calls' (zero
-	// without a model).
+	// without a model), a rolling summary's included.
 	PromptTokens, CompletionTokens int
 	Cost                           float64
 	// Coverage is the answer's coverage ratio (0 without sources).
@@ -384,7 +384,7 @@ func cutChars(s string, n int) string {
 // record stores an exchange in the thread's session, creating the session
 // first when the thread starts one, and rolls the summary when the window
 // has grown past SummaryAfter.
-func (e *Engine) record(ctx context.Context, th voiceThread, x memory.InnerVoiceExchange, includePrivate bool) (*AskSession, []string, error) {
+func (e *Engine) record(ctx context.Context, th voiceThread, x memory.InnerVoiceExchange) (*AskSession, []string, synth.Synthesis, error) {
 	st := e.grounded.store
 	out := &AskSession{Mode: th.mode}
 	var sess memory.InnerVoiceSession
@@ -399,7 +399,7 @@ func (e *Engine) record(ctx context.Context, th voiceThread, x memory.InnerVoice
 		s, err := st.CreateVoiceSession(ctx, memory.InnerVoiceSession{ID: e.newID("ivs"), Version: memory.InnerVoiceSessionVersion,
 			Provider: provider, Model: model, MaxPromptTokens: e.promptBudget(), Topic: th.topic, CreatedAt: now, LastInteraction: now})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, synth.Synthesis{}, err
 		}
 		sess, out.Created = s, true
 	} else {
@@ -408,13 +408,15 @@ func (e *Engine) record(ctx context.Context, th voiceThread, x memory.InnerVoice
 	x.ID, x.SessionID = e.newID("ivx"), sess.ID
 	stored, sess, err := st.AddVoiceExchange(ctx, x)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, synth.Synthesis{}, err
 	}
 	out.SessionID, out.ExchangeID, out.Seq, out.Topic = sess.ID, stored.ID, stored.Seq, sess.Topic
 	var notes []string
+	var usage synth.Synthesis
 	window := append(th.window, stored)
 	if fold := synth.SummaryFold(window); fold != nil {
-		s, made, note, err := e.rollSummary(ctx, sess, fold)
+		s, made, note, u, err := e.rollSummary(ctx, sess, fold)
+		usage = u
 		switch {
 		case memory.IsCode(err, memory.CodeConflict):
 			// Another call summarised first.
@@ -429,7 +431,7 @@ func (e *Engine) record(ctx context.Context, th voiceThread, x memory.InnerVoice
 	}
 	out.TotalExchanges, out.TotalTokens, out.TotalCost = sess.TotalExchanges, sess.TotalTokens, sess.TotalCost
 	out.SummarizedThrough = sess.SummarizedThrough
-	return out, notes, nil
+	return out, notes, usage, nil
 }
 
 // rollSummary folds exchanges into the session's rolling summary, made by
@@ -437,7 +439,7 @@ func (e *Engine) record(ctx context.Context, th voiceThread, x memory.InnerVoice
 // held to the same grounding rules. A summary that cannot be grounded
 // keeps the previous text (the window still moves on, so a session never
 // grows without bound); made says a new text was written.
-func (e *Engine) rollSummary(ctx context.Context, sess memory.InnerVoiceSession, fold []memory.InnerVoiceExchange) (memory.InnerVoiceSession, bool, string, error) {
+func (e *Engine) rollSummary(ctx context.Context, sess memory.InnerVoiceSession, fold []memory.InnerVoiceExchange) (memory.InnerVoiceSession, bool, string, synth.Synthesis, error) {
 	prev := sess.Summary
 	q, sources := synth.SummaryInput(sess.Topic, prev.Text, fold)
 	sum := memory.RollingSummary{Text: prev.Text, LastUpdated: e.nowMs(), ExchangesSummarized: prev.ExchangesSummarized + len(fold),
@@ -463,7 +465,7 @@ func (e *Engine) rollSummary(ctx context.Context, sess memory.InnerVoiceSession,
 		}
 		g, err := e.groundWith(ctx, v, fallback, q, sources, synth.Conversation{})
 		if err != nil {
-			return sess, false, "", err
+			return sess, false, "", synth.Synthesis{}, err
 		}
 		usage = g.usage
 		switch {
@@ -479,5 +481,5 @@ func (e *Engine) rollSummary(ctx context.Context, sess memory.InnerVoiceSession,
 	sum.TokenSavings = prev.TokenSavings + folded - (e.countText(sum.Text) - e.countText(prev.Text))
 	s, err := e.grounded.store.SetVoiceSummary(ctx, sess.ID, sum, fold[len(fold)-1].Seq,
 		int64(usage.PromptTokens), int64(usage.CompletionTokens), usage.Cost)
-	return s, made, note, err
+	return s, made, note, usage, err
 }

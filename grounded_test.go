@@ -369,6 +369,8 @@ func TestInnerVoiceRollingSummary(t *testing.T) {
 		return llmtest.Quote(prompt, 2)
 	}})
 	eng, _ := groundedEngine(t, fakeClient(t, srv, nil), nil)
+	var observed []cairn.InnerVoiceCall
+	eng.OnInnerVoice(func(c cairn.InnerVoiceCall) { observed = append(observed, c) })
 	var last cairn.AskResult
 	questions := []string{"why does clock drift break session token expiry on the auth-service?", "what does the auth-service session token expiry depend on?",
 		"how does the auth-service keep session tokens when clocks drift?", "how much clock drift does session token expiry tolerate?"}
@@ -384,6 +386,10 @@ func TestInnerVoiceRollingSummary(t *testing.T) {
 	s := last.Session
 	if !s.Summarized || s.SummarizedThrough != 11-synth.SummaryKeep || s.Seq != 11 {
 		t.Fatalf("after 11 exchanges: %+v", s)
+	}
+	// The call that rolled the summary counts the summary's model call too.
+	if c := observed[10]; c.PromptTokens != 240 || c.CompletionTokens != 80 || observed[9].PromptTokens != 120 {
+		t.Fatalf("the figures of the call that summarised: %+v", c)
 	}
 	view, err := eng.VoiceSession(ctx, cairn.VoiceSessionRequest{SessionID: s.SessionID})
 	if err != nil {

@@ -628,3 +628,59 @@ func TestInnerVoiceSessionPrivacyAndForgetting(t *testing.T) {
 	}
 	_ = ts
 }
+
+// BenchmarkInnerVoiceAsk is one inner_voice call (mode none, save false)
+// on the askEngine corpus and three facts: answered by the extractive
+// synthesiser and checked, and answered by a language model (a fake
+// OpenAI server on loopback that quotes its sources) with the prompt built
+// within its budget, counted with the model's tokenizer, and checked.
+func BenchmarkInnerVoiceAsk(b *testing.B) {
+	for _, name := range []string{"extractive", "grounded"} {
+		b.Run(name, func(b *testing.B) {
+			var opts *cairn.Options
+			var c llm.Client
+			if name == "grounded" {
+				srv := llmtest.New(b, llm.ProviderOpenAI, quoting(2))
+				s := srv.Settings()
+				var err error
+				if c, err = llm.New(s); err != nil {
+					b.Fatal(err)
+				}
+			}
+			eng, _ := groundedEngineB(b, c, opts)
+			req := cairn.AskRequest{Content: askQuestion, TopK: ptr(3), Mode: "none", Save: ptr(false), Context: "kg"}
+			if _, err := eng.Ask(ctx, req); err != nil { // the tokenizer loads once
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				res, err := eng.Ask(ctx, req)
+				if err != nil || res.Refused || res.Synthesizer != name {
+					b.Fatalf("%+v %v", res.Provenance, err)
+				}
+			}
+		})
+	}
+}
+
+// groundedEngineB is groundedEngine for a benchmark.
+func groundedEngineB(b *testing.B, c llm.Client, opts *cairn.Options) (*cairn.Engine, []memory.KGObservation) {
+	b.Helper()
+	if opts == nil {
+		opts = &cairn.Options{}
+	}
+	opts.LLM, opts.Embedder, opts.InnerVoice = c, embed.Hash{Dim: 256}, voiceOn()
+	eng := openAt(b, filepath.Join(b.TempDir(), "cairn.db"), opts)
+	ent, err := eng.CreateEntity(ctx, cairn.EntityRequest{Name: "auth-service", Type: "service"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var facts []memory.KGObservation
+	for _, f := range kgFacts {
+		o, err := eng.Observe(ctx, cairn.ObserveRequest{EntityID: ent.ID, Content: f})
+		if err != nil {
+			b.Fatal(err)
+		}
+		facts = append(facts, o)
+	}
+	return eng, facts
+}

@@ -237,7 +237,12 @@ func (s Settings) Public() Settings {
 
 // String is a one-line summary, for logs.
 func (s Settings) String() string {
-	return fmt.Sprintf("provider=%s embedder=%s/%s/%d inner_voice=%v", s.Provider, s.Embedder.Provider, s.Embedder.Model, s.Embedder.Dim, s.InnerVoice.Enabled)
+	llm := "none"
+	if s.LLM.Provider != "" {
+		llm = s.LLM.Provider + "/" + s.LLM.Model
+	}
+	return fmt.Sprintf("provider=%s embedder=%s/%s/%d inner_voice=%v llm=%s", s.Provider, s.Embedder.Provider, s.Embedder.Model, s.Embedder.Dim,
+		s.InnerVoice.Enabled, llm)
 }
 
 // etvTTL maps the setting to Options.ETVTTL, where 0 means the default

@@ -50,13 +50,22 @@ func SettingsPath(a Agent, s SettingsScope, home, project string) (string, error
 
 // HookCommand is the command an agent runs for one of its events: bin is
 // the cairn executable, db the database (empty: cairn's default).
-func HookCommand(bin, db string, a Agent, native string) string {
+func HookCommand(bin, db string, a Agent, native string, o InstallOptions) string {
 	parts := []string{shellQuote(bin)}
 	if db != "" {
 		parts = append(parts, "--db", shellQuote(db))
 	}
 	parts = append(parts, "hook", native, "--agent", string(a))
+	if o.NoPrompts && nativeEvents[a][native] == EventPrompt {
+		parts = append(parts, "--no-prompts")
+	}
 	return strings.Join(parts, " ")
+}
+
+// InstallOptions tune the installed hooks.
+type InstallOptions struct {
+	// NoPrompts leaves the user's prompts out of what is recorded.
+	NoPrompts bool
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
@@ -76,7 +85,7 @@ func IsCairnCommand(cmd string) bool {
 	}
 	bin := strings.Trim(f[0], `'"`)
 	base := strings.TrimSuffix(filepath.Base(bin), ".exe")
-	return strings.HasPrefix(base, "cairn") && slices.Contains(f[1:], "hook") && slices.Contains(f[1:], "--agent")
+	return strings.Contains(base, "cairn") && slices.Contains(f[1:], "hook") && slices.Contains(f[1:], "--agent")
 }
 
 // hookTimeout is how long an agent lets a cairn hook run: session start
@@ -112,7 +121,7 @@ func (c Change) Diff() string { return UnifiedDiff(c.Path, c.Before, c.After) }
 // PlanInstall computes the settings file with cairn's hooks for every
 // event of a (replacing cairn's earlier entries, keeping everything
 // else), from its current text ("" for none).
-func PlanInstall(a Agent, path, current, bin, db string) (Change, error) {
+func PlanInstall(a Agent, path, current, bin, db string, o InstallOptions) (Change, error) {
 	root, err := parseObject([]byte(current))
 	if err != nil {
 		return Change{}, memory.Errorf(memory.CodeInvalidParams, "%s is not a JSON object; fix or move it first (%v)", path, err)
@@ -127,7 +136,7 @@ func PlanInstall(a Agent, path, current, bin, db string) (Change, error) {
 	}
 	events := NativeEvents(a)
 	for _, ev := range events {
-		cmd := HookCommand(bin, db, a, ev)
+		cmd := HookCommand(bin, db, a, ev, o)
 		var entry any
 		switch a {
 		case ClaudeCode:

@@ -33,7 +33,7 @@ func (s Spool) Put(b Batch) (string, error) {
 	}
 	path := filepath.Join(s.Dir, b.ID+".json")
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+	if err := writeSynced(tmp, data); err != nil {
 		os.Remove(tmp)
 		return "", memory.Wrap(memory.CodeInternal, err, "writing the spool: %v", err)
 	}
@@ -41,7 +41,31 @@ func (s Spool) Put(b Batch) (string, error) {
 		os.Remove(tmp)
 		return "", memory.Wrap(memory.CodeInternal, err, "writing the spool: %v", err)
 	}
+	// The rename itself reaches the disk with the directory (where the
+	// platform allows syncing one).
+	if d, err := os.Open(s.Dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
 	return path, nil
+}
+
+// writeSynced writes a new file and flushes it to the disk: a batch in
+// the spool survives a crash of the machine, not only of the process.
+func writeSynced(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // List returns the spooled batches' files, oldest first (ids are

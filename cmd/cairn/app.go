@@ -42,6 +42,8 @@ type app struct {
 	env map[string]string
 	// started says the command got past cobra's argument and flag checks.
 	started bool
+	// timer times a hook's steps (cairn hook).
+	timer *hookTimer
 }
 
 // setenv makes a flag's value win over the environment variable k.

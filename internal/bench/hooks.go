@@ -64,15 +64,15 @@ type HooksReport struct {
 	// from start to exit, as the agent waits for it; PromptHook a
 	// UserPromptSubmit hook; SessionStart a session-start hook that
 	// renders context.
-	ToolHook     Latency `json:"toolHook"`
-	PromptHook   Latency `json:"promptHook"`
+	ToolHook   Latency `json:"toolHook"`
+	PromptHook Latency `json:"promptHook"`
 	// ToolHookDirect is the same tool-call hook writing the database in
 	// its own process (CAIRN_HOOK_WRITE=direct), run in turn with the
 	// default (background writer) so load weighs on both alike.
 	ToolHookDirect Latency `json:"toolHookDirect"`
 	// DrainMs is how long the background writer took, after the last
 	// timed hook, to empty the spool.
-	DrainMs float64 `json:"drainMs"`
+	DrainMs      float64 `json:"drainMs"`
 	SessionStart Latency `json:"sessionStart"`
 	// Steps are the tool hook's steps inside the process, median ms:
 	// read, build (parse, redact, decide), spool, open (the database),

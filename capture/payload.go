@@ -152,16 +152,16 @@ var nativeEvents = map[Agent]map[string]EventKind{
 func NativeEvents(a Agent) []string {
 	var out []string
 	for _, k := range EventKinds {
+		var names []string
 		for name, kind := range nativeEvents[a] {
 			if kind == k {
-				out = append(out, name)
+				names = append(names, name)
 			}
 		}
+		// Several native events of one kind: in a stable order.
+		slices.Sort(names)
+		out = append(out, names...)
 	}
-	// Several native events of one kind: keep them in a stable order.
-	slices.SortStableFunc(out, func(x, y string) int {
-		return slices.Index(EventKinds, nativeEvents[a][x]) - slices.Index(EventKinds, nativeEvents[a][y])
-	})
 	return out
 }
 

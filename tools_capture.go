@@ -149,3 +149,13 @@ func (e *Engine) PreCompact(ctx context.Context, req PreCompactRequest) (memory.
 	return e.SetSummary(ctx, SummaryRequest{CapsuleID: c.ID, SummaryInput: SummaryInput{Content: text, Confidence: &conf,
 		EvidenceRefs: lastIDs(c.ObservationIDs, 50)}})
 }
+
+// ScopeValues lists up to limit known values of a scope dimension
+// (sessionId, repoId, agentId, userId) that start with prefix, sorted:
+// what a client completes a scope argument with.
+func (e *Engine) ScopeValues(ctx context.Context, key, prefix string, limit int) ([]string, error) {
+	if err := memory.ValidateText("prefix", prefix, memory.MaxScopeValueBytes); err != nil {
+		return nil, err
+	}
+	return e.store.ScopeValues(ctx, key, prefix, limit)
+}

@@ -221,3 +221,6 @@ func lastPathElem(p string) string {
 	}
 	return p
 }
+
+// MarkdownText returns the context's Markdown.
+func (c Context) MarkdownText() string { return c.Markdown }

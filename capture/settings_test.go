@@ -108,7 +108,7 @@ func TestInstallIntoNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	var f struct {
-		Version int                              `json:"version"`
+		Version int                            `json:"version"`
 		Hooks   map[string][]map[string]string `json:"hooks"`
 	}
 	if err := json.Unmarshal([]byte(c.After), &f); err != nil || f.Version != 1 {

@@ -78,3 +78,30 @@ func TestRedactionCorpus(t *testing.T) {
 	}
 	t.Logf("recall %d/%d (named right %d), false positives %d/%d", caught, len(secrets), named, fp, len(looks))
 }
+
+// FuzzRedact: redaction never panics, is idempotent, and keeps the text
+// around what it replaces.
+func FuzzRedact(f *testing.F) {
+	for _, c := range loadSecrets(f) {
+		f.Add(c.Text)
+	}
+	for _, l := range loadLookalikes(f)[:40] {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		var r capture.Redactor
+		once, found := r.Redact(text)
+		twice, again := r.Redact(once)
+		if twice != once || len(again) != 0 {
+			t.Fatalf("not idempotent: %q -> %q -> %q", text, once, twice)
+		}
+		if len(found) == 0 && once != text {
+			t.Fatalf("changed without a finding: %q -> %q", text, once)
+		}
+		for _, fd := range found {
+			if fd.Start < 0 || fd.End > len(text) || fd.Start >= fd.End {
+				t.Fatalf("finding %+v out of %d bytes", fd, len(text))
+			}
+		}
+	})
+}

@@ -122,8 +122,11 @@ func TestSessionContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := c.Markdown
+	if strings.Contains(md, "## Open session") {
+		t.Errorf("a session just opened is shown:\n%s", md)
+	}
 	for _, want := range []string{"# cairn: memory of /src/shop (branch fix/checkout)", "## Pinned", fix.ID, "root cause",
-		"## Open session", "## Last session", "Changed: auth/session.go", "## Relevant memories", "observation_get"} {
+		"## Last session", "Changed: auth/session.go", "## Relevant memories", "observation_get"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("context lacks %q:\n%s", want, md)
 		}
@@ -131,6 +134,16 @@ func TestSessionContext(t *testing.T) {
 	if c.Items[0].ID != pin.TargetID || c.Tokens > 1500 || c.Tokens != (len([]rune(md))+3)/4 {
 		t.Fatalf("items %+v tokens %d", c.Items, c.Tokens)
 	}
+	// Once the session has recorded something (a resume, a compaction),
+	// it is the open session.
+	if _, err := eng.ApplyCapture(ctx, session(t, "s2")[2]); err != nil {
+		t.Fatal(err)
+	}
+	resumed, err := eng.SessionContext(ctx, cairn.SessionContextRequest{ScopeIDs: memory.Scope{RepoID: "/src/shop", SessionID: "s2"}})
+	if err != nil || !strings.Contains(resumed.Markdown, "## Open session") {
+		t.Fatalf("resumed session: %v\n%s", err, resumed.Markdown)
+	}
+	md = resumed.Markdown
 	// A small budget keeps the header, the pin and the footer and counts
 	// what it left out.
 	small, err := eng.SessionContext(ctx, cairn.SessionContextRequest{ScopeIDs: memory.Scope{RepoID: "/src/shop"}, TokenBudget: ptr(100)})
@@ -141,7 +154,7 @@ func TestSessionContext(t *testing.T) {
 		t.Fatalf("small context (%d tokens, %d omitted):\n%s", small.Tokens, small.Omitted, small.Markdown)
 	}
 	// Deterministic.
-	again, _ := eng.SessionContext(ctx, cairn.SessionContextRequest{ScopeIDs: memory.Scope{RepoID: "/src/shop", SessionID: "s2"}, Branch: "fix/checkout"})
+	again, _ := eng.SessionContext(ctx, cairn.SessionContextRequest{ScopeIDs: memory.Scope{RepoID: "/src/shop", SessionID: "s2"}})
 	if again.Markdown != md {
 		t.Fatal("context differs between two calls")
 	}

@@ -61,21 +61,28 @@ func (e *Engine) SessionContext(ctx context.Context, req SessionContextRequest) 
 		return capture.Context{}, err
 	}
 	in.Pins = pins
+	own := ""
 	if sid := req.ScopeIDs.SessionID; sid != "" {
 		c, err := e.store.OpenCapsuleOf(ctx, sid)
-		if err == nil && c.Scope.RepoID == repo {
+		switch {
+		case err == nil && c.Scope.RepoID == repo && (len(c.ObservationIDs) > 0 || c.SummaryID != ""):
 			in.Open = e.sessionOf(ctx, c)
-		} else if err != nil && !memory.IsCode(err, memory.CodeNotFound) {
+		case err == nil:
+			own = c.ID // just opened: nothing to show yet
+		case !memory.IsCode(err, memory.CodeNotFound):
 			return capture.Context{}, err
 		}
 	}
 	if in.Open == nil {
-		open, err := e.store.Capsules(ctx, memory.CapsuleQuery{Scope: where, Status: memory.CapsuleOpen, Limit: 1})
+		open, err := e.store.Capsules(ctx, memory.CapsuleQuery{Scope: where, Status: memory.CapsuleOpen, Limit: 2})
 		if err != nil {
 			return capture.Context{}, err
 		}
-		if len(open) > 0 {
-			in.Open = e.sessionOf(ctx, open[0])
+		for _, c := range open {
+			if c.ID != own {
+				in.Open = e.sessionOf(ctx, c)
+				break
+			}
 		}
 	}
 	closed, err := e.store.Capsules(ctx, memory.CapsuleQuery{Scope: where, Status: memory.CapsuleClosed, Limit: 1})

@@ -5,7 +5,13 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
+
+// lazyRE compiles a regular expression the first time it is used.
+func lazyRE(pat string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pat) })
+}
 
 // Redaction marks what replaced a secret: "[REDACTED:" + kind + "]".
 const redactedPrefix = "[REDACTED:"
@@ -17,7 +23,11 @@ func Marker(kind string) string { return redactedPrefix + kind + "]" }
 // "secret" (or, without one, the whole match) is what is replaced.
 type rule struct {
 	kind string
-	re   *regexp.Regexp
+	pat  string
+	// re is compiled from pat the first time text could match it (most
+	// hooks never need most rules: a process started for one hook call
+	// should not compile them all).
+	re func() *regexp.Regexp
 	// keep, when set, vetoes a match (a look-alike the pattern cannot
 	// tell apart by itself).
 	keep func(secret string) bool
@@ -25,41 +35,48 @@ type rule struct {
 
 // The rules, most specific first: a provider's key is named as such
 // rather than as a high-entropy token.
-var rules = []rule{
-	{kind: "private-key", re: regexp.MustCompile(`-----BEGIN[A-Z ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END[A-Z ]*PRIVATE KEY( BLOCK)?-----|$)`)},
-	{kind: "aws-key", re: regexp.MustCompile(`\b(?P<secret>(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z2-7]{16})\b`)},
-	{kind: "github-token", re: regexp.MustCompile(`\b(?P<secret>(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{40,255}))`)},
-	{kind: "gitlab-token", re: regexp.MustCompile(`\b(?P<secret>glpat-[A-Za-z0-9_-]{20,})`)},
-	{kind: "anthropic-key", re: regexp.MustCompile(`\b(?P<secret>sk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{20,})`)},
-	{kind: "openai-key", re: regexp.MustCompile(`\b(?P<secret>sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|sk-[A-Za-z0-9]{48})\b`)},
-	{kind: "stripe-key", re: regexp.MustCompile(`\b(?P<secret>(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,})`)},
-	{kind: "slack-token", re: regexp.MustCompile(`\b(?P<secret>xox[abposr]-[A-Za-z0-9-]{10,})`)},
-	{kind: "slack-webhook", re: regexp.MustCompile(`(?P<secret>https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{20,})`)},
-	{kind: "google-api-key", re: regexp.MustCompile(`\b(?P<secret>AIza[0-9A-Za-z_-]{35})`)},
-	{kind: "google-oauth-secret", re: regexp.MustCompile(`\b(?P<secret>GOCSPX-[A-Za-z0-9_-]{28})`)},
-	{kind: "npm-token", re: regexp.MustCompile(`\b(?P<secret>npm_[A-Za-z0-9]{36})\b`)},
-	{kind: "pypi-token", re: regexp.MustCompile(`\b(?P<secret>pypi-AgE[A-Za-z0-9_-]{50,})`)},
-	{kind: "huggingface-token", re: regexp.MustCompile(`\b(?P<secret>hf_[A-Za-z0-9]{34,})\b`)},
-	{kind: "sendgrid-key", re: regexp.MustCompile(`\b(?P<secret>SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})`)},
-	{kind: "twilio-key", re: regexp.MustCompile(`\b(?P<secret>SK[0-9a-f]{32})\b`)},
-	{kind: "digitalocean-token", re: regexp.MustCompile(`\b(?P<secret>do[por]_v1_[a-f0-9]{64})\b`)},
-	{kind: "shopify-token", re: regexp.MustCompile(`\b(?P<secret>shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})\b`)},
-	{kind: "databricks-token", re: regexp.MustCompile(`\b(?P<secret>dapi[a-f0-9]{32})\b`)},
-	{kind: "azure-key", re: regexp.MustCompile(`(?i)(?:AccountKey|SharedAccessKey)=(?P<secret>[A-Za-z0-9+/]{20,}={0,2})`)},
-	{kind: "jwt", re: regexp.MustCompile(`\b(?P<secret>eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})`)},
-	{kind: "url-password", re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@'"]+:(?P<secret>[^\s@/'"]{3,})@[^\s/'"]`),
+var rules = compileLazily([]rule{
+	{kind: "private-key", pat: `-----BEGIN[A-Z ]*PRIVATE KEY( BLOCK)?-----[\s\S]*?(-----END[A-Z ]*PRIVATE KEY( BLOCK)?-----|$)`},
+	{kind: "aws-key", pat: `\b(?P<secret>(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z2-7]{16})\b`},
+	{kind: "github-token", pat: `\b(?P<secret>(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{40,255}))`},
+	{kind: "gitlab-token", pat: `\b(?P<secret>glpat-[A-Za-z0-9_-]{20,})`},
+	{kind: "anthropic-key", pat: `\b(?P<secret>sk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{20,})`},
+	{kind: "openai-key", pat: `\b(?P<secret>sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|sk-[A-Za-z0-9]{48})\b`},
+	{kind: "stripe-key", pat: `\b(?P<secret>(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,})`},
+	{kind: "slack-token", pat: `\b(?P<secret>xox[abposr]-[A-Za-z0-9-]{10,})`},
+	{kind: "slack-webhook", pat: `(?P<secret>https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_-]{20,})`},
+	{kind: "google-api-key", pat: `\b(?P<secret>AIza[0-9A-Za-z_-]{35})`},
+	{kind: "google-oauth-secret", pat: `\b(?P<secret>GOCSPX-[A-Za-z0-9_-]{28})`},
+	{kind: "npm-token", pat: `\b(?P<secret>npm_[A-Za-z0-9]{36})\b`},
+	{kind: "pypi-token", pat: `\b(?P<secret>pypi-AgE[A-Za-z0-9_-]{50,})`},
+	{kind: "huggingface-token", pat: `\b(?P<secret>hf_[A-Za-z0-9]{34,})\b`},
+	{kind: "sendgrid-key", pat: `\b(?P<secret>SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})`},
+	{kind: "twilio-key", pat: `\b(?P<secret>SK[0-9a-f]{32})\b`},
+	{kind: "digitalocean-token", pat: `\b(?P<secret>do[por]_v1_[a-f0-9]{64})\b`},
+	{kind: "shopify-token", pat: `\b(?P<secret>shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})\b`},
+	{kind: "databricks-token", pat: `\b(?P<secret>dapi[a-f0-9]{32})\b`},
+	{kind: "azure-key", pat: `(?i)(?:AccountKey|SharedAccessKey)=(?P<secret>[A-Za-z0-9+/]{20,}={0,2})`},
+	{kind: "jwt", pat: `\b(?P<secret>eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})`},
+	{kind: "url-password", pat: `\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@'"]+:(?P<secret>[^\s@/'"]{3,})@[^\s/'"]`,
 		keep: func(s string) bool { return isPlaceholder(s) || strings.HasPrefix(s, "$") }},
-	{kind: "auth-header", re: regexp.MustCompile(`(?i)\b(?:authorization|proxy-authorization)["']?\s*[:=]\s*["']?(?:bearer|basic|token|digest)\s+(?P<secret>[A-Za-z0-9._~+/=-]{8,})`),
+	{kind: "auth-header", pat: `(?i)\b(?:authorization|proxy-authorization)["']?\s*[:=]\s*["']?(?:bearer|basic|token|digest)\s+(?P<secret>[A-Za-z0-9._~+/=-]{8,})`,
 		keep: isPlaceholder},
-	{kind: "bearer-token", re: regexp.MustCompile(`(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/-]{20,}=*)`),
+	{kind: "bearer-token", pat: `(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/-]{20,}=*)`,
 		keep: isPlaceholder},
-	{kind: "secret-assignment", re: regexp.MustCompile(`(?im)(?:^|[\s,;{(])["']?(?:export\s+)?[A-Za-z0-9_.-]*(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_?KEY|APIKEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH_?KEY|CLIENT_?SECRET|CREDENTIALS?|_PWD|SESSION_?KEY|SIGNING_?KEY|ENCRYPTION_?KEY)[A-Za-z0-9_]*["']?\s*(?:=|:)\s*["']?(?P<secret>[^\s"',;]{6,})`),
+	{kind: "secret-assignment", pat: `(?im)(?:^|[\s,;{(])["']?(?:export\s+)?[A-Za-z0-9_.-]*(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_?KEY|APIKEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH_?KEY|CLIENT_?SECRET|CREDENTIALS?|_PWD|SESSION_?KEY|SIGNING_?KEY|ENCRYPTION_?KEY)[A-Za-z0-9_]*["']?\s*(?:=|:)\s*["']?(?P<secret>[^\s"',;]{6,})`,
 		keep: assignmentLookAlike},
+})
+
+func compileLazily(rs []rule) []rule {
+	for i := range rs {
+		rs[i].re = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(rs[i].pat) })
+	}
+	return rs
 }
 
 // highEntropy finds long tokens of many kinds of character that no rule
 // named: an unknown provider's key or a random password.
-var highEntropy = regexp.MustCompile(`[A-Za-z0-9+/_=-]{32,}`)
+var highEntropy = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9+/_=-]{32,}`) })
 
 // isPlaceholder says a matched value is a stand-in, not a secret:
 // ${VAR}, $VAR, <token>, xxx, ***, "changeme" and the like.
@@ -96,22 +113,22 @@ func assignmentLookAlike(s string) bool {
 	if strings.ContainsAny(s, "()[]") {
 		return true
 	}
-	return memberAccess.MatchString(l) || identifier.MatchString(s) || digits.MatchString(s) ||
-		headerName.MatchString(s) || pathLike.MatchString(s)
+	return memberAccess().MatchString(l) || identifier().MatchString(s) || digits().MatchString(s) ||
+		headerName().MatchString(s) || pathLike().MatchString(s)
 }
 
 var (
 	// memberAccess is settings.DATABASE_PASSWORD, config.token.
-	memberAccess = regexp.MustCompile(`^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)+$`)
+	memberAccess = lazyRE(`^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)+$`)
 	// identifier is a bare lowercase name: password = secret_key.
-	identifier = regexp.MustCompile(`^[a-z_]+$`)
+	identifier = lazyRE(`^[a-z_]+$`)
 	// digits are a number: TOKEN_TTL_SECONDS=86400.
-	digits = regexp.MustCompile(`^[0-9]+[a-z]{0,2}$`)
+	digits = lazyRE(`^[0-9]+[a-z]{0,2}$`)
 	// headerName is the name of a header: CSRF_TOKEN_HEADER=X-CSRF-Token.
-	headerName = regexp.MustCompile(`^X-[A-Za-z]+(-[A-Za-z]+)*$`)
+	headerName = lazyRE(`^X-[A-Za-z]+(-[A-Za-z]+)*$`)
 	// pathLike is a path or a name with lowercase segments:
 	// SECRETS_PATH=/run/secrets/app, secret_name: prod/db/credentials.
-	pathLike = regexp.MustCompile(`^([~.]?/)?[a-z0-9_.-]+(/[a-z0-9_.-]*)+$|^[~.]?/`)
+	pathLike = lazyRE(`^([~.]?/)?[a-z0-9_.-]+(/[a-z0-9_.-]*)+$|^[~.]?/`)
 )
 
 // Finding is one secret the redactor replaced.
@@ -152,8 +169,9 @@ func (r *Redactor) Redact(text string) (string, []Finding) {
 		if !ru.quick(text) {
 			continue
 		}
-		idx := ru.re.SubexpIndex("secret")
-		for _, m := range ru.re.FindAllStringSubmatchIndex(text, -1) {
+		re := ru.re()
+		idx := re.SubexpIndex("secret")
+		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
 			a, b := m[0], m[1]
 			if idx > 0 {
 				if m[2*idx] < 0 {
@@ -171,7 +189,7 @@ func (r *Redactor) Redact(text string) (string, []Finding) {
 		}
 	}
 	if !r.NoEntropy {
-		for _, m := range highEntropy.FindAllStringIndex(text, -1) {
+		for _, m := range highEntropy().FindAllStringIndex(text, -1) {
 			a, b := m[0], m[1]
 			if taken(a, b) || !randomLooking(text, a, b) {
 				continue

@@ -34,3 +34,21 @@ func TestBenchProtocol(t *testing.T) {
 		t.Errorf("bad flag: %v", err)
 	}
 }
+
+// `cairn bench hooks` runs the binary as an agent's hooks on a small
+// database and accounts for every write.
+func TestBenchHooks(t *testing.T) {
+	out, err := exec.Command(cairnBin, "bench", "hooks", "--size", "500", "--calls", "6", "--warmup", "1", "--session-starts", "2", "--json").Output()
+	if err != nil {
+		t.Fatalf("bench: %v", err)
+	}
+	var rep bench.HooksReport
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("bench output %s: %v", out, err)
+	}
+	// 7 timed-or-not tool calls each way, a prompt, 2 session starts.
+	if rep.Records != 500 || rep.ToolHook.N != 6 || rep.ToolHookDirect.N != 6 || rep.SessionStart.N != 2 || rep.Spooled != 0 ||
+		rep.Written < 12 || rep.ToolHook.P50 <= 0 || rep.ProcessStart.P50 <= 0 || rep.Steps["spool"] <= 0 || rep.StepsDirect["write"] <= 0 || rep.ContextTokens == 0 {
+		t.Fatalf("report %+v", rep)
+	}
+}

@@ -34,20 +34,32 @@ type HooksOptions struct {
 	Progress io.Writer
 }
 
-// Latency is a latency distribution in milliseconds.
+// Latency is a latency distribution in milliseconds: wall time, and the
+// CPU time (user and system) the process used, which other work on the
+// machine changes much less.
 type Latency struct {
-	N   int     `json:"n"`
-	P50 float64 `json:"p50Ms"`
-	P95 float64 `json:"p95Ms"`
-	P99 float64 `json:"p99Ms"`
-	Max float64 `json:"maxMs"`
+	N      int     `json:"n"`
+	P50    float64 `json:"p50Ms"`
+	P95    float64 `json:"p95Ms"`
+	P99    float64 `json:"p99Ms"`
+	Max    float64 `json:"maxMs"`
+	CPUP50 float64 `json:"cpuP50Ms"`
+	CPUP95 float64 `json:"cpuP95Ms"`
 }
 
-func latencyOf(d []time.Duration) Latency {
-	if len(d) == 0 {
+// timing is one process's wall and CPU time.
+type timing struct{ wall, cpu time.Duration }
+
+func latencyOf(ts []timing) Latency {
+	if len(ts) == 0 {
 		return Latency{}
 	}
-	return Latency{N: len(d), P50: Percentile(d, 0.50), P95: Percentile(d, 0.95), P99: Percentile(d, 0.99), Max: Percentile(d, 1)}
+	var wall, cpu []time.Duration
+	for _, t := range ts {
+		wall, cpu = append(wall, t.wall), append(cpu, t.cpu)
+	}
+	return Latency{N: len(ts), P50: Percentile(wall, 0.50), P95: Percentile(wall, 0.95), P99: Percentile(wall, 0.99), Max: Percentile(wall, 1),
+		CPUP50: Percentile(cpu, 0.50), CPUP95: Percentile(cpu, 0.95)}
 }
 
 // HooksReport is what `cairn bench hooks` measured.
@@ -122,7 +134,7 @@ func Hooks(ctx context.Context, o HooksOptions) (HooksReport, error) {
 	rep.Records = o.Size
 	env := append(os.Environ(), "CAIRN_DB="+db, "CAIRN_HOOK_TIMING=1", "HOME="+o.Dir)
 	direct := false
-	run := func(payload []byte, args ...string) (time.Duration, []byte, []byte, error) {
+	run := func(payload []byte, args ...string) (timing, []byte, []byte, error) {
 		cmd := exec.CommandContext(ctx, o.Binary, args...)
 		cmd.Env = env
 		if direct {
@@ -134,7 +146,10 @@ func Hooks(ctx context.Context, o HooksOptions) (HooksReport, error) {
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		t := time.Now()
 		err := cmd.Run()
-		d := time.Since(t)
+		d := timing{wall: time.Since(t)}
+		if cmd.ProcessState != nil {
+			d.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		}
 		if err != nil {
 			return d, nil, nil, memory.Wrap(memory.CodeInternal, err, "cairn %s: %v: %s", strings.Join(args, " "), err, lastLines(errb.String(), 5))
 		}
@@ -162,7 +177,7 @@ func Hooks(ctx context.Context, o HooksOptions) (HooksReport, error) {
 		return b
 	}
 	fmt.Fprintf(o.Progress, "process start: %d runs\n", o.Calls)
-	var starts []time.Duration
+	var starts []timing
 	for i := 0; i < o.Calls+o.Warmup; i++ {
 		d, _, _, err := run(nil, "hook", "--help")
 		if err != nil {
@@ -179,7 +194,7 @@ func Hooks(ctx context.Context, o HooksOptions) (HooksReport, error) {
 		return rep, err
 	}
 	fmt.Fprintf(o.Progress, "tool-call hooks: %d timed after %d untimed\n", o.Calls, o.Warmup)
-	var tools, prompts, directs []time.Duration
+	var tools, prompts, directs []timing
 	steps, stepsDirect := map[string][]time.Duration{}, map[string][]time.Duration{}
 	waitSpool := func() error {
 		for t := time.Now(); time.Since(t) < time.Minute; time.Sleep(2 * time.Millisecond) {
@@ -249,7 +264,7 @@ func Hooks(ctx context.Context, o HooksOptions) (HooksReport, error) {
 		rep.StepsDirect[name] = Percentile(ds, 0.5)
 	}
 	fmt.Fprintf(o.Progress, "session-start hooks: %d\n", o.SessionStarts)
-	var ss []time.Duration
+	var ss []timing
 	for i := 0; i < o.SessionStarts; i++ {
 		session = fmt.Sprintf("bench-session-start-%d", i)
 		d, out, _, err := run(payload("SessionStart", i), "hook", "SessionStart", "--agent", "claude-code")
@@ -334,9 +349,9 @@ func observationCount(ctx context.Context, path string) (int, error) {
 
 // WriteHooksTable renders the report as Markdown.
 func WriteHooksTable(w io.Writer, r HooksReport) {
-	fmt.Fprintf(w, "| what (%d records, one process per call) | calls | p50 ms | p95 ms | p99 ms | max ms |\n| --- | ---: | ---: | ---: | ---: | ---: |\n", r.Records)
+	fmt.Fprintf(w, "| what (%d records, one process per call) | calls | p50 ms | p95 ms | p99 ms | max ms | CPU p50 ms | CPU p95 ms |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n", r.Records)
 	row := func(name string, l Latency) {
-		fmt.Fprintf(w, "| %s | %d | %.1f | %.1f | %.1f | %.1f |\n", name, l.N, l.P50, l.P95, l.P99, l.Max)
+		fmt.Fprintf(w, "| %s | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", name, l.N, l.P50, l.P95, l.P99, l.Max, l.CPUP50, l.CPUP95)
 	}
 	row("process start (`cairn hook --help`)", r.ProcessStart)
 	row("tool call (PostToolUse, Bash), background writer (default)", r.ToolHook)

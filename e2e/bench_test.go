@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -38,9 +40,14 @@ func TestBenchProtocol(t *testing.T) {
 // `cairn bench hooks` runs the binary as an agent's hooks on a small
 // database and accounts for every write.
 func TestBenchHooks(t *testing.T) {
-	out, err := exec.Command(cairnBin, "bench", "hooks", "--size", "500", "--calls", "6", "--warmup", "1", "--session-starts", "2", "--json").Output()
+	file := filepath.Join(t.TempDir(), "hooks.json")
+	table, err := exec.Command(cairnBin, "bench", "hooks", "--size", "500", "--calls", "6", "--warmup", "1", "--session-starts", "2", "--json", file).Output()
+	if err != nil || !strings.Contains(string(table), "| tool call (PostToolUse, Bash), background writer (default) | 6 |") {
+		t.Fatalf("bench: %v\n%s", err, table)
+	}
+	out, err := os.ReadFile(file)
 	if err != nil {
-		t.Fatalf("bench: %v", err)
+		t.Fatal(err)
 	}
 	var rep bench.HooksReport
 	if err := json.Unmarshal(out, &rep); err != nil {

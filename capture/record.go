@@ -140,6 +140,9 @@ func Build(ev Event, repo Repo, tsMs int64, o Options) (Batch, error) {
 		if ev.Message != "" {
 			add(memory.KindMessage, "assistant: "+capText(ev.Message, o.MaxOutputBytes), prov(nil))
 		}
+		// Cursor has no compaction or session-end hook: each turn's end
+		// keeps the running summary current instead.
+		b.Summarize = ev.Agent == Cursor
 	case EventPreCompact:
 		b.Summarize = true
 	case EventSessionEnd:

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -76,14 +77,29 @@ func (h hookEnv) count(t *testing.T, s string) int {
 	return strings.Count(h.run(t, nil, nil, "export"), s)
 }
 
-// waitSpool waits until the background writer has emptied the spool.
+// waitSpool waits until the background writer has emptied the spool and
+// let go of it (it has closed the database by then).
 func (h hookEnv) waitSpool(t *testing.T) {
 	t.Helper()
-	for start := time.Now(); h.spooled(t) > 0; time.Sleep(10 * time.Millisecond) {
+	for start := time.Now(); h.spooled(t) > 0 || !h.writerDone(); time.Sleep(10 * time.Millisecond) {
 		if time.Since(start) > 30*time.Second {
 			t.Fatalf("%d batches still in the spool", h.spooled(t))
 		}
 	}
+}
+
+// writerDone says no background writer holds the spool's lock.
+func (h hookEnv) writerDone() bool {
+	f, err := os.OpenFile(h.db+"-spool.lock", os.O_RDWR, 0)
+	if err != nil {
+		return true // no writer ever ran
+	}
+	defer f.Close()
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return false
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return true
 }
 
 func TestHooksInstallWithTheBinary(t *testing.T) {
@@ -261,4 +277,5 @@ func TestHookKilledNeverLosesAWrite(t *testing.T) {
 	if n, s := h.count(t, "writer-killed"), h.spooled(t); n != 1 || s != 0 {
 		t.Fatalf("after the second flush (%s): %d copies, %d spooled", out, n, s)
 	}
+	h.waitSpool(t)
 }

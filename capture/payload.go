@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -81,6 +82,9 @@ type Event struct {
 	Source string `json:"source,omitempty"`
 	Reason string `json:"reason,omitempty"`
 	Prompt string `json:"prompt,omitempty"`
+	// ContextIDs are the ids of the records in the session-start context
+	// the agent put before the prompt (Gemini CLI, non-interactive).
+	ContextIDs []string `json:"contextIds,omitempty"`
 	// Message is the agent's last answer (Stop, AfterAgent).
 	Message string    `json:"message,omitempty"`
 	Tool    *ToolCall `json:"tool,omitempty"`
@@ -210,7 +214,7 @@ func Parse(a Agent, native string, payload []byte) (Event, error) {
 	case EventSessionStart:
 		ev.Source = firstNonEmpty(p.Source, p.Trigger)
 	case EventPrompt:
-		ev.Prompt = p.Prompt
+		ev.Prompt, ev.ContextIDs = withoutHookContext(p.Prompt)
 	case EventPreCompact:
 		ev.Reason = firstNonEmpty(p.Trigger, p.Reason)
 	case EventStop:
@@ -529,3 +533,30 @@ func joinNonEmpty(sep string, ss ...string) string {
 	}
 	return strings.Join(out, sep)
 }
+
+// withoutHookContext removes the <hook_context> blocks Gemini CLI puts
+// before a prompt in non-interactive mode: session-start context (cairn's
+// own) that the user did not write. It returns the prompt and the ids of
+// the records the context showed.
+func withoutHookContext(prompt string) (string, []string) {
+	var ids []string
+	for {
+		i := strings.Index(prompt, "<hook_context>")
+		if i < 0 {
+			return prompt, ids
+		}
+		j := strings.Index(prompt[i:], "</hook_context>")
+		if j < 0 {
+			return prompt, ids
+		}
+		for _, m := range recordID.FindAllStringSubmatch(prompt[i:i+j], -1) {
+			if !slices.Contains(ids, m[1]) {
+				ids = append(ids, m[1])
+			}
+		}
+		prompt = strings.TrimSpace(prompt[:i] + prompt[i+j+len("</hook_context>"):])
+	}
+}
+
+// recordID is a cairn record id as context shows it.
+var recordID = regexp.MustCompile("`((?:obs|sum|cap|th|ent)_[0-9A-Za-z_-]+)`")

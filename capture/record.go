@@ -134,7 +134,12 @@ func Build(ev Event, repo Repo, tsMs int64, o Options) (Batch, error) {
 	case EventPrompt:
 		b.Open = open
 		if !o.NoPrompts && strings.TrimSpace(ev.Prompt) != "" {
-			add(memory.KindMessage, "user: "+capText(ev.Prompt, o.MaxOutputBytes), prov(nil))
+			var extra map[string]any
+			if len(ev.ContextIDs) > 0 {
+				// The memories the agent had in context with this prompt.
+				extra = map[string]any{"contextIds": ev.ContextIDs}
+			}
+			add(memory.KindMessage, "user: "+capText(ev.Prompt, o.MaxOutputBytes), prov(extra))
 		}
 	case EventStop:
 		if ev.Message != "" {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // agentsReady checks that node and e2e/agents' packages are installed
@@ -203,5 +204,88 @@ func TestClaudeCodeAddsAndConnects(t *testing.T) {
 	// Claude Code still reads its settings and lists cairn.
 	if list := run("mcp", "list"); !strings.Contains(list, "cairn") {
 		t.Fatalf("after hooks install: %s", list)
+	}
+}
+
+// TestGeminiCLIRunsTheHooks runs the real Gemini CLI with cairn's hooks
+// installed: it adds cairn as an MCP server and lists it connected, then
+// starts a non-interactive session. There is no network or account here,
+// so the model call fails, but the CLI runs its hooks before that: the
+// session start (cairn opens a capsule and returns the repository's
+// context, which lands in the conversation) and the prompt (cairn records
+// it, without the context the CLI puts in front of it).
+func TestGeminiCLIRunsTheHooks(t *testing.T) {
+	agentsReady(t, "@google/gemini-cli")
+	gemini, err := filepath.Abs(filepath.Join("agents", "node_modules", ".bin", "gemini"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHookEnv(t)
+	env := append(os.Environ(), "HOME="+h.home, "CAIRN_DB="+h.db, "GEMINI_API_KEY=not-a-key-no-network-here",
+		"GEMINI_CLI_NO_RELAUNCH=true", "NO_COLOR=1")
+	cmd := func(args ...string) *exec.Cmd {
+		c := exec.Command(gemini, args...)
+		c.Dir, c.Env = h.repo, env
+		return c
+	}
+	run := func(args ...string) string {
+		out, err := cmd(args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("gemini %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	// The folder is trusted: Gemini CLI runs no MCP server (and no hook)
+	// in an untrusted one.
+	os.MkdirAll(filepath.Join(h.home, ".gemini"), 0o755)
+	trusted, _ := json.Marshal(map[string]string{h.repo: "TRUST_FOLDER"})
+	os.WriteFile(filepath.Join(h.home, ".gemini", "trustedFolders.json"), trusted, 0o644)
+	run("mcp", "add", "--scope", "user", "cairn", cairnBin, "--db", h.db, "mcp")
+	if list := run("mcp", "list"); !strings.Contains(list, "cairn") || !strings.Contains(list, "Connected") {
+		t.Fatalf("gemini mcp list:\n%s", list)
+	}
+	// Something to remember about this repository.
+	var o struct {
+		ID string `json:"id"`
+	}
+	json.Unmarshal([]byte(h.run(t, nil, nil, "--json", "log", "--kind", "message", "--scope", "repo="+h.repo,
+		"Decision: the checkout service allows 5s of clock skew")), &o)
+	h.run(t, nil, nil, "pin", o.ID, "--reason", "root cause")
+	h.run(t, nil, nil, "hooks", "install", "gemini-cli")
+
+	g := cmd("-p", "Why does checkout fail?")
+	if err := g.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		g.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { g.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			g.Process.Kill()
+			<-done
+		}
+	}()
+	var dump string
+	for start := time.Now(); ; time.Sleep(200 * time.Millisecond) {
+		dump = h.run(t, nil, nil, "export")
+		if strings.Contains(dump, `"content":"user: Why does checkout fail?"`) {
+			break
+		}
+		if time.Since(start) > 90*time.Second {
+			t.Fatalf("Gemini CLI's prompt hook recorded nothing in 90 s:\n%s", dump)
+		}
+	}
+	if !strings.Contains(dump, `"agentId":"gemini-cli"`) || !strings.Contains(dump, `"repoId":"`+h.repo+`"`) ||
+		!strings.Contains(dump, `"intent":"gemini-cli session in shop (branch fix/checkout)"`) || strings.Contains(dump, "hook_context") {
+		t.Fatalf("what the hooks recorded:\n%s", dump)
+	}
+	// The session-start context reached the conversation: the CLI put it
+	// before the prompt, where the prompt hook found the pinned memory's id
+	// (and kept it as provenance, not as the prompt).
+	if !strings.Contains(dump, `"contextIds":["`+o.ID+`"]`) {
+		t.Fatalf("the prompt did not carry the session-start context with the pinned memory %s:\n%s", o.ID, dump)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -287,5 +288,86 @@ func TestGeminiCLIRunsTheHooks(t *testing.T) {
 	// (and kept it as provenance, not as the prompt).
 	if !strings.Contains(dump, `"contextIds":["`+o.ID+`"]`) {
 		t.Fatalf("the prompt did not carry the session-start context with the pinned memory %s:\n%s", o.ID, dump)
+	}
+}
+
+// TestClaudeCodeRunsTheHooks runs a real Claude Code session (claude -p)
+// with cairn's hooks installed. There is no network or account here, so
+// its model call never answers, but Claude Code runs the hooks around it:
+// the session start (cairn opens a capsule; its context lands in the
+// session's transcript as the hook's additional context), the prompt, and,
+// once the session is stopped, the session end (the capsule closes with a
+// summary).
+func TestClaudeCodeRunsTheHooks(t *testing.T) {
+	agentsReady(t, "@anthropic-ai/claude-code")
+	claude, err := filepath.Abs(filepath.Join("agents", "node_modules", ".bin", "claude"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHookEnv(t)
+	var o struct {
+		ID string `json:"id"`
+	}
+	json.Unmarshal([]byte(h.run(t, nil, nil, "--json", "log", "--kind", "message", "--scope", "repo="+h.repo,
+		"Decision: the checkout service allows 5s of clock skew")), &o)
+	h.run(t, nil, nil, "pin", o.ID, "--reason", "root cause")
+	h.run(t, nil, nil, "hooks", "install", "claude-code")
+
+	c := exec.Command(claude, "-p", "Why does checkout fail?")
+	c.Dir = h.repo
+	c.Env = append(os.Environ(), "HOME="+h.home, "CAIRN_DB="+h.db, "ANTHROPIC_API_KEY=sk-ant-not-a-key-no-network-here",
+		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { c.Wait(); close(exited) }()
+	defer func() {
+		c.Process.Kill()
+		<-exited
+	}()
+	transcript := func() string {
+		var text string
+		filepath.WalkDir(filepath.Join(h.home, ".claude", "projects"), func(path string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".jsonl") {
+				b, _ := os.ReadFile(path)
+				text += string(b)
+			}
+			return nil
+		})
+		return text
+	}
+	var dump string
+	for start := time.Now(); ; time.Sleep(200 * time.Millisecond) {
+		dump = h.run(t, nil, nil, "export")
+		if strings.Contains(dump, `"content":"user: Why does checkout fail?"`) && strings.Contains(transcript(), "hook_additional_context") {
+			break
+		}
+		if time.Since(start) > 90*time.Second {
+			t.Fatalf("Claude Code's hooks did not run in 90 s:\n%s", dump)
+		}
+	}
+	if !strings.Contains(dump, `"agentId":"claude-code"`) || !strings.Contains(dump, `"intent":"claude-code session in shop (branch fix/checkout)"`) {
+		t.Fatalf("what the hooks recorded:\n%s", dump)
+	}
+	if tr := transcript(); !strings.Contains(tr, "the checkout service allows 5s of clock skew") || !strings.Contains(tr, o.ID) {
+		t.Fatal("the session-start context with the pinned memory is not in Claude Code's transcript")
+	}
+	// Stopping the session runs its session-end hook: the capsule closes
+	// with a summary.
+	c.Process.Signal(os.Interrupt)
+	select {
+	case <-exited:
+	case <-time.After(20 * time.Second):
+		c.Process.Signal(syscall.SIGTERM)
+	}
+	for start := time.Now(); ; time.Sleep(200 * time.Millisecond) {
+		dump = h.run(t, nil, nil, "export")
+		if strings.Contains(dump, `"status":"closed"`) && strings.Contains(dump, "Asked: Why does checkout fail?") {
+			break
+		}
+		if time.Since(start) > 30*time.Second {
+			t.Fatalf("no closed capsule with its summary after the session stopped:\n%s", dump)
+		}
 	}
 }

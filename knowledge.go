@@ -66,6 +66,7 @@ func (e *Engine) checkThought(t *memory.Thought) error {
 	if err := memory.ValidateContent("content", t.Content, e.maxBytes); err != nil {
 		return err
 	}
+	t.Content = e.redactText(t.Content)
 	if !(t.Significance >= 0 && t.Significance <= 1) || math.IsNaN(t.Significance) {
 		return memory.Errorf(memory.CodeInvalidParams, "significance %v is out of range [0, 1]", t.Significance)
 	}
@@ -396,7 +397,7 @@ func (e *Engine) Observe(ctx context.Context, req ObserveRequest) (memory.KGObse
 	if err != nil {
 		return memory.KGObservation{}, err
 	}
-	o := memory.KGObservation{ID: e.newID("kgo"), EntityID: ent.ID, Content: req.Content, CreatedAt: e.nowMs(), Scope: ent.Scope}
+	o := memory.KGObservation{ID: e.newID("kgo"), EntityID: ent.ID, Content: e.redactText(req.Content), CreatedAt: e.nowMs(), Scope: ent.Scope}
 	out, err := e.store.AddKGObservation(ctx, o)
 	if err != nil {
 		return out, err

@@ -318,6 +318,7 @@ func (e *Engine) checkObservation(o *memory.Observation) error {
 	if err := memory.ValidateContent("content of "+o.ID, o.Content, e.maxBytes); err != nil {
 		return err
 	}
+	o.Content = e.redactText(o.Content)
 	prov, err := memory.NormalizeProvenance(o.Provenance)
 	if err != nil {
 		return err
@@ -373,6 +374,7 @@ func (e *Engine) checkSummary(s *memory.Summary) error {
 	if err := memory.ValidateContent("content of "+s.ID, s.Content, e.maxBytes); err != nil {
 		return err
 	}
+	s.Content = e.redactText(s.Content)
 	if !(s.Confidence >= 0 && s.Confidence <= 1) || math.IsNaN(s.Confidence) {
 		return memory.Errorf(memory.CodeInvalidParams, "summary %s: confidence %v is out of range [0, 1]", s.ID, s.Confidence)
 	}
@@ -440,6 +442,7 @@ func (e *Engine) checkImportedKGObservation(o *memory.KGObservation) error {
 	if err := e.checkObserve(o.EntityID, o.Content); err != nil {
 		return prefixError(err, "entity observation %s: ", o.ID)
 	}
+	o.Content = e.redactText(o.Content)
 	if o.CreatedAt < 0 {
 		return memory.Errorf(memory.CodeInvalidParams, "entity observation %s: created_at is negative", o.ID)
 	}

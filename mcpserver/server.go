@@ -30,7 +30,7 @@ type Options struct {
 }
 
 // Instructions tell a model what cairn is for and how to use it.
-const Instructions = `cairn is your long-term memory for this work. At the start of a task, and whenever you need earlier context, call retrieve with the task in plain words and the scopeIds of your session and repository: it returns pinned memories, the current session summary and the most relevant past observations. As you work, record what happens with log (commands and their outcomes, errors, decisions, what the user asked), keep a running summary with summary_set, pin what must not be forgotten, and erase anything that must not be kept (a secret, personal data, what the user asks you to forget): forget an observation, summary_forget, thought_forget, code_artifact_forget, or delete a graph record; thought_mark with status removal only stops a thought being retrieved. Record conclusions and lessons with think, and facts about people, projects and services in the knowledge graph (kg_entities to find an entity, kg_entity_create, kg_observe, kg_edge_create); inner_voice_retrieve, when enabled, returns the thoughts and facts closest in meaning to a question, with trust tiers, to reason over and cite; inner_voice answers a question from your thoughts with cited sentences, saves the answer as a summary thought and can stage graph candidates for knowledgegraph_moderate; maintenance_ops archives and removes thoughts marked for removal. For code, index the repository once with code_index, then at each turn call code_hydrate with the query, this turn's episode_id and the session_id: it returns the code entities you need within a budget, and keeps what earlier turns of the session hydrated; code_propose and code_promote record code you wrote, and the introspect_ tools explain every decision. Every error has a stable code: invalid_params (fix the arguments), not_found, conflict, feature_disabled, embedder_unavailable, db_error, internal_error.`
+const Instructions = `cairn is your long-term memory for this work. At the start of a task, and whenever you need earlier context, call retrieve with the task in plain words and the scopeIds of your session and repository: it returns pinned memories, the current session summary and the most relevant past observations. As you work, record what happens with log (commands and their outcomes, errors, decisions, what the user asked), keep a running summary with summary_set, pin what must not be forgotten, and erase anything that must not be kept (a secret, personal data, what the user asks you to forget): forget an observation, summary_forget, thought_forget, code_artifact_forget, or delete a graph record; thought_mark with status removal only stops a thought being retrieved. Record conclusions and lessons with think, and facts about people, projects and services in the knowledge graph (kg_entities to find an entity, kg_entity_create, kg_observe, kg_edge_create); inner_voice_retrieve, when enabled, returns the thoughts and facts closest in meaning to a question, with trust tiers, to reason over and cite; inner_voice answers a question from your thoughts with cited sentences, saves the answer as a summary thought and can stage graph candidates for knowledgegraph_moderate; maintenance_ops archives and removes thoughts marked for removal. For code, index the repository once with code_index, then at each turn call code_hydrate with the query, this turn's episode_id and the session_id: it returns the code entities you need within a budget, and keeps what earlier turns of the session hydrated; code_propose and code_promote record code you wrote, and the introspect_ tools explain every decision. At the start of a session in a repository, context_session_start returns what cairn knows about it (the recall prompt does the same), and context_pre_compact saves the session's summary before your context is compacted; records can be read as resources (cairn://observation/{id}, cairn://capsule/{id}, ...). Every error has a stable code: invalid_params (fix the arguments), not_found, conflict, feature_disabled, embedder_unavailable, db_error, internal_error.`
 
 // toolMetrics are the per-tool series.
 type toolMetrics struct {
@@ -42,7 +42,8 @@ type toolMetrics struct {
 func New(eng *cairn.Engine, opts *Options) (*mcp.Server, error) {
 	o := defaults(opts)
 	srv := mcp.NewServer(&mcp.Implementation{Name: "cairn", Title: "cairn memory", Version: cairn.Version},
-		&mcp.ServerOptions{Instructions: Instructions, Logger: slog.New(atLeast{o.Logger.Handler(), slog.LevelWarn})})
+		&mcp.ServerOptions{Instructions: Instructions, Logger: slog.New(atLeast{o.Logger.Handler(), slog.LevelWarn}),
+			CompletionHandler: complete(eng)})
 	var tm *toolMetrics
 	if o.Metrics != nil {
 		tm = &toolMetrics{
@@ -58,6 +59,7 @@ func New(eng *cairn.Engine, opts *Options) (*mcp.Server, error) {
 		}
 		srv.AddTool(mt, handler(eng, t, o.Logger, tm, pool))
 	}
+	addPromptsAndResources(srv, eng)
 	return srv, nil
 }
 

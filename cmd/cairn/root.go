@@ -51,7 +51,7 @@ Try it without touching your database: cairn demo`,
 		c.GroupID = "data"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{newMCPCmd(a), newServeCmd(a), newUICmd(a), newCallCmd(a), newToolsCmd(a)} {
+	for _, c := range []*cobra.Command{newMCPCmd(a), newServeCmd(a), newUICmd(a), newCallCmd(a), newToolsCmd(a), newHooksCmd(a), newHookCmd(a)} {
 		c.GroupID = "serve"
 		root.AddCommand(c)
 	}

@@ -84,6 +84,7 @@ fails; info-level logs say how many.`,
 
 func newServeCmd(a *app) *cobra.Command {
 	var addr string
+	var limits httpapi.Options
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the HTTP API (/v1) and MCP over streamable HTTP (/mcp)",
@@ -98,7 +99,15 @@ SIGTERM stops accepting requests and lets the ones in flight finish.
 While it runs it embeds, in the background, records left without a vector
 (written while the embedder was down, or by a process killed before storing
 the vector): at start, then every minute, backing off while the embedder
-fails. Each healing is logged and counted in /metrics.`,
+fails. Each healing is logged and counted in /metrics.
+
+Slow or stuck clients cannot hold the server: a request's headers must
+arrive within --read-header-timeout and the whole request within
+--read-timeout; an answer must be taken within --write-timeout (each
+write, for GET /v1/export); a kept-alive connection is closed after
+--idle-timeout without a request; one /v1 call runs at most
+--request-timeout. Headers over 64 KiB get 431, bodies over 8 MiB 413
+(256 MiB for /v1/import).`,
 		Example: `  cairn serve
   CAIRN_TOKEN=$(openssl rand -hex 32) cairn serve --addr 0.0.0.0:4747`,
 		Args: usageArgs(cobra.NoArgs),
@@ -106,6 +115,12 @@ fails. Each healing is logged and counted in /metrics.`,
 			if !cmd.Flags().Changed("addr") {
 				if env := os.Getenv(envAddr); env != "" {
 					addr = env
+				}
+			}
+			for name, d := range map[string]time.Duration{"--read-header-timeout": limits.ReadHeaderTimeout, "--read-timeout": limits.ReadTimeout,
+				"--write-timeout": limits.WriteTimeout, "--idle-timeout": limits.IdleTimeout, "--request-timeout": limits.RequestTimeout} {
+				if d <= 0 {
+					return memory.Errorf(memory.CodeInvalidParams, "%s %v: want a positive duration such as 5s or 2m", name, d)
 				}
 			}
 			host, _, err := net.SplitHostPort(addr)
@@ -132,7 +147,8 @@ fails. Each healing is logged and counted in /metrics.`,
 			if err != nil {
 				return memory.Wrap(memory.CodeInternal, err, "building the MCP server")
 			}
-			api := httpapi.New(eng, &httpapi.Options{Token: token, LoopbackOnly: loopback, Logger: log, Metrics: reg})
+			limits.Token, limits.LoopbackOnly, limits.Logger, limits.Metrics = token, loopback, log, reg
+			api := httpapi.New(eng, &limits)
 			api.Mount("/mcp", mcpserver.HTTPHandler(srv, &mcpserver.Options{Logger: log}))
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
@@ -157,7 +173,13 @@ fails. Each healing is logged and counted in /metrics.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:4747", "address to listen on ($"+envAddr+")")
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", "127.0.0.1:4747", "address to listen on ($"+envAddr+")")
+	f.DurationVar(&limits.ReadHeaderTimeout, "read-header-timeout", 5*time.Second, "time a client has to send a request's headers")
+	f.DurationVar(&limits.ReadTimeout, "read-timeout", 60*time.Second, "time a client has to send a whole request, body included")
+	f.DurationVar(&limits.WriteTimeout, "write-timeout", 90*time.Second, "time a client has to take an answer (each write, for an export)")
+	f.DurationVar(&limits.IdleTimeout, "idle-timeout", 2*time.Minute, "how long a kept-alive connection may wait for its next request")
+	f.DurationVar(&limits.RequestTimeout, "request-timeout", 30*time.Second, "how long one /v1 call may run")
 	return cmd
 }
 

@@ -499,4 +499,3 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
-

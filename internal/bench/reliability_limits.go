@@ -381,4 +381,3 @@ func brief(b []byte) string {
 	}
 	return s
 }
-

@@ -68,6 +68,15 @@ summary="$OUT/summary.md"
   echo "| --- | --- | --- | --- | --- | --- | --- |"
 } > "$summary"
 
+# secs turns Go's elapsed time (45s, 10m1s, 1h2m3s) into seconds.
+secs() {
+  local d=$1 t=0
+  [[ $d =~ ([0-9]+)h ]] && t=$((t + BASH_REMATCH[1] * 3600))
+  [[ $d =~ ([0-9]+)m ]] && t=$((t + BASH_REMATCH[1] * 60))
+  [[ $d =~ ([0-9]+)s ]] && t=$((t + BASH_REMATCH[1]))
+  echo $t
+}
+
 failed=0
 while IFS=$'\t' read -r pkg name; do
   dir=$(go list -f '{{.Dir}}' "$pkg")
@@ -84,7 +93,7 @@ while IFS=$'\t' read -r pkg name; do
 
   # The last progress line: "fuzz: elapsed: 600s, execs: 123 (205/sec), new interesting: 4 (total: 20)".
   last=$(grep -E 'fuzz: elapsed: .*execs: ' "$log" | tail -n 1)
-  elapsed=$(sed -nE 's/.*elapsed: ([0-9]+)s.*/\1/p' <<<"$last")
+  elapsed=$(secs "$(sed -nE 's/.*elapsed: ([0-9hms]+),.*/\1/p' <<<"$last")")
   execs=$(sed -nE 's/.*execs: ([0-9]+).*/\1/p' <<<"$last")
   newi=$(sed -nE 's/.*new interesting: ([0-9]+) \(total: ([0-9]+)\).*/\1 (\2)/p' <<<"$last")
   rate=-

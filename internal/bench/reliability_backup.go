@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/memory"
 )
 
@@ -43,6 +44,28 @@ func (r *rel) backup(ctx context.Context) (BackupReport, error) {
 		return rep, err
 	}
 	db := filepath.Join(dir, "cairn.db")
+	// A database of some size first: 20 records per concurrent write.
+	eng, err := r.open(db)
+	if err != nil {
+		return rep, err
+	}
+	var seed []cairn.LogRequest
+	for i := range 20 * r.o.Writes {
+		w := r.newWrite("backupseed", i)
+		seed = append(seed, cairn.LogRequest{ID: w.ID, Kind: memory.KindMessage, Content: w.Content,
+			ScopeIDs: memory.Scope{SessionID: "reliability-backup-seed", RepoID: "/reliability"}})
+	}
+	for len(seed) > 0 {
+		n := min(len(seed), 500)
+		if _, err := eng.LogBatch(ctx, seed[:n]); err != nil {
+			eng.Close()
+			return rep, err
+		}
+		seed = seed[n:]
+	}
+	if err := eng.Close(); err != nil {
+		return rep, err
+	}
 	check := func(name string, ok bool, format string, args ...any) {
 		c := Check{Name: name, OK: ok, Detail: fmt.Sprintf(format, args...)}
 		rep.Checks = append(rep.Checks, c)

@@ -59,6 +59,11 @@ type KillFace struct {
 	// KilledBeforeReady counts kills that landed while the process was
 	// still starting (opening the database and the index).
 	KilledBeforeReady int `json:"killedBeforeReady"`
+	// WindowMs is the kill window at the end: each kill landed at a
+	// uniformly random moment up to this long after the writer started
+	// (the window follows the measured time to start and write about a
+	// dozen records).
+	WindowMs float64 `json:"windowMs"`
 }
 
 // killFace is a face's state across trials.
@@ -159,6 +164,7 @@ func (r *rel) killLoop(ctx context.Context) (KillReport, error) {
 		return rep, err
 	}
 	for _, f := range faces {
+		f.WindowMs = float64(f.window.Microseconds()) / 1000
 		rep.Faces = append(rep.Faces, f.KillFace)
 	}
 	rep.Seconds = time.Since(start).Seconds()

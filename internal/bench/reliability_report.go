@@ -16,9 +16,9 @@ func WriteReliability(w io.Writer, rep ReliabilityReport, o ReliabilityOptions) 
 		fmt.Fprintf(w, "\nkill -9: %d kills, %d writes acknowledged, %d lost, %d half-written; in flight at the kill: %d whole, %d absent; %d checks, %d failed (%.0f s)\n",
 			k.Trials, k.Acknowledged, k.Lost, k.HalfWritten, k.InFlightPresent, k.InFlightAbsent, k.Checks, k.CheckFailures, k.Seconds)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  face\tkills\tbefore ready\tacknowledged\tlost\thalf-written\tin flight whole\tin flight absent\twrite errors")
+		fmt.Fprintln(tw, "  face\tkills\tkill window\tbefore ready\tacknowledged\tlost\thalf-written\tin flight whole\tin flight absent\twrite errors")
 		for _, f := range k.Faces {
-			fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", f.Face, f.Trials, f.KilledBeforeReady, f.Acknowledged, f.Lost, f.HalfWritten, f.InFlightPresent, f.InFlightAbsent, f.WriterErrors)
+			fmt.Fprintf(tw, "  %s\t%d\t0–%.0f ms\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", f.Face, f.Trials, f.WindowMs, f.KilledBeforeReady, f.Acknowledged, f.Lost, f.HalfWritten, f.InFlightPresent, f.InFlightAbsent, f.WriterErrors)
 		}
 		tw.Flush()
 		if k.PendingWarnings > 0 {

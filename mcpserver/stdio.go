@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnhq/cairn/memory"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -230,33 +231,11 @@ func check(line []byte, tooLong bool, maxLine int) []byte {
 // checkDepth returns the error reply for a message nesting deeper than
 // MaxDepth, or nil.
 func checkDepth(msg []byte) []byte {
-	d := depth(msg)
+	d := memory.JSONDepth(msg)
 	if d <= MaxDepth {
 		return nil
 	}
 	return rpcError(topLevelID(msg), codeInvalidParams, fmt.Sprintf("invalid params: the message nests %d levels deep, over the limit of %d", d, MaxDepth))
-}
-
-// depth is the deepest nesting of objects and arrays in valid JSON.
-func depth(p []byte) int {
-	d, deepest, inString, escaped := 0, 0, false, false
-	for _, c := range p {
-		switch {
-		case escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case c == '"':
-			inString = !inString
-		case inString:
-		case c == '{' || c == '[':
-			d++
-			deepest = max(deepest, d)
-		case c == '}' || c == ']':
-			d--
-		}
-	}
-	return deepest
 }
 
 // topLevelID is a message object's id when it is a string or a number,

@@ -91,7 +91,7 @@ func NormalizeObject(field string, p json.RawMessage) (json.RawMessage, error) {
 	if p[0] != '{' || !json.Valid(p) {
 		return nil, Errorf(CodeInvalidParams, "%s must be a JSON object", field)
 	}
-	if d := jsonDepth(p); d > MaxObjectDepth {
+	if d := JSONDepth(p); d > MaxObjectDepth {
 		return nil, Errorf(CodeInvalidParams, "%s nests %d levels deep, over the limit of %d", field, d, MaxObjectDepth)
 	}
 	var buf bytes.Buffer
@@ -101,8 +101,9 @@ func NormalizeObject(field string, p json.RawMessage) (json.RawMessage, error) {
 	return json.RawMessage(buf.Bytes()), nil
 }
 
-// jsonDepth is the deepest nesting of objects and arrays in valid JSON.
-func jsonDepth(p []byte) int {
+// JSONDepth is the deepest nesting of objects and arrays in JSON (for
+// input that is not valid JSON, of the brackets outside its strings).
+func JSONDepth(p []byte) int {
 	depth, deepest, inString, escaped := 0, 0, false, false
 	for _, c := range p {
 		switch {

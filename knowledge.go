@@ -198,9 +198,9 @@ func (e *Engine) CreateEntity(ctx context.Context, req EntityRequest) (memory.KG
 	now := e.nowMs()
 	ent := memory.KGEntity{ID: req.EntityID, Name: req.Name, Type: req.Type, CreatedAt: now, UpdatedAt: now, Scope: req.ScopeIDs}
 	if req.Data != nil {
-		d, err := memory.NormalizeProvenance(req.Data)
+		d, err := memory.NormalizeObject("data", req.Data)
 		if err != nil {
-			return ent, memory.Errorf(memory.CodeInvalidParams, "data must be a JSON object")
+			return ent, err
 		}
 		ent.Data = memory.RawObject(d)
 	}
@@ -243,9 +243,9 @@ func (e *Engine) UpdateEntity(ctx context.Context, req EntityRequest) (memory.KG
 		ent.Type = req.Type
 	}
 	if req.Data != nil {
-		d, err := memory.NormalizeProvenance(req.Data)
+		d, err := memory.NormalizeObject("data", req.Data)
 		if err != nil {
-			return ent, memory.Errorf(memory.CodeInvalidParams, "data must be a JSON object")
+			return ent, err
 		}
 		ent.Data = memory.RawObject(d)
 	}
@@ -440,9 +440,9 @@ type EdgeRequest struct {
 func (e *Engine) CreateEdge(ctx context.Context, req EdgeRequest) (memory.KGEdge, error) {
 	g := memory.KGEdge{ID: e.newID("edge"), Source: req.Source, Target: req.Target, Relation: req.Relation, CreatedAt: e.nowMs()}
 	if req.Data != nil {
-		d, err := memory.NormalizeProvenance(req.Data)
+		d, err := memory.NormalizeObject("data", req.Data)
 		if err != nil {
-			return g, memory.Errorf(memory.CodeInvalidParams, "data must be a JSON object")
+			return g, err
 		}
 		g.Data = memory.RawObject(d)
 	}

@@ -1,9 +1,11 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"reflect"
@@ -219,5 +221,38 @@ func HTTPHandler(srv *mcp.Server, opts *Options) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		Stateless: true, JSONResponse: true, Logger: o.Logger, MaxRequestBodyBytes: int64(o.MaxRequestBytes),
 	})
-	return http.NewCrossOriginProtection().Handler(publicResponses(h))
+	return http.NewCrossOriginProtection().Handler(depthGuard(publicResponses(h), int64(o.MaxRequestBytes)))
+}
+
+// depthGuard answers a POST whose body nests deeper than MaxDepth with a
+// JSON-RPC invalid-params error (HTTP 400), as the stdio guard does; the
+// SDK would call it a malformed payload. A body over limit passes on
+// unread past limit, for the SDK's 413.
+func depthGuard(h http.Handler, limit int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+		if err != nil {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, "reading the request body failed\n")
+			return
+		}
+		if int64(len(body)) <= limit {
+			if reply := checkDepth(bytes.TrimSpace(body)); reply != nil {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				w.Write(reply)
+				return
+			}
+		}
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+		h.ServeHTTP(w, r)
+	})
 }

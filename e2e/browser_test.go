@@ -182,7 +182,7 @@ func seededDB(t *testing.T) (string, uiseed.Seeded) {
 	t.Helper()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "cairn.db")
-	eng, err := cairn.Open(db, &cairn.Options{Now: uiseed.Clock(uiseed.Start, time.Minute)})
+	eng, err := cairn.Open(db, uiseed.Options(filepath.Join(dir, "archive")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -166,7 +166,9 @@ func (a *app) serveHTTP(ctx context.Context, addr string, listening func(url str
 	var page http.Handler
 	api := httpapi.New(eng, &httpapi.Options{Token: token, LoopbackOnly: loopback, Logger: log, Metrics: reg,
 		Page: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { page.ServeHTTP(w, r) })})
-	uo := &webui.Options{TokenRequired: api.TokenRequired(), CheckToken: api.CheckToken, Errors: a.errlog, Logger: log}
+	// The page's moderation is the engine's own knowledgegraph_moderate
+	// and maintenance_ops.
+	uo := &webui.Options{TokenRequired: api.TokenRequired(), CheckToken: api.CheckToken, Moderation: eng, Errors: a.errlog, Logger: log}
 	if a.nowFlag != "" {
 		// The page shows times against the engine's fixed clock.
 		if t, err := parseTime(a.nowFlag); err == nil {

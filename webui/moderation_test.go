@@ -383,7 +383,7 @@ func TestRemovalQueueFinalizes(t *testing.T) {
 	if _, err := s.eng.Thought(ctx, sd.MarkedThought); memory.CodeOf(err) != memory.CodeNotFound {
 		t.Fatalf("the finalized thought: %v", err)
 	}
-	if p := s.get(t, "/thoughts/" + sd.MarkedThought); p.status != http.StatusNotFound {
+	if p := s.get(t, "/thoughts/"+sd.MarkedThought); p.status != http.StatusNotFound {
 		t.Errorf("the finalized thought's page: %d", p.status)
 	}
 	m := downloadRE.FindStringSubmatch(p.body)

@@ -69,7 +69,9 @@ func templateFuncs(now func() time.Time) template.FuncMap {
 		"codelink":  codeLink,
 		"gates":     func(g code.GateEvaluated) []code.Gate { return []code.Gate{g.GateA, g.GateB, g.GateC} },
 		"timeMs":    func(t time.Time) int64 { return t.UnixMilli() },
-		"modlink":   func(status, kind, thought string) string { return link("/moderation", "status", status, "kind", kind, "thought", thought) },
+		"modlink": func(status, kind, thought string) string {
+			return link("/moderation", "status", status, "kind", kind, "thought", thought)
+		},
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cairnhq/cairn/memory"
 )
@@ -26,8 +27,9 @@ type ArchiveEntry struct {
 	// Format is parquet or jsonl (from the name).
 	Format string `json:"format"`
 	Bytes  int64  `json:"bytes"`
-	// ModTime is when the file was written (Unix milliseconds).
-	ModTime int64 `json:"mod_time"`
+	// WrittenAt is when the export wrote it, by the engine's clock, as
+	// its name says (Unix milliseconds).
+	WrittenAt int64 `json:"written_at"`
 }
 
 func entryOf(dir string, info os.FileInfo) ArchiveEntry {
@@ -35,8 +37,12 @@ func entryOf(dir string, info os.FileInfo) ArchiveEntry {
 	if strings.HasSuffix(info.Name(), ".jsonl") {
 		format = FormatJSONL
 	}
-	return ArchiveEntry{Name: info.Name(), Path: filepath.Join(dir, info.Name()), Format: format, Bytes: info.Size(),
-		ModTime: info.ModTime().UnixMilli()}
+	e := ArchiveEntry{Name: info.Name(), Path: filepath.Join(dir, info.Name()), Format: format, Bytes: info.Size()}
+	// thoughts-removal-TIME-SUM.EXT
+	if t, err := time.Parse(archiveTimeLayout, strings.TrimPrefix(info.Name(), "thoughts-removal-")[:len(archiveTimeLayout)]); err == nil {
+		e.WrittenAt = t.UnixMilli()
+	}
+	return e
 }
 
 // ListArchives lists the archives in dir (not in its sub-folders), the

@@ -44,7 +44,8 @@ func TestListAndOpenArchives(t *testing.T) {
 	if len(list) != 2 || list[0].Path != second.Archive.Path || list[1].Path != first.Archive.Path {
 		t.Fatalf("archives %+v", list)
 	}
-	if list[0].Format != maintain.FormatParquet || list[1].Format != maintain.FormatJSONL || list[1].Bytes != first.Archive.Bytes || list[1].ModTime == 0 {
+	if list[0].Format != maintain.FormatParquet || list[1].Format != maintain.FormatJSONL || list[1].Bytes != first.Archive.Bytes ||
+		list[1].WrittenAt != f.start.UnixMilli() || list[0].WrittenAt != f.now.UnixMilli() {
 		t.Fatalf("archive entries %+v", list)
 	}
 	fh, entry, err := maintain.OpenArchive(f.dir, list[1].Name)

@@ -64,9 +64,9 @@ type removalRow struct {
 	// Marked, Exported and Eligible are Unix milliseconds (0: unknown or
 	// not yet).
 	Marked, Exported, Eligible int64
-	// ArchiveName is the archive's file name; Download links to it when
-	// it is in the archive directory.
-	ArchiveName, Download string
+	// ArchiveName is the archive's file name and ArchiveFormat its
+	// format; Download links to it when it is in the archive directory.
+	ArchiveName, ArchiveFormat, Download string
 }
 
 // moderationView is the moderation page.
@@ -170,6 +170,7 @@ func (u *UI) moderation(w http.ResponseWriter, r *http.Request) {
 		row := removalRow{Candidate: c, Marked: msOf(c.MarkedAt), Exported: msOf(c.ExportedAt), Eligible: msOf(c.EligibleAt)}
 		if c.Archive != "" {
 			row.ArchiveName = filepath.Base(c.Archive)
+			row.ArchiveFormat = strings.TrimPrefix(filepath.Ext(row.ArchiveName), ".")
 			if filepath.Dir(c.Archive) == filepath.Clean(rem.ArchiveDir) && maintain.IsArchiveName(row.ArchiveName) {
 				row.Download = "/moderation/archives/" + url.PathEscape(row.ArchiveName)
 			}
@@ -453,5 +454,5 @@ func (u *UI) downloadArchive(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", ct)
 	w.Header().Set("Content-Disposition", "attachment; filename="+strconv.Quote(entry.Name))
-	http.ServeContent(w, r, entry.Name, time.UnixMilli(entry.ModTime), f)
+	http.ServeContent(w, r, entry.Name, time.Time{}, f)
 }

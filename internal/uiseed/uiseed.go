@@ -113,6 +113,10 @@ func Seed(ctx context.Context, eng *cairn.Engine, repoDir string) (Seeded, error
 		return s, err
 	}
 
+	// Older than the other thoughts: the thoughts page opens on those.
+	if err := thinkArchitecture(ctx, eng, &s); err != nil {
+		return s, err
+	}
 	sig := func(f float64) *float64 { return &f }
 	for _, t := range []cairn.ThinkRequest{
 		{Content: "Clock skew between auth and the API servers breaks fresh tokens; a 5 s leeway fixes it.", Origin: memory.OriginHuman, Tags: []string{"auth", "incident"}, Significance: sig(0.9), ScopeIDs: memory.Scope{RepoID: "github.com/acme/shop"}},
@@ -217,24 +221,29 @@ func Seed(ctx context.Context, eng *cairn.Engine, repoDir string) (Seeded, error
 
 func ptr(f float64) *float64 { return &f }
 
-// stage writes thoughts about the shop's architecture and has inner_voice
-// stage the entities and edges it finds in them, for moderation.
-func stage(ctx context.Context, eng *cairn.Engine, s *Seeded) error {
+// thinkArchitecture writes thoughts about the shop's architecture, which
+// stage reads.
+func thinkArchitecture(ctx context.Context, eng *cairn.Engine, s *Seeded) error {
 	repo := memory.Scope{RepoID: "github.com/acme/shop"}
-	for i, t := range []cairn.ThinkRequest{
-		{Content: "The checkout-api uses Redis for carts; Bob maintains checkout-api.", Origin: memory.OriginModel},
-		{Content: "Invoice rendering moved to a background job: the invoice-worker reads from RabbitMQ and writes to Postgres.", Origin: memory.OriginModel},
+	for _, t := range []cairn.ThinkRequest{
 		{Content: "A pasted deploy log ran `" + XSSName + "` before the release.", Origin: memory.OriginLogged},
+		{Content: "Invoice rendering moved to a background job: the invoice-worker reads from RabbitMQ and writes to Postgres.", Origin: memory.OriginModel},
+		{Content: "The checkout-api uses Redis for carts; Bob maintains checkout-api.", Origin: memory.OriginModel},
 	} {
 		t.Tags, t.ScopeIDs = []string{"architecture"}, repo
 		th, err := eng.Think(ctx, t)
 		if err != nil {
 			return err
 		}
-		if i == 0 {
-			s.CandidateThought = th.ID
-		}
+		s.CandidateThought = th.ID // the last one's
 	}
+	return nil
+}
+
+// stage has inner_voice stage the entities and edges it finds in the
+// architecture thoughts, for moderation (after the graph is written, so
+// what it has is not staged).
+func stage(ctx context.Context, eng *cairn.Engine, s *Seeded) error {
 	no, all, k := false, 0.0, 10
 	res, err := eng.Ask(ctx, cairn.AskRequest{Content: "How is the shop's architecture put together?", StageKG: true, Save: &no,
 		SimThresh: &all, TopK: &k, IncludeTags: []string{"architecture"}})

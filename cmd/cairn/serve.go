@@ -189,7 +189,9 @@ func (a *app) serveHTTP(ctx context.Context, addr string, limits httpapi.Options
 	limits.Token, limits.LoopbackOnly, limits.Logger, limits.Metrics = token, loopback, log, reg
 	limits.Page = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { page.ServeHTTP(w, r) })
 	api := httpapi.New(eng, &limits)
-	uo := &webui.Options{TokenRequired: api.TokenRequired(), CheckToken: api.CheckToken, Errors: a.errlog, Logger: log}
+	// The page's moderation is the engine's own knowledgegraph_moderate
+	// and maintenance_ops.
+	uo := &webui.Options{TokenRequired: api.TokenRequired(), CheckToken: api.CheckToken, Moderation: eng, Errors: a.errlog, Logger: log}
 	if a.nowFlag != "" {
 		// The page shows times against the engine's fixed clock.
 		if t, err := parseTime(a.nowFlag); err == nil {

@@ -25,16 +25,22 @@ import (
 // title would change.
 const XSS = `<script>document.title="pwned"</script><img src=x onerror="document.title='pwned'">`
 
-// XSSName is a hostile name the extractor stages as an entity candidate
-// (it quotes it as code).
-const XSSName = `<script>document.title="pwned"</script>`
+// XSSMarkup is hostile markup a thought quotes as code: the extractor
+// stages no name from it, but the candidate named XSSName quotes the
+// sentence that holds it.
+const XSSMarkup = `<script>document.title="pwned"</script>`
+
+// XSSName is the entity candidate staged from the sentence quoting
+// XSSMarkup.
+const XSSName = "Mallory"
 
 // Seeded names what Seed wrote.
 type Seeded struct {
 	// Candidates are the staged candidates' ids by key (an entity's name
 	// in lower case, "source -> relation -> target" for an edge);
 	// CandidateThought is the thought checkout-api, Redis and Bob were
-	// staged from; XSSCandidate is the entity candidate named XSSName.
+	// staged from; XSSCandidate is the entity candidate named XSSName (its
+	// sentence quotes XSSMarkup).
 	Candidates                     map[string]string
 	CandidateThought, XSSCandidate string
 	// MarkedThought is the thought marked for removal.
@@ -226,7 +232,7 @@ func ptr(f float64) *float64 { return &f }
 func thinkArchitecture(ctx context.Context, eng *cairn.Engine, s *Seeded) error {
 	repo := memory.Scope{RepoID: "github.com/acme/shop"}
 	for _, t := range []cairn.ThinkRequest{
-		{Content: "A pasted deploy log ran `" + XSSName + "` before the release.", Origin: memory.OriginLogged},
+		{Content: "A pasted deploy log from " + XSSName + " ran `" + XSSMarkup + "` before the release.", Origin: memory.OriginLogged},
 		{Content: "Invoice rendering moved to a background job: the invoice-worker reads from RabbitMQ and writes to Postgres.", Origin: memory.OriginModel},
 		{Content: "The checkout-api uses Redis for carts; Bob maintains checkout-api.", Origin: memory.OriginModel},
 	} {
@@ -267,7 +273,7 @@ func stage(ctx context.Context, eng *cairn.Engine, s *Seeded) error {
 		}
 	}
 	if s.XSSCandidate == "" {
-		return fmt.Errorf("inner_voice did not stage the hostile name (staged %v)", s.Candidates)
+		return fmt.Errorf("inner_voice did not stage the candidate quoting hostile markup (staged %v)", s.Candidates)
 	}
 	return nil
 }

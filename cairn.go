@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cairnhq/cairn/capture"
 	"github.com/cairnhq/cairn/code"
 	"github.com/cairnhq/cairn/embed"
 	"github.com/cairnhq/cairn/index"
@@ -113,6 +114,12 @@ type Options struct {
 	// HealInterval is how often the healer looks for pending records.
 	// Default DefaultHealInterval (1 minute).
 	HealInterval time.Duration
+	// NoRedact stores text as given. By default every write (observations,
+	// summaries, thoughts, facts, imports) passes through the secret
+	// redactor first, which replaces API keys, tokens, private keys and
+	// passwords with visible markers such as [REDACTED:aws-key]
+	// (CAIRN_REDACT=off sets this).
+	NoRedact bool
 
 	// settings, set by Settings.Options, is what Config reports.
 	settings *Settings
@@ -159,6 +166,9 @@ type Engine struct {
 
 	// degraded counts retrievals answered without the embedder.
 	degraded atomic.Int64
+
+	// redactor replaces secrets in what is written (nil: NoRedact).
+	redactor *capture.Redactor
 }
 
 // Open opens (creating if needed) the cairn database at path.
@@ -224,6 +234,9 @@ func newEngine(store memory.Store, o Options) (*Engine, error) {
 
 		embedder:     o.Embedder,
 		embedOnWrite: !o.SkipEmbedOnWrite,
+	}
+	if !o.NoRedact {
+		e.redactor = &capture.Redactor{}
 	}
 	e.toolNames = ToolNames()
 	if o.settings != nil {

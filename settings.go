@@ -74,6 +74,9 @@ type Settings struct {
 	// the semantic side searches approximately (CAIRN_INDEX_APPROXIMATE_FROM:
 	// a count from 1000, or "never"); 0, the default, is never.
 	IndexApproximateFrom int `json:"indexApproximateFrom,omitempty"`
+	// Redact says writes pass through the secret redactor (CAIRN_REDACT;
+	// default on).
+	Redact bool `json:"redact"`
 	// Warnings are the clamps and fallbacks applied to out-of-bounds
 	// settings; they are logged at start-up.
 	Warnings []string `json:"warnings"`
@@ -87,7 +90,7 @@ type Settings struct {
 // that is out of bounds where the seed says to clamp is clamped, with a
 // warning.
 func SettingsFromEnv(getenv func(string) string) (Settings, error) {
-	s := Settings{Provider: retrieve.HybridName, HybridWeights: retrieve.DefaultHybridWeights,
+	s := Settings{Provider: retrieve.HybridName, HybridWeights: retrieve.DefaultHybridWeights, Redact: true,
 		MaxContentBytes: memory.DefaultMaxContentBytes, Warnings: []string{}, Notes: []string{},
 		ETVTTLMs: code.DefaultETVTTL.Milliseconds(), CodeMaxFileBytes: code.DefaultMaxFileBytes}
 	if v := strings.TrimSpace(getenv(EnvETVTTL)); v != "" {
@@ -132,6 +135,13 @@ func SettingsFromEnv(getenv func(string) string) (Settings, error) {
 		}
 		s.IndexApproximateFrom = n
 	}
+	switch v := strings.ToLower(strings.TrimSpace(getenv(EnvRedact))); v {
+	case "", "on", "1", "true", "yes":
+	case "off", "0", "false", "no":
+		s.Redact = false
+	default:
+		return s, memory.Errorf(memory.CodeInvalidParams, "%s=%q: want on or off", EnvRedact, v)
+	}
 	if v := strings.TrimSpace(getenv(EnvNoLog)); v != "" && v != "0" {
 		s.NoLog = true
 	}
@@ -169,7 +179,7 @@ func (s Settings) Options() (*Options, error) {
 	iv, ask, mc := s.InnerVoice, s.Ask, s.Maintenance
 	o := &Options{Provider: s.Provider, HybridWeights: &w, Embedder: e, MaxContentBytes: s.MaxContentBytes,
 		InnerVoice: &iv, Ask: &ask, Maintenance: &mc, NoLog: s.NoLog, ETVTTL: s.etvTTL(), MaxCodeFileBytes: s.CodeMaxFileBytes, IndexDir: s.IndexDir,
-		IndexApproximateFrom: s.IndexApproximateFrom, settings: &s}
+		IndexApproximateFrom: s.IndexApproximateFrom, NoRedact: !s.Redact, settings: &s}
 	if err := s.groundedOptions(o); err != nil {
 		return nil, err
 	}
@@ -179,7 +189,7 @@ func (s Settings) Options() (*Options, error) {
 // settingsOf describes an engine opened from Options rather than from
 // Settings (a library caller's): what it runs with, without notes.
 func settingsOf(o Options) Settings {
-	s := Settings{Provider: o.Provider, MaxContentBytes: o.MaxContentBytes, NoLog: o.NoLog,
+	s := Settings{Provider: o.Provider, MaxContentBytes: o.MaxContentBytes, NoLog: o.NoLog, Redact: !o.NoRedact,
 		HybridWeights: retrieve.DefaultHybridWeights, InnerVoice: retrieve.DefaultInnerVoiceConfig(),
 		Warnings: []string{}, Notes: []string{}}
 	if s.Provider == "" {

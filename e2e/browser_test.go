@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -141,8 +142,9 @@ func (b *browser) wantText(sel, want string) {
 }
 
 // shot saves a screenshot of the whole page to the artifacts, and (with
-// -docs-img) one of the window, from the top, to docs/img.
-func (b *browser) shot(name string) {
+// -docs-img) one of the window to docs/img: from the top, or from the
+// element at (a CSS selector) when given.
+func (b *browser) shot(name string, at ...string) {
 	b.t.Helper()
 	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
 	if err != nil {
@@ -152,7 +154,13 @@ func (b *browser) shot(name string) {
 		b.t.Fatal(err)
 	}
 	if *docsImg {
-		b.do(chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
+		scroll := `window.scrollTo(0, 0)`
+		if len(at) > 0 {
+			// Below the sticky menu.
+			scroll = `window.scrollTo(0, document.querySelector(` + strconv.Quote(at[0]) + `).getBoundingClientRect().top + window.scrollY - 64)`
+		}
+		// No blinking caret in the picture.
+		b.do(chromedp.Evaluate[chromedp.Void](`document.activeElement && document.activeElement.blur(); ` + scroll))
 		top, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
 		if err != nil {
 			b.t.Fatalf("screenshot %s: %v", name, err)
@@ -182,7 +190,7 @@ func seededDB(t *testing.T) (string, uiseed.Seeded) {
 	t.Helper()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "cairn.db")
-	eng, err := cairn.Open(db, &cairn.Options{Now: uiseed.Clock(uiseed.Start, time.Minute)})
+	eng, err := cairn.Open(db, uiseed.Options(filepath.Join(dir, "archive")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,17 +206,21 @@ func seededDB(t *testing.T) (string, uiseed.Seeded) {
 
 // The web page in a real browser: every page loads against a seeded
 // store, the main flows work (search and a score's explanation, pin,
-// forget with its confirmation, a hydration, sign-in), a stored <script>
-// stays text, a request without the CSRF token or from another origin is
-// refused, and nothing breaks the Content-Security-Policy. Screenshots of
-// every page go to $CAIRN_E2E_ARTIFACTS (and to docs/img with -docs-img).
+// forget with its confirmation, approving a candidate and rejecting one
+// with the blocklist, exporting and finalizing the removal queue, a
+// hydration, sign-in), a stored <script> stays text, a request without
+// the CSRF token or from another origin is refused, and nothing breaks the
+// Content-Security-Policy. Screenshots of every page go to
+// $CAIRN_E2E_ARTIFACTS (and to docs/img with -docs-img).
 func TestWebPageInChromium(t *testing.T) {
 	if _, err := chromiumPath(); err != nil && os.Getenv("CI") == "" {
 		t.Skipf("needs Chromium for the browser tests (apt-get install -y chromium): %v", err)
 	}
 	db, sd := seededDB(t)
 	now := uiseed.Now.Format(time.RFC3339)
-	base, _ := serveArgs(t, []string{"--db", db, "--now", now, "serve", "--addr", "127.0.0.1:0"})
+	archives := filepath.Join(t.TempDir(), "archive")
+	base, _ := serveArgs(t, []string{"--db", db, "--now", now, "serve", "--addr", "127.0.0.1:0"},
+		"SURR_ARCHIVE_DIR="+archives, "SURR_RETENTION_DAYS=0")
 	b := newBrowser(t, base)
 
 	t.Run("search and explanation", func(t *testing.T) {
@@ -273,7 +285,7 @@ func TestWebPageInChromium(t *testing.T) {
 	t.Run("stored XSS stays text", func(t *testing.T) {
 		b.t = t
 		for _, path := range []string{"/observations/" + sd.XSSObservation, "/thoughts", "/thoughts/" + sd.XSSThought,
-			"/graph/" + sd.XSSEntity, "/search?q=customer+pasted+note"} {
+			"/graph/" + sd.XSSEntity, "/search?q=customer+pasted+note", "/moderation"} {
 			b.open(path)
 			if title := evalJS[string](b, `document.title`); title == "pwned" {
 				t.Fatalf("%s ran the stored script", path)
@@ -333,6 +345,87 @@ func TestWebPageInChromium(t *testing.T) {
 		b.wantText("main", "Neighbourhood")
 	})
 
+	t.Run("reject with the blocklist", func(t *testing.T) {
+		b.t = t
+		b.open("/moderation")
+		b.do(chromedp.Click(chromedp.CSS(`input[name="id"][value="` + sd.XSSCandidate + `"]`)))
+		b.follow(`button[value="blocklist"]`)
+		b.wantText(".flash", "Rejected 1 candidate; 1 blocklisted: never staged again.")
+		b.wantText("#blocklist", strings.ToLower(uiseed.XSSName))
+		if title := evalJS[string](b, `document.title`); title == "pwned" {
+			t.Fatal("the blocklisted name ran as a script")
+		}
+		if n := evalJS[int](b, `document.querySelectorAll('input[name="id"][value="`+sd.XSSCandidate+`"]').length`); n != 0 {
+			t.Error("the rejected candidate is still offered")
+		}
+		b.open("/moderation?status=rejected")
+		b.wantText("#candidates", uiseed.XSSName)
+		b.wantText("#candidates", "rejected")
+		// Unblocking takes it off the list.
+		b.open("/moderation")
+		b.follow(`#blocklist form[action="/moderation/unblock"] button`)
+		b.wantText(".flash", "Removed from the blocklist")
+		if n := evalJS[int](b, `document.querySelectorAll("#blocklist").length`); n != 0 {
+			t.Error("the blocklist is still shown")
+		}
+	})
+
+	t.Run("approve a candidate", func(t *testing.T) {
+		b.t = t
+		b.open("/moderation")
+		b.wantText("#candidates", "checkout-api")
+		b.wantText("#candidates", "The checkout-api uses Redis for carts")
+		b.wantText("#removals", "not exported yet")
+		// Its source thought is one click away.
+		b.follow(`tr[id="` + sd.Candidates["checkout-api"] + `"] a[href="/thoughts/` + sd.CandidateThought + `"]`)
+		b.wantText(".text.big", "Bob maintains checkout-api")
+		b.open("/moderation")
+		for _, key := range []string{"checkout-api", "redis", "checkout-api -> uses -> redis"} {
+			b.do(chromedp.Click(chromedp.CSS(`input[name="id"][value="` + sd.Candidates[key] + `"]`)))
+		}
+		b.do(chromedp.SendKeys(chromedp.CSS(`input[name="feedback"]`), "confirmed by Bob"))
+		b.shot("moderation")
+		b.follow(`button[value="approve"]`)
+		b.wantText(".flash", "Approved 3 candidates into the knowledge graph (2 new entities created).")
+		if n := evalJS[int](b, `document.querySelectorAll('input[name="id"][value="`+sd.Candidates["redis"]+`"]').length`); n != 0 {
+			t.Error("an approved candidate is still offered")
+		}
+		// The graph has them now.
+		b.open("/graph?prefix=checkout-api")
+		b.follow(`main a[href^="/graph/ent_"]`)
+		b.wantText("h1", "checkout-api")
+		b.wantText("main", "uses")
+		b.wantText("main", "Redis")
+		// The approved list links to it.
+		b.open("/moderation?status=approved")
+		b.wantText("#candidates", "confirmed by Bob")
+		b.follow(`tr[id="` + sd.Candidates["checkout-api"] + `"] a[href^="/graph/"]`)
+		b.wantText("h1", "checkout-api")
+	})
+
+	t.Run("export and finalize the removal queue", func(t *testing.T) {
+		b.t = t
+		b.open("/moderation#removals")
+		b.wantText(`tr[id="rm-`+sd.MarkedThought+`"]`, "not exported yet")
+		b.do(chromedp.SetValue(chromedp.CSS(`select[name="format"]`), "jsonl"))
+		b.follow(`form[action="/moderation/removals/export"] button`)
+		b.wantText(".flash", "Exported 1 thought to a new archive.")
+		b.wantText(`tr[id="rm-`+sd.MarkedThought+`"]`, "can be finalized")
+		b.wantText("#archives", ".jsonl")
+		b.shot("moderation-removals", "#removals")
+		// Without the confirmation the browser does not send the form.
+		b.do(chromedp.Click(chromedp.CSS(`input[name="id"][value="` + sd.MarkedThought + `"]`)))
+		if valid := evalJS[bool](b, `document.querySelector('form[action="/moderation/removals/finalize"]').checkValidity()`); valid {
+			t.Error("the finalize form is valid without the confirmation")
+		}
+		b.do(chromedp.Click(chromedp.CSS(`input[name="confirm"]`)))
+		b.follow(`button[value="selected"]`)
+		b.wantText(".flash", "Finalized 1 thought")
+		b.wantText("#removals", "No thought is marked for removal.")
+		b.open("/thoughts/" + sd.MarkedThought)
+		b.wantText(".errorbox", "not_found")
+	})
+
 	t.Run("code memory and a hydration", func(t *testing.T) {
 		b.t = t
 		b.open("/code")
@@ -355,8 +448,8 @@ func TestWebPageInChromium(t *testing.T) {
 		b.open("/health?doctor=1")
 		b.wantText("#doctor", "Every check passed")
 		b.shot("health")
-		if n := evalJS[int](b, `document.querySelectorAll('a[href="/moderation"]').length`); n != 0 {
-			t.Error("the menu offers moderation, which this engine does not have")
+		if n := evalJS[int](b, `document.querySelectorAll('header nav a[href="/moderation"]').length`); n != 1 {
+			t.Error("the menu does not offer moderation")
 		}
 	})
 	b.t = t

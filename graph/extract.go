@@ -314,7 +314,9 @@ func (x *extractor) wordRule(t token, initial bool) (rule, typ string, conf floa
 	w := t.text
 	lw := strings.ToLower(w)
 	if t.code {
-		if strings.ContainsAny(w, " \t") || len(w) > 120 {
+		if strings.ContainsAny(w, " \t") || len(w) > 120 || strings.ContainsAny(w, "<>{}()[];=\"'$|&*!?,\\") {
+			// Markup, code and shell snippets are not names: an
+			// identifier or a path holds none of these.
 			return "", "", 0
 		}
 		if strings.Contains(w, "/") || strings.Contains(w, ".") {

@@ -212,6 +212,13 @@ func TestExtractorNeverStagesJunk(t *testing.T) {
 		"Q3 revenue grew 12% and p99 latency fell to 80 ms (see PR 412).",
 		"e.g. this, i.e. that, etc.",
 	}
+	// Markup and code snippets in backticks are not names.
+	for _, text := range []string{"The page showed `<script>alert(1)</script>` as text.", "Run `rm -rf /tmp/x && ls` first.",
+		"Set `FOO=bar` and call `f(x)`; then `a[0]`."} {
+		for _, e := range graph.Extract([]graph.Text{{ID: "t", Content: text}}).Entities {
+			t.Errorf("%q: staged %q from a code snippet (%s %.2f)", text, e.Name, e.Rule, e.Confidence)
+		}
+	}
 	junk := []string{"the", "this", "sources", "sources:", "notes", "it", "they", "however", "yesterday", "monday", "january",
 		"api", "json", "http", "url", "long-running", "rate-limited", "read-only", "well-known", "follow-up", "therefore",
 		"everything", "nothing", "once", "lesson", "important", "decision", "why", "quote", "first", "second", "third",

@@ -36,9 +36,16 @@ type Options struct {
 	// RequestTimeout bounds one /v1 request (default 30s).
 	RequestTimeout time.Duration
 	// ReadHeaderTimeout bounds reading a request's headers (default 5s) and
-	// ReadTimeout the whole request (default 60s), so slow clients cannot
-	// hold connections; WriteTimeout bounds writing a response (default 90s).
-	ReadHeaderTimeout, ReadTimeout, WriteTimeout time.Duration
+	// ReadTimeout the whole request, body included (default 60s), so slow
+	// clients cannot hold connections; WriteTimeout bounds writing a
+	// response (default 90s; GET /v1/export, which may stream for longer,
+	// gets WriteTimeout for each write instead, so a client that stops
+	// reading is still cut off); IdleTimeout bounds how long a kept-alive
+	// connection waits for its next request (default 2m).
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// MaxHeaderBytes bounds a request's headers (default 64 KiB; over it
+	// the answer is 431).
+	MaxHeaderBytes int
 	// Logger receives one line per request (never memory content).
 	Logger *slog.Logger
 	// Metrics receives request counts and latencies; the API adds store
@@ -94,6 +101,12 @@ func New(eng *cairn.Engine, opts *Options) *API {
 	}
 	if o.WriteTimeout <= 0 {
 		o.WriteTimeout = 90 * time.Second
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = 2 * time.Minute
+	}
+	if o.MaxHeaderBytes <= 0 {
+		o.MaxHeaderBytes = 64 << 10
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -182,8 +195,8 @@ func (a *API) HTTPServer() *http.Server {
 		ReadHeaderTimeout: a.opts.ReadHeaderTimeout,
 		ReadTimeout:       a.opts.ReadTimeout,
 		WriteTimeout:      a.opts.WriteTimeout,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
+		IdleTimeout:       a.opts.IdleTimeout,
+		MaxHeaderBytes:    a.opts.MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(a.opts.Logger.Handler(), slog.LevelWarn),
 	}
 }
@@ -431,9 +444,31 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) {
 
 func (a *API) export(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/x-ndjson")
-	if _, err := a.eng.Export(r.Context(), w); err != nil {
+	dw := &deadlineWriter{w: w, rc: http.NewResponseController(w), timeout: a.opts.WriteTimeout}
+	if _, err := a.eng.Export(r.Context(), dw); err != nil {
 		a.opts.Logger.Error("export failed", "err", memory.Detail(err))
 	}
+}
+
+// deadlineWriter gives each write of a long response its own deadline,
+// so a large export can take longer than the server's WriteTimeout while
+// a client that stops reading is cut off after it.
+type deadlineWriter struct {
+	w       io.Writer
+	rc      *http.ResponseController
+	timeout time.Duration
+	set     time.Time
+}
+
+func (d *deadlineWriter) Write(p []byte) (int, error) {
+	// Moving the deadline costs a timer reset: do it at most every tenth
+	// of the timeout.
+	if now := time.Now(); now.Sub(d.set) > d.timeout/10 {
+		if err := d.rc.SetWriteDeadline(now.Add(d.timeout)); err == nil {
+			d.set = now
+		}
+	}
+	return d.w.Write(p)
 }
 
 func (a *API) importRecords(w http.ResponseWriter, r *http.Request) {

@@ -68,6 +68,9 @@ type ArchiveFile struct {
 	Rows   int    `json:"rows"`
 }
 
+// archiveTimeLayout is the export time in an archive's name.
+const archiveTimeLayout = "20060102T150405.000Z"
+
 // tempPrefix names archives being written.
 const tempPrefix = ".removals-"
 
@@ -126,7 +129,7 @@ func WriteArchive(dir, format string, at time.Time, rows []ArchivedThought) (Arc
 	if format == FormatJSONL {
 		ext = ".jsonl"
 	}
-	name := fmt.Sprintf("thoughts-removal-%s-%s%s", at.UTC().Format("20060102T150405.000Z"), hexSum[:12], ext)
+	name := fmt.Sprintf("thoughts-removal-%s-%s%s", at.UTC().Format(archiveTimeLayout), hexSum[:12], ext)
 	final := filepath.Join(dir, name)
 	tmp, err := os.CreateTemp(dir, tempPrefix+"*.tmp")
 	if err != nil {

@@ -80,8 +80,9 @@ func rfc3339(ms int64) string {
 	return time.UnixMilli(ms).UTC().Format(time.RFC3339)
 }
 
-// status says whether r may be finalized at now and why not.
-func (l *Lifecycle) status(r memory.Removal, now int64) Candidate {
+// status says whether r may be finalized at now and why not; sums holds
+// the archives' checksums computed so far in this call.
+func (l *Lifecycle) status(r memory.Removal, now int64, sums fileSums) Candidate {
 	c := Candidate{ThoughtID: r.Thought.ID, Excerpt: excerpt(r.Thought.Content, 160), MarkedAt: rfc3339(r.MarkedAt),
 		ExportedAt: rfc3339(r.ExportedAt), Archive: r.Archive}
 	from := r.MarkedAt
@@ -95,7 +96,7 @@ func (l *Lifecycle) status(r memory.Removal, now int64) Candidate {
 	switch {
 	case r.ExportedAt == 0:
 		c.Reason = "not exported yet: run export_removals first"
-	case !archiveIntact(r):
+	case !sums.intact(r):
 		c.Reason = fmt.Sprintf("its archive %s is missing or changed since the export: run export_removals again", r.Archive)
 	case now < from+retention:
 		c.Reason = fmt.Sprintf("within the retention period of %d days: eligible at %s", l.Config.RetentionDays, c.EligibleAt)
@@ -105,14 +106,25 @@ func (l *Lifecycle) status(r memory.Removal, now int64) Candidate {
 	return c
 }
 
-// archiveIntact reports whether r's recorded archive still exists with
-// the checksum it had when it was written.
-func archiveIntact(r memory.Removal) bool {
+// fileSums are archives' checksums by path, computed once per call: the
+// thoughts of one export share its file.
+type fileSums map[string]string
+
+// intact reports whether r's recorded archive still exists with the
+// checksum it had when it was written.
+func (s fileSums) intact(r memory.Removal) bool {
 	if r.Archive == "" {
 		return false
 	}
-	sum, err := FileSHA256(r.Archive)
-	return err == nil && sum == r.ArchiveSHA256
+	sum, ok := s[r.Archive]
+	if !ok {
+		var err error
+		if sum, err = FileSHA256(r.Archive); err != nil {
+			sum = ""
+		}
+		s[r.Archive] = sum
+	}
+	return sum != "" && sum == r.ArchiveSHA256
 }
 
 func excerpt(s string, n int) string {
@@ -135,9 +147,9 @@ func (l *Lifecycle) List(ctx context.Context, p Page) (ListResult, error) {
 		return ListResult{}, err
 	}
 	out := ListResult{Candidates: []Candidate{}, RetentionDays: l.Config.RetentionDays}
-	now := l.nowMs()
+	now, sums := l.nowMs(), fileSums{}
 	for _, r := range rs {
-		out.Candidates = append(out.Candidates, l.status(r, now))
+		out.Candidates = append(out.Candidates, l.status(r, now, sums))
 	}
 	return out, nil
 }
@@ -185,13 +197,14 @@ func (l *Lifecycle) Export(ctx context.Context, o ExportOptions) (ExportResult, 
 		return ExportResult{}, err
 	}
 	var pick []memory.Removal
+	sums := fileSums{}
 	for offset := o.Offset; len(pick) < limit; {
 		rs, err := l.Store.Removals(ctx, offset, DefaultLimit)
 		if err != nil {
 			return ExportResult{}, err
 		}
 		for _, r := range rs {
-			if len(pick) < limit && (o.All || r.ExportedAt == 0 || !archiveIntact(r)) {
+			if len(pick) < limit && (o.All || r.ExportedAt == 0 || !sums.intact(r)) {
 				pick = append(pick, r)
 			}
 		}
@@ -285,7 +298,7 @@ func (l *Lifecycle) Finalize(ctx context.Context, o FinalizeOptions) (FinalizeRe
 	if err != nil {
 		return FinalizeResult{}, err
 	}
-	now := l.nowMs()
+	now, sums := l.nowMs(), fileSums{}
 	res := FinalizeResult{Finalized: []string{}, Refused: []Refusal{}, DryRun: o.DryRun}
 	var eligible []string
 	if len(o.ThoughtIDs) > 0 {
@@ -313,7 +326,7 @@ func (l *Lifecycle) Finalize(ctx context.Context, o FinalizeOptions) (FinalizeRe
 			if !ok {
 				return res, memory.Errorf(memory.CodeNotFound, "thought %s is not marked for removal (or does not exist)", id)
 			}
-			if c := l.status(r, now); !c.Finalizable {
+			if c := l.status(r, now, sums); !c.Finalizable {
 				return res, memory.Errorf(memory.CodeConflict, "thought %s cannot be finalized: %s; nothing was deleted", id, c.Reason)
 			}
 			if !slices.Contains(eligible, id) {
@@ -326,7 +339,7 @@ func (l *Lifecycle) Finalize(ctx context.Context, o FinalizeOptions) (FinalizeRe
 			return res, err
 		}
 		for _, r := range rs {
-			if c := l.status(r, now); c.Finalizable {
+			if c := l.status(r, now, sums); c.Finalizable {
 				eligible = append(eligible, r.Thought.ID)
 			} else {
 				res.Refused = append(res.Refused, Refusal{ThoughtID: r.Thought.ID, Reason: c.Reason})

@@ -24,6 +24,7 @@ func Run(t *testing.T, open Opener) {
 		{"AppendAndRead", testAppendAndRead},
 		{"AppendIsAllOrNothing", testAppendAllOrNothing},
 		{"CapsuleLifecycle", testCapsuleLifecycle},
+		{"CapsuleLister", testCapsuleLister},
 		{"ObservationsJoinOpenCapsule", testJoinOpenCapsule},
 		{"ExplicitCapsuleJoin", testExplicitCapsuleJoin},
 		{"SummaryReplaceKeepsID", testSummaryReplace},

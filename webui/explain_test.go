@@ -5,7 +5,6 @@ import (
 	"math"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/internal/uiseed"
@@ -16,7 +15,7 @@ import (
 // providers, with and without cues, and says which signal is which.
 func TestExplanationAddsUpToTheScore(t *testing.T) {
 	dir := t.TempDir()
-	eng, err := cairn.Open(filepath.Join(dir, "cairn.db"), &cairn.Options{Now: uiseed.Clock(uiseed.Start, time.Minute)})
+	eng, err := cairn.Open(filepath.Join(dir, "cairn.db"), uiseed.Options(filepath.Join(dir, "archive")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,7 +66,11 @@ func (u *UI) markThought(w http.ResponseWriter, r *http.Request) {
 		u.fail(w, r, err)
 		return
 	}
-	done(w, r, recordPath("thought", t.ID), "marked")
+	back := r.PostForm.Get("back")
+	if back == "" {
+		back = recordPath("thought", t.ID)
+	}
+	done(w, r, back, "marked")
 }
 
 // entitiesView is the knowledge graph's list of entities.

@@ -69,6 +69,9 @@ func templateFuncs(now func() time.Time) template.FuncMap {
 		"codelink":  codeLink,
 		"gates":     func(g code.GateEvaluated) []code.Gate { return []code.Gate{g.GateA, g.GateB, g.GateC} },
 		"timeMs":    func(t time.Time) int64 { return t.UnixMilli() },
+		"modlink": func(status, kind, thought string) string {
+			return link("/moderation", "status", status, "kind", kind, "thought", thought)
+		},
 	}
 }
 
@@ -283,17 +286,25 @@ type errorView struct {
 	Status  int
 	Code    string
 	Message string
+	// Back is where the page's link goes back to (default: search).
+	Back string
 }
 
 // fail shows a typed error's caller-safe message with the status its code
 // maps to; the cause is logged, never shown.
-func (u *UI) fail(w http.ResponseWriter, r *http.Request, err error) {
+func (u *UI) fail(w http.ResponseWriter, r *http.Request, err error) { u.failBack(w, r, err, "") }
+
+// failBack is fail with a link back to the page the action came from.
+func (u *UI) failBack(w http.ResponseWriter, r *http.Request, err error, back string) {
 	pub := memory.Public(err)
 	status := statusOf(pub.Code)
 	if status >= 500 {
 		u.opts.Logger.Error("page failed", "path", r.URL.Path, "err", memory.Detail(err))
 	}
-	u.render(w, r, status, "error", http.StatusText(status), "", errorView{Status: status, Code: string(pub.Code), Message: pub.Message})
+	if back != "" {
+		back = safeNext(back)
+	}
+	u.render(w, r, status, "error", http.StatusText(status), "", errorView{Status: status, Code: string(pub.Code), Message: pub.Message, Back: back})
 }
 
 // failStatus shows a message with a status.

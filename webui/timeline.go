@@ -32,7 +32,11 @@ func (f scopeForm) pairs() []string {
 }
 
 // pager links to the pages around the one shown.
-type pager struct{ Prev, Next string }
+type pager struct {
+	Prev, Next string
+	// PrevLabel and NextLabel name the links (default Newer and Older).
+	PrevLabel, NextLabel string
+}
 
 // timelineView is the timeline page.
 type timelineView struct {

@@ -27,9 +27,11 @@ type Options struct {
 	CheckToken    func(string) bool
 	// SessionTTL is how long a sign-in lasts (default 12 hours).
 	SessionTTL time.Duration
-	// Moderation, when set, adds the moderation pages: the queue of staged
-	// knowledge-graph candidates and the removal queue. Unset, the page
-	// neither shows nor serves them.
+	// Moderation, when set, adds the moderation page: the queue of staged
+	// knowledge-graph candidates with their decisions and the blocklist,
+	// and the removal queue of thoughts with its export, archives and
+	// finalization. cairn serve and cairn ui pass the Engine. Unset, the
+	// page neither shows nor serves them.
 	Moderation Moderation
 	// Errors, when set, is where the health page reads the process's
 	// recent warnings and errors.
@@ -115,8 +117,10 @@ func (u *UI) routes() {
 	if u.opts.Moderation != nil {
 		m.HandleFunc("GET /moderation", u.moderation)
 		m.HandleFunc("POST /moderation/candidates", u.moderateCandidates)
-		m.HandleFunc("GET /moderation/removals/export", u.exportRemovals)
+		m.HandleFunc("POST /moderation/unblock", u.unblock)
+		m.HandleFunc("POST /moderation/removals/export", u.exportRemovals)
 		m.HandleFunc("POST /moderation/removals/finalize", u.finalizeRemovals)
+		m.HandleFunc("GET /moderation/archives/{name}", u.downloadArchive)
 	}
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		u.fail(w, r, memory.Errorf(memory.CodeNotFound, "there is no page %s", r.URL.Path))

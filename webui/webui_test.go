@@ -33,15 +33,22 @@ type site struct {
 }
 
 type siteOptions struct {
-	token      string
-	moderation webui.Moderation
-	errors     *webui.ErrorLog
+	token string
+	// moderate serves the moderation page over the engine; engine
+	// changes the engine's options.
+	moderate bool
+	engine   func(*cairn.Options)
+	errors   *webui.ErrorLog
 }
 
 func newSite(t *testing.T, o siteOptions) *site {
 	t.Helper()
 	dir := t.TempDir()
-	eng, err := cairn.Open(filepath.Join(dir, "cairn.db"), &cairn.Options{Now: uiseed.Clock(uiseed.Start, time.Minute)})
+	opts := uiseed.Options(filepath.Join(dir, "archive"))
+	if o.engine != nil {
+		o.engine(opts)
+	}
+	eng, err := cairn.Open(filepath.Join(dir, "cairn.db"), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,8 +60,11 @@ func newSite(t *testing.T, o siteOptions) *site {
 	var page http.Handler
 	api := httpapi.New(eng, &httpapi.Options{Token: o.token, LoopbackOnly: true,
 		Page: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { page.ServeHTTP(w, r) })})
-	ui, err := webui.New(eng, &webui.Options{TokenRequired: api.TokenRequired(), CheckToken: api.CheckToken,
-		Moderation: o.moderation, Errors: o.errors, Now: func() time.Time { return uiseed.Now }})
+	uo := &webui.Options{TokenRequired: api.TokenRequired(), CheckToken: api.CheckToken, Errors: o.errors, Now: func() time.Time { return uiseed.Now }}
+	if o.moderate {
+		uo.Moderation = eng
+	}
+	ui, err := webui.New(eng, uo)
 	if err != nil {
 		t.Fatal(err)
 	}

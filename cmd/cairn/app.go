@@ -46,6 +46,8 @@ type app struct {
 	// errlog, set by the servers, keeps recent warnings and errors for
 	// the web page.
 	errlog *webui.ErrorLog
+	// timer times a hook's steps (cairn hook).
+	timer *hookTimer
 }
 
 // setenv makes a flag's value win over the environment variable k.

@@ -100,6 +100,7 @@ fails; info-level logs say how many.`,
 
 func newServeCmd(a *app) *cobra.Command {
 	var addr string
+	var limits httpapi.Options
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the web page (/), the HTTP API (/v1) and MCP over streamable HTTP (/mcp)",
@@ -115,7 +116,15 @@ requests and lets the ones in flight finish.
 While it runs it embeds, in the background, records left without a vector
 (written while the embedder was down, or by a process killed before storing
 the vector): at start, then every minute, backing off while the embedder
-fails. Each healing is logged and counted in /metrics.`,
+fails. Each healing is logged and counted in /metrics.
+
+Slow or stuck clients cannot hold the server: a request's headers must
+arrive within --read-header-timeout and the whole request within
+--read-timeout; an answer must be taken within --write-timeout (each
+write, for GET /v1/export); a kept-alive connection is closed after
+--idle-timeout without a request; one /v1 call runs at most
+--request-timeout. Headers over 64 KiB get 431, bodies over 8 MiB 413
+(256 MiB for /v1/import).`,
 		Example: `  cairn serve
   CAIRN_TOKEN=$(openssl rand -hex 32) cairn serve --addr 0.0.0.0:4747`,
 		Args: usageArgs(cobra.NoArgs),
@@ -125,17 +134,30 @@ fails. Each healing is logged and counted in /metrics.`,
 					addr = env
 				}
 			}
-			return a.serveHTTP(cmd.Context(), addr, nil)
+			for name, d := range map[string]time.Duration{"--read-header-timeout": limits.ReadHeaderTimeout, "--read-timeout": limits.ReadTimeout,
+				"--write-timeout": limits.WriteTimeout, "--idle-timeout": limits.IdleTimeout, "--request-timeout": limits.RequestTimeout} {
+				if d <= 0 {
+					return memory.Errorf(memory.CodeInvalidParams, "%s %v: want a positive duration such as 5s or 2m", name, d)
+				}
+			}
+			return a.serveHTTP(cmd.Context(), addr, limits, nil)
 		},
 	}
-	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:4747", "address to listen on ($"+envAddr+")")
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", "127.0.0.1:4747", "address to listen on ($"+envAddr+")")
+	f.DurationVar(&limits.ReadHeaderTimeout, "read-header-timeout", 5*time.Second, "time a client has to send a request's headers")
+	f.DurationVar(&limits.ReadTimeout, "read-timeout", 60*time.Second, "time a client has to send a whole request, body included")
+	f.DurationVar(&limits.WriteTimeout, "write-timeout", 90*time.Second, "time a client has to take an answer (each write, for an export)")
+	f.DurationVar(&limits.IdleTimeout, "idle-timeout", 2*time.Minute, "how long a kept-alive connection may wait for its next request")
+	f.DurationVar(&limits.RequestTimeout, "request-timeout", 30*time.Second, "how long one /v1 call may run")
 	return cmd
 }
 
-// serveHTTP serves the web page, the API and MCP on addr until ctx ends;
-// listening, when set, is told the page's address once the server
-// listens.
-func (a *app) serveHTTP(ctx context.Context, addr string, listening func(url string)) error {
+// serveHTTP serves the web page, the API and MCP on addr until ctx ends,
+// with the timeouts and limits of limits (zero fields take httpapi's
+// defaults); listening, when set, is told the page's address once the
+// server listens.
+func (a *app) serveHTTP(ctx context.Context, addr string, limits httpapi.Options, listening func(url string)) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return memory.Errorf(memory.CodeInvalidParams, "--addr %q: want host:port", addr)
@@ -164,9 +186,12 @@ func (a *app) serveHTTP(ctx context.Context, addr string, listening func(url str
 	// The page checks the token with the API's own check, so the API is
 	// built first and the page handed to it through a late-bound handler.
 	var page http.Handler
-	api := httpapi.New(eng, &httpapi.Options{Token: token, LoopbackOnly: loopback, Logger: log, Metrics: reg,
-		Page: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { page.ServeHTTP(w, r) })})
-	uo := &webui.Options{TokenRequired: api.TokenRequired(), CheckToken: api.CheckToken, Errors: a.errlog, Logger: log}
+	limits.Token, limits.LoopbackOnly, limits.Logger, limits.Metrics = token, loopback, log, reg
+	limits.Page = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { page.ServeHTTP(w, r) })
+	api := httpapi.New(eng, &limits)
+	// The page's moderation is the engine's own knowledgegraph_moderate
+	// and maintenance_ops.
+	uo := &webui.Options{TokenRequired: api.TokenRequired(), CheckToken: api.CheckToken, Moderation: eng, Errors: a.errlog, Logger: log}
 	if a.nowFlag != "" {
 		// The page shows times against the engine's fixed clock.
 		if t, err := parseTime(a.nowFlag); err == nil {

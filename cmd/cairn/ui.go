@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"runtime"
 
+	"github.com/cairnhq/cairn/httpapi"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/spf13/cobra"
 )
@@ -33,7 +34,7 @@ token first.`,
 			if err != nil || !(host == "localhost" || isLoopbackIP(host)) {
 				return memory.Errorf(memory.CodeInvalidParams, "--addr %q: cairn ui serves on loopback only (127.0.0.1:PORT); use cairn serve for other addresses", addr)
 			}
-			return a.serveHTTP(cmd.Context(), addr, func(url string) {
+			return a.serveHTTP(cmd.Context(), addr, httpapi.Options{}, func(url string) {
 				fmt.Fprintf(a.err, "cairn: the web page is at %s\n", url)
 				if noOpen {
 					return

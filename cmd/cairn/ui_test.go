@@ -32,10 +32,11 @@ func (w *signalWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// cairn ui serves the page on a free loopback port and says where; it
-// refuses any other address.
+// cairn ui serves the page, moderation included, on a free loopback port
+// and says where; it refuses any other address.
 func TestUICommand(t *testing.T) {
 	t.Setenv("CAIRN_TOKEN", "")
+	t.Setenv("SURR_ARCHIVE_DIR", filepath.Join(t.TempDir(), "archive"))
 	db := filepath.Join(t.TempDir(), "cairn.db")
 	for _, addr := range []string{"0.0.0.0:0", "192.0.2.1:4747", "nonsense"} {
 		if _, errs, code := cli(t, db, "", "ui", "--no-open", "--addr", addr); code != 2 || !strings.Contains(errs, "loopback only") {
@@ -60,8 +61,17 @@ func TestUICommand(t *testing.T) {
 	}
 	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	if res.StatusCode != 200 || !strings.Contains(string(body), "What do you want to remember") || res.Header.Get("Content-Security-Policy") == "" {
+	if res.StatusCode != 200 || !strings.Contains(string(body), "What do you want to remember") || res.Header.Get("Content-Security-Policy") == "" ||
+		!strings.Contains(string(body), `href="/moderation"`) {
 		t.Fatalf("GET %s: %d\n%.500s", url, res.StatusCode, body)
+	}
+	if res, err = http.Get(url + "moderation"); err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(body), "Graph candidates") || !strings.Contains(string(body), "Removal queue") {
+		t.Fatalf("GET %smoderation: %d\n%.500s", url, res.StatusCode, body)
 	}
 	cancel()
 	if code := <-done; code != 0 {

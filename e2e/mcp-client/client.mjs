@@ -21,6 +21,7 @@ const expectedTools = ["retrieve", "log", "capsule_open", "summary_set", "capsul
   "inner_voice_sessions", "inner_voice_session", "inner_voice_session_delete",
   "code_index", "code_hydrate", "code_propose", "code_promote", "code_verify", "code_entities", "code_artifact_forget",
   "introspect_hydration", "introspect_entity", "introspect_gates",
+  "context_session_start", "context_pre_compact",
   "status", "doctor", "reembed", "config"];
 const innerVoice = mode === "stdio";
 // Archives of maintenance_ops go to a temporary folder (stdio; the HTTP
@@ -94,6 +95,38 @@ async function main() {
   check(!res.candidates.some((c) => c.entity.id === o1.id), "the pinned observation is not also a candidate");
   check(res.provenance.providerUsed === "hybrid" && res.provenance.totalCandidates >= 1, "provenance");
   check(res.candidates.every((c) => c.score >= 0 && c.score <= 1), "scores in [0, 1]");
+  // Context for a new session, the running summary before a compaction,
+  // the recall prompt with completion, and records as resources.
+  const pre = await ok("context_pre_compact", { scopeIds: { sessionId: session } });
+  check(pre.id === sum.id && pre.capsuleId === cap.id && pre.confidence === 0.5 && pre.content.startsWith("end-to-end check: 0 prompts, 2 tool calls (0 commands, 1 errors), 0 files changed."), "context_pre_compact: " + JSON.stringify(pre));
+  await ok("summary_set", { capsuleId: cap.id, content: "Checkout failed on clock skew between services.", confidence: 0.7, evidenceRefs: [o1.id] });
+  const ctx = await ok("context_session_start", { scopeIds: { repoId: "/src/e2e", sessionId: session }, branch: "main", tokenBudget: 800 });
+  check(ctx.markdown.includes("# cairn: memory of /src/e2e") && ctx.markdown.includes(o1.id) && ctx.tokens <= 800, "context_session_start: " + ctx.markdown);
+  check(ctx.items.some((i) => i.id === cap.id) && ctx.items.some((i) => i.id === o1.id && i.section === "Pinned"), "context items");
+  await fails("context_session_start", { scopeIds: { sessionId: session } }, "invalid_params");
+  await fails("context_pre_compact", { scopeIds: { sessionId: "no-such-session" } }, "not_found");
+  const { prompts } = await client.listPrompts();
+  check(prompts.length === 1 && prompts[0].name === "recall" && prompts[0].arguments.some((a) => a.name === "repo" && a.required), "prompts: " + JSON.stringify(prompts));
+  const done = await client.complete({ ref: { type: "ref/prompt", name: "recall" }, argument: { name: "repo", value: "/src/e" } });
+  check(done.completion.values.includes("/src/e2e"), "completion of repo: " + JSON.stringify(done));
+  const recall = await client.getPrompt({ name: "recall", arguments: { repo: "/src/e2e", branch: "main" } });
+  check(recall.messages.length === 1 && recall.messages[0].content.text.includes(o1.id), "recall prompt: " + JSON.stringify(recall));
+  const { resourceTemplates } = await client.listResourceTemplates();
+  const templates = resourceTemplates.map((t) => t.uriTemplate).sort();
+  for (const want of ["cairn://observation/{id}", "cairn://capsule/{id}", "cairn://summary/{id}", "cairn://thought/{id}", "cairn://entity/{id}", "cairn://context{?repo,branch}"]) {
+    check(templates.includes(want), "resource template " + want + ": " + templates.join(","));
+  }
+  const read = await client.readResource({ uri: "cairn://observation/" + o2.id });
+  check(read.contents.length === 1 && JSON.parse(read.contents[0].text).content === o2.content, "resources/read observation");
+  const readCtx = await client.readResource({ uri: "cairn://context?repo=" + encodeURIComponent("/src/e2e") });
+  check(readCtx.contents[0].mimeType === "text/markdown" && readCtx.contents[0].text.includes(cap.id), "resources/read context");
+  let missing = false;
+  try {
+    await client.readResource({ uri: "cairn://observation/obs_missing" });
+  } catch (e) {
+    missing = /not found/i.test(String(e));
+  }
+  check(missing, "a missing record is a resource-not-found error");
   const c2 = await ok("capsule_get", { capsuleId: cap.id });
   check(c2.observationIds.length === 2 && c2.summaryId === sum.id, "capsule membership");
   check((await ok("observation_get", { observationId: o2.id })).content === o2.content, "observation_get");

@@ -1,7 +1,9 @@
 // Package uiseed fills a database with a small memory of every kind for
 // the web page's tests and screenshots: the bundled sample sessions, a
 // capsule holding a stored-XSS attempt, thoughts of every origin, a
-// knowledge graph, and code memory with a hydration and gate evaluations.
+// knowledge graph with candidates staged by inner_voice for moderation, a
+// thought marked for removal, and code memory with a hydration and gate
+// evaluations.
 package uiseed
 
 import (
@@ -14,15 +16,35 @@ import (
 
 	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/internal/sample"
+	"github.com/cairnhq/cairn/maintain"
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/retrieve"
 )
 
 // XSS is the text of the hostile records: if a page ran it, the page's
 // title would change.
 const XSS = `<script>document.title="pwned"</script><img src=x onerror="document.title='pwned'">`
 
+// XSSMarkup is hostile markup a thought quotes as code: the extractor
+// stages no name from it, but the candidate named XSSName quotes the
+// sentence that holds it.
+const XSSMarkup = `<script>document.title="pwned"</script>`
+
+// XSSName is the entity candidate staged from the sentence quoting
+// XSSMarkup.
+const XSSName = "Mallory"
+
 // Seeded names what Seed wrote.
 type Seeded struct {
+	// Candidates are the staged candidates' ids by key (an entity's name
+	// in lower case, "source -> relation -> target" for an edge);
+	// CandidateThought is the thought checkout-api, Redis and Bob were
+	// staged from; XSSCandidate is the entity candidate named XSSName (its
+	// sentence quotes XSSMarkup).
+	Candidates                     map[string]string
+	CandidateThought, XSSCandidate string
+	// MarkedThought is the thought marked for removal.
+	MarkedThought string
 	// XSSObservation and XSSThought hold XSS; XSSEntity is named with it.
 	XSSObservation, XSSThought, XSSEntity string
 	// Observation is an observation of the sample to pin and forget.
@@ -53,6 +75,16 @@ var Start = time.UnixMilli(sample.Now).Add(-48 * time.Hour).UTC()
 
 // Now is the clock reading pages are shown against.
 var Now = time.UnixMilli(sample.Now).UTC()
+
+// Options are the options of an engine Seed writes with: a clock from
+// Start, the inner voice on (Seed stages candidates with inner_voice),
+// and the removal lifecycle's archives in archiveDir (kept 30 days).
+func Options(archiveDir string) *cairn.Options {
+	iv := retrieve.DefaultInnerVoiceConfig()
+	iv.Enabled = true
+	return &cairn.Options{Now: Clock(Start, time.Minute), InnerVoice: &iv,
+		Maintenance: &maintain.Config{RetentionDays: maintain.DefaultRetentionDays, ArchiveDir: archiveDir, Format: maintain.FormatParquet}}
+}
 
 // Seed writes the memory into eng; repoDir receives a small Go
 // repository for code memory.
@@ -87,6 +119,10 @@ func Seed(ctx context.Context, eng *cairn.Engine, repoDir string) (Seeded, error
 		return s, err
 	}
 
+	// Older than the other thoughts: the thoughts page opens on those.
+	if err := thinkArchitecture(ctx, eng, &s); err != nil {
+		return s, err
+	}
 	sig := func(f float64) *float64 { return &f }
 	for _, t := range []cairn.ThinkRequest{
 		{Content: "Clock skew between auth and the API servers breaks fresh tokens; a 5 s leeway fixes it.", Origin: memory.OriginHuman, Tags: []string{"auth", "incident"}, Significance: sig(0.9), ScopeIDs: memory.Scope{RepoID: "github.com/acme/shop"}},
@@ -106,6 +142,7 @@ func Seed(ctx context.Context, eng *cairn.Engine, repoDir string) (Seeded, error
 		case t.Origin == memory.OriginLogged:
 			s.XSSThought = th.ID
 		case t.Content[:8] == "Old idea":
+			s.MarkedThought = th.ID
 			if _, err := eng.MarkThought(ctx, cairn.MarkThoughtRequest{ThoughtID: th.ID, Status: memory.StatusRemoval}); err != nil {
 				return s, err
 			}
@@ -140,6 +177,10 @@ func Seed(ctx context.Context, eng *cairn.Engine, repoDir string) (Seeded, error
 		if _, err := eng.CreateEdge(ctx, cairn.EdgeRequest{Source: ents[e[0]], Relation: e[1], Target: ents[e[2]]}); err != nil {
 			return s, err
 		}
+	}
+
+	if err := stage(ctx, eng, &s); err != nil {
+		return s, err
 	}
 
 	if err := writeRepo(repoDir); err != nil {
@@ -185,6 +226,57 @@ func Seed(ctx context.Context, eng *cairn.Engine, repoDir string) (Seeded, error
 }
 
 func ptr(f float64) *float64 { return &f }
+
+// thinkArchitecture writes thoughts about the shop's architecture, which
+// stage reads.
+func thinkArchitecture(ctx context.Context, eng *cairn.Engine, s *Seeded) error {
+	repo := memory.Scope{RepoID: "github.com/acme/shop"}
+	for _, t := range []cairn.ThinkRequest{
+		{Content: "A pasted deploy log from " + XSSName + " ran `" + XSSMarkup + "` before the release.", Origin: memory.OriginLogged},
+		{Content: "Invoice rendering moved to a background job: the invoice-worker reads from RabbitMQ and writes to Postgres.", Origin: memory.OriginModel},
+		{Content: "The checkout-api uses Redis for carts; Bob maintains checkout-api.", Origin: memory.OriginModel},
+	} {
+		t.Tags, t.ScopeIDs = []string{"architecture"}, repo
+		th, err := eng.Think(ctx, t)
+		if err != nil {
+			return err
+		}
+		s.CandidateThought = th.ID // the last one's
+	}
+	return nil
+}
+
+// stage has inner_voice stage the entities and edges it finds in the
+// architecture thoughts, for moderation (after the graph is written, so
+// what it has is not staged).
+func stage(ctx context.Context, eng *cairn.Engine, s *Seeded) error {
+	no, all, k := false, 0.0, 10
+	res, err := eng.Ask(ctx, cairn.AskRequest{Content: "How is the shop's architecture put together?", StageKG: true, Save: &no,
+		SimThresh: &all, TopK: &k, IncludeTags: []string{"architecture"}})
+	if err != nil {
+		return fmt.Errorf("staging candidates (open the engine with uiseed.Options): %w", err)
+	}
+	list, err := eng.Candidates(ctx, cairn.CandidatesRequest{})
+	if err != nil {
+		return err
+	}
+	s.Candidates = map[string]string{}
+	for _, c := range list.Candidates {
+		s.Candidates[c.Key()] = c.ID
+		if c.Name == XSSName {
+			s.XSSCandidate = c.ID
+		}
+	}
+	for _, key := range []string{"checkout-api", "redis", "bob", "checkout-api -> uses -> redis", "invoice-worker -> writes_to -> postgres"} {
+		if s.Candidates[key] == "" {
+			return fmt.Errorf("inner_voice did not stage %q (staged %d: %v)", key, res.Staged.PendingEntities+res.Staged.PendingRelationships, s.Candidates)
+		}
+	}
+	if s.XSSCandidate == "" {
+		return fmt.Errorf("inner_voice did not stage the candidate quoting hostile markup (staged %v)", s.Candidates)
+	}
+	return nil
+}
 
 // writeRepo writes a small Go repository.
 func writeRepo(dir string) error {

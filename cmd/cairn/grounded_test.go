@@ -29,6 +29,11 @@ func TestGroundedInnerVoiceFromTheCommandLine(t *testing.T) {
 	} {
 		mustCLI(t, db, "call", "kg_observe", `{"entityId":"`+ent.ID+`","content":"`+f+`"}`)
 	}
+	// The configuration shows the model, never its key.
+	if cfg := strings.Join(strings.Fields(mustCLI(t, db, "--json", "config")), ""); !strings.Contains(cfg, `"llm":{"provider":"openai"`) || !strings.Contains(cfg, `"apiKeySet":true`) ||
+		!strings.Contains(cfg, `"maxPromptTokens":8000`) || strings.Contains(cfg, llmtest.Key) {
+		t.Fatalf("config: %s", cfg)
+	}
 	q := "why does clock drift break session token expiry on the auth-service?"
 	text := mustCLI(t, db, "inner-voice", "ask", "--no-save", "--mode", "new_thread", "--topic", "tokens", q)
 	for _, want := range []string{"grounded: coverage 1.00", "kg_observation kgo_", "model openai/gpt-4o-mini: 1 call(s), 120+40 tokens", "session ivs_", "(started, exchange 1; \"tokens\")"} {

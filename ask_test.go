@@ -117,7 +117,9 @@ func TestAskPlan1AnswerAndThreeSources(t *testing.T) {
 // Testing Plan 2: with save=true the summary thought exists with
 // is_summary=true and summary_of holding the source ids.
 func TestAskPlan2SavesASummaryThought(t *testing.T) {
-	eng, _ := askEngine(t, nil)
+	// One supporting source is enough here, so that an answer from the
+	// summary alone is not refused.
+	eng, _ := askEngine(t, &cairn.Options{Verifier: &synth.Verifier{MinSources: 1}})
 	res := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3), Save: ptr(true)})
 	if res.SavedThoughtID == "" {
 		t.Fatalf("no thought saved: %+v", res.Diagnostics)
@@ -252,17 +254,17 @@ func TestAskWithoutSaveLeavesTheDatabaseUnchanged(t *testing.T) {
 	eng, _ := askEngine(t, nil)
 	// Let the retrieval index catch up first: its files live beside the
 	// database, not in it.
-	ask(t, eng, cairn.AskRequest{Content: "warm up", Save: ptr(false)})
+	ask(t, eng, cairn.AskRequest{Content: "warm up", Save: ptr(false), Mode: "none"})
 	before := fileSums(t, eng.Path())
 	stats, _ := eng.Stats(ctx)
 	for range 3 {
-		res := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(5), Save: ptr(false)})
+		res := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(5), Save: ptr(false), Mode: "none"})
 		if res.SynthesizedAnswer == "" || res.SavedThoughtID != "" {
 			t.Fatalf("answer %+v", res)
 		}
 	}
 	// auto_mark_removal without stage_kg writes nothing either.
-	ask(t, eng, cairn.AskRequest{Content: askQuestion, Save: ptr(false), AutoMarkRemoval: ptr(true)})
+	ask(t, eng, cairn.AskRequest{Content: askQuestion, Save: ptr(false), AutoMarkRemoval: ptr(true), Mode: "none"})
 	after := fileSums(t, eng.Path())
 	if len(before) == 0 || !mapsEqual(before, after) {
 		t.Fatalf("inner_voice with save=false changed the database's files")
@@ -397,8 +399,8 @@ func TestAskPrivacy(t *testing.T) {
 // The tool's results are the engine's, over the one tool table.
 func TestAskOverTheToolTable(t *testing.T) {
 	eng, _ := askEngine(t, nil)
-	direct := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3), Save: ptr(false)})
-	out, err := eng.CallJSON(ctx, "inner_voice", []byte(`{"content":"`+askQuestion+`","top_k":3,"save":false}`))
+	direct := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3), Save: ptr(false), Mode: "none"})
+	out, err := eng.CallJSON(ctx, "inner_voice", []byte(`{"content":"`+askQuestion+`","top_k":3,"save":false,"mode":"none"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,6 +411,7 @@ func TestAskOverTheToolTable(t *testing.T) {
 		var m map[string]any
 		json.Unmarshal(s, &m)
 		delete(m["diagnostics"].(map[string]any), "latency_ms")
+		delete(m["provenance"].(map[string]any), "latency_ms")
 		r, _ := json.Marshal(m)
 		return string(r)
 	}
@@ -449,30 +452,50 @@ func TestAskConfigFromSettings(t *testing.T) {
 }
 
 // Another synthesiser plugs in through Options.Synthesizer: it gets the
-// question and the sources' whole texts, best first; a refusal saves
-// nothing.
+// question and the sources' whole texts, best first; its answer goes
+// through the grounding verifier like the extractive one, so an answer
+// its citations do not support is refused; a refusal saves nothing.
 func TestAskWithAnotherSynthesizer(t *testing.T) {
 	var got []synth.Source
-	refuse := false
+	behaviour := "grounded"
 	fn := synth.Func(func(_ context.Context, q string, src []synth.Source) (synth.Answer, error) {
 		got = src
-		if refuse {
+		switch behaviour {
+		case "refuse":
 			return synth.Answer{Name: "test", Refused: true, Notes: "too little support", Sentences: []synth.Sentence{}}, nil
+		case "ungrounded":
+			return synth.Answer{Name: "test", Text: "An answer of its own.", Sentences: []synth.Sentence{
+				{Text: "An answer of its own.", Spans: []synth.Span{{SourceID: src[0].ID, Start: 0, End: 5}}}}}, nil
 		}
-		return synth.Answer{Name: "test", Text: "An answer of its own.", Sentences: []synth.Sentence{
-			{Text: "An answer of its own.", Spans: []synth.Span{{SourceID: src[0].ID, Start: 0, End: 5}}}}}, nil
+		// The first sentence of each of the first two sources, cited.
+		var ans synth.Answer
+		ans.Name = "test"
+		for _, s := range src[:2] {
+			end := strings.Index(s.Text, ".") + 1
+			sent := s.Text[:end]
+			ans.Sentences = append(ans.Sentences, synth.Sentence{Text: sent, Spans: []synth.Span{{SourceID: s.ID, Start: 0, End: len([]rune(sent))}}})
+			ans.Text = strings.TrimSpace(ans.Text + " " + sent)
+		}
+		return ans, nil
 	})
 	eng, seeded := askEngine(t, &cairn.Options{Synthesizer: fn})
 	res := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3)})
-	if res.Synthesizer != "test" || res.SynthesizedAnswer != "An answer of its own." || res.SavedThoughtID == "" || len(got) != 3 {
+	if res.Synthesizer != "test" || res.Refused || res.Grounding.CoverageRatio != 1 || res.SavedThoughtID == "" || len(got) != 3 {
 		t.Fatalf("answer %+v from %d sources", res, len(got))
 	}
 	if got[0].Type != "thought" || got[0].Relevance < got[1].Relevance || !slices.ContainsFunc(seeded, func(th memory.Thought) bool { return th.Content == got[0].Text }) {
 		t.Fatalf("sources handed over %+v", got)
 	}
-	refuse = true
+	behaviour = "ungrounded"
 	res = ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3)})
-	if !res.Refused || res.SynthesizedAnswer != "" || res.SavedThoughtID != "" || !strings.Contains(res.Diagnostics.SaveSkipped, "declined") {
+	if !res.Refused || res.SynthesizedAnswer != "" || res.SavedThoughtID != "" || !res.Grounding.Refused ||
+		res.Grounding.Answer != synth.RefusalText || !strings.Contains(res.Grounding.Notes, "Required sources 2") {
+		t.Fatalf("an ungrounded answer: %+v", res)
+	}
+	behaviour = "refuse"
+	res = ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3)})
+	if !res.Refused || res.SynthesizedAnswer != "" || res.SavedThoughtID != "" || !strings.Contains(res.Diagnostics.SaveSkipped, "refused") ||
+		res.Grounding.Notes != "too little support" {
 		t.Fatalf("refusal %+v", res)
 	}
 }

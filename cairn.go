@@ -14,6 +14,7 @@ import (
 	"github.com/cairnhq/cairn/code"
 	"github.com/cairnhq/cairn/embed"
 	"github.com/cairnhq/cairn/index"
+	"github.com/cairnhq/cairn/llm"
 	"github.com/cairnhq/cairn/maintain"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/retrieve"
@@ -52,9 +53,22 @@ type Options struct {
 	// Ask configures the inner_voice tool (SURR_TOP_K, SURR_SIM_THRESH,
 	// SURR_DB_LIMIT, SURR_AUTO_MARK_REMOVAL); nil means the defaults.
 	Ask *synth.AskConfig
-	// Synthesizer answers inner_voice from the retrieved thoughts. Default:
-	// synth.Extractive{} (offline, deterministic).
+	// Synthesizer answers inner_voice when no language model does, and
+	// when the model fails. Default: synth.Extractive (offline,
+	// deterministic). Its answers go through the grounding verifier.
 	Synthesizer synth.Synthesizer
+	// LLM, when set, answers inner_voice with grounded synthesis: the
+	// model's answer is checked by the grounding verifier and refused when
+	// it is not grounded; when the model fails, the Synthesizer answers
+	// instead and the result says why. LLMMaxOutputTokens is the answer's
+	// budget the client reserves in its window (default 1024).
+	LLM                llm.Client
+	LLMMaxOutputTokens int
+	// Verifier checks every inner_voice answer (nil: the defaults).
+	Verifier *synth.Verifier
+	// Sessions configure inner_voice's sessions and prompt budget (nil:
+	// the defaults).
+	Sessions *synth.SessionConfig
 	// Maintenance configures the removal lifecycle (SURR_RETENTION_DAYS,
 	// SURR_ARCHIVE_DIR, SURR_ARCHIVE_FORMAT); nil means the defaults, with
 	// the archive in ./archive/ of the working directory.
@@ -135,6 +149,9 @@ type Engine struct {
 	candidates memory.CandidateStore
 	removals   memory.RemovalStore
 	life       *maintain.Lifecycle
+	// grounded holds what inner_voice's grounded answers and sessions
+	// need (grounded.go).
+	grounded grounding
 
 	idMu    sync.Mutex
 	entropy io.Reader
@@ -255,9 +272,7 @@ func newEngine(store memory.Store, o Options) (*Engine, error) {
 	if o.Ask != nil {
 		e.ask = *o.Ask
 	}
-	if e.synth == nil {
-		e.synth = synth.Extractive{}
-	}
+	e.initGrounding(o)
 	e.candidates, _ = store.(memory.CandidateStore)
 	if rs, ok := store.(memory.RemovalStore); ok {
 		mc := maintain.DefaultConfig()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairnhq/cairn/code"
 	"github.com/cairnhq/cairn/embed"
+	"github.com/cairnhq/cairn/llm"
 	"github.com/cairnhq/cairn/maintain"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/retrieve"
@@ -44,6 +45,16 @@ type Settings struct {
 	// lifecycle's.
 	Ask         synth.AskConfig `json:"innerVoiceAsk"`
 	Maintenance maintain.Config `json:"maintenance"`
+	// LLM is the language model inner_voice answers with (CAIRN_LLM_*;
+	// no provider: none, and the extractive synthesiser answers);
+	// Grounding the verifier's thresholds; Sessions inner_voice's
+	// sessions and prompt budget.
+	LLM       LLMSettings       `json:"llm"`
+	Grounding GroundingSettings `json:"grounding"`
+	Sessions  SessionSettings   `json:"innerVoiceSessions"`
+	// llm and sessions are what LLM and Sessions show.
+	llm      llm.Settings
+	sessions synth.SessionConfig
 	// MaxContentBytes caps one record's content.
 	MaxContentBytes int `json:"maxContentBytes"`
 	// NoLog (MCP_NO_LOG=1) keeps logs to counters.
@@ -152,6 +163,9 @@ func SettingsFromEnv(getenv func(string) string) (Settings, error) {
 	}
 	s.Maintenance = mc
 	s.Warnings = append(s.Warnings, warns...)
+	if err := s.readGrounded(getenv); err != nil {
+		return s, err
+	}
 	return s, nil
 }
 
@@ -163,9 +177,13 @@ func (s Settings) Options() (*Options, error) {
 	}
 	w := s.HybridWeights
 	iv, ask, mc := s.InnerVoice, s.Ask, s.Maintenance
-	return &Options{Provider: s.Provider, HybridWeights: &w, Embedder: e, MaxContentBytes: s.MaxContentBytes,
+	o := &Options{Provider: s.Provider, HybridWeights: &w, Embedder: e, MaxContentBytes: s.MaxContentBytes,
 		InnerVoice: &iv, Ask: &ask, Maintenance: &mc, NoLog: s.NoLog, ETVTTL: s.etvTTL(), MaxCodeFileBytes: s.CodeMaxFileBytes, IndexDir: s.IndexDir,
-		IndexApproximateFrom: s.IndexApproximateFrom, NoRedact: !s.Redact, settings: &s}, nil
+		IndexApproximateFrom: s.IndexApproximateFrom, NoRedact: !s.Redact, settings: &s}
+	if err := s.groundedOptions(o); err != nil {
+		return nil, err
+	}
+	return o, nil
 }
 
 // settingsOf describes an engine opened from Options rather than from
@@ -203,6 +221,7 @@ func settingsOf(o Options) Settings {
 	}
 	sp := o.Embedder.Space()
 	s.Embedder = embed.Config{Provider: sp.Provider, Model: sp.Model, Dim: sp.Dim}
+	groundedSettingsOf(o, &s)
 	return s
 }
 
@@ -215,13 +234,25 @@ func (s Settings) Public() Settings {
 	} else if err != nil {
 		s.Embedder.BaseURL = "(unparsable)"
 	}
+	if u, err := url.Parse(s.LLM.BaseURL); err == nil && (u.User != nil || u.RawQuery != "") {
+		u.User, u.RawQuery = nil, ""
+		s.LLM.BaseURL = u.String()
+	} else if err != nil {
+		s.LLM.BaseURL = "(unparsable)"
+	}
+	s.llm = llm.Settings{}
 	s.Warnings, s.Notes = slices.Clone(s.Warnings), slices.Clone(s.Notes)
 	return s
 }
 
 // String is a one-line summary, for logs.
 func (s Settings) String() string {
-	return fmt.Sprintf("provider=%s embedder=%s/%s/%d inner_voice=%v", s.Provider, s.Embedder.Provider, s.Embedder.Model, s.Embedder.Dim, s.InnerVoice.Enabled)
+	llm := "none"
+	if s.LLM.Provider != "" {
+		llm = s.LLM.Provider + "/" + s.LLM.Model
+	}
+	return fmt.Sprintf("provider=%s embedder=%s/%s/%d inner_voice=%v llm=%s", s.Provider, s.Embedder.Provider, s.Embedder.Model, s.Embedder.Dim,
+		s.InnerVoice.Enabled, llm)
 }
 
 // etvTTL maps the setting to Options.ETVTTL, where 0 means the default

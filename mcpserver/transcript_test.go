@@ -39,7 +39,7 @@ func TestTranscripts(t *testing.T) {
 }
 
 var (
-	generatedID = regexp.MustCompile(`\b(obs|cap|sum|pin|th|ent|kgo|edge|kgc)_[0-9A-HJKMNP-TV-Z]{26}\b`)
+	generatedID = regexp.MustCompile(`\b(obs|cap|sum|pin|th|ent|kgo|edge|kgc|ivs|ivx)_[0-9A-HJKMNP-TV-Z]{26}\b`)
 	// sizeBytes depends on SQLite's page allocation, latency_ms on the
 	// machine, not on cairn.
 	sizeBytes = regexp.MustCompile(`(\\?"(?:sizeBytes|latency_ms)\\?":)\d+`)

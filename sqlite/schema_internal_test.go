@@ -133,3 +133,46 @@ func TestUpgradeFromSchema6KeepsThoughts(t *testing.T) {
 		t.Fatalf("removals after the upgrade: %+v %v", rs, err)
 	}
 }
+
+// A database of schema 7 opens at the current schema with its thoughts,
+// and keeps inner_voice sessions from then on.
+func TestUpgradeFromSchema7AddsSessions(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "cairn.db")
+	all := migrations
+	migrations = all[:7]
+	db, err := Open(path, nil)
+	migrations = all
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AddThought(ctx, memory.Thought{ID: "t1", Content: "old thought", Origin: memory.OriginHuman, Status: memory.StatusActive,
+		Significance: 0.5, CreatedAt: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.CreateVoiceSession(ctx, memory.InnerVoiceSession{ID: "s1", Version: 1, CreatedAt: 1}); err == nil {
+		t.Fatal("a schema-7 database kept a session")
+	}
+	db.Close()
+	db, err = Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if th, err := db.Thought(ctx, "t1"); err != nil || th.Content != "old thought" {
+		t.Fatalf("after the upgrade: %+v %v", th, err)
+	}
+	if _, err := db.CreateVoiceSession(ctx, memory.InnerVoiceSession{ID: "s1", Version: 1, CreatedAt: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.AddVoiceExchange(ctx, memory.InnerVoiceExchange{ID: "x1", SessionID: "s1", Timestamp: 2, Query: "q",
+		MemoriesReferenced: []string{"t1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.RedactThought(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if xs, err := db.VoiceExchanges(ctx, "s1", 0, 10); err != nil || len(xs) != 1 || !xs[0].Redacted {
+		t.Fatalf("exchanges after forgetting their source: %+v %v", xs, err)
+	}
+}

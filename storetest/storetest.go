@@ -78,6 +78,7 @@ func Run(t *testing.T, open Opener) {
 		{"ScopeValues", testScopeValues},
 	}
 	tests = append(tests, curationTests...)
+	tests = append(tests, voiceTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := open(t)

@@ -45,6 +45,15 @@ type Extractive struct {
 	// MaxChars is the answer's length target in characters. Default
 	// DefaultMaxChars (600).
 	MaxChars int
+	// MinSources, when above 1, makes the answer rest on that many
+	// sources when that many have a sentence sharing a term with the
+	// question: the best such sentence of each source not yet cited is
+	// added, in score order, in place of the lowest-scoring sentences of
+	// sources cited more than once when the answer would pass MaxChars.
+	// The grounding verifier refuses an answer resting on fewer sources
+	// than it requires; this keeps a verbatim answer from failing it when
+	// the sources could have met it.
+	MinSources int
 }
 
 var _ Synthesizer = Extractive{}
@@ -141,6 +150,9 @@ func (x Extractive) Synthesize(ctx context.Context, question string, sources []S
 		taken = append(taken, p)
 		used += n
 	}
+	if x.MinSources > 1 {
+		taken = x.diversify(taken, pieces, max)
+	}
 	slices.SortFunc(taken, func(a, b piece) int {
 		if c := cmp.Compare(a.src, b.src); c != 0 {
 			return c
@@ -158,6 +170,49 @@ func (x Extractive) Synthesize(ctx context.Context, question string, sources []S
 	}
 	ans.Text = strings.Join(texts, " ")
 	return ans, nil
+}
+
+// diversify adds to taken, in score order, the best relevant sentence of
+// each source not yet cited until MinSources sources are, dropping the
+// lowest-scoring sentences of sources cited more than once while the
+// answer passes max characters. Pieces are in score order.
+func (x Extractive) diversify(taken, pieces []piece, max int) []piece {
+	count := func(ps []piece) (map[int]int, int) {
+		per, chars := map[int]int{}, 0
+		for _, p := range ps {
+			per[p.src]++
+			chars += utf8.RuneCountInString(p.text) + 1
+		}
+		return per, chars
+	}
+	for _, p := range pieces {
+		cited, _ := count(taken)
+		if len(cited) >= x.MinSources {
+			break
+		}
+		if !p.relevant || cited[p.src] > 0 || slices.ContainsFunc(taken, func(t piece) bool { return t.hash == p.hash || redundant(t, p) }) {
+			continue
+		}
+		n := utf8.RuneCountInString(p.text) + 1
+		if n > max/2 {
+			continue // it would crowd out the rest of the answer
+		}
+		// Make room: drop the lowest-scoring sentences of sources that keep
+		// another sentence.
+		keep := slices.Clone(taken)
+		per, room := count(keep)
+		for i := len(keep) - 1; i >= 0 && room+n > max; i-- {
+			if per[keep[i].src] > 1 {
+				per[keep[i].src]--
+				room -= utf8.RuneCountInString(keep[i].text) + 1
+				keep = slices.Delete(keep, i, i+1)
+			}
+		}
+		if room+n <= max {
+			taken = append(keep, p)
+		}
+	}
+	return taken
 }
 
 // cutAt returns how many characters of s to keep to stay within max:

@@ -30,6 +30,12 @@ type Citation struct {
 type Draft struct {
 	Answer  string     `json:"answer"`
 	Sources []Citation `json:"sources"`
+	// Claims, when set, are the answer's sentences as its synthesiser
+	// made them (the extractive synthesiser knows where its quotes
+	// begin and end; a model's prose is split by the verifier). They are
+	// used only when, joined by spaces, they are the answer (compared
+	// normalised); otherwise the answer is split as usual.
+	Claims []string `json:"claims,omitempty"`
 }
 
 // SourceCitation is a citation that survived the checks: its source was
@@ -225,7 +231,11 @@ func (v Verifier) Check(ctx context.Context, d Draft, sources []Source) Verdict 
 
 	// Claims.
 	var claims []claim
-	for _, s := range splitSentences(d.Answer) {
+	sentences := splitSentences(d.Answer)
+	if len(d.Claims) > 0 && normalizeText(strings.Join(d.Claims, " ")) == normalizeText(d.Answer) {
+		sentences = d.Claims
+	}
+	for _, s := range sentences {
 		text := stripMarkers(s)
 		if ts := claimTerms(text); len(ts) > 0 {
 			c := claim{text: text, terms: ts, hard: hardTerms(text), negated: negated(text)}

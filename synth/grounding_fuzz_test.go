@@ -18,6 +18,10 @@ func FuzzVerify(f *testing.F) {
 	f.Add("Dr. J. Smith saw 1,312 herons … at 06:10! [t-3]\n- No. 1: they don't", "t-3", "06:10 … heron", "t-9", "")
 	f.Add("", "", "", "", "")
 	f.Add("a: B. c? D! e.g. F", "t-1", "…", " t-2 ", "STRIKE  with")
+	// A stop with closing marks then a split at a colon ran the splitter
+	// past its start.
+	f.Add(`go test ./x/... -> FAIL TestX: token issued 2s ago is rejected.". Then "more."`, "t-1", "x", "t-2", "y")
+	f.Add(`it failed.") Then: "Yes." (No.) 3.`, "t-1", "x", "t-2", "y")
 	f.Fuzz(func(t *testing.T, answer, id1, span1, id2, span2 string) {
 		d := synth.Draft{Answer: answer, Sources: []synth.Citation{{SourceID: id1, Span: span1}, {SourceID: id2, Span: span2}}}
 		v := synth.Verifier{}.Check(context.Background(), d, birds)

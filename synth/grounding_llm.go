@@ -69,6 +69,11 @@ type LLMSynthesizer struct {
 	Prompt PromptFunc
 	// Verifier checks the answer.
 	Verifier Verifier
+	// Fits, when set, reports whether a request is within the prompt
+	// budget. A retry that would not fit with the malformed answer shown
+	// to the model asks again in one message (the prompt and RetryText);
+	// one that would not fit even so is refused, not sent.
+	Fits func(ModelRequest) bool
 }
 
 // Synthesis is a grounded answer and what it took: the model calls, their
@@ -138,18 +143,29 @@ func (s LLMSynthesizer) Synthesize(ctx context.Context, query string, sources []
 			out.GroundedResponse = s.Verifier.Verify(ctx, d, sources)
 			return out, nil
 		}
+		if attempt == 1 {
+			break
+		}
 		echo := strings.ToValidUTF8(reply.Text, "")
 		if len(echo) > maxEcho {
 			echo = strings.ToValidUTF8(echo[:maxEcho], "")
 		}
+		single := []ModelMessage{{Role: "user", Content: user + "\n\n" + restate(problem)}}
 		if strings.TrimSpace(echo) == "" {
 			// Some APIs refuse an empty turn: ask again in one message.
-			req.Messages = []ModelMessage{{Role: "user", Content: user + "\n\n" + restate(problem)}}
-			continue
+			req.Messages = single
+		} else {
+			req.Messages = append(req.Messages[:1],
+				ModelMessage{Role: "assistant", Content: echo},
+				ModelMessage{Role: "user", Content: restate(problem)})
+			if s.Fits != nil && !s.Fits(req) {
+				req.Messages = single
+			}
 		}
-		req.Messages = append(req.Messages[:1],
-			ModelMessage{Role: "assistant", Content: echo},
-			ModelMessage{Role: "user", Content: restate(problem)})
+		if s.Fits != nil && !s.Fits(req) {
+			out.GroundedResponse = refusal(fmt.Sprintf("the model's answer was malformed (%s) and asking again would pass the prompt budget; it was not used", problem))
+			return out, nil
+		}
 	}
 	out.GroundedResponse = refusal(fmt.Sprintf("the model's answer was malformed twice (%s); it was not used", problem))
 	return out, nil

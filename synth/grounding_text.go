@@ -102,7 +102,9 @@ func splitSentences(text string) []string {
 			if s := strings.TrimSpace(line[start:j]); s != "" {
 				out = append(out, s)
 			}
-			start = j
+			// Skip the run of closing punctuation taken with the stop
+			// ("... -> FAIL"): its marks end no further sentence.
+			start, i = j, j-1
 		}
 		if s := strings.TrimSpace(line[start:]); s != "" {
 			out = append(out, s)

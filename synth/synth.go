@@ -43,3 +43,28 @@ type Func func(ctx context.Context, question string, sources []Source) (Answer, 
 func (f Func) Synthesize(ctx context.Context, question string, sources []Source) (Answer, error) {
 	return f(ctx, question, sources)
 }
+
+// Draft is the answer as the grounding verifier reads it: its text, its
+// sentences as claims, and for each span of each sentence a citation
+// quoting that span of the source. Spans outside their source's text are left out (the verifier
+// then finds the sentence unsupported).
+func (a Answer) Draft(sources []Source) Draft {
+	text := map[string][]rune{}
+	for _, s := range sources {
+		if _, ok := text[s.ID]; !ok {
+			text[s.ID] = []rune(s.Text)
+		}
+	}
+	d := Draft{Answer: a.Text, Sources: []Citation{}}
+	for _, s := range a.Sentences {
+		d.Claims = append(d.Claims, s.Text)
+		for _, sp := range s.Spans {
+			rs, ok := text[sp.SourceID]
+			if !ok || sp.Start < 0 || sp.End > len(rs) || sp.Start >= sp.End {
+				continue
+			}
+			d.Sources = append(d.Sources, Citation{SourceID: sp.SourceID, Span: string(rs[sp.Start:sp.End])})
+		}
+	}
+	return d
+}

@@ -29,9 +29,21 @@ thought (is_summary, summary_of the sources, pipeline inner_voice) unless
 staged for review with 'cairn kg candidates'; --auto-mark-removal then marks
 the sources for removal ('cairn maintenance' archives them).
 
+With a language model configured (CAIRN_LLM_PROVIDER and its settings; see
+'cairn config') the model answers from the knowledge graph's entities and facts
+(--context kg, the default then; kg+thoughts or thoughts to include thoughts)
+within a prompt budget (SURR_INNER_VOICE_MAX_TOKENS), and cairn checks every
+sentence against the sources it cites: an answer not grounded enough is
+refused. A model that fails gives way to the extractive answer, with the reason.
+
+Each exchange is recorded in a session: --mode continue (the default: the
+active session, or --session ID), new_thread (with --topic), or none (nothing
+kept). 'cairn inner-voice sessions' lists them.
+
 It is disabled unless SURR_ENABLE_INNER_VOICE=1 (exit code 5).`,
 		Example: `  SURR_ENABLE_INNER_VOICE=1 cairn inner-voice ask "why do session tokens expire early?"
-  SURR_ENABLE_INNER_VOICE=1 cairn inner-voice ask --stage-kg --no-save --json "what does auth-service depend on?"`,
+  SURR_ENABLE_INNER_VOICE=1 cairn inner-voice ask --stage-kg --no-save --json "what does auth-service depend on?"
+  SURR_ENABLE_INNER_VOICE=1 CAIRN_LLM_PROVIDER=ollama CAIRN_LLM_MODEL=llama3.2 cairn inner-voice ask --mode new_thread --topic deploys "why did the deploy fail?"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q, err := a.readText(args, "question")
 			if err != nil {
@@ -73,19 +85,39 @@ It is disabled unless SURR_ENABLE_INNER_VOICE=1 (exit code 5).`,
 				return a.emit(res)
 			}
 			d := res.Diagnostics
-			if res.SynthesizedAnswer == "" {
+			g := res.Grounding
+			switch {
+			case res.Refused:
+				fmt.Fprintln(a.out, g.Answer)
+				fmt.Fprintln(a.out, wrap(g.Notes, 78, "  "))
+			case res.SynthesizedAnswer == "":
 				fmt.Fprintf(a.out, "no answer (%s)\n", strings.ReplaceAll(d.Reason, "_", " "))
-			} else {
+			default:
 				fmt.Fprintln(a.out, wrap(res.SynthesizedAnswer, 78, ""))
+				fmt.Fprintf(a.out, "\ngrounded: coverage %.2f, confidence %.2f, %s cited\n", g.CoverageRatio, g.Confidence, plural(len(g.Sources), "source"))
 			}
 			if len(res.Sources) > 0 {
 				fmt.Fprintln(a.out, "\nsources:")
 			}
 			for i, s := range res.Sources {
-				fmt.Fprintf(a.out, "%d. %.3f  %s  [%s]\n", i+1, s.Similarity, s.ThoughtID, s.TrustTier)
+				fmt.Fprintf(a.out, "%d. %.3f  %s %s  [%s]\n", i+1, s.Similarity, s.SourceType, s.SourceID, s.TrustTier)
 				fmt.Fprintln(a.out, wrap(oneLine(s.Excerpt, 300), 78, "   "))
 			}
 			fmt.Fprintln(a.out)
+			pv := res.Provenance
+			if pv.DegradedFrom != "" {
+				fmt.Fprintf(a.out, "answered by the %s synthesiser: %s\n", pv.Synthesizer, pv.DegradedReason)
+			}
+			if pv.Calls > 0 {
+				fmt.Fprintf(a.out, "model %s/%s: %d call(s), %d+%d tokens, $%.4f\n", pv.Provider, pv.Model, pv.Calls, pv.PromptTokens, pv.CompletionTokens, pv.CostUSD)
+			}
+			if ss := res.Session; ss != nil {
+				verb := "continued"
+				if ss.Created {
+					verb = "started"
+				}
+				fmt.Fprintf(a.out, "session %s (%s, exchange %d; %q)\n", ss.SessionID, verb, ss.Seq, ss.Topic)
+			}
 			switch {
 			case res.SavedThoughtID != "":
 				fmt.Fprintf(a.out, "saved as thought %s\n", res.SavedThoughtID)
@@ -126,5 +158,9 @@ It is disabled unless SURR_ENABLE_INNER_VOICE=1 (exit code 5).`,
 	f.BoolVar(&req.IncludePrivate, "private", false, "answer from private thoughts too")
 	f.StringSliceVar(&req.IncludeTags, "include-tag", nil, "only thoughts with one of these tags (repeatable)")
 	f.StringSliceVar(&req.ExcludeTags, "exclude-tag", nil, "leave out thoughts with any of these tags (repeatable)")
+	f.StringVar(&req.Mode, "mode", "", "continue (the active session; the default), new_thread, or none (nothing kept)")
+	f.StringVar(&req.Topic, "topic", "", "a new thread's topic (default: the question)")
+	f.StringVar(&req.SessionID, "session", "", "the session to continue")
+	f.StringVar(&req.Context, "context", "", "what the answer draws on: kg, kg+thoughts or thoughts (default: kg with a language model, thoughts without)")
 	return cmd
 }

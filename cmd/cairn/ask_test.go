@@ -51,8 +51,8 @@ func TestInnerVoiceAskModerateMaintain(t *testing.T) {
 	}
 	q := "why does clock drift break session token expiry?"
 	// --no-save writes nothing: the CLI and the tool give the same answer.
-	viaCLI := mustCLI(t, db, "--json", "inner-voice", "ask", "--no-save", "--top-k", "3", q)
-	viaTool := mustCLI(t, db, "call", "inner_voice", `{"content":"`+q+`","top_k":3,"save":false}`)
+	viaCLI := mustCLI(t, db, "--json", "inner-voice", "ask", "--no-save", "--mode", "none", "--top-k", "3", q)
+	viaTool := mustCLI(t, db, "call", "inner_voice", `{"content":"`+q+`","top_k":3,"save":false,"mode":"none"}`)
 	if canonical(t, viaCLI) != canonical(t, viaTool) {
 		t.Fatalf("cli and tool differ:\n%s\n%s", viaCLI, viaTool)
 	}

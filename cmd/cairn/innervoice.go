@@ -78,7 +78,7 @@ red for model thoughts.`,
 			return nil
 		},
 	}
-	cmd.AddCommand(newInnerVoiceAskCmd(a))
+	cmd.AddCommand(newInnerVoiceAskCmd(a), newVoiceSessionsCmd(a))
 	f := cmd.Flags()
 	f.IntVar(&topK, "top-k", 10, "most snippets to return (1 to 50; default SURR_INNER_VOICE_TOPK_DEFAULT)")
 	f.Float64Var(&mix, "mix", 0.6, "the knowledge graph's share of the snippets, 0 (thoughts only) to 1 (graph only); default SURR_INNER_VOICE_MIX")

@@ -18,6 +18,7 @@ const expectedTools = ["retrieve", "log", "capsule_open", "summary_set", "capsul
   "think", "thought_get", "thoughts_list", "thought_mark", "thought_forget", "kg_entity_create", "kg_entity_update", "kg_entity_get", "kg_entity_delete",
   "kg_entities", "kg_observe", "kg_observation_delete", "kg_edge_create", "kg_edge_delete", "kg_edges", "inner_voice_retrieve",
   "inner_voice", "kg_candidates", "knowledgegraph_moderate", "maintenance_ops",
+  "inner_voice_sessions", "inner_voice_session", "inner_voice_session_delete",
   "code_index", "code_hydrate", "code_propose", "code_promote", "code_verify", "code_entities", "code_artifact_forget",
   "introspect_hydration", "introspect_entity", "introspect_gates",
   "context_session_start", "context_pre_compact",
@@ -183,6 +184,20 @@ async function main() {
     check(saved.is_summary && saved.pipeline === "inner_voice" && saved.summary_of.length === ans.sources.length, "the saved summary: " + JSON.stringify(saved));
     await fails("inner_voice", { content: "  " }, "invalid_params");
     await fails("inner_voice", { content: "x", sim_thresh: 2 }, "invalid_params");
+    // The grounding contract, checked by cairn, and the session the
+    // exchange was recorded in.
+    const g = ans.grounding;
+    check(g && g.coverage_ratio === 1 && g.refused === false && g.confidence > 0 && g.sources.length >= 2 &&
+      g.sources.every((c) => c.source_type === "thought" && c.span.length > 0 && c.relevance > 0), "inner_voice grounding: " + JSON.stringify(g));
+    check(ans.session && ans.session.session_id.startsWith("ivs_") && ans.session.seq === 1 && ans.provenance.synthesizer === "extractive", "inner_voice session: " + JSON.stringify(ans.session));
+    const sessions = await ok("inner_voice_sessions", {});
+    check(sessions.sessions.length === 1 && sessions.active_session_id === ans.session.session_id && sessions.totals.exchanges === 1, "inner_voice_sessions: " + JSON.stringify(sessions));
+    const sv = await ok("inner_voice_session", { session_id: ans.session.session_id });
+    check(sv.exchanges.length === 1 && sv.exchanges[0].coverage_ratio === 1 && sv.exchanges[0].memories_referenced.length >= 2, "inner_voice_session: " + JSON.stringify(sv));
+    await fails("inner_voice", { content: "x", mode: "later" }, "invalid_params");
+    const del = await ok("inner_voice_session_delete", { session_id: ans.session.session_id });
+    check(del.deleted === ans.session.session_id && del.exchanges === 1, "inner_voice_session_delete: " + JSON.stringify(del));
+    await fails("inner_voice_session", { session_id: ans.session.session_id }, "not_found");
     const cands = await ok("kg_candidates", { kind: "entity" });
     const kafka = cands.candidates.find((c) => c.name === "Kafka");
     check(kafka && kafka.status === "pending" && kafka.source_thought_id, "kg_candidates: " + JSON.stringify(cands));
@@ -197,6 +212,9 @@ async function main() {
     check(fin.finalize.finalized.length === 0 && fin.finalize.refused[0].reason.includes("retention"), "finalize_removal: " + JSON.stringify(fin));
   } else {
     await fails("inner_voice", { content: "clock drift" }, "feature_disabled");
+    const none = await ok("inner_voice_sessions", {});
+    check(none.sessions.length === 0 && none.totals.exchanges === 0, "inner_voice_sessions: " + JSON.stringify(none));
+    await fails("inner_voice_session_delete", { session_id: "ivs_missing" }, "not_found");
     check((await ok("kg_candidates", {})).candidates.length === 0, "kg_candidates");
     check((await ok("knowledgegraph_moderate", {})).review.candidates.length === 0, "knowledgegraph_moderate review");
     check((await ok("maintenance_ops", { subcommand: "list_removal_candidates" })).candidates.length === 0, "maintenance_ops list");

@@ -14,6 +14,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -49,6 +50,9 @@ type Answer struct {
 	Refusal string
 	// NoUsage leaves token usage out of the answer.
 	NoUsage bool
+	// Reply, when set, makes Text from the request's last user message
+	// (whatever the provider's shape): a model that reads its prompt.
+	Reply func(prompt string) string
 }
 
 // Request is one request a fake received.
@@ -122,6 +126,16 @@ func (s *Server) Settings() llm.Settings {
 	}
 }
 
+// Script replaces the answers still to come.
+func (s *Server) Script(script ...Answer) {
+	if len(script) == 0 {
+		s.t.Fatal("llmtest: empty script")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script = script
+}
+
 // Requests returns the requests received so far.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
@@ -162,6 +176,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a := s.next()
+	if a.Reply != nil {
+		a.Text = a.Reply(LastUserMessage(s.Provider, body))
+	}
 	switch {
 	case a.Hang:
 		<-r.Context().Done()
@@ -363,4 +380,86 @@ func (s *Server) fail(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(body)
+}
+
+// LastUserMessage is the text of a request's last user message, in the
+// provider's shape (Gemini's contents and parts, the others' messages).
+func LastUserMessage(provider string, body map[string]any) string {
+	key, text := "messages", func(m map[string]any) string { s, _ := m["content"].(string); return s }
+	if provider == llm.ProviderGemini {
+		key = "contents"
+		text = func(m map[string]any) string {
+			var b strings.Builder
+			parts, _ := m["parts"].([]any)
+			for _, p := range parts {
+				if pm, ok := p.(map[string]any); ok {
+					s, _ := pm["text"].(string)
+					b.WriteString(s)
+				}
+			}
+			return b.String()
+		}
+	}
+	list, _ := body[key].([]any)
+	for i := len(list) - 1; i >= 0; i-- {
+		m, _ := list[i].(map[string]any)
+		if role, _ := m["role"].(string); role == "user" {
+			return text(m)
+		}
+	}
+	return ""
+}
+
+// PromptSource is a source as a grounded prompt lists it: "[id] (type)
+// text".
+type PromptSource struct {
+	ID, Type, Text string
+}
+
+var sourceLine = regexp.MustCompile(`^\[([^\]]+)\] \(([^)]+)\) (.*)$`)
+
+// Sources reads the sources a grounded prompt lists, in order.
+func Sources(prompt string) []PromptSource {
+	var out []PromptSource
+	in := false
+	for _, line := range strings.Split(prompt, "\n") {
+		switch {
+		case line == "Sources:":
+			in = true
+		case strings.HasPrefix(line, "Question: "):
+			in = false
+		case in:
+			if m := sourceLine.FindStringSubmatch(line); m != nil {
+				out = append(out, PromptSource{ID: m[1], Type: m[2], Text: m[3]})
+			}
+		}
+	}
+	return out
+}
+
+// Quote answers a grounded prompt as a careful model would: the first
+// sentence of each of its first n sources, each cited with that sentence
+// as the span, as the JSON the grounded schema asks for; extra sentences,
+// when given, are appended to the answer uncited (a model adding claims
+// of its own).
+func Quote(prompt string, n int, extra ...string) string {
+	type cite struct {
+		SourceID string `json:"source_id"`
+		Span     string `json:"span"`
+	}
+	var answer []string
+	cites := []cite{}
+	for _, s := range Sources(prompt) {
+		if len(cites) == n {
+			break
+		}
+		sent := s.Text
+		if i := strings.Index(sent, ". "); i >= 0 {
+			sent = sent[:i+1]
+		}
+		answer = append(answer, sent)
+		cites = append(cites, cite{SourceID: s.ID, Span: strings.TrimSuffix(sent, ".")})
+	}
+	b, _ := json.Marshal(map[string]any{"answer": strings.Join(append(answer, extra...), " "), "sources": cites})
+	return string(b)
 }

@@ -252,7 +252,7 @@ func thinkArchitecture(ctx context.Context, eng *cairn.Engine, s *Seeded) error 
 func stage(ctx context.Context, eng *cairn.Engine, s *Seeded) error {
 	no, all, k := false, 0.0, 10
 	res, err := eng.Ask(ctx, cairn.AskRequest{Content: "How is the shop's architecture put together?", StageKG: true, Save: &no,
-		SimThresh: &all, TopK: &k, IncludeTags: []string{"architecture"}})
+		SimThresh: &all, TopK: &k, IncludeTags: []string{"architecture"}, Mode: "none"})
 	if err != nil {
 		return fmt.Errorf("staging candidates (open the engine with uiseed.Options): %w", err)
 	}

@@ -249,7 +249,8 @@ func fileSums(t *testing.T, path string) map[string][32]byte {
 }
 
 // save=false writes nothing: the database's files are byte for byte the
-// same after the call.
+// same after the call (no thought, and no session exchange unless a mode
+// asks for one).
 func TestAskWithoutSaveLeavesTheDatabaseUnchanged(t *testing.T) {
 	eng, _ := askEngine(t, nil)
 	// Let the retrieval index catch up first: its files live beside the
@@ -258,13 +259,13 @@ func TestAskWithoutSaveLeavesTheDatabaseUnchanged(t *testing.T) {
 	before := fileSums(t, eng.Path())
 	stats, _ := eng.Stats(ctx)
 	for range 3 {
-		res := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(5), Save: ptr(false), Mode: "none"})
+		res := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(5), Save: ptr(false)})
 		if res.SynthesizedAnswer == "" || res.SavedThoughtID != "" {
 			t.Fatalf("answer %+v", res)
 		}
 	}
 	// auto_mark_removal without stage_kg writes nothing either.
-	ask(t, eng, cairn.AskRequest{Content: askQuestion, Save: ptr(false), AutoMarkRemoval: ptr(true), Mode: "none"})
+	ask(t, eng, cairn.AskRequest{Content: askQuestion, Save: ptr(false), AutoMarkRemoval: ptr(true)})
 	after := fileSums(t, eng.Path())
 	if len(before) == 0 || !mapsEqual(before, after) {
 		t.Fatalf("inner_voice with save=false changed the database's files")

@@ -273,7 +273,11 @@ func (e *Engine) openThread(ctx context.Context, req AskRequest, q string, d *As
 	switch mode {
 	case "":
 		mode = ModeContinue
-		if e.grounded.store == nil {
+		if req.Save != nil && !*req.Save && req.SessionID == "" {
+			// save=false writes nothing (seed 001): no exchange either,
+			// unless the caller asks for a session.
+			mode = ModeNone
+		} else if e.grounded.store == nil {
 			d.Notes = append(d.Notes, "this store keeps no inner_voice sessions: the call stands alone")
 			mode = ModeNone
 		}

@@ -267,6 +267,9 @@ func TestInnerVoiceSessionModes(t *testing.T) {
 	q := func(req cairn.AskRequest) cairn.AskResult {
 		t.Helper()
 		req.Content, req.TopK, req.Save = askQuestion, ptr(3), ptr(false)
+		if req.Mode == "" && req.SessionID == "" {
+			req.Mode = "continue" // save=false alone keeps no exchange
+		}
 		clk.add(time.Minute)
 		return ask(t, eng, req)
 	}
@@ -375,7 +378,7 @@ func TestInnerVoiceRollingSummary(t *testing.T) {
 	questions := []string{"why does clock drift break session token expiry on the auth-service?", "what does the auth-service session token expiry depend on?",
 		"how does the auth-service keep session tokens when clocks drift?", "how much clock drift does session token expiry tolerate?"}
 	for i := range 11 {
-		last = ask(t, eng, cairn.AskRequest{Content: questions[i%len(questions)] + fmt.Sprintf(" (%d)", i), TopK: ptr(3), SimThresh: ptr(0.2), Save: ptr(false)})
+		last = ask(t, eng, cairn.AskRequest{Content: questions[i%len(questions)] + fmt.Sprintf(" (%d)", i), TopK: ptr(3), SimThresh: ptr(0.2), Save: ptr(false), Mode: "continue"})
 		if last.Refused || len(last.Sources) < 2 {
 			t.Fatalf("exchange %d refused: %s", i+1, last.Grounding.Notes)
 		}
@@ -417,7 +420,7 @@ func TestInnerVoiceRollingSummary(t *testing.T) {
 	}
 	// The next prompt: the summary, then the last five exchanges as
 	// context, then the knowledge.
-	ask(t, eng, cairn.AskRequest{Content: "and the NTP dependency of the auth-service?", TopK: ptr(3), SimThresh: ptr(0.2), Save: ptr(false)})
+	ask(t, eng, cairn.AskRequest{Content: "and the NTP dependency of the auth-service?", TopK: ptr(3), SimThresh: ptr(0.2), Save: ptr(false), Mode: "continue"})
 	next := prompts[len(prompts)-1]
 	if !strings.Contains(next, "Conversation so far (context only, not a source)") || !strings.Contains(next, "Summary: "+strings.Join(strings.Fields(sum.Text), " ")) ||
 		!strings.Contains(next, "Q: "+view.Exchanges[10].Query) || strings.Contains(next, "Q: "+view.Exchanges[0].Query) ||
@@ -454,7 +457,7 @@ func TestInnerVoicePromptBudget(t *testing.T) {
 	for i := range 40 {
 		observe(t, eng, ent.ID, fmt.Sprintf("Clock drift breaks session token expiry in region %d when the auth-service loses NTP for %d minutes.", i, i+2))
 	}
-	res := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(40), SimThresh: ptr(0.3), Save: ptr(false)})
+	res := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(40), SimThresh: ptr(0.3), Save: ptr(false), Mode: "continue"})
 	pr := res.Provenance.Prompt
 	if pr == nil || pr.Budget != budget || pr.DroppedSources == 0 || pr.SourceCount == 0 || len(res.Sources) != pr.SourceCount {
 		t.Fatalf("prompt %+v, %d sources", pr, len(res.Sources))
@@ -604,7 +607,7 @@ func TestInnerVoiceSessionPrivacyAndForgetting(t *testing.T) {
 	eng, ts := askEngine(t, nil)
 	secret := think(t, eng, cairn.ThinkRequest{Content: "Clock drift breaks session token expiry; the staging root password is hunter2.",
 		Origin: memory.OriginHuman, IsPrivate: true})
-	res := ask(t, eng, cairn.AskRequest{Content: askQuestion + " password", TopK: ptr(6), IncludePrivate: true, Save: ptr(false)})
+	res := ask(t, eng, cairn.AskRequest{Content: askQuestion + " password", TopK: ptr(6), IncludePrivate: true, Save: ptr(false), Mode: "continue"})
 	if !slices.ContainsFunc(res.Grounding.Sources, func(c synth.SourceCitation) bool { return c.SourceID == secret.ID }) {
 		t.Fatalf("the private thought was not cited: %+v", res.Grounding.Sources)
 	}

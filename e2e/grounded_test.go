@@ -113,13 +113,13 @@ func TestServeAnswersWithAGroundedModel(t *testing.T) {
 	fake.Script(llmtest.Answer{Reply: func(p string) string {
 		return llmtest.Quote(p, 1, "The auth-service was rewritten in Rust in 2019.", "Bob turned NTP off in March.")
 	}})
-	call("inner_voice", map[string]any{"content": q, "save": false}, &ans)
+	call("inner_voice", map[string]any{"content": q, "save": false, "mode": "continue"}, &ans)
 	if !ans.Refused || ans.SynthesizedAnswer != "" || ans.Grounding.Answer != "Insufficient grounding in available sources." || ans.Grounding.Notes == "" {
 		t.Fatalf("ungrounded: %+v", ans.Grounding)
 	}
 	// A failing model: the extractive answer, with the reason.
 	fake.Script(llmtest.Answer{Status: 500})
-	call("inner_voice", map[string]any{"content": q, "save": false}, &ans)
+	call("inner_voice", map[string]any{"content": q, "save": false, "mode": "continue"}, &ans)
 	if ans.Synthesizer != "extractive" || ans.Refused || ans.Provenance.DegradedFrom != "grounded" ||
 		!strings.Contains(ans.Provenance.DegradedReason, "HTTP 500") || strings.Contains(ans.Provenance.DegradedReason, fake.URL) {
 		t.Fatalf("degraded: %+v %+v", ans.Provenance, ans.Grounding)

@@ -43,7 +43,7 @@ func TestGroundedInnerVoiceOverHTTP(t *testing.T) {
 	}
 	question := "why does clock drift break session token expiry on the auth-service?"
 	var ans cairn.AskResult
-	r := do(t, srv, "POST", "/v1/inner-voice/ask", `{"content":"`+question+`","save":false}`)
+	r := do(t, srv, "POST", "/v1/inner-voice/ask", `{"content":"`+question+`","save":false,"mode":"continue"}`)
 	r.decode(t, &ans)
 	if r.status != 200 || ans.Synthesizer != "grounded" || ans.Refused || ans.Grounding.CoverageRatio != 1 || len(ans.Grounding.Sources) != 2 ||
 		ans.Session == nil || ans.Provenance.PromptTokens != 120 {
@@ -57,12 +57,12 @@ func TestGroundedInnerVoiceOverHTTP(t *testing.T) {
 	}
 	// An ungrounded answer, then a failing model.
 	fake.Script(llmtest.Answer{Reply: func(p string) string { return llmtest.Quote(p, 1, "It was rewritten in Rust in 2019.") }})
-	do(t, srv, "POST", "/v1/inner-voice/ask", `{"content":"`+question+`","save":false}`).decode(t, &ans)
+	do(t, srv, "POST", "/v1/inner-voice/ask", `{"content":"`+question+`","save":false,"mode":"continue"}`).decode(t, &ans)
 	if !ans.Refused || ans.Grounding.Answer != "Insufficient grounding in available sources." {
 		t.Fatalf("ungrounded: %+v", ans.Grounding)
 	}
 	fake.Script(llmtest.Answer{Status: 503})
-	do(t, srv, "POST", "/v1/inner-voice/ask", `{"content":"`+question+`","save":false}`).decode(t, &ans)
+	do(t, srv, "POST", "/v1/inner-voice/ask", `{"content":"`+question+`","save":false,"mode":"continue"}`).decode(t, &ans)
 	if ans.Synthesizer != "extractive" || ans.Provenance.DegradedFrom != "grounded" || !strings.Contains(ans.Provenance.DegradedReason, "HTTP 503") {
 		t.Fatalf("degraded: %+v", ans.Provenance)
 	}

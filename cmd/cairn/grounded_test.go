@@ -41,7 +41,7 @@ func TestGroundedInnerVoiceFromTheCommandLine(t *testing.T) {
 			t.Errorf("text output lacks %q:\n%s", want, text)
 		}
 	}
-	res := decode[cairn.AskResult](t, mustCLI(t, db, "--json", "inner-voice", "ask", "--no-save", q))
+	res := decode[cairn.AskResult](t, mustCLI(t, db, "--json", "inner-voice", "ask", "--no-save", "--mode", "continue", q))
 	if res.Synthesizer != "grounded" || res.Refused || res.Session == nil || res.Session.Seq != 2 || res.Grounding.CoverageRatio != 1 {
 		t.Fatalf("ask: %+v", res)
 	}

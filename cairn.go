@@ -5,15 +5,20 @@ import (
 	"crypto/rand"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/cairnhq/cairn/capture"
 	"github.com/cairnhq/cairn/code"
 	"github.com/cairnhq/cairn/embed"
 	"github.com/cairnhq/cairn/index"
+	"github.com/cairnhq/cairn/llm"
+	"github.com/cairnhq/cairn/maintain"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/retrieve"
+	"github.com/cairnhq/cairn/synth"
 	"github.com/oklog/ulid/v2"
 )
 
@@ -44,6 +49,29 @@ type Options struct {
 	// InnerVoice configures inner_voice.retrieve; nil means the defaults,
 	// which leave it disabled.
 	InnerVoice *retrieve.InnerVoiceConfig
+	// Ask configures the inner_voice tool (SURR_TOP_K, SURR_SIM_THRESH,
+	// SURR_DB_LIMIT, SURR_AUTO_MARK_REMOVAL); nil means the defaults.
+	Ask *synth.AskConfig
+	// Synthesizer answers inner_voice when no language model does, and
+	// when the model fails. Default: synth.Extractive (offline,
+	// deterministic). Its answers go through the grounding verifier.
+	Synthesizer synth.Synthesizer
+	// LLM, when set, answers inner_voice with grounded synthesis: the
+	// model's answer is checked by the grounding verifier and refused when
+	// it is not grounded; when the model fails, the Synthesizer answers
+	// instead and the result says why. LLMMaxOutputTokens is the answer's
+	// budget the client reserves in its window (default 1024).
+	LLM                llm.Client
+	LLMMaxOutputTokens int
+	// Verifier checks every inner_voice answer (nil: the defaults).
+	Verifier *synth.Verifier
+	// Sessions configure inner_voice's sessions and prompt budget (nil:
+	// the defaults).
+	Sessions *synth.SessionConfig
+	// Maintenance configures the removal lifecycle (SURR_RETENTION_DAYS,
+	// SURR_ARCHIVE_DIR, SURR_ARCHIVE_FORMAT); nil means the defaults, with
+	// the archive in ./archive/ of the working directory.
+	Maintenance *maintain.Config
 	// NoLog (MCP_NO_LOG) keeps per-call logs to counters.
 	NoLog bool
 	// ETVTTL is how long code memory trusts a verified file while its size
@@ -85,6 +113,12 @@ type Options struct {
 	// HealInterval is how often the healer looks for pending records.
 	// Default DefaultHealInterval (1 minute).
 	HealInterval time.Duration
+	// NoRedact stores text as given. By default every write (observations,
+	// summaries, thoughts, facts, imports) passes through the secret
+	// redactor first, which replaces API keys, tokens, private keys and
+	// passwords with visible markers such as [REDACTED:aws-key]
+	// (CAIRN_REDACT=off sets this).
+	NoRedact bool
 
 	// settings, set by Settings.Options, is what Config reports.
 	settings *Settings
@@ -106,6 +140,17 @@ type Engine struct {
 	index     *index.Index
 	voice     *retrieve.InnerVoice
 	code      *code.Memory
+	// ask, synth, candidates and life serve the inner_voice tool, its
+	// knowledge-graph staging and moderation, and the removal lifecycle;
+	// candidates and life are nil on a store without those seams.
+	ask        synth.AskConfig
+	synth      synth.Synthesizer
+	candidates memory.CandidateStore
+	removals   memory.RemovalStore
+	life       *maintain.Lifecycle
+	// grounded holds what inner_voice's grounded answers and sessions
+	// need (grounded.go).
+	grounded grounding
 
 	idMu    sync.Mutex
 	entropy io.Reader
@@ -120,6 +165,9 @@ type Engine struct {
 
 	// degraded counts retrievals answered without the embedder.
 	degraded atomic.Int64
+
+	// redactor replaces secrets in what is written (nil: NoRedact).
+	redactor *capture.Redactor
 }
 
 // Open opens (creating if needed) the cairn database at path: a SQLite
@@ -188,6 +236,9 @@ func newEngine(store memory.Store, o Options) (*Engine, error) {
 		embedder:     o.Embedder,
 		embedOnWrite: !o.SkipEmbedOnWrite,
 	}
+	if !o.NoRedact {
+		e.redactor = &capture.Redactor{}
+	}
 	e.toolNames = ToolNames()
 	if o.settings != nil {
 		e.settings = *o.settings
@@ -217,6 +268,24 @@ func newEngine(store memory.Store, o Options) (*Engine, error) {
 	var def, other retrieve.Provider = hybrid, retrieve.LocalFTS{}
 	if o.Provider == retrieve.LocalFTSName {
 		def, other = other, def
+	}
+	e.ask, e.synth = synth.DefaultAskConfig(), o.Synthesizer
+	if o.Ask != nil {
+		e.ask = *o.Ask
+	}
+	e.initGrounding(o)
+	e.candidates, _ = store.(memory.CandidateStore)
+	if rs, ok := store.(memory.RemovalStore); ok {
+		mc := maintain.DefaultConfig()
+		if o.Maintenance != nil {
+			mc = *o.Maintenance
+		}
+		if abs, err := filepath.Abs(mc.ArchiveDir); err == nil {
+			mc.ArchiveDir = abs
+		}
+		e.removals = rs
+		e.life = &maintain.Lifecycle{Store: rs, Config: mc, Now: o.Now, Logger: o.Logger}
+		e.settings.Maintenance = mc
 	}
 	e.code = code.New(store, code.Options{
 		ETVTTL: o.ETVTTL, MaxFileBytes: o.MaxCodeFileBytes, Embedder: o.Embedder,

@@ -66,6 +66,7 @@ func (e *Engine) checkThought(t *memory.Thought) error {
 	if err := memory.ValidateContent("content", t.Content, e.maxBytes); err != nil {
 		return err
 	}
+	t.Content = e.redactText(t.Content)
 	if !(t.Significance >= 0 && t.Significance <= 1) || math.IsNaN(t.Significance) {
 		return memory.Errorf(memory.CodeInvalidParams, "significance %v is out of range [0, 1]", t.Significance)
 	}
@@ -139,7 +140,13 @@ func (e *Engine) MarkThought(ctx context.Context, req MarkThoughtRequest) (memor
 	if _, err := e.store.Thought(ctx, req.ThoughtID); err != nil {
 		return memory.Thought{}, err
 	}
-	if _, err := e.store.SetThoughtStatus(ctx, []string{req.ThoughtID}, req.Status); err != nil {
+	if req.Status == memory.StatusRemoval && e.removals != nil {
+		// Records when it was marked: maintenance_ops counts the
+		// retention period from then.
+		if _, err := e.removals.MarkRemoval(ctx, []string{req.ThoughtID}, e.nowMs()); err != nil {
+			return memory.Thought{}, err
+		}
+	} else if _, err := e.store.SetThoughtStatus(ctx, []string{req.ThoughtID}, req.Status); err != nil {
 		return memory.Thought{}, err
 	}
 	return e.store.Thought(ctx, req.ThoughtID)
@@ -191,9 +198,9 @@ func (e *Engine) CreateEntity(ctx context.Context, req EntityRequest) (memory.KG
 	now := e.nowMs()
 	ent := memory.KGEntity{ID: req.EntityID, Name: req.Name, Type: req.Type, CreatedAt: now, UpdatedAt: now, Scope: req.ScopeIDs}
 	if req.Data != nil {
-		d, err := memory.NormalizeProvenance(req.Data)
+		d, err := memory.NormalizeObject("data", req.Data)
 		if err != nil {
-			return ent, memory.Errorf(memory.CodeInvalidParams, "data must be a JSON object")
+			return ent, err
 		}
 		ent.Data = memory.RawObject(d)
 	}
@@ -236,9 +243,9 @@ func (e *Engine) UpdateEntity(ctx context.Context, req EntityRequest) (memory.KG
 		ent.Type = req.Type
 	}
 	if req.Data != nil {
-		d, err := memory.NormalizeProvenance(req.Data)
+		d, err := memory.NormalizeObject("data", req.Data)
 		if err != nil {
-			return ent, memory.Errorf(memory.CodeInvalidParams, "data must be a JSON object")
+			return ent, err
 		}
 		ent.Data = memory.RawObject(d)
 	}
@@ -390,7 +397,7 @@ func (e *Engine) Observe(ctx context.Context, req ObserveRequest) (memory.KGObse
 	if err != nil {
 		return memory.KGObservation{}, err
 	}
-	o := memory.KGObservation{ID: e.newID("kgo"), EntityID: ent.ID, Content: req.Content, CreatedAt: e.nowMs(), Scope: ent.Scope}
+	o := memory.KGObservation{ID: e.newID("kgo"), EntityID: ent.ID, Content: e.redactText(req.Content), CreatedAt: e.nowMs(), Scope: ent.Scope}
 	out, err := e.store.AddKGObservation(ctx, o)
 	if err != nil {
 		return out, err
@@ -433,9 +440,9 @@ type EdgeRequest struct {
 func (e *Engine) CreateEdge(ctx context.Context, req EdgeRequest) (memory.KGEdge, error) {
 	g := memory.KGEdge{ID: e.newID("edge"), Source: req.Source, Target: req.Target, Relation: req.Relation, CreatedAt: e.nowMs()}
 	if req.Data != nil {
-		d, err := memory.NormalizeProvenance(req.Data)
+		d, err := memory.NormalizeObject("data", req.Data)
 		if err != nil {
-			return g, memory.Errorf(memory.CodeInvalidParams, "data must be a JSON object")
+			return g, err
 		}
 		g.Data = memory.RawObject(d)
 	}

@@ -93,7 +93,7 @@ func (e *Engine) newObservation(r LogRequest, now int64) (memory.Observation, er
 	if err := memory.ValidateText("provenance", string(prov), e.maxBytes); err != nil {
 		return memory.Observation{}, err
 	}
-	o := memory.Observation{ID: r.ID, Kind: r.Kind, Content: r.Content, Provenance: prov, TS: now, Scope: r.ScopeIDs}
+	o := memory.Observation{ID: r.ID, Kind: r.Kind, Content: e.redactText(r.Content), Provenance: prov, TS: now, Scope: r.ScopeIDs}
 	if r.TS != nil {
 		if *r.TS < 0 {
 			return o, memory.Errorf(memory.CodeInvalidParams, "ts %d is negative", *r.TS)
@@ -176,7 +176,7 @@ type SummaryInput struct {
 }
 
 func (e *Engine) newSummary(capsuleID string, in SummaryInput) (memory.Summary, error) {
-	s := memory.Summary{ID: e.newID("sum"), CapsuleID: capsuleID, Content: in.Content, Confidence: 1,
+	s := memory.Summary{ID: e.newID("sum"), CapsuleID: capsuleID, Content: e.redactText(in.Content), Confidence: 1,
 		CreatedAt: e.nowMs(), EvidenceRefs: in.EvidenceRefs}
 	if err := memory.ValidateContent("summary content", s.Content, e.maxBytes); err != nil {
 		return s, err

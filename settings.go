@@ -10,13 +10,17 @@ import (
 
 	"github.com/cairnhq/cairn/code"
 	"github.com/cairnhq/cairn/embed"
+	"github.com/cairnhq/cairn/llm"
+	"github.com/cairnhq/cairn/maintain"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/retrieve"
+	"github.com/cairnhq/cairn/synth"
 )
 
 // Environment variables cairn reads at start-up (besides the embedder's,
-// in embed.ConfigFromEnv, and the inner voice's, in
-// retrieve.InnerVoiceConfigFromEnv).
+// in embed.ConfigFromEnv, the inner voice's, in
+// retrieve.InnerVoiceConfigFromEnv and synth.AskConfigFromEnv, and the
+// removal lifecycle's, in maintain.ConfigFromEnv).
 const (
 	EnvProvider        = "CAIRN_PROVIDER"
 	EnvHybridWeights   = "CAIRN_HYBRID_WEIGHTS"
@@ -37,6 +41,20 @@ type Settings struct {
 	HybridWeights retrieve.HybridWeights    `json:"hybridWeights"`
 	Embedder      embed.Config              `json:"embedder"`
 	InnerVoice    retrieve.InnerVoiceConfig `json:"innerVoice"`
+	// Ask is the inner_voice tool's configuration; Maintenance the removal
+	// lifecycle's.
+	Ask         synth.AskConfig `json:"innerVoiceAsk"`
+	Maintenance maintain.Config `json:"maintenance"`
+	// LLM is the language model inner_voice answers with (CAIRN_LLM_*;
+	// no provider: none, and the extractive synthesiser answers);
+	// Grounding the verifier's thresholds; Sessions inner_voice's
+	// sessions and prompt budget.
+	LLM       LLMSettings       `json:"llm"`
+	Grounding GroundingSettings `json:"grounding"`
+	Sessions  SessionSettings   `json:"innerVoiceSessions"`
+	// llm and sessions are what LLM and Sessions show.
+	llm      llm.Settings
+	sessions synth.SessionConfig
 	// MaxContentBytes caps one record's content.
 	MaxContentBytes int `json:"maxContentBytes"`
 	// NoLog (MCP_NO_LOG=1) keeps logs to counters.
@@ -56,6 +74,9 @@ type Settings struct {
 	// the semantic side searches approximately (CAIRN_INDEX_APPROXIMATE_FROM:
 	// a count from 1000, or "never"); 0, the default, is never.
 	IndexApproximateFrom int `json:"indexApproximateFrom,omitempty"`
+	// Redact says writes pass through the secret redactor (CAIRN_REDACT;
+	// default on).
+	Redact bool `json:"redact"`
 	// Warnings are the clamps and fallbacks applied to out-of-bounds
 	// settings; they are logged at start-up.
 	Warnings []string `json:"warnings"`
@@ -69,7 +90,7 @@ type Settings struct {
 // that is out of bounds where the seed says to clamp is clamped, with a
 // warning.
 func SettingsFromEnv(getenv func(string) string) (Settings, error) {
-	s := Settings{Provider: retrieve.HybridName, HybridWeights: retrieve.DefaultHybridWeights,
+	s := Settings{Provider: retrieve.HybridName, HybridWeights: retrieve.DefaultHybridWeights, Redact: true,
 		MaxContentBytes: memory.DefaultMaxContentBytes, Warnings: []string{}, Notes: []string{},
 		ETVTTLMs: code.DefaultETVTTL.Milliseconds(), CodeMaxFileBytes: code.DefaultMaxFileBytes}
 	if v := strings.TrimSpace(getenv(EnvETVTTL)); v != "" {
@@ -114,6 +135,13 @@ func SettingsFromEnv(getenv func(string) string) (Settings, error) {
 		}
 		s.IndexApproximateFrom = n
 	}
+	switch v := strings.ToLower(strings.TrimSpace(getenv(EnvRedact))); v {
+	case "", "on", "1", "true", "yes":
+	case "off", "0", "false", "no":
+		s.Redact = false
+	default:
+		return s, memory.Errorf(memory.CodeInvalidParams, "%s=%q: want on or off", EnvRedact, v)
+	}
 	if v := strings.TrimSpace(getenv(EnvNoLog)); v != "" && v != "0" {
 		s.NoLog = true
 	}
@@ -126,6 +154,18 @@ func SettingsFromEnv(getenv func(string) string) (Settings, error) {
 	iv, warns := retrieve.InnerVoiceConfigFromEnv(getenv)
 	s.InnerVoice = iv
 	s.Warnings = append(s.Warnings, warns...)
+	ask, warns := synth.AskConfigFromEnv(getenv)
+	s.Ask = ask
+	s.Warnings = append(s.Warnings, warns...)
+	mc, warns, err := maintain.ConfigFromEnv(getenv)
+	if err != nil {
+		return s, err
+	}
+	s.Maintenance = mc
+	s.Warnings = append(s.Warnings, warns...)
+	if err := s.readGrounded(getenv); err != nil {
+		return s, err
+	}
 	return s, nil
 }
 
@@ -136,16 +176,20 @@ func (s Settings) Options() (*Options, error) {
 		return nil, err
 	}
 	w := s.HybridWeights
-	iv := s.InnerVoice
-	return &Options{Provider: s.Provider, HybridWeights: &w, Embedder: e, MaxContentBytes: s.MaxContentBytes,
-		InnerVoice: &iv, NoLog: s.NoLog, ETVTTL: s.etvTTL(), MaxCodeFileBytes: s.CodeMaxFileBytes, IndexDir: s.IndexDir,
-		IndexApproximateFrom: s.IndexApproximateFrom, settings: &s}, nil
+	iv, ask, mc := s.InnerVoice, s.Ask, s.Maintenance
+	o := &Options{Provider: s.Provider, HybridWeights: &w, Embedder: e, MaxContentBytes: s.MaxContentBytes,
+		InnerVoice: &iv, Ask: &ask, Maintenance: &mc, NoLog: s.NoLog, ETVTTL: s.etvTTL(), MaxCodeFileBytes: s.CodeMaxFileBytes, IndexDir: s.IndexDir,
+		IndexApproximateFrom: s.IndexApproximateFrom, NoRedact: !s.Redact, settings: &s}
+	if err := s.groundedOptions(o); err != nil {
+		return nil, err
+	}
+	return o, nil
 }
 
 // settingsOf describes an engine opened from Options rather than from
 // Settings (a library caller's): what it runs with, without notes.
 func settingsOf(o Options) Settings {
-	s := Settings{Provider: o.Provider, MaxContentBytes: o.MaxContentBytes, NoLog: o.NoLog,
+	s := Settings{Provider: o.Provider, MaxContentBytes: o.MaxContentBytes, NoLog: o.NoLog, Redact: !o.NoRedact,
 		HybridWeights: retrieve.DefaultHybridWeights, InnerVoice: retrieve.DefaultInnerVoiceConfig(),
 		Warnings: []string{}, Notes: []string{}}
 	if s.Provider == "" {
@@ -156,6 +200,13 @@ func settingsOf(o Options) Settings {
 	}
 	if o.InnerVoice != nil {
 		s.InnerVoice = *o.InnerVoice
+	}
+	s.Ask, s.Maintenance = synth.DefaultAskConfig(), maintain.DefaultConfig()
+	if o.Ask != nil {
+		s.Ask = *o.Ask
+	}
+	if o.Maintenance != nil {
+		s.Maintenance = *o.Maintenance
 	}
 	s.ETVTTLMs, s.CodeMaxFileBytes, s.IndexDir = o.ETVTTL.Milliseconds(), o.MaxCodeFileBytes, o.IndexDir
 	s.IndexApproximateFrom = max(0, o.IndexApproximateFrom)
@@ -170,6 +221,7 @@ func settingsOf(o Options) Settings {
 	}
 	sp := o.Embedder.Space()
 	s.Embedder = embed.Config{Provider: sp.Provider, Model: sp.Model, Dim: sp.Dim}
+	groundedSettingsOf(o, &s)
 	return s
 }
 
@@ -182,13 +234,25 @@ func (s Settings) Public() Settings {
 	} else if err != nil {
 		s.Embedder.BaseURL = "(unparsable)"
 	}
+	if u, err := url.Parse(s.LLM.BaseURL); err == nil && (u.User != nil || u.RawQuery != "") {
+		u.User, u.RawQuery = nil, ""
+		s.LLM.BaseURL = u.String()
+	} else if err != nil {
+		s.LLM.BaseURL = "(unparsable)"
+	}
+	s.llm = llm.Settings{}
 	s.Warnings, s.Notes = slices.Clone(s.Warnings), slices.Clone(s.Notes)
 	return s
 }
 
 // String is a one-line summary, for logs.
 func (s Settings) String() string {
-	return fmt.Sprintf("provider=%s embedder=%s/%s/%d inner_voice=%v", s.Provider, s.Embedder.Provider, s.Embedder.Model, s.Embedder.Dim, s.InnerVoice.Enabled)
+	llm := "none"
+	if s.LLM.Provider != "" {
+		llm = s.LLM.Provider + "/" + s.LLM.Model
+	}
+	return fmt.Sprintf("provider=%s embedder=%s/%s/%d inner_voice=%v llm=%s", s.Provider, s.Embedder.Provider, s.Embedder.Model, s.Embedder.Dim,
+		s.InnerVoice.Enabled, llm)
 }
 
 // etvTTL maps the setting to Options.ETVTTL, where 0 means the default

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"strings"
 
 	"github.com/cairnhq/cairn/memory"
 )
@@ -233,6 +234,8 @@ func jsonProblem(err error) string {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
+	case errors.As(err, &se) && strings.Contains(se.Error(), "exceeded max depth"):
+		return fmt.Sprintf("JSON nested too deeply (at byte %d)", se.Offset)
 	case errors.As(err, &se):
 		return fmt.Sprintf("malformed JSON at byte %d", se.Offset)
 	case errors.As(err, &te):
@@ -318,6 +321,7 @@ func (e *Engine) checkObservation(o *memory.Observation) error {
 	if err := memory.ValidateContent("content of "+o.ID, o.Content, e.maxBytes); err != nil {
 		return err
 	}
+	o.Content = e.redactText(o.Content)
 	prov, err := memory.NormalizeProvenance(o.Provenance)
 	if err != nil {
 		return err
@@ -373,6 +377,7 @@ func (e *Engine) checkSummary(s *memory.Summary) error {
 	if err := memory.ValidateContent("content of "+s.ID, s.Content, e.maxBytes); err != nil {
 		return err
 	}
+	s.Content = e.redactText(s.Content)
 	if !(s.Confidence >= 0 && s.Confidence <= 1) || math.IsNaN(s.Confidence) {
 		return memory.Errorf(memory.CodeInvalidParams, "summary %s: confidence %v is out of range [0, 1]", s.ID, s.Confidence)
 	}
@@ -440,6 +445,7 @@ func (e *Engine) checkImportedKGObservation(o *memory.KGObservation) error {
 	if err := e.checkObserve(o.EntityID, o.Content); err != nil {
 		return prefixError(err, "entity observation %s: ", o.ID)
 	}
+	o.Content = e.redactText(o.Content)
 	if o.CreatedAt < 0 {
 		return memory.Errorf(memory.CodeInvalidParams, "entity observation %s: created_at is negative", o.ID)
 	}

@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -32,5 +34,28 @@ func TestBenchProtocol(t *testing.T) {
 		t.Error("bench accepted --size 0")
 	} else if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(ee.Stderr), "--size") {
 		t.Errorf("bad flag: %v", err)
+	}
+}
+
+// `cairn bench hooks` runs the binary as an agent's hooks on a small
+// database and accounts for every write.
+func TestBenchHooks(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "hooks.json")
+	table, err := exec.Command(cairnBin, "bench", "hooks", "--size", "500", "--calls", "6", "--warmup", "1", "--session-starts", "2", "--json", file).Output()
+	if err != nil || !strings.Contains(string(table), "| tool call (PostToolUse, Bash), background writer (default) | 6 |") {
+		t.Fatalf("bench: %v\n%s", err, table)
+	}
+	out, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep bench.HooksReport
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("bench output %s: %v", out, err)
+	}
+	// 7 timed-or-not tool calls each way, a prompt, 2 session starts.
+	if rep.Records != 500 || rep.ToolHook.N != 6 || rep.ToolHookDirect.N != 6 || rep.SessionStart.N != 2 || rep.Spooled != 0 ||
+		rep.Written < 12 || rep.ToolHook.P50 <= 0 || rep.ProcessStart.P50 <= 0 || rep.Steps["spool"] <= 0 || rep.StepsDirect["write"] <= 0 || rep.ContextTokens == 0 {
+		t.Fatalf("report %+v", rep)
 	}
 }

@@ -53,7 +53,13 @@ func serve(t *testing.T, db string, env ...string) string {
 // first 100; later ones are dropped).
 func serveLogged(t *testing.T, db string, env ...string) (string, <-chan string) {
 	t.Helper()
-	cmd := exec.Command(cairnBin, "--db", db, "serve", "--addr", "127.0.0.1:0")
+	return serveArgs(t, []string{"--db", db, "serve", "--addr", "127.0.0.1:0"}, env...)
+}
+
+// serveArgs is serveLogged with the command's arguments.
+func serveArgs(t *testing.T, args []string, env ...string) (string, <-chan string) {
+	t.Helper()
+	cmd := exec.Command(cairnBin, args...)
 	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -43,7 +43,7 @@ func TestOfficialMCPClient(t *testing.T) {
 		run(t, "stdio", cairnBin, filepath.Join(t.TempDir(), "cairn.db"))
 	})
 	t.Run("streamable-http", func(t *testing.T) {
-		url := serve(t, filepath.Join(t.TempDir(), "cairn.db"), "SURR_ENABLE_INNER_VOICE=0")
+		url := serve(t, filepath.Join(t.TempDir(), "cairn.db"), "SURR_ENABLE_INNER_VOICE=0", "SURR_ARCHIVE_DIR="+filepath.Join(t.TempDir(), "archive"))
 		run(t, "http", url+"/mcp")
 	})
 }

@@ -36,14 +36,28 @@ type Options struct {
 	// RequestTimeout bounds one /v1 request (default 30s).
 	RequestTimeout time.Duration
 	// ReadHeaderTimeout bounds reading a request's headers (default 5s) and
-	// ReadTimeout the whole request (default 60s), so slow clients cannot
-	// hold connections; WriteTimeout bounds writing a response (default 90s).
-	ReadHeaderTimeout, ReadTimeout, WriteTimeout time.Duration
+	// ReadTimeout the whole request, body included (default 60s), so slow
+	// clients cannot hold connections; WriteTimeout bounds writing a
+	// response (default 90s; GET /v1/export, which may stream for longer,
+	// gets WriteTimeout for each write instead, so a client that stops
+	// reading is still cut off); IdleTimeout bounds how long a kept-alive
+	// connection waits for its next request (default 2m).
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// MaxHeaderBytes bounds a request's headers (default 64 KiB; over it
+	// the answer is 431).
+	MaxHeaderBytes int
 	// Logger receives one line per request (never memory content).
 	Logger *slog.Logger
 	// Metrics receives request counts and latencies; the API adds store
 	// and index size gauges. Default: a new registry.
 	Metrics *metrics.Registry
+	// Page, when set, serves every path no other route claims (the web
+	// page), behind the host check and the cross-origin protection but
+	// not the bearer token: a browser cannot send one, so the page asks
+	// for the token itself (a login form checked with CheckToken) and
+	// keeps the visitor's session in a cookie. Unset, such paths are
+	// not_found.
+	Page http.Handler
 }
 
 // API is the HTTP face of an Engine.
@@ -52,6 +66,9 @@ type API struct {
 	opts    Options
 	mux     *http.ServeMux
 	handler http.Handler
+
+	cop  *http.CrossOriginProtection
+	want [sha256.Size]byte
 
 	requests *metrics.CounterVec
 	latency  *metrics.HistogramVec
@@ -85,6 +102,12 @@ func New(eng *cairn.Engine, opts *Options) *API {
 	if o.WriteTimeout <= 0 {
 		o.WriteTimeout = 90 * time.Second
 	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = 2 * time.Minute
+	}
+	if o.MaxHeaderBytes <= 0 {
+		o.MaxHeaderBytes = 64 << 10
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -100,26 +123,69 @@ func New(eng *cairn.Engine, opts *Options) *API {
 	o.Metrics.CounterFunc("cairn_embeddings_healed_total", "Pending records this process embedded in the background since start.", a.healSamples(func(h cairn.HealStatus) int64 { return h.Healed }))
 	o.Metrics.CounterFunc("cairn_embeddings_heal_failures_total", "Background embedding passes that failed (the embedder or the store), since start.", a.healSamples(func(h cairn.HealStatus) int64 { return h.Failures }))
 	o.Metrics.GaugeFunc("cairn_embeddings_pending", "Records waiting for a vector of the active embedder after the last background pass.", a.healSamples(func(h cairn.HealStatus) int64 { return int64(h.Pending) }))
+	a.innerVoiceMetrics(o.Metrics)
 	o.Metrics.CounterFunc("cairn_retrieve_degraded_total", "Retrievals answered without a signal the provider normally uses, by reason (embedder_unavailable: ranked by words and recency alone).", a.degradedSamples, "reason")
 
+	a.cop = http.NewCrossOriginProtection()
+	a.cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeErrorStatus(w, http.StatusForbidden, "forbidden", "cross-origin request refused")
+	}))
+	a.want = sha256.Sum256([]byte(o.Token))
 	for _, t := range cairn.Tools() {
-		a.mux.Handle(t.Method+" "+t.Path, a.toolHandler(t))
+		a.Mount(t.Method+" "+t.Path, a.toolHandler(t))
 	}
-	a.mux.HandleFunc("GET /v1/tools", a.listTools)
-	a.mux.HandleFunc("GET /v1/export", a.export)
-	a.mux.HandleFunc("POST /v1/import", a.importRecords)
-	a.mux.HandleFunc("GET /healthz", a.health)
-	a.mux.HandleFunc("GET /metrics", a.metricsText)
-	a.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, memory.Errorf(memory.CodeNotFound, "no route %s %s (see GET /v1/tools)", r.Method, r.URL.Path))
-	})
+	a.Mount("GET /v1/tools", http.HandlerFunc(a.listTools))
+	a.Mount("GET /v1/export", http.HandlerFunc(a.export))
+	a.Mount("POST /v1/import", http.HandlerFunc(a.importRecords))
+	a.mux.Handle("GET /healthz", a.cop.Handler(http.HandlerFunc(a.health)))
+	a.Mount("GET /metrics", http.HandlerFunc(a.metricsText))
+	a.Mount("/v1/", http.HandlerFunc(a.noRoute))
+	if o.Page != nil {
+		a.mux.Handle("/", a.cop.Handler(o.Page))
+	} else {
+		a.Mount("/", http.HandlerFunc(a.noRoute))
+	}
 	a.handler = a.guard(a.mux)
 	return a
 }
 
+func (a *API) noRoute(w http.ResponseWriter, r *http.Request) {
+	writeError(w, memory.Errorf(memory.CodeNotFound, "no route %s %s (see GET /v1/tools)", r.Method, r.URL.Path))
+}
+
 // Mount serves h at pattern behind the API's guards (token, host check,
 // cross-origin protection, metrics).
-func (a *API) Mount(pattern string, h http.Handler) { a.mux.Handle(pattern, h) }
+func (a *API) Mount(pattern string, h http.Handler) {
+	a.mux.Handle(pattern, a.authorized(a.cop.Handler(h)))
+}
+
+// TokenRequired says requests must carry the token.
+func (a *API) TokenRequired() bool { return a.opts.Token != "" }
+
+// CheckToken reports, in constant time, whether got is the API's token
+// (always true when none is set).
+func (a *API) CheckToken(got string) bool {
+	if a.opts.Token == "" {
+		return true
+	}
+	sum := sha256.Sum256([]byte(got))
+	return subtle.ConstantTimeCompare(sum[:], a.want[:]) == 1
+}
+
+// authorized demands the bearer token, when one is set.
+func (a *API) authorized(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.opts.Token != "" {
+			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			if !ok || !a.CheckToken(got) {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
+				writeErrorStatus(w, http.StatusUnauthorized, "unauthorized", "missing or wrong bearer token")
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
 
 // HTTPServer returns an http.Server for the API with its timeouts and
 // header limit set. Shutdown on it lets requests in flight finish.
@@ -129,8 +195,8 @@ func (a *API) HTTPServer() *http.Server {
 		ReadHeaderTimeout: a.opts.ReadHeaderTimeout,
 		ReadTimeout:       a.opts.ReadTimeout,
 		WriteTimeout:      a.opts.WriteTimeout,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
+		IdleTimeout:       a.opts.IdleTimeout,
+		MaxHeaderBytes:    a.opts.MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(a.opts.Logger.Handler(), slog.LevelWarn),
 	}
 }
@@ -160,21 +226,18 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// guard applies, in order: metrics and logging, the host check, the token,
-// cross-origin protection.
+// guard applies, in order: metrics and logging, the host check; each
+// route then applies the token (Mount) and cross-origin protection.
 func (a *API) guard(next http.Handler) http.Handler {
-	cop := http.NewCrossOriginProtection()
-	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeErrorStatus(w, http.StatusForbidden, "forbidden", "cross-origin request refused")
-	}))
-	inner := cop.Handler(next)
-	want := sha256.Sum256([]byte(a.opts.Token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {
 			route := r.Pattern
-			if route == "" || route == "/" {
+			switch {
+			case route == "/" && a.opts.Page != nil:
+				route = "page"
+			case route == "" || route == "/" || route == "/v1/":
 				route = "unmatched"
 			}
 			code := strconv.Itoa(rec.code)
@@ -187,16 +250,7 @@ func (a *API) guard(next http.Handler) http.Handler {
 			writeErrorStatus(rec, http.StatusForbidden, "forbidden", "this server only answers requests addressed to localhost")
 			return
 		}
-		if a.opts.Token != "" && r.URL.Path != "/healthz" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			sum := sha256.Sum256([]byte(got))
-			if !ok || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
-				rec.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
-				writeErrorStatus(rec, http.StatusUnauthorized, "unauthorized", "missing or wrong bearer token")
-				return
-			}
-		}
-		inner.ServeHTTP(rec, r)
+		next.ServeHTTP(rec, r)
 	})
 }
 
@@ -402,9 +456,31 @@ func (a *API) health(w http.ResponseWriter, r *http.Request) {
 
 func (a *API) export(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/x-ndjson")
-	if _, err := a.eng.Export(r.Context(), w); err != nil {
+	dw := &deadlineWriter{w: w, rc: http.NewResponseController(w), timeout: a.opts.WriteTimeout}
+	if _, err := a.eng.Export(r.Context(), dw); err != nil {
 		a.opts.Logger.Error("export failed", "err", memory.Detail(err))
 	}
+}
+
+// deadlineWriter gives each write of a long response its own deadline,
+// so a large export can take longer than the server's WriteTimeout while
+// a client that stops reading is cut off after it.
+type deadlineWriter struct {
+	w       io.Writer
+	rc      *http.ResponseController
+	timeout time.Duration
+	set     time.Time
+}
+
+func (d *deadlineWriter) Write(p []byte) (int, error) {
+	// Moving the deadline costs a timer reset: do it at most every tenth
+	// of the timeout.
+	if now := time.Now(); now.Sub(d.set) > d.timeout/10 {
+		if err := d.rc.SetWriteDeadline(now.Add(d.timeout)); err == nil {
+			d.set = now
+		}
+	}
+	return d.w.Write(p)
 }
 
 func (a *API) importRecords(w http.ResponseWriter, r *http.Request) {

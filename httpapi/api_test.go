@@ -383,18 +383,32 @@ func TestSlowClientIsCutOff(t *testing.T) {
 // A client that gives up mid-call leaves nothing half-written and the
 // server serving.
 func TestClientDisconnect(t *testing.T) {
-	srv, eng := newServer(t, nil)
+	eng := newEngine(t)
+	srv, watch := limitedServer(t, eng, nil)
 	var lines strings.Builder
 	for i := range 5000 {
 		fmt.Fprintf(&lines, "{\"kind\":\"message\",\"content\":\"bulk line %d about deploys\"}\n", i)
 	}
-	cctx, cancel := context.WithTimeout(ctx, 2*time.Millisecond)
+	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(cctx, "POST", srv.URL+"/v1/import", strings.NewReader(lines.String()))
-	if res, err := srv.Client().Do(req); err == nil {
-		res.Body.Close()
+	done := make(chan struct{})
+	go func() {
+		if res, err := srv.Client().Do(req); err == nil {
+			res.Body.Close()
+		}
+		close(done)
+	}()
+	// Give up once the server is reading the request, then wait for the
+	// server to be done with the connection.
+	addr := <-watch.active
+	cancel()
+	<-done
+	select {
+	case <-watch.ch(addr):
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server kept the abandoned connection")
 	}
-	time.Sleep(300 * time.Millisecond)
 	st, err := eng.Stats(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -410,16 +424,15 @@ func TestClientDisconnect(t *testing.T) {
 // Shutdown lets a write in flight finish.
 func TestShutdownFinishesWritesInFlight(t *testing.T) {
 	eng := newEngine(t)
-	hs := httpapi.New(eng, nil).HTTPServer()
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	go hs.Serve(ln)
+	srv, watch := limitedServer(t, eng, nil)
+	hs := srv.Config
 	var lines strings.Builder
 	for i := range 30000 {
 		fmt.Fprintf(&lines, "{\"kind\":\"message\",\"content\":\"observation %d of a large import\"}\n", i)
 	}
 	done := make(chan int, 1)
 	go func() {
-		res, err := http.Post("http://"+ln.Addr().String()+"/v1/import", "application/x-ndjson", strings.NewReader(lines.String()))
+		res, err := http.Post(srv.URL+"/v1/import", "application/x-ndjson", strings.NewReader(lines.String()))
 		if err != nil {
 			done <- -1
 			return
@@ -427,7 +440,7 @@ func TestShutdownFinishesWritesInFlight(t *testing.T) {
 		res.Body.Close()
 		done <- res.StatusCode
 	}()
-	time.Sleep(50 * time.Millisecond) // the request is being handled
+	<-watch.active // the request is being read
 	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {

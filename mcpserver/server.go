@@ -1,9 +1,11 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"reflect"
@@ -30,7 +32,7 @@ type Options struct {
 }
 
 // Instructions tell a model what cairn is for and how to use it.
-const Instructions = `cairn is your long-term memory for this work. At the start of a task, and whenever you need earlier context, call retrieve with the task in plain words and the scopeIds of your session and repository: it returns pinned memories, the current session summary and the most relevant past observations. As you work, record what happens with log (commands and their outcomes, errors, decisions, what the user asked), keep a running summary with summary_set, pin what must not be forgotten, and erase anything that must not be kept (a secret, personal data, what the user asks you to forget): forget an observation, summary_forget, thought_forget, code_artifact_forget, or delete a graph record; thought_mark with status removal only stops a thought being retrieved. Record conclusions and lessons with think, and facts about people, projects and services in the knowledge graph (kg_entities to find an entity, kg_entity_create, kg_observe, kg_edge_create); inner_voice_retrieve, when enabled, returns the thoughts and facts closest in meaning to a question, with trust tiers, to reason over and cite. For code, index the repository once with code_index, then at each turn call code_hydrate with the query, this turn's episode_id and the session_id: it returns the code entities you need within a budget, and keeps what earlier turns of the session hydrated; code_propose and code_promote record code you wrote, and the introspect_ tools explain every decision. Every error has a stable code: invalid_params (fix the arguments), not_found, conflict, feature_disabled, embedder_unavailable, db_error, internal_error.`
+const Instructions = `cairn is your long-term memory for this work. At the start of a task, and whenever you need earlier context, call retrieve with the task in plain words and the scopeIds of your session and repository: it returns pinned memories, the current session summary and the most relevant past observations. As you work, record what happens with log (commands and their outcomes, errors, decisions, what the user asked), keep a running summary with summary_set, pin what must not be forgotten, and erase anything that must not be kept (a secret, personal data, what the user asks you to forget): forget an observation, summary_forget, thought_forget, code_artifact_forget, or delete a graph record; thought_mark with status removal only stops a thought being retrieved. Record conclusions and lessons with think, and facts about people, projects and services in the knowledge graph (kg_entities to find an entity, kg_entity_create, kg_observe, kg_edge_create); inner_voice_retrieve, when enabled, returns the thoughts and facts closest in meaning to a question, with trust tiers, to reason over and cite; inner_voice answers a question from your memory with cited sentences (a language model, when the server has one, answers from the knowledge graph), checks every sentence against what it cites and refuses an answer that is not grounded, continues a session of earlier exchanges (inner_voice_sessions lists them), saves the answer as a summary thought and can stage graph candidates for knowledgegraph_moderate; maintenance_ops archives and removes thoughts marked for removal. For code, index the repository once with code_index, then at each turn call code_hydrate with the query, this turn's episode_id and the session_id: it returns the code entities you need within a budget, and keeps what earlier turns of the session hydrated; code_propose and code_promote record code you wrote, and the introspect_ tools explain every decision. At the start of a session in a repository, context_session_start returns what cairn knows about it (the recall prompt does the same), and context_pre_compact saves the session's summary before your context is compacted; records can be read as resources (cairn://observation/{id}, cairn://capsule/{id}, ...). Every error has a stable code: invalid_params (fix the arguments), not_found, conflict, feature_disabled, embedder_unavailable, db_error, internal_error.`
 
 // toolMetrics are the per-tool series.
 type toolMetrics struct {
@@ -42,7 +44,8 @@ type toolMetrics struct {
 func New(eng *cairn.Engine, opts *Options) (*mcp.Server, error) {
 	o := defaults(opts)
 	srv := mcp.NewServer(&mcp.Implementation{Name: "cairn", Title: "cairn memory", Version: cairn.Version},
-		&mcp.ServerOptions{Instructions: Instructions, Logger: slog.New(atLeast{o.Logger.Handler(), slog.LevelWarn})})
+		&mcp.ServerOptions{Instructions: Instructions, Logger: slog.New(atLeast{o.Logger.Handler(), slog.LevelWarn}),
+			CompletionHandler: complete(eng)})
 	var tm *toolMetrics
 	if o.Metrics != nil {
 		tm = &toolMetrics{
@@ -58,6 +61,7 @@ func New(eng *cairn.Engine, opts *Options) (*mcp.Server, error) {
 		}
 		srv.AddTool(mt, handler(eng, t, o.Logger, tm, pool))
 	}
+	addPromptsAndResources(srv, eng)
 	return srv, nil
 }
 
@@ -217,5 +221,38 @@ func HTTPHandler(srv *mcp.Server, opts *Options) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		Stateless: true, JSONResponse: true, Logger: o.Logger, MaxRequestBodyBytes: int64(o.MaxRequestBytes),
 	})
-	return http.NewCrossOriginProtection().Handler(publicResponses(h))
+	return http.NewCrossOriginProtection().Handler(depthGuard(publicResponses(h), int64(o.MaxRequestBytes)))
+}
+
+// depthGuard answers a POST whose body nests deeper than MaxDepth with a
+// JSON-RPC invalid-params error (HTTP 400), as the stdio guard does; the
+// SDK would call it a malformed payload. A body over limit passes on
+// unread past limit, for the SDK's 413.
+func depthGuard(h http.Handler, limit int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+		if err != nil {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, "reading the request body failed\n")
+			return
+		}
+		if int64(len(body)) <= limit {
+			if reply := checkDepth(bytes.TrimSpace(body)); reply != nil {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				w.Write(reply)
+				return
+			}
+		}
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+		h.ServeHTTP(w, r)
+	})
 }

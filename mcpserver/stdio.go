@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairnhq/cairn/memory"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -18,7 +19,13 @@ import (
 const (
 	codeParseError     = -32700
 	codeInvalidRequest = -32600
+	codeInvalidParams  = -32602
 )
+
+// MaxDepth bounds how deeply one message's JSON may nest. The SDK's
+// decoder stops at 1000 levels and ends the whole session when it does; a
+// deeper line is answered here instead, and the session goes on.
+const MaxDepth = 256
 
 // lockedWriter serialises whole-message writes from the SDK and the guard,
 // and keeps count of the requests still waiting for an answer.
@@ -185,6 +192,9 @@ func check(line []byte, tooLong bool, maxLine int) []byte {
 		return rpcError(nil, codeInvalidRequest, fmt.Sprintf("request over %d bytes", maxLine))
 	}
 	trimmed := bytes.TrimSpace(line)
+	if reply := checkDepth(trimmed); reply != nil {
+		return reply
+	}
 	if !json.Valid(trimmed) {
 		return rpcError(nil, codeParseError, "parse error: not valid JSON")
 	}
@@ -214,6 +224,39 @@ func check(line []byte, tooLong bool, maxLine int) []byte {
 		return rpcError(id, codeInvalidRequest, "invalid request: empty method")
 	case len(msg.ID) > 0 && id == nil && !bytes.Equal(msg.ID, []byte("null")):
 		return rpcError(nil, codeInvalidRequest, "invalid request: id must be a string or a number")
+	}
+	return nil
+}
+
+// checkDepth returns the error reply for a message nesting deeper than
+// MaxDepth, or nil.
+func checkDepth(msg []byte) []byte {
+	d := memory.JSONDepth(msg)
+	if d <= MaxDepth {
+		return nil
+	}
+	return rpcError(topLevelID(msg), codeInvalidParams, fmt.Sprintf("invalid params: the message nests %d levels deep, over the limit of %d", d, MaxDepth))
+}
+
+// topLevelID is a message object's id when it is a string or a number,
+// else nil; it reads the top level only.
+func topLevelID(msg []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return nil
+		}
+		if key == "id" && len(v) > 0 && (v[0] == '"' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
+			return v
+		}
 	}
 	return nil
 }

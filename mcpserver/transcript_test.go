@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cairnhq/cairn"
+	"github.com/cairnhq/cairn/maintain"
 	"github.com/cairnhq/cairn/mcpserver"
 	"github.com/cairnhq/cairn/retrieve"
 )
@@ -38,7 +39,7 @@ func TestTranscripts(t *testing.T) {
 }
 
 var (
-	generatedID = regexp.MustCompile(`\b(obs|cap|sum|pin|th|ent|kgo|edge)_[0-9A-HJKMNP-TV-Z]{26}\b`)
+	generatedID = regexp.MustCompile(`\b(obs|cap|sum|pin|th|ent|kgo|edge|kgc|ivs|ivx)_[0-9A-HJKMNP-TV-Z]{26}\b`)
 	// sizeBytes depends on SQLite's page allocation, latency_ms on the
 	// machine, not on cairn.
 	sizeBytes = regexp.MustCompile(`(\\?"(?:sizeBytes|latency_ms)\\?":)\d+`)
@@ -81,7 +82,8 @@ func replay(t *testing.T, path string) {
 	}
 	dir := t.TempDir()
 	now := time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
-	opts := &cairn.Options{Now: func() time.Time { return now }}
+	opts := &cairn.Options{Now: func() time.Time { return now },
+		Maintenance: &maintain.Config{RetentionDays: 30, ArchiveDir: filepath.Join(dir, "archive"), Format: maintain.FormatParquet}}
 	// A transcript that says so runs with the inner voice enabled.
 	if strings.Contains(string(data), "\n# engine: inner voice enabled\n") {
 		iv := retrieve.DefaultInnerVoiceConfig()

@@ -150,6 +150,20 @@ func TestKindsAndText(t *testing.T) {
 			t.Errorf("NormalizeProvenance(%s) = %v", bad, err)
 		}
 	}
+	// Nesting: brackets inside strings (escaped quotes too) do not count;
+	// arrays count as objects do.
+	deep := func(n int) string { return strings.Repeat(`{"a":[`, n/2) + "1" + strings.Repeat("]}", n/2) }
+	for in, ok := range map[string]bool{
+		deep(memory.MaxObjectDepth):                   true,
+		deep(memory.MaxObjectDepth + 2):               false,
+		`{"s":"` + strings.Repeat(`[{\"`, 500) + `"}`: true,
+		`{"a":[[[[[[[[[[]]]]]]]]]]}`:                  true,
+	} {
+		_, err := memory.NormalizeObject("data", json.RawMessage(in))
+		if (err == nil) != ok || (err != nil && !strings.Contains(err.Error(), "data nests")) {
+			t.Errorf("NormalizeObject(%.40s…) = %v; want ok %v", in, err, ok)
+		}
+	}
 }
 
 func TestEntityJSONRoundTrip(t *testing.T) {

@@ -69,19 +69,57 @@ type Observation struct {
 	Redacted bool  `json:"redacted"`
 }
 
+// MaxObjectDepth bounds how deeply a caller's free-form JSON object
+// (provenance, an entity's or edge's data) may nest: metadata needs a few
+// levels, and a bound keeps every reader of it, SQLite's JSON functions
+// included, far from their limits.
+const MaxObjectDepth = 64
+
 // NormalizeProvenance checks that p is a JSON object (or empty, meaning {})
-// and returns it compacted, so equal provenance is stored byte-identically.
+// nesting at most MaxObjectDepth levels, and returns it compacted, so equal
+// provenance is stored byte-identically.
 func NormalizeProvenance(p json.RawMessage) (json.RawMessage, error) {
+	return NormalizeObject("provenance", p)
+}
+
+// NormalizeObject is NormalizeProvenance for the field named field.
+func NormalizeObject(field string, p json.RawMessage) (json.RawMessage, error) {
 	p = bytes.TrimSpace(p)
 	if len(p) == 0 || bytes.Equal(p, []byte("null")) {
 		return json.RawMessage("{}"), nil
 	}
 	if p[0] != '{' || !json.Valid(p) {
-		return nil, Errorf(CodeInvalidParams, "provenance must be a JSON object")
+		return nil, Errorf(CodeInvalidParams, "%s must be a JSON object", field)
+	}
+	if d := JSONDepth(p); d > MaxObjectDepth {
+		return nil, Errorf(CodeInvalidParams, "%s nests %d levels deep, over the limit of %d", field, d, MaxObjectDepth)
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, p); err != nil {
-		return nil, Errorf(CodeInvalidParams, "provenance must be a JSON object")
+		return nil, Errorf(CodeInvalidParams, "%s must be a JSON object", field)
 	}
 	return json.RawMessage(buf.Bytes()), nil
+}
+
+// JSONDepth is the deepest nesting of objects and arrays in JSON (for
+// input that is not valid JSON, of the brackets outside its strings).
+func JSONDepth(p []byte) int {
+	depth, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range p {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
 }

@@ -12,6 +12,7 @@ import "context"
 type Store interface {
 	ObservationStore
 	CapsuleStore
+	CapsuleLister
 	PinStore
 	TextSearcher
 	Snapshotter

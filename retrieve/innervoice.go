@@ -122,6 +122,9 @@ type InnerVoiceRequest struct {
 	IncludePrivate bool     `json:"include_private,omitempty" jsonschema:"include private thoughts"`
 	IncludeTags    []string `json:"include_tags,omitempty" jsonschema:"only items with at least one of these tags"`
 	ExcludeTags    []string `json:"exclude_tags,omitempty" jsonschema:"leave out items with any of these tags"`
+	// CandidateCap, when positive, lowers each source's candidate cap
+	// (Go callers only: the inner_voice tool's SURR_DB_LIMIT).
+	CandidateCap int `json:"-"`
 }
 
 // Snippet is one retrieved item, in the seed's exact shape.
@@ -304,6 +307,9 @@ func (iv *InnerVoice) retrieve(ctx context.Context, req InnerVoiceRequest, start
 	d.Provider, d.Model, d.Dim = space.Provider, space.Model, space.Dim
 	d.KReq, d.Mix, d.FloorRequested = topK, mix, floor
 	perSrc := min(3*topK, cfg.MaxCandidatesPerSource)
+	if req.CandidateCap > 0 {
+		perSrc = min(perSrc, req.CandidateCap)
+	}
 	d.CandidatesPerSrc = perSrc
 
 	qv, err := embedQuery(ctx, e, q)

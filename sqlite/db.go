@@ -43,6 +43,9 @@ type DB struct {
 	stmts   *stmtCache
 	retries int
 	log     *slog.Logger
+	// dsn opens another connection with the pools' settings, without
+	// their locking mode or read-only flag (a backup's).
+	dsn string
 }
 
 // applicationID marks a SQLite file as a cairn database ("crn1").
@@ -86,7 +89,7 @@ func Open(path string, opts *Options) (*DB, error) {
 	}
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
-	db := &DB{path: path, w: w, retries: o.WriteRetries, log: o.Logger}
+	db := &DB{path: path, w: w, retries: o.WriteRetries, log: o.Logger, dsn: base + "?" + common}
 	if err := db.migrate(context.Background()); err != nil {
 		w.Close()
 		return nil, err

@@ -52,6 +52,17 @@ func dataText(d memory.RawObject) string {
 // them as changed.
 func (db *DB) PutEntity(ctx context.Context, e memory.KGEntity) (memory.KGEntity, error) {
 	err := db.write(ctx, "storing an entity", func(tx *sql.Tx) error {
+		var err error
+		e, err = putEntity(ctx, tx, e)
+		return err
+	})
+	return e, err
+}
+
+// putEntity is PutEntity inside a write transaction; it returns the
+// entity as stored.
+func putEntity(ctx context.Context, tx *sql.Tx, e memory.KGEntity) (memory.KGEntity, error) {
+	err := func() error {
 		var old memory.KGEntity
 		var oldData string
 		err := tx.QueryRowContext(ctx, "SELECT name, type, data, created_at, session_id, repo_id, agent_id, user_id FROM kg_entities WHERE id = ?",
@@ -82,7 +93,7 @@ func (db *DB) PutEntity(ctx context.Context, e memory.KGEntity) (memory.KGEntity
 			}
 		}
 		return nil
-	})
+	}()
 	return e, err
 }
 

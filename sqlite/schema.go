@@ -39,6 +39,8 @@ var migrations = []migration{
 		{"thoughts", "redacted", redactedColumn},
 		{"code_artifacts", "redacted", redactedColumn},
 	}},
+	{7, "knowledge-graph candidates, their blocklist, and the removal lifecycle of thoughts", schemaV7, nil},
+	{9, "inner_voice sessions, their exchanges and what the exchanges cite", schemaV9, nil},
 }
 
 // SchemaVersion is the schema version this build writes.
@@ -350,6 +352,169 @@ BEGIN DELETE FROM embeddings WHERE kind = 'thought' AND ref = NEW.id; END;
 CREATE TRIGGER IF NOT EXISTS embeddings_summary_forgotten AFTER UPDATE OF redacted ON summaries WHEN NEW.redacted = 1
 BEGIN DELETE FROM embeddings WHERE kind = 'summary' AND ref = NEW.id; END;
 `
+
+// schemaV7 stages knowledge-graph candidates for moderation (the tables
+// keep the specification's names), keeps the keys moderators blocked, and
+// records when thoughts were marked for removal and where they were
+// exported. At most one candidate per key waits for moderation. Marking a
+// thought active again clears its removal record.
+const schemaV7 = `
+CREATE TABLE IF NOT EXISTS kg_entity_candidates (
+	seq               INTEGER PRIMARY KEY,
+	id                TEXT NOT NULL UNIQUE,
+	name              TEXT NOT NULL,
+	name_key          TEXT NOT NULL,
+	entity_type       TEXT NOT NULL,
+	data              TEXT NOT NULL DEFAULT '{}',
+	confidence        REAL NOT NULL CHECK (confidence >= 0 AND confidence <= 1),
+	source_thought_id TEXT NOT NULL DEFAULT '',
+	status            TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'approved', 'rejected')),
+	created_at        INTEGER NOT NULL,
+	decided_at        INTEGER NOT NULL DEFAULT 0,
+	promoted_id       TEXT NOT NULL DEFAULT '',
+	feedback          TEXT NOT NULL DEFAULT '',` + scopeColumns + `
+);
+CREATE UNIQUE INDEX IF NOT EXISTS kg_entity_candidates_pending ON kg_entity_candidates(name_key) WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS kg_entity_candidates_status ON kg_entity_candidates(status, confidence);
+CREATE INDEX IF NOT EXISTS kg_entity_candidates_source ON kg_entity_candidates(source_thought_id);
+
+CREATE TABLE IF NOT EXISTS kg_edge_candidates (
+	seq               INTEGER PRIMARY KEY,
+	id                TEXT NOT NULL UNIQUE,
+	source_name       TEXT NOT NULL,
+	target_name       TEXT NOT NULL,
+	rel_type          TEXT NOT NULL,
+	edge_key          TEXT NOT NULL,
+	data              TEXT NOT NULL DEFAULT '{}',
+	confidence        REAL NOT NULL CHECK (confidence >= 0 AND confidence <= 1),
+	source_thought_id TEXT NOT NULL DEFAULT '',
+	status            TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'approved', 'rejected')),
+	created_at        INTEGER NOT NULL,
+	decided_at        INTEGER NOT NULL DEFAULT 0,
+	promoted_id       TEXT NOT NULL DEFAULT '',
+	feedback          TEXT NOT NULL DEFAULT '',` + scopeColumns + `
+);
+CREATE UNIQUE INDEX IF NOT EXISTS kg_edge_candidates_pending ON kg_edge_candidates(edge_key) WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS kg_edge_candidates_status ON kg_edge_candidates(status, confidence);
+CREATE INDEX IF NOT EXISTS kg_edge_candidates_source ON kg_edge_candidates(source_thought_id);
+
+CREATE TABLE IF NOT EXISTS kg_candidate_blocklist (
+	kind         TEXT NOT NULL CHECK (kind IN ('entity', 'edge')),
+	key          TEXT NOT NULL,
+	candidate_id TEXT NOT NULL DEFAULT '',
+	created_at   INTEGER NOT NULL,
+	PRIMARY KEY (kind, key)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS thought_removals (
+	thought_id     TEXT PRIMARY KEY REFERENCES thoughts(id) ON DELETE CASCADE,
+	marked_at      INTEGER NOT NULL DEFAULT 0,
+	exported_at    INTEGER NOT NULL DEFAULT 0,
+	archive        TEXT NOT NULL DEFAULT '',
+	archive_sha256 TEXT NOT NULL DEFAULT ''
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS thought_removals_cleared AFTER UPDATE OF status ON thoughts WHEN NEW.status = 'active'
+BEGIN DELETE FROM thought_removals WHERE thought_id = NEW.id; END;
+
+-- A forgotten thought takes its pending candidates with it, and no
+-- candidate keeps quoting it; a deleted (archived) one leaves its
+-- candidates, without the sentence they quote.
+CREATE TRIGGER IF NOT EXISTS kg_candidates_thought_forgotten AFTER UPDATE OF redacted ON thoughts WHEN NEW.redacted = 1
+BEGIN
+	DELETE FROM kg_entity_candidates WHERE source_thought_id = NEW.id AND status = 'pending';
+	DELETE FROM kg_edge_candidates WHERE source_thought_id = NEW.id AND status = 'pending';
+	UPDATE kg_entity_candidates SET data = json_remove(data, '$.sentence') WHERE source_thought_id = NEW.id;
+	UPDATE kg_edge_candidates SET data = json_remove(data, '$.sentence') WHERE source_thought_id = NEW.id;
+END;
+CREATE TRIGGER IF NOT EXISTS kg_candidates_thought_deleted AFTER DELETE ON thoughts
+BEGIN
+	UPDATE kg_entity_candidates SET data = json_remove(data, '$.sentence') WHERE source_thought_id = OLD.id;
+	UPDATE kg_edge_candidates SET data = json_remove(data, '$.sentence') WHERE source_thought_id = OLD.id;
+END;
+`
+
+// schemaV9 keeps inner_voice's sessions. An exchange's citations are
+// also rows of inner_voice_refs, so that forgetting or deleting a cited
+// record reaches every exchange quoting it, and the rolling summary made
+// from one.
+var schemaV9 = `
+CREATE TABLE IF NOT EXISTS inner_voice_sessions (
+	seq                     INTEGER PRIMARY KEY,
+	id                      TEXT NOT NULL UNIQUE,
+	version                 INTEGER NOT NULL,
+	provider                TEXT NOT NULL DEFAULT '',
+	model                   TEXT NOT NULL DEFAULT '',
+	max_prompt_tokens       INTEGER NOT NULL DEFAULT 0,
+	topic                   TEXT NOT NULL DEFAULT '',
+	summary                 TEXT NOT NULL DEFAULT '',
+	summary_updated         INTEGER NOT NULL DEFAULT 0,
+	summary_exchanges       INTEGER NOT NULL DEFAULT 0,
+	summary_savings         INTEGER NOT NULL DEFAULT 0,
+	summary_coverage        REAL NOT NULL DEFAULT 0,
+	summary_private         INTEGER NOT NULL DEFAULT 0,
+	summarized_through      INTEGER NOT NULL DEFAULT 0,
+	created_at              INTEGER NOT NULL,
+	last_interaction        INTEGER NOT NULL,
+	total_exchanges         INTEGER NOT NULL DEFAULT 0,
+	total_prompt_tokens     INTEGER NOT NULL DEFAULT 0,
+	total_completion_tokens INTEGER NOT NULL DEFAULT 0,
+	total_cost              REAL NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS inner_voice_sessions_recent ON inner_voice_sessions(last_interaction, created_at, id);
+
+CREATE TABLE IF NOT EXISTS inner_voice_exchanges (
+	id                TEXT PRIMARY KEY,
+	session_id        TEXT NOT NULL REFERENCES inner_voice_sessions(id) ON DELETE CASCADE,
+	seq               INTEGER NOT NULL,
+	ts                INTEGER NOT NULL,
+	query             TEXT NOT NULL,
+	answer            TEXT NOT NULL DEFAULT '',
+	sources           TEXT NOT NULL DEFAULT '[]',
+	confidence        REAL NOT NULL DEFAULT 0,
+	coverage_ratio    REAL NOT NULL DEFAULT 0,
+	refused           INTEGER NOT NULL DEFAULT 0,
+	notes             TEXT NOT NULL DEFAULT '',
+	memories          TEXT NOT NULL DEFAULT '[]',
+	synthesizer       TEXT NOT NULL DEFAULT '',
+	model             TEXT NOT NULL DEFAULT '',
+	degraded          TEXT NOT NULL DEFAULT '',
+	prompt_tokens     INTEGER NOT NULL DEFAULT 0,
+	completion_tokens INTEGER NOT NULL DEFAULT 0,
+	latency_ms        INTEGER NOT NULL DEFAULT 0,
+	cost              REAL NOT NULL DEFAULT 0,
+	prompt_hash       TEXT NOT NULL DEFAULT '',
+	private           INTEGER NOT NULL DEFAULT 0,
+	redacted          INTEGER NOT NULL DEFAULT 0,
+	UNIQUE (session_id, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS inner_voice_refs (
+	ref_id      TEXT NOT NULL,
+	exchange_id TEXT NOT NULL REFERENCES inner_voice_exchanges(id) ON DELETE CASCADE,
+	PRIMARY KEY (ref_id, exchange_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS inner_voice_refs_exchange ON inner_voice_refs(exchange_id);
+` + voiceForgetTrigger("thought_forgotten", "AFTER UPDATE OF redacted ON thoughts WHEN NEW.redacted = 1", "NEW.id") +
+	voiceForgetTrigger("thought_deleted", "AFTER DELETE ON thoughts", "OLD.id") +
+	voiceForgetTrigger("entity_deleted", "AFTER DELETE ON kg_entities", "OLD.id") +
+	voiceForgetTrigger("fact_deleted", "AFTER DELETE ON kg_observations", "OLD.id")
+
+// voiceForgetTrigger redacts the exchanges that cite a record when it is
+// forgotten or deleted, and drops a rolling summary made from one of them
+// (its exchanges return to the context window).
+func voiceForgetTrigger(name, when, ref string) string {
+	return fmt.Sprintf(`
+CREATE TRIGGER IF NOT EXISTS inner_voice_%[1]s %[2]s
+BEGIN
+	UPDATE inner_voice_sessions SET summary = '', summary_updated = 0, summary_exchanges = 0, summary_savings = 0,
+		summary_coverage = 0, summary_private = 0, summarized_through = 0
+	WHERE id IN (SELECT e.session_id FROM inner_voice_refs r JOIN inner_voice_exchanges e ON e.id = r.exchange_id
+		WHERE r.ref_id = %[3]s AND e.seq <= (SELECT s.summarized_through FROM inner_voice_sessions s WHERE s.id = e.session_id));
+	UPDATE inner_voice_exchanges SET answer = '%[4]s', sources = '[]', notes = '', redacted = 1
+	WHERE id IN (SELECT exchange_id FROM inner_voice_refs WHERE ref_id = %[3]s) AND redacted = 0;
+END;
+`, name, when, ref, memory.RedactedContent)
+}
 
 // changeTriggers logs inserts, updates of the listed columns and deletes of
 // a table, and drops a deleted or rewritten record's vectors.

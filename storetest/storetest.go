@@ -24,6 +24,7 @@ func Run(t *testing.T, open Opener) {
 		{"AppendAndRead", testAppendAndRead},
 		{"AppendIsAllOrNothing", testAppendAllOrNothing},
 		{"CapsuleLifecycle", testCapsuleLifecycle},
+		{"CapsuleLister", testCapsuleLister},
 		{"ObservationsJoinOpenCapsule", testJoinOpenCapsule},
 		{"ExplicitCapsuleJoin", testExplicitCapsuleJoin},
 		{"SummaryReplaceKeepsID", testSummaryReplace},
@@ -71,7 +72,13 @@ func Run(t *testing.T, open Opener) {
 		{"HydrationOrder", testHydrationOrder},
 		{"GateResults", testGateResults},
 		{"EpisodeCodeGuard", testEpisodeCodeGuard},
+		{"BrowseCapsules", testBrowseCapsules},
+		{"BrowseThoughts", testBrowseThoughts},
+		{"BrowseEntities", testBrowseEntities},
+		{"ScopeValues", testScopeValues},
 	}
+	tests = append(tests, curationTests...)
+	tests = append(tests, voiceTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := open(t)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/webui"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -42,6 +43,11 @@ type app struct {
 	env map[string]string
 	// started says the command got past cobra's argument and flag checks.
 	started bool
+	// errlog, set by the servers, keeps recent warnings and errors for
+	// the web page.
+	errlog *webui.ErrorLog
+	// timer times a hook's steps (cairn hook).
+	timer *hookTimer
 }
 
 // setenv makes a flag's value win over the environment variable k.

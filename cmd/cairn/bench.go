@@ -21,7 +21,7 @@ func newBenchCmd(a *app) *cobra.Command {
 		Use:   "bench",
 		Short: "Measure cairn: protocol overhead and throughput",
 	}
-	cmd.AddCommand(newBenchProtocolCmd(a), newBenchLoCoMoCmd(a), newBenchScaleCmd(a), newBenchPeersCmd(a), newBenchReplicasCmd(a))
+	cmd.AddCommand(newBenchProtocolCmd(a), newBenchLoCoMoCmd(a), newBenchScaleCmd(a), newBenchPeersCmd(a), newBenchHooksCmd(a), newBenchReliabilityCmd(a), newBenchReplicasCmd(a))
 	return cmd
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 
 	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/memory"
@@ -11,7 +12,9 @@ import (
 )
 
 func newImportCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	var from string
+	var scope memory.Scope
+	cmd := &cobra.Command{
 		Use:   "import FILE...",
 		Short: "Import records from JSON Lines or a parity dataset (all or nothing per file)",
 		Long: `Import records. Each file is written in one transaction: all of it, or, if
@@ -30,14 +33,35 @@ Records are checked as the commands that create them check them ('cairn
 think', 'cairn kg ...'). An id already in the database or twice in the file,
 and an entity observation or edge naming an entity that is neither, fail
 the file with the line at fault. Vectors are not part of the file: what is
-imported is embedded afterwards (or left pending for 'cairn reembed').`,
+imported is embedded afterwards (or left pending for 'cairn reembed').
+
+With --from, the file is another memory system's, and importing it again
+writes nothing new (records already imported are left as they are):
+
+  mcp-memory   the official MCP memory server's memory file (JSON Lines of
+               entities and relations): entities, their observations and
+               relations become knowledge-graph entities, facts and edges.
+  kindling     Kindling's export (exportDatabase(), version 1.0):
+               observations, capsules, summaries and pins, ids and times kept.
+  mem0         mem0 memories (getAll()'s {"results": [...]}, a list, or one
+               a line): thoughts (origin logged), with user, agent and run as
+               scope, categories and metadata as tags, and their times.
+
+A report says what was mapped where, what was already there and what was
+left out.`,
 		Example: `  cairn import memories.jsonl
-  cairn export | cairn --db /tmp/copy.db import -`,
+  cairn export | cairn --db /tmp/copy.db import -
+  cairn import --from mcp-memory ~/.mcp/memory.jsonl
+  cairn import --from kindling kindling-export.json
+  cairn import --from mem0 --scope user=alice mem0-memories.json`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			eng, err := a.engine()
 			if err != nil {
 				return err
+			}
+			if from != "" {
+				return a.importPeer(cmd, eng, from, scope, args)
 			}
 			var reports []cairn.ImportReport
 			for _, name := range args {
@@ -68,6 +92,76 @@ imported is embedded afterwards (or left pending for 'cairn reembed').`,
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&from, "from", "", "the file is another memory system's: mcp-memory, kindling or mem0")
+	cmd.Flags().Var(scopeFlag{&scope}, "scope", "with --from: scope for records the peer keeps none for (session=,repo=,agent=,user=)")
+	return cmd
+}
+
+// importPeer imports files of another memory system and reports what went
+// where.
+func (a *app) importPeer(cmd *cobra.Command, eng *cairn.Engine, from string, scope memory.Scope, files []string) error {
+	var reports []cairn.PeerImportReport
+	for _, name := range files {
+		var r io.Reader = a.in
+		if name != "-" {
+			f, err := os.Open(name)
+			if err != nil {
+				return prefixed(memory.Wrap(memory.CodeInvalidParams, err, "cannot open: %v", pathless(err)), name)
+			}
+			defer f.Close()
+			r = f
+		}
+		rep, err := eng.ImportPeer(cmd.Context(), from, r, cairn.PeerImportOptions{Scope: scope, EmbedProgress: a.progress("embedding " + name)})
+		a.finishProgress()
+		if err != nil {
+			return prefixed(err, name)
+		}
+		reports = append(reports, rep)
+		if a.json {
+			continue
+		}
+		fmt.Fprintf(a.out, "%s (%s):\n", name, from)
+		for _, k := range sortedIntKeys(rep.Mapped) {
+			fmt.Fprintf(a.out, "  %-40s %d\n", k, rep.Mapped[k])
+		}
+		total, present := 0, 0
+		for _, n := range rep.Imported {
+			total += n
+		}
+		for _, n := range rep.Present {
+			present += n
+		}
+		fmt.Fprintf(a.out, "  imported %d records", total)
+		for _, s := range sectionsOf(rep.Imported) {
+			fmt.Fprintf(a.out, ", %d %s", rep.Imported[s], s)
+		}
+		fmt.Fprintf(a.out, "; %d already in the database\n", present)
+		for _, n := range rep.Notes {
+			fmt.Fprintf(a.out, "  note: %s\n", n)
+		}
+	}
+	if a.json {
+		return a.emit(reports)
+	}
+	return nil
+}
+
+func sortedIntKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sectionsOf(m map[memory.Section]int) []memory.Section {
+	out := make([]memory.Section, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
 }
 
 func (a *app) importFile(cmd *cobra.Command, eng *cairn.Engine, name string) (cairn.ImportReport, error) {

@@ -14,11 +14,12 @@ func newInnerVoiceCmd(a *app) *cobra.Command {
 	var mix, floor float64
 	cmd := &cobra.Command{
 		Use:   "inner-voice [query...]",
-		Short: "Retrieve snippets of thoughts and the knowledge graph for a query",
+		Short: "Retrieve snippets of thoughts and the knowledge graph for a query; 'ask' answers from them",
 		Long: `Retrieve the thoughts and knowledge-graph records most similar in meaning to a
 query, with provenance and trust tiers, for an agent to reason over and cite:
 inner_voice.retrieve (the MCP tool inner_voice_retrieve). Retrieval only: it
-never writes an answer. The query is the arguments, or standard input.
+never writes an answer ('cairn inner-voice ask' does). The query is the
+arguments, or standard input.
 
 It is disabled unless SURR_ENABLE_INNER_VOICE=1 (exit code 5,
 feature_disabled). --top-k snippets (1 to 50) are split between the graph and
@@ -77,6 +78,7 @@ red for model thoughts.`,
 			return nil
 		},
 	}
+	cmd.AddCommand(newInnerVoiceAskCmd(a), newVoiceSessionsCmd(a))
 	f := cmd.Flags()
 	f.IntVar(&topK, "top-k", 10, "most snippets to return (1 to 50; default SURR_INNER_VOICE_TOPK_DEFAULT)")
 	f.Float64Var(&mix, "mix", 0.6, "the knowledge graph's share of the snippets, 0 (thoughts only) to 1 (graph only); default SURR_INNER_VOICE_MIX")

@@ -33,7 +33,7 @@ Where a command takes an ENTITY, give its id (ent_...) or its exact name
 	entity.AddCommand(newKGEntityCreateCmd(a), newKGEntityUpdateCmd(a), newKGEntityDeleteCmd(a))
 	edge := &cobra.Command{Use: "edge", Short: "Create, delete or list edges between entities", Args: usageArgs(cobra.NoArgs)}
 	edge.AddCommand(newKGEdgeCreateCmd(a), newKGEdgeDeleteCmd(a), newKGEdgeListCmd(a))
-	cmd.AddCommand(entity, edge, newKGObserveCmd(a), newKGUnobserveCmd(a), newKGShowCmd(a), newKGListCmd(a))
+	cmd.AddCommand(entity, edge, newKGObserveCmd(a), newKGUnobserveCmd(a), newKGShowCmd(a), newKGListCmd(a), newKGCandidatesCmd(a))
 	return cmd
 }
 

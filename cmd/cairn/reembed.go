@@ -134,6 +134,12 @@ func (a *app) printSettings(db string, s cairn.Settings) {
 	} else {
 		row("inner voice", "disabled (SURR_ENABLE_INNER_VOICE=1 enables it)")
 	}
+	ask := s.Ask
+	row("inner_voice", "top_k %d (SURR_TOP_K), sim_thresh %g (SURR_SIM_THRESH), at most %d candidates (SURR_DB_LIMIT), auto_mark_removal %v (SURR_AUTO_MARK_REMOVAL)",
+		ask.TopK, ask.SimThresh, ask.DBLimit, ask.AutoMarkRemoval)
+	mc := s.Maintenance
+	row("removal lifecycle", "retention %d days (SURR_RETENTION_DAYS), archives in %s (SURR_ARCHIVE_DIR) as %s (SURR_ARCHIVE_FORMAT)",
+		mc.RetentionDays, mc.ArchiveDir, mc.Format)
 	row("content cap", "%d bytes per record", s.MaxContentBytes)
 	row("code memory", "verification cache TTL %s (CAIRN_ETV_TTL), files over %d bytes skipped (CAIRN_CODE_MAX_FILE_BYTES)",
 		time.Duration(s.ETVTTLMs)*time.Millisecond, s.CodeMaxFileBytes)

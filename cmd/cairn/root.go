@@ -48,12 +48,12 @@ Try it without touching your database: cairn demo`,
 		c.GroupID = "recall"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{newImportCmd(a), newExportCmd(a), newStatusCmd(a), newDoctorCmd(a), newReembedCmd(a),
-		newIndexCmd(a), newConfigCmd(a), newBenchCmd(a), newMigrateCmd(a)} {
+	for _, c := range []*cobra.Command{newImportCmd(a), newExportCmd(a), newBackupCmd(a), newStatusCmd(a), newDoctorCmd(a), newReembedCmd(a),
+		newIndexCmd(a), newConfigCmd(a), newBenchCmd(a), newMaintenanceCmd(a), newMigrateCmd(a)} {
 		c.GroupID = "data"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{newMCPCmd(a), newServeCmd(a), newCallCmd(a), newToolsCmd(a)} {
+	for _, c := range []*cobra.Command{newMCPCmd(a), newServeCmd(a), newUICmd(a), newCallCmd(a), newToolsCmd(a), newHooksCmd(a), newHookCmd(a)} {
 		c.GroupID = "serve"
 		root.AddCommand(c)
 	}

@@ -17,10 +17,16 @@ const expectedTools = ["retrieve", "log", "capsule_open", "summary_set", "capsul
   "observation_get", "summary_get", "pin", "unpin", "forget", "summary_forget",
   "think", "thought_get", "thoughts_list", "thought_mark", "thought_forget", "kg_entity_create", "kg_entity_update", "kg_entity_get", "kg_entity_delete",
   "kg_entities", "kg_observe", "kg_observation_delete", "kg_edge_create", "kg_edge_delete", "kg_edges", "inner_voice_retrieve",
+  "inner_voice", "kg_candidates", "knowledgegraph_moderate", "maintenance_ops",
+  "inner_voice_sessions", "inner_voice_session", "inner_voice_session_delete",
   "code_index", "code_hydrate", "code_propose", "code_promote", "code_verify", "code_entities", "code_artifact_forget",
   "introspect_hydration", "introspect_entity", "introspect_gates",
+  "context_session_start", "context_pre_compact",
   "status", "doctor", "reembed", "config"];
 const innerVoice = mode === "stdio";
+// Archives of maintenance_ops go to a temporary folder (stdio; the HTTP
+// server is started with one).
+const archiveDir = fs.mkdtempSync(path.join(os.tmpdir(), "cairn-e2e-archive-"));
 
 function check(cond, what) {
   if (!cond) throw new Error("check failed: " + what);
@@ -30,7 +36,7 @@ async function main() {
   let transport;
   if (mode === "stdio") {
     transport = new StdioClientTransport({ command: target, args: ["--db", db, "mcp"], stderr: "inherit",
-      env: { ...getDefaultEnvironment(), SURR_ENABLE_INNER_VOICE: "1" } });
+      env: { ...getDefaultEnvironment(), SURR_ENABLE_INNER_VOICE: "1", SURR_ARCHIVE_DIR: archiveDir } });
   } else if (mode === "http") {
     transport = new StreamableHTTPClientTransport(new URL(target));
   } else {
@@ -89,6 +95,38 @@ async function main() {
   check(!res.candidates.some((c) => c.entity.id === o1.id), "the pinned observation is not also a candidate");
   check(res.provenance.providerUsed === "hybrid" && res.provenance.totalCandidates >= 1, "provenance");
   check(res.candidates.every((c) => c.score >= 0 && c.score <= 1), "scores in [0, 1]");
+  // Context for a new session, the running summary before a compaction,
+  // the recall prompt with completion, and records as resources.
+  const pre = await ok("context_pre_compact", { scopeIds: { sessionId: session } });
+  check(pre.id === sum.id && pre.capsuleId === cap.id && pre.confidence === 0.5 && pre.content.startsWith("end-to-end check: 0 prompts, 2 tool calls (0 commands, 1 errors), 0 files changed."), "context_pre_compact: " + JSON.stringify(pre));
+  await ok("summary_set", { capsuleId: cap.id, content: "Checkout failed on clock skew between services.", confidence: 0.7, evidenceRefs: [o1.id] });
+  const ctx = await ok("context_session_start", { scopeIds: { repoId: "/src/e2e", sessionId: session }, branch: "main", tokenBudget: 800 });
+  check(ctx.markdown.includes("# cairn: memory of /src/e2e") && ctx.markdown.includes(o1.id) && ctx.tokens <= 800, "context_session_start: " + ctx.markdown);
+  check(ctx.items.some((i) => i.id === cap.id) && ctx.items.some((i) => i.id === o1.id && i.section === "Pinned"), "context items");
+  await fails("context_session_start", { scopeIds: { sessionId: session } }, "invalid_params");
+  await fails("context_pre_compact", { scopeIds: { sessionId: "no-such-session" } }, "not_found");
+  const { prompts } = await client.listPrompts();
+  check(prompts.length === 1 && prompts[0].name === "recall" && prompts[0].arguments.some((a) => a.name === "repo" && a.required), "prompts: " + JSON.stringify(prompts));
+  const done = await client.complete({ ref: { type: "ref/prompt", name: "recall" }, argument: { name: "repo", value: "/src/e" } });
+  check(done.completion.values.includes("/src/e2e"), "completion of repo: " + JSON.stringify(done));
+  const recall = await client.getPrompt({ name: "recall", arguments: { repo: "/src/e2e", branch: "main" } });
+  check(recall.messages.length === 1 && recall.messages[0].content.text.includes(o1.id), "recall prompt: " + JSON.stringify(recall));
+  const { resourceTemplates } = await client.listResourceTemplates();
+  const templates = resourceTemplates.map((t) => t.uriTemplate).sort();
+  for (const want of ["cairn://observation/{id}", "cairn://capsule/{id}", "cairn://summary/{id}", "cairn://thought/{id}", "cairn://entity/{id}", "cairn://context{?repo,branch}"]) {
+    check(templates.includes(want), "resource template " + want + ": " + templates.join(","));
+  }
+  const read = await client.readResource({ uri: "cairn://observation/" + o2.id });
+  check(read.contents.length === 1 && JSON.parse(read.contents[0].text).content === o2.content, "resources/read observation");
+  const readCtx = await client.readResource({ uri: "cairn://context?repo=" + encodeURIComponent("/src/e2e") });
+  check(readCtx.contents[0].mimeType === "text/markdown" && readCtx.contents[0].text.includes(cap.id), "resources/read context");
+  let missing = false;
+  try {
+    await client.readResource({ uri: "cairn://observation/obs_missing" });
+  } catch (e) {
+    missing = /not found/i.test(String(e));
+  }
+  check(missing, "a missing record is a resource-not-found error");
   const c2 = await ok("capsule_get", { capsuleId: cap.id });
   check(c2.observationIds.length === 2 && c2.summaryId === sum.id, "capsule membership");
   check((await ok("observation_get", { observationId: o2.id })).content === o2.content, "observation_get");
@@ -134,6 +172,57 @@ async function main() {
     check(!after.snippets.some((s) => s.id === th.id), "a thought marked for removal is not retrieved");
   }
   check((await ok("thought_mark", { thoughtId: th.id, status: "active" })).status === "active", "thought_mark active");
+  // The inner voice's answers, the moderation of the candidates it
+  // stages, and the removal lifecycle.
+  if (innerVoice) {
+    await ok("think", { content: "The billing-service uses Kafka; clock drift breaks session token expiry.", origin: "human" });
+    const ans = await ok("inner_voice", { content: "why does clock drift break session token expiry?", top_k: 3, stage_kg: true });
+    check(ans.synthesized_answer.length > 0 && ans.sources.length >= 1 && ans.saved_thought_id.startsWith("th_") &&
+      ans.staged.pending_entities >= 2 && ans.staged.pending_relationships >= 1 && ans.synthesizer === "extractive", "inner_voice: " + JSON.stringify(ans));
+    check(ans.sentences.length > 0 && ans.sentences.every((s) => s.citations.length === 1 && ans.sources.some((src) => src.thought_id === s.citations[0].source_id)), "inner_voice cites its sources");
+    const saved = await ok("thought_get", { thoughtId: ans.saved_thought_id });
+    check(saved.is_summary && saved.pipeline === "inner_voice" && saved.summary_of.length === ans.sources.length, "the saved summary: " + JSON.stringify(saved));
+    await fails("inner_voice", { content: "  " }, "invalid_params");
+    await fails("inner_voice", { content: "x", sim_thresh: 2 }, "invalid_params");
+    // The grounding contract, checked by cairn, and the session the
+    // exchange was recorded in.
+    const g = ans.grounding;
+    check(g && g.coverage_ratio === 1 && g.refused === false && g.confidence > 0 && g.sources.length >= 2 &&
+      g.sources.every((c) => c.source_type === "thought" && c.span.length > 0 && c.relevance > 0), "inner_voice grounding: " + JSON.stringify(g));
+    check(ans.session && ans.session.session_id.startsWith("ivs_") && ans.session.seq === 1 && ans.provenance.synthesizer === "extractive", "inner_voice session: " + JSON.stringify(ans.session));
+    const sessions = await ok("inner_voice_sessions", {});
+    check(sessions.sessions.length === 1 && sessions.active_session_id === ans.session.session_id && sessions.totals.exchanges === 1, "inner_voice_sessions: " + JSON.stringify(sessions));
+    const sv = await ok("inner_voice_session", { session_id: ans.session.session_id });
+    check(sv.exchanges.length === 1 && sv.exchanges[0].coverage_ratio === 1 && sv.exchanges[0].memories_referenced.length >= 2, "inner_voice_session: " + JSON.stringify(sv));
+    await fails("inner_voice", { content: "x", mode: "later" }, "invalid_params");
+    const del = await ok("inner_voice_session_delete", { session_id: ans.session.session_id });
+    check(del.deleted === ans.session.session_id && del.exchanges === 1, "inner_voice_session_delete: " + JSON.stringify(del));
+    await fails("inner_voice_session", { session_id: ans.session.session_id }, "not_found");
+    const cands = await ok("kg_candidates", { kind: "entity" });
+    const kafka = cands.candidates.find((c) => c.name === "Kafka");
+    check(kafka && kafka.status === "pending" && kafka.source_thought_id, "kg_candidates: " + JSON.stringify(cands));
+    const mod = await ok("knowledgegraph_moderate", { action: "decide", items: [{ id: kafka.id, decision: "approve", mark_source_removal: true }] });
+    check(mod.results[0].status === "approved" && mod.results[0].promoted_id.startsWith("ent_") && mod.results[0].marked_for_removal === 1, "knowledgegraph_moderate: " + JSON.stringify(mod));
+    await fails("knowledgegraph_moderate", { action: "decide", items: [{ id: kafka.id, decision: "reject" }] }, "conflict");
+    const list = await ok("maintenance_ops", { subcommand: "list_removal_candidates" });
+    check(list.candidates.length === 1 && list.candidates[0].thought_id === kafka.source_thought_id && !list.candidates[0].finalizable, "list_removal_candidates: " + JSON.stringify(list));
+    const exp = await ok("maintenance_ops", { subcommand: "export_removals" });
+    check(exp.export.exported === 1 && exp.export.archive.format === "parquet" && exp.export.archive.path.startsWith(archiveDir), "export_removals: " + JSON.stringify(exp));
+    const fin = await ok("maintenance_ops", { subcommand: "finalize_removal" });
+    check(fin.finalize.finalized.length === 0 && fin.finalize.refused[0].reason.includes("retention"), "finalize_removal: " + JSON.stringify(fin));
+  } else {
+    await fails("inner_voice", { content: "clock drift" }, "feature_disabled");
+    const none = await ok("inner_voice_sessions", {});
+    check(none.sessions.length === 0 && none.totals.exchanges === 0, "inner_voice_sessions: " + JSON.stringify(none));
+    await fails("inner_voice_session_delete", { session_id: "ivs_missing" }, "not_found");
+    check((await ok("kg_candidates", {})).candidates.length === 0, "kg_candidates");
+    check((await ok("knowledgegraph_moderate", {})).review.candidates.length === 0, "knowledgegraph_moderate review");
+    check((await ok("maintenance_ops", { subcommand: "list_removal_candidates" })).candidates.length === 0, "maintenance_ops list");
+    const dry = await ok("maintenance_ops", { subcommand: "export_removals", dry_run: true });
+    check(dry.export.thought_ids.length === 0 && dry.dry_run === true, "maintenance_ops dry run: " + JSON.stringify(dry));
+  }
+  await fails("knowledgegraph_moderate", { action: "decide", items: [{ id: "kgc_missing", decision: "reject" }] }, "not_found");
+  await fails("maintenance_ops", { subcommand: "explode" }, "invalid_params");
   const thGone = await ok("thought_forget", { thoughtId: th.id });
   check(thGone.id === th.id && thGone.content === "[redacted]", "thought_forget: " + JSON.stringify(thGone));
   await fails("thought_mark", { thoughtId: th.id, status: "archived" }, "invalid_params");
@@ -198,6 +287,7 @@ async function main() {
   await ok("retrieve", { query: "clock skew" });
 
   await client.close();
+  fs.rmSync(archiveDir, { recursive: true, force: true });
   console.log(JSON.stringify({ ok: true, mode, server, tools: names.length, calls: calls.length }));
 }
 

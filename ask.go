@@ -1,0 +1,607 @@
+package cairn
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cairnhq/cairn/content"
+	"github.com/cairnhq/cairn/graph"
+	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/retrieve"
+	"github.com/cairnhq/cairn/synth"
+)
+
+// The inner_voice tool (seed 001): retrieve thoughts for a question,
+// synthesise an answer from them, save it as a summary thought, and
+// optionally stage knowledge-graph candidates from the sources and mark
+// the sources for removal.
+
+// Bounds of inner_voice's staging parameters.
+const (
+	DefaultConfidenceMin = 0.6
+	DefaultMaxNodes      = 30
+	DefaultMaxEdges      = 60
+	MaxStaged            = 1000
+	// AskPipeline is the pipeline of the thoughts inner_voice saves.
+	AskPipeline = "inner_voice"
+)
+
+// AskRequest is the inner_voice tool's parameters, with the
+// specification's names.
+type AskRequest struct {
+	Content         string   `json:"content" jsonschema:"the question, in natural language"`
+	TopK            *int     `json:"top_k,omitempty" jsonschema:"most thoughts to answer from; default SURR_TOP_K (5), clamped to 1..50"`
+	SimThresh       *float64 `json:"sim_thresh,omitempty" jsonschema:"minimum cosine similarity of a source, 0 to 1; default SURR_SIM_THRESH (0.5)"`
+	StageKG         bool     `json:"stage_kg,omitempty" jsonschema:"stage knowledge-graph candidates extracted from the sources, for knowledgegraph_moderate"`
+	ConfidenceMin   *float64 `json:"confidence_min,omitempty" jsonschema:"minimum confidence of a staged candidate, 0 to 1; default 0.6"`
+	MaxNodes        *int     `json:"max_nodes,omitempty" jsonschema:"most entity candidates to stage, 0 to 1000; default 30"`
+	MaxEdges        *int     `json:"max_edges,omitempty" jsonschema:"most edge candidates to stage, 0 to 1000; default 60"`
+	Save            *bool    `json:"save,omitempty" jsonschema:"save the answer as a summary thought (is_summary, summary_of the sources, pipeline inner_voice); default true"`
+	AutoMarkRemoval *bool    `json:"auto_mark_removal,omitempty" jsonschema:"after staging, mark the sources for removal (maintenance_ops archives them); default SURR_AUTO_MARK_REMOVAL (false)"`
+	IncludePrivate  bool     `json:"include_private,omitempty" jsonschema:"answer from private thoughts too"`
+	IncludeTags     []string `json:"include_tags,omitempty" jsonschema:"only thoughts with at least one of these tags"`
+	ExcludeTags     []string `json:"exclude_tags,omitempty" jsonschema:"leave out thoughts with any of these tags"`
+	Mode            string   `json:"mode,omitempty" jsonschema:"continue (the active session, or session_id, or a new one), new_thread (start a session), or none (stand alone: nothing of the exchange is kept); default continue, or none when save is false"`
+	Topic           string   `json:"topic,omitempty" jsonschema:"a new thread's topic, at most 200 characters (default: the question)"`
+	SessionID       string   `json:"session_id,omitempty" jsonschema:"the session to continue (mode continue), even one past the session timeout"`
+	Context         string   `json:"context,omitempty" jsonschema:"what the answer may draw on: kg (knowledge-graph entities and facts only), kg+thoughts, or thoughts; default CAIRN_INNER_VOICE_CONTEXT, else kg with a language model and thoughts without"`
+}
+
+// AskSource is a thought or a knowledge-graph record the answer drew on.
+type AskSource struct {
+	// ThoughtID is set for a thought; SourceID and SourceType name any
+	// source (thought, kg_entity, kg_observation).
+	ThoughtID  string  `json:"thought_id,omitempty"`
+	SourceID   string  `json:"source_id"`
+	SourceType string  `json:"source_type"`
+	Similarity float64 `json:"similarity"`
+	// Excerpt is the thought's text, at most 800 characters cut at a
+	// sentence end.
+	Excerpt   string `json:"excerpt"`
+	Origin    string `json:"origin"`
+	TrustTier string `json:"trust_tier"`
+}
+
+// Staged counts the candidates a call staged.
+type Staged struct {
+	PendingEntities      int `json:"pending_entities"`
+	PendingRelationships int `json:"pending_relationships"`
+	// CandidateIDs are the candidates staged; Skipped counts those left
+	// out as blocked, pending already or in the graph; BelowConfidence
+	// and OverCap those under confidence_min or past the caps.
+	CandidateIDs    []string `json:"candidate_ids"`
+	Skipped         int      `json:"skipped"`
+	BelowConfidence int      `json:"below_confidence"`
+	OverCap         int      `json:"over_cap"`
+}
+
+// AskDiagnostics explain an inner_voice call, without content.
+type AskDiagnostics struct {
+	TopK      int     `json:"top_k"`
+	SimThresh float64 `json:"sim_thresh"`
+	// ThoughtCandidates is how many thoughts retrieval compared closely
+	// (at most SURR_DB_LIMIT); BelowThreshold how many of the best fell
+	// under sim_thresh.
+	ThoughtCandidates int `json:"thought_candidates"`
+	KGCandidates      int `json:"kg_candidates"`
+	BelowThreshold    int `json:"below_threshold"`
+	// Context is the context policy applied (kg, kg+thoughts, thoughts).
+	Context   string   `json:"context"`
+	Clamped   []string `json:"clamped,omitempty"`
+	NoResults bool     `json:"no_results,omitempty"`
+	Reason    string   `json:"reason,omitempty"`
+	// SaveSkipped says why no thought was saved although save was true.
+	SaveSkipped string `json:"save_skipped,omitempty"`
+	// Notes are warnings that did not fail the call (a best-effort step
+	// that failed).
+	Notes     []string `json:"notes,omitempty"`
+	Embedder  string   `json:"embedder"`
+	LatencyMs int64    `json:"latency_ms"`
+}
+
+// AskResult is inner_voice's answer, in the specification's shape plus
+// the answer's sentences with their citations.
+type AskResult struct {
+	SynthesizedAnswer string           `json:"synthesized_answer"`
+	SavedThoughtID    string           `json:"saved_thought_id,omitempty"`
+	Sources           []AskSource      `json:"sources"`
+	Staged            Staged           `json:"staged"`
+	MarkedForRemoval  int              `json:"marked_for_removal"`
+	Sentences         []synth.Sentence `json:"sentences"`
+	Synthesizer       string           `json:"synthesizer"`
+	// Refused says the answer was refused: too little of it was grounded
+	// in the sources (grounding.notes says what was missing).
+	Refused bool `json:"refused,omitempty"`
+	// Grounding is the grounding contract, computed by cairn: the answer
+	// (or the refusal text), the citations that survived the checks
+	// (source_id, source_type, span, relevance), confidence,
+	// coverage_ratio, refused, notes, and each claim's verdict.
+	Grounding synth.GroundedResponse `json:"grounding"`
+	// Provenance says what answered and what it took.
+	Provenance AskProvenance `json:"provenance"`
+	// Session is the session the exchange was recorded in (absent with
+	// mode none).
+	Session     *AskSession    `json:"session,omitempty"`
+	Diagnostics AskDiagnostics `json:"diagnostics"`
+}
+
+// AskProvenance says what answered an inner_voice call and what it took:
+// never the prompt, only its hash.
+type AskProvenance struct {
+	Synthesizer string `json:"synthesizer"`
+	// Provider and Model name the language model asked ("" without one).
+	Provider string `json:"provider,omitempty"`
+	Model    string `json:"model,omitempty"`
+	// DegradedFrom names the synthesiser that failed ("grounded") and
+	// DegradedReason why, when the extractive synthesiser answered in its
+	// place.
+	DegradedFrom   string `json:"degraded_from,omitempty"`
+	DegradedReason string `json:"degraded_reason,omitempty"`
+	// Calls counts the model calls; the tokens and cost are theirs.
+	Calls            int     `json:"calls"`
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	CostUSD          float64 `json:"cost_usd"`
+	// PromptHash is the hex SHA-256 of the prompt.
+	PromptHash string `json:"prompt_hash,omitempty"`
+	LatencyMs  int64  `json:"latency_ms"`
+	// Prompt is how the prompt was fitted to its budget (with a model).
+	Prompt *synth.Context `json:"prompt,omitempty"`
+}
+
+// AskSession is the session an exchange was recorded in.
+type AskSession struct {
+	SessionID string `json:"session_id"`
+	// Mode is continue or new_thread; Created says this call started the
+	// session.
+	Mode       string `json:"mode"`
+	Created    bool   `json:"created"`
+	ExchangeID string `json:"exchange_id"`
+	Seq        int    `json:"seq"`
+	Topic      string `json:"thread_topic"`
+	// Lifetime totals of the session, this exchange included.
+	TotalExchanges int     `json:"total_exchanges"`
+	TotalTokens    int64   `json:"total_tokens"`
+	TotalCost      float64 `json:"total_cost"`
+	// Summarized says this call rolled the session's summary forward;
+	// SummarizedThrough is the last exchange it covers.
+	Summarized        bool `json:"summarized,omitempty"`
+	SummarizedThrough int  `json:"summarized_through"`
+}
+
+// askParams are a request's parameters with defaults and bounds applied.
+type askParams struct {
+	topK               int
+	simThresh, confMin float64
+	maxNodes, maxEdges int
+	save, autoMark     bool
+}
+
+func (e *Engine) askParams(req AskRequest, d *AskDiagnostics) (askParams, error) {
+	p := askParams{topK: e.ask.TopK, simThresh: e.ask.SimThresh, confMin: DefaultConfidenceMin, maxNodes: DefaultMaxNodes,
+		maxEdges: DefaultMaxEdges, save: true, autoMark: e.ask.AutoMarkRemoval}
+	if req.TopK != nil {
+		p.topK = min(synth.MaxTopK, max(1, *req.TopK))
+		if p.topK != *req.TopK {
+			d.Clamped = append(d.Clamped, fmt.Sprintf("top_k %d → %d", *req.TopK, p.topK))
+		}
+	}
+	unit := func(name string, v *float64, dst *float64) error {
+		if v == nil {
+			return nil
+		}
+		if math.IsNaN(*v) || *v < 0 || *v > 1 {
+			return memory.Errorf(memory.CodeInvalidParams, "%s %v is out of range [0, 1]", name, *v)
+		}
+		*dst = *v
+		return nil
+	}
+	if err := unit("sim_thresh", req.SimThresh, &p.simThresh); err != nil {
+		return p, err
+	}
+	if err := unit("confidence_min", req.ConfidenceMin, &p.confMin); err != nil {
+		return p, err
+	}
+	count := func(name string, v *int, dst *int) error {
+		if v == nil {
+			return nil
+		}
+		if *v < 0 || *v > MaxStaged {
+			return memory.Errorf(memory.CodeInvalidParams, "%s %d is out of range [0, %d]", name, *v, MaxStaged)
+		}
+		*dst = *v
+		return nil
+	}
+	if err := count("max_nodes", req.MaxNodes, &p.maxNodes); err != nil {
+		return p, err
+	}
+	if err := count("max_edges", req.MaxEdges, &p.maxEdges); err != nil {
+		return p, err
+	}
+	if req.Save != nil {
+		p.save = *req.Save
+	}
+	if req.AutoMarkRemoval != nil {
+		p.autoMark = *req.AutoMarkRemoval
+	}
+	return p, nil
+}
+
+// Ask runs the inner_voice tool: it retrieves the records most similar to
+// the question (the inner voice's retrieval over the persisted index, at
+// most top_k at or above sim_thresh, comparing at most SURR_DB_LIMIT
+// candidates per pool) under the context policy (kg: knowledge-graph
+// entities and facts; thoughts; or both), answers with the language
+// model when one is configured (a prompt within the token budget, the
+// session's summary and recent exchanges as context) or else the
+// extractive synthesiser, checks the answer with the grounding verifier
+// (refusing one not grounded enough), falls back to the extractive
+// answer when the model fails, and then, in this order: saves the answer
+// as a summary thought (save, default true; never when there is no
+// answer, or it repeats a source word for word or only quotes one;
+// private when a source is), stages knowledge-graph candidates extracted
+// from the thoughts among the sources (stage_kg), marks those thoughts for
+// removal (auto_mark_removal, after staging only; best effort), and
+// records the exchange in its session (mode continue or new_thread; best
+// effort), rolling the session's summary forward past ten exchanges. With
+// save false, stage_kg false and mode none it writes nothing. It fails
+// with feature_disabled unless the inner voice is enabled
+// (SURR_ENABLE_INNER_VOICE=1).
+func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
+	start := time.Now()
+	res := AskResult{Sources: []AskSource{}, Sentences: []synth.Sentence{}, Staged: Staged{CandidateIDs: []string{}},
+		Grounding: synth.GroundedResponse{Sources: []synth.SourceCitation{}}}
+	d := &res.Diagnostics
+	if !e.voice.Config.Enabled {
+		return res, memory.Errorf(memory.CodeFeatureDisabled, "inner_voice is disabled; set SURR_ENABLE_INNER_VOICE=1 to enable it")
+	}
+	if err := memory.ValidateText("content", req.Content, retrieve.MaxQueryBytes); err != nil {
+		return res, err
+	}
+	q := strings.TrimSpace(req.Content)
+	if q == "" {
+		return res, memory.Errorf(memory.CodeInvalidParams, "content is empty: give the question to answer")
+	}
+	p, err := e.askParams(req, d)
+	if err != nil {
+		return res, err
+	}
+	if req.StageKG && e.candidates == nil {
+		return res, memory.Errorf(memory.CodeFeatureDisabled, "stage_kg: this store does not keep knowledge-graph candidates")
+	}
+	if req.StageKG && p.autoMark && e.removals == nil {
+		return res, memory.Errorf(memory.CodeFeatureDisabled, "auto_mark_removal: this store does not keep the removal lifecycle")
+	}
+	policy, err := e.contextPolicy(req.Context)
+	if err != nil {
+		return res, err
+	}
+	thread, conv, err := e.openThread(ctx, req, q, d)
+	if err != nil {
+		return res, err
+	}
+	d.TopK, d.SimThresh, d.Context = p.topK, p.simThresh, policy
+	sp := e.embedder.Space()
+	d.Embedder = sp.String()
+	res.Synthesizer = e.primaryName()
+	res.Provenance.Synthesizer = res.Synthesizer
+	call := InnerVoiceCall{Synthesizer: res.Synthesizer, Outcome: OutcomeNoSources}
+	defer func() {
+		call.Latency = time.Since(start)
+		e.observeVoice(ctx, call)
+	}()
+
+	// Retrieve: the inner voice's pipeline, under the context policy.
+	mix := 0.0
+	switch policy {
+	case synth.ContextKG:
+		mix = 1
+	case synth.ContextBoth:
+		mix = e.voice.Config.Mix
+	}
+	iv, err := e.voice.Retrieve(ctx, retrieve.InnerVoiceRequest{Query: q, TopK: &p.topK, Floor: &p.simThresh, Mix: &mix,
+		IncludePrivate: req.IncludePrivate, IncludeTags: req.IncludeTags, ExcludeTags: req.ExcludeTags, CandidateCap: e.ask.DBLimit})
+	if err != nil {
+		return res, err
+	}
+	d.ThoughtCandidates, d.KGCandidates = iv.Diagnostics.ThoughtCandidates, iv.Diagnostics.KGCandidates
+	var sources []synth.Source
+	var thoughts []memory.Thought
+	byID := map[string]AskSource{}
+	for _, s := range iv.Snippets {
+		thought := s.SourceType == string(memory.VectorThought)
+		if (policy == synth.ContextKG && thought) || (policy == synth.ContextThoughts && !thought) {
+			continue // a pool the policy leaves out (the retrieval's backfill)
+		}
+		// The inner voice may lower its floor so a source has a hit;
+		// sim_thresh is a hard threshold.
+		if s.Score < p.simThresh {
+			d.BelowThreshold++
+			continue
+		}
+		src := AskSource{SourceID: s.ID, SourceType: s.SourceType, Similarity: s.Score, Excerpt: s.Text, Origin: s.Origin, TrustTier: s.TrustTier}
+		text := s.Text
+		if thought {
+			th, err := e.store.Thought(ctx, s.ID)
+			if memory.IsCode(err, memory.CodeNotFound) {
+				continue // finalized meanwhile
+			} else if err != nil {
+				return res, err
+			}
+			thoughts = append(thoughts, th)
+			src.ThoughtID, text = th.ID, th.Content
+		}
+		sources = append(sources, synth.Source{ID: s.ID, Type: s.SourceType, Text: text, Relevance: s.Score})
+		byID[s.ID] = src
+	}
+	if len(sources) == 0 {
+		d.NoResults, d.Reason = true, noResultsReason(policy, iv.Diagnostics)
+		if p.save {
+			d.SaveSkipped = "no answer"
+		}
+		res.Grounding = synth.GroundedResponse{Answer: "", Sources: []synth.SourceCitation{}, Notes: "No memory was similar enough to the question."}
+		if thread.mode != ModeNone {
+			e.recordInto(ctx, &res, &call, thread, memory.InnerVoiceExchange{Query: q, Notes: res.Grounding.Notes, Synthesizer: res.Synthesizer,
+				Timestamp: e.nowMs(), Sources: []memory.VoiceCitation{}, MemoriesReferenced: []string{}})
+		}
+		d.LatencyMs = time.Since(start).Milliseconds()
+		return res, nil
+	}
+
+	// Synthesise and check.
+	g, err := e.ground(ctx, q, sources, conv)
+	if err != nil {
+		return res, err
+	}
+	ans := g.answer
+	for _, s := range g.used {
+		res.Sources = append(res.Sources, byID[s.ID])
+	}
+	res.SynthesizedAnswer, res.Synthesizer, res.Refused, res.Grounding = ans.Text, ans.Name, ans.Refused, g.response
+	if ans.Sentences != nil {
+		res.Sentences = ans.Sentences
+	}
+	if ans.Refused {
+		res.SynthesizedAnswer = ""
+		d.Notes = append(d.Notes, "the answer was refused: "+ans.Notes)
+	}
+	pv := &res.Provenance
+	pv.Synthesizer, pv.LatencyMs, pv.Prompt = ans.Name, g.latency.Milliseconds(), g.context
+	pv.Calls, pv.PromptTokens, pv.CompletionTokens, pv.CostUSD, pv.PromptHash = g.usage.Calls, g.usage.PromptTokens,
+		g.usage.CompletionTokens, g.usage.Cost, g.usage.PromptHash
+	if c := e.grounded.llm; c != nil && (g.usage.Calls > 0 || g.degraded == "") {
+		pv.Provider, pv.Model = c.Provider(), cmp.Or(g.usage.Model, c.Model())
+	}
+	if g.degraded != "" {
+		pv.DegradedFrom, pv.DegradedReason = synth.GroundedName, g.degraded
+		d.Notes = append(d.Notes, "the language model did not answer ("+g.degraded+"): the extractive synthesiser answered")
+	}
+	call.Synthesizer, call.Degraded, call.Coverage = ans.Name, g.degraded != "", g.response.CoverageRatio
+	call.PromptTokens, call.CompletionTokens, call.Cost = g.usage.PromptTokens, g.usage.CompletionTokens, g.usage.Cost
+	call.Outcome = OutcomeAnswered
+	if ans.Refused {
+		call.Outcome = OutcomeRefused
+	}
+	ids := make([]string, len(thoughts))
+	for i, th := range thoughts {
+		ids[i] = th.ID
+	}
+	summaryOf := make([]string, len(g.used))
+	for i, s := range g.used {
+		summaryOf[i] = s.ID
+	}
+
+	// Save the answer as a summary thought.
+	if p.save {
+		switch dup, quoted := duplicateOf(ans.Text, thoughts), quotesOnly(ans, thoughts); {
+		case ans.Refused:
+			d.SaveSkipped = "the answer was refused"
+		case strings.TrimSpace(ans.Text) == "":
+			d.SaveSkipped = "no answer"
+		case dup != "":
+			d.SaveSkipped = "the answer repeats thought " + dup + " word for word"
+		case quoted != "":
+			d.SaveSkipped = "the answer only quotes thought " + quoted
+		default:
+			// An answer drawn from a private thought is private too.
+			private := slices.ContainsFunc(thoughts, func(t memory.Thought) bool { return t.IsPrivate })
+			th := memory.Thought{ID: e.newID("th"), Content: ans.Text, Origin: memory.OriginTool, Tags: []string{}, Status: memory.StatusActive,
+				IsPrivate: private, Significance: 0.5, IsSummary: true, SummaryOf: summaryOf, Pipeline: AskPipeline, CreatedAt: e.nowMs(),
+				Scope: commonScope(thoughts)}
+			if err := e.checkThought(&th); err != nil {
+				return res, err
+			}
+			saved, err := e.store.AddThought(ctx, th)
+			if err != nil {
+				return res, err
+			}
+			e.embedAfterWrite(ctx, []memory.EmbedJob{{Kind: memory.VectorThought, ID: saved.ID, Content: saved.Content}})
+			res.SavedThoughtID = saved.ID
+		}
+	}
+
+	// Stage knowledge-graph candidates from the thoughts among the sources.
+	if req.StageKG {
+		if len(thoughts) == 0 {
+			d.Notes = append(d.Notes, "stage_kg extracts from thoughts, and no thought is among the sources (context "+policy+")")
+		}
+		texts := make([]graph.Text, len(thoughts))
+		scopes := map[string]memory.Scope{}
+		for i, th := range thoughts {
+			texts[i] = graph.Text{ID: th.ID, Content: th.Content}
+			scopes[th.ID] = th.Scope
+		}
+		plan := graph.Plan(graph.Extract(texts), graph.StageOptions{MinConfidence: p.confMin, MaxNodes: p.maxNodes,
+			MaxEdges: p.maxEdges, NewID: e.newID, Now: e.nowMs(), Scopes: scopes})
+		res.Staged.BelowConfidence, res.Staged.OverCap = plan.BelowConfidence, plan.OverCap
+		if len(plan.Candidates) > 0 {
+			st, err := e.candidates.StageCandidates(ctx, plan.Candidates)
+			if err != nil {
+				return res, err
+			}
+			for _, c := range st.Staged {
+				res.Staged.CandidateIDs = append(res.Staged.CandidateIDs, c.ID)
+				if c.Kind == memory.CandidateEdge {
+					res.Staged.PendingRelationships++
+				} else {
+					res.Staged.PendingEntities++
+				}
+			}
+			res.Staged.Skipped = len(st.Skipped)
+		}
+		// Mark the sources for removal, after staging only; best effort.
+		if p.autoMark && len(ids) > 0 {
+			n, err := e.removals.MarkRemoval(ctx, ids, e.nowMs())
+			if err != nil {
+				d.Notes = append(d.Notes, "marking the sources for removal failed: "+memory.Public(err).Message)
+			}
+			res.MarkedForRemoval = n
+		}
+	} else if p.autoMark {
+		d.Notes = append(d.Notes, "auto_mark_removal applies after staging: set stage_kg to mark the sources")
+	}
+
+	// Record the exchange in its session.
+	if thread.mode != ModeNone {
+		x := memory.InnerVoiceExchange{Timestamp: e.nowMs(), Query: q, Answer: res.SynthesizedAnswer, Confidence: g.response.Confidence,
+			CoverageRatio: g.response.CoverageRatio, Refused: ans.Refused, Notes: g.response.Notes, Synthesizer: ans.Name, Model: pv.Model,
+			Degraded: g.degraded, PromptTokens: g.usage.PromptTokens, CompletionTokens: g.usage.CompletionTokens, LatencyMs: pv.LatencyMs,
+			CostEstimate: g.usage.Cost, PromptHash: g.usage.PromptHash, Sources: []memory.VoiceCitation{}, MemoriesReferenced: []string{}}
+		for _, c := range g.response.Sources {
+			x.Sources = append(x.Sources, memory.VoiceCitation(c))
+			if !slices.Contains(x.MemoriesReferenced, c.SourceID) {
+				x.MemoriesReferenced = append(x.MemoriesReferenced, c.SourceID)
+			}
+		}
+		for _, c := range x.MemoriesReferenced {
+			if i := slices.IndexFunc(thoughts, func(t memory.Thought) bool { return t.ID == c }); i >= 0 && thoughts[i].IsPrivate {
+				x.Private = true
+			}
+		}
+		e.recordInto(ctx, &res, &call, thread, x)
+	}
+	d.LatencyMs = time.Since(start).Milliseconds()
+	return res, nil
+}
+
+// recordInto records an exchange, best effort: a failure is a note. The
+// model calls a rolling summary made are added to the call's figures.
+func (e *Engine) recordInto(ctx context.Context, res *AskResult, call *InnerVoiceCall, th voiceThread, x memory.InnerVoiceExchange) {
+	sess, notes, usage, err := e.record(ctx, th, x)
+	if err != nil {
+		res.Diagnostics.Notes = append(res.Diagnostics.Notes, "the exchange was not recorded in a session: "+memory.Public(err).Message)
+		return
+	}
+	res.Session = sess
+	res.Diagnostics.Notes = append(res.Diagnostics.Notes, notes...)
+	call.PromptTokens += usage.PromptTokens
+	call.CompletionTokens += usage.CompletionTokens
+	call.Cost += usage.Cost
+}
+
+// contextPolicy is a request's context policy, or the default: the
+// configured one, else kg with a language model and thoughts without.
+func (e *Engine) contextPolicy(v string) (string, error) {
+	if strings.TrimSpace(v) != "" {
+		return synth.ParseContextPolicy(v)
+	}
+	if c := e.grounded.sessions.Context; c != "" {
+		return c, nil
+	}
+	if e.grounded.llm != nil {
+		return synth.ContextKG, nil
+	}
+	return synth.ContextThoughts, nil
+}
+
+// noResultsReason says why no source came back: no record in the
+// policy's pools, or none similar enough.
+func noResultsReason(policy string, d retrieve.InnerVoiceDiagnostics) string {
+	pool, candidates := "thoughts", d.ThoughtCandidates
+	switch policy {
+	case synth.ContextKG:
+		pool, candidates = "knowledge", d.KGCandidates
+	case synth.ContextBoth:
+		pool, candidates = "memories", d.ThoughtCandidates+d.KGCandidates
+	}
+	if candidates == 0 {
+		return "no_" + pool
+	}
+	return "no_" + pool + "_above_sim_thresh"
+}
+
+func synthName(s synth.Synthesizer) string {
+	if _, ok := s.(synth.Extractive); ok {
+		return synth.ExtractiveName
+	}
+	return ""
+}
+
+// duplicateOf names the thought whose text equals the answer's once
+// normalised, if one does.
+func duplicateOf(answer string, ts []memory.Thought) string {
+	h := content.Hash(answer)
+	for _, t := range ts {
+		if content.Hash(t.Content) == h {
+			return t.ID
+		}
+	}
+	return ""
+}
+
+// quotesOnly names the thought when every sentence of the answer quotes
+// that one thought word for word (a summary of one thought would only
+// repeat part of it).
+func quotesOnly(ans synth.Answer, ts []memory.Thought) string {
+	if len(ans.Sentences) == 0 {
+		return ""
+	}
+	id := ""
+	for _, s := range ans.Sentences {
+		if len(s.Spans) != 1 || (id != "" && s.Spans[0].SourceID != id) {
+			return ""
+		}
+		id = s.Spans[0].SourceID
+		i := slices.IndexFunc(ts, func(t memory.Thought) bool { return t.ID == id })
+		if i < 0 {
+			return ""
+		}
+		rs, c := []rune(ts[i].Content), s.Spans[0]
+		if c.Start < 0 || c.End > len(rs) || c.Start >= c.End {
+			return ""
+		}
+		if span := string(rs[c.Start:c.End]); s.Text != span && s.Text != span+"." {
+			return ""
+		}
+	}
+	return id
+}
+
+// commonScope is the scope every thought shares: each key that all of
+// them set to the same value.
+func commonScope(ts []memory.Thought) memory.Scope {
+	if len(ts) == 0 {
+		return memory.Scope{}
+	}
+	s := ts[0].Scope
+	for _, t := range ts[1:] {
+		if t.Scope.SessionID != s.SessionID {
+			s.SessionID = ""
+		}
+		if t.Scope.RepoID != s.RepoID {
+			s.RepoID = ""
+		}
+		if t.Scope.AgentID != s.AgentID {
+			s.AgentID = ""
+		}
+		if t.Scope.UserID != s.UserID {
+			s.UserID = ""
+		}
+	}
+	return s
+}

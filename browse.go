@@ -1,0 +1,399 @@
+package cairn
+
+import (
+	"context"
+	"slices"
+
+	"github.com/cairnhq/cairn/memory"
+)
+
+// This file is what people browsing a database read (the web page): pages
+// of capsules, thoughts and entities, a capsule's observations, the pins
+// in force, an entity's neighbourhood, the scope values in use, and code
+// memory's repositories and episodes.
+
+// MaxPageSize bounds one page of a listing.
+const MaxPageSize = 1000
+
+// browser returns the store's listing seam, or feature_disabled.
+func (e *Engine) browser() (memory.Browser, error) {
+	b, ok := e.store.(memory.Browser)
+	if !ok {
+		return nil, memory.Errorf(memory.CodeFeatureDisabled, "this database cannot be browsed page by page")
+	}
+	return b, nil
+}
+
+func checkPage(limit int) (int, error) {
+	switch {
+	case limit == 0:
+		return 50, nil
+	case limit < 0 || limit > MaxPageSize:
+		return 0, memory.Errorf(memory.CodeInvalidParams, "page size %d is out of range [1, %d]", limit, MaxPageSize)
+	}
+	return limit, nil
+}
+
+// CapsulesRequest selects a page of capsules.
+type CapsulesRequest struct {
+	ScopeIDs memory.Scope `json:"scopeIds,omitzero"`
+	// Status is open or closed; empty for both.
+	Status string `json:"status,omitempty"`
+	// After is the Next of the previous page.
+	After string `json:"after,omitempty"`
+	// Limit is the page size (default 50, at most MaxPageSize).
+	Limit int `json:"limit,omitempty"`
+}
+
+// Capsules lists capsules, most recently opened first, with their
+// observation counts and summaries.
+func (e *Engine) Capsules(ctx context.Context, req CapsulesRequest) (memory.CapsulePage, error) {
+	b, err := e.browser()
+	if err != nil {
+		return memory.CapsulePage{}, err
+	}
+	limit, err := checkPage(req.Limit)
+	if err != nil {
+		return memory.CapsulePage{}, err
+	}
+	if err := req.ScopeIDs.Validate(); err != nil {
+		return memory.CapsulePage{}, err
+	}
+	return b.BrowseCapsules(ctx, memory.CapsuleFilter{Scope: req.ScopeIDs, Status: memory.CapsuleStatus(req.Status), After: req.After, Limit: limit})
+}
+
+// CapsuleView is a capsule with its summary and one page of its
+// observations, in order.
+type CapsuleView struct {
+	Capsule memory.Capsule  `json:"capsule"`
+	Summary *memory.Summary `json:"summary,omitempty"`
+	// Observations are those at positions Offset to Offset+len-1.
+	Observations []memory.Observation `json:"observations"`
+	Offset       int                  `json:"offset"`
+	// Total is how many observations the capsule holds.
+	Total int `json:"total"`
+}
+
+// CapsulePage reads a capsule, its summary and limit of its observations
+// from position offset.
+func (e *Engine) CapsulePage(ctx context.Context, capsuleID string, offset, limit int) (CapsuleView, error) {
+	if err := validateRef("capsule id", capsuleID, false); err != nil {
+		return CapsuleView{}, err
+	}
+	limit, err := checkPage(limit)
+	if err != nil {
+		return CapsuleView{}, err
+	}
+	if offset < 0 {
+		return CapsuleView{}, memory.Errorf(memory.CodeInvalidParams, "offset %d is negative", offset)
+	}
+	c, err := e.store.Capsule(ctx, capsuleID)
+	if err != nil {
+		return CapsuleView{}, err
+	}
+	v := CapsuleView{Capsule: c, Total: len(c.ObservationIDs), Offset: offset, Observations: []memory.Observation{}}
+	ids := c.ObservationIDs[min(offset, len(c.ObservationIDs)):min(offset+limit, len(c.ObservationIDs))]
+	refs := make([]memory.EntityRef, len(ids))
+	for i, id := range ids {
+		refs[i] = memory.EntityRef{Type: memory.TargetObservation, ID: id}
+	}
+	err = e.store.Snapshot(ctx, func(r memory.Reader) error {
+		ents, err := r.Entities(ctx, refs)
+		for _, en := range ents {
+			if en.Observation != nil {
+				v.Observations = append(v.Observations, *en.Observation)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return CapsuleView{}, err
+	}
+	if c.SummaryID != "" {
+		s, err := e.store.Summary(ctx, c.SummaryID)
+		if err != nil {
+			return CapsuleView{}, err
+		}
+		v.Summary = &s
+	}
+	return v, nil
+}
+
+// Placement is where an observation sits: its capsule and position there
+// (CapsuleID empty when it joined none).
+type Placement struct {
+	CapsuleID string `json:"capsuleId,omitempty"`
+	Position  int    `json:"position"`
+}
+
+// Placement says which capsule holds an observation, and where.
+func (e *Engine) Placement(ctx context.Context, observationID string) (Placement, error) {
+	if err := validateRef("observation id", observationID, false); err != nil {
+		return Placement{}, err
+	}
+	var p Placement
+	err := e.store.Snapshot(ctx, func(r memory.Reader) error {
+		recs, err := r.Records(ctx, memory.VectorObservation, []string{observationID})
+		if err != nil || len(recs) == 0 {
+			return err
+		}
+		p = Placement{CapsuleID: recs[0].CapsuleID, Position: recs[0].Position}
+		return nil
+	})
+	return p, err
+}
+
+// PinsRequest selects the pins in force.
+type PinsRequest struct {
+	ScopeIDs memory.Scope `json:"scopeIds,omitzero"`
+	// IncludeRedacted also lists pins whose target was forgotten.
+	IncludeRedacted bool `json:"includeRedacted,omitempty"`
+	// TargetID keeps the pins of one record.
+	TargetID string `json:"targetId,omitempty"`
+}
+
+// Pins lists the active pins whose scope matches, with their targets,
+// newest first.
+func (e *Engine) Pins(ctx context.Context, req PinsRequest) ([]memory.PinnedTarget, error) {
+	if err := req.ScopeIDs.Validate(); err != nil {
+		return nil, err
+	}
+	if err := validateRef("target id", req.TargetID, true); err != nil {
+		return nil, err
+	}
+	pins, err := e.store.ActivePins(ctx, memory.PinQuery{Scope: req.ScopeIDs, Now: e.nowMs(), IncludeRedacted: req.IncludeRedacted || req.TargetID != ""})
+	if err != nil {
+		return nil, err
+	}
+	if req.TargetID != "" {
+		pins = slices.DeleteFunc(pins, func(p memory.PinnedTarget) bool { return p.Pin.TargetID != req.TargetID })
+	}
+	if pins == nil {
+		pins = []memory.PinnedTarget{}
+	}
+	return pins, nil
+}
+
+// ThoughtBrowseRequest selects a page of thoughts.
+type ThoughtBrowseRequest struct {
+	ScopeIDs       memory.Scope `json:"scopeIds,omitzero"`
+	IncludePrivate bool         `json:"includePrivate,omitempty"`
+	// Status is active or removal; Origin human, tool, model or logged;
+	// empty for all.
+	Status string `json:"status,omitempty"`
+	Origin string `json:"origin,omitempty"`
+	Tag    string `json:"tag,omitempty"`
+	// Contains keeps thoughts whose text holds it (ASCII case ignored).
+	Contains string `json:"contains,omitempty"`
+	After    string `json:"after,omitempty"`
+	Limit    int    `json:"limit,omitempty"`
+}
+
+// BrowseThoughts lists thoughts, most recently written first.
+func (e *Engine) BrowseThoughts(ctx context.Context, req ThoughtBrowseRequest) (memory.ThoughtPage, error) {
+	b, err := e.browser()
+	if err != nil {
+		return memory.ThoughtPage{}, err
+	}
+	limit, err := checkPage(req.Limit)
+	if err != nil {
+		return memory.ThoughtPage{}, err
+	}
+	if err := req.ScopeIDs.Validate(); err != nil {
+		return memory.ThoughtPage{}, err
+	}
+	if req.Status != "" && req.Status != memory.StatusActive && req.Status != memory.StatusRemoval {
+		return memory.ThoughtPage{}, memory.Errorf(memory.CodeInvalidParams, "status %q: want active or removal", req.Status)
+	}
+	if req.Origin != "" && !memory.Origin(req.Origin).Valid() {
+		return memory.ThoughtPage{}, memory.Errorf(memory.CodeInvalidParams, "origin %q: want human, tool, model or logged", req.Origin)
+	}
+	for _, f := range []struct{ name, v string }{{"tag", req.Tag}, {"contains", req.Contains}} {
+		if err := memory.ValidateText(f.name, f.v, 512); err != nil {
+			return memory.ThoughtPage{}, err
+		}
+	}
+	return b.BrowseThoughts(ctx, memory.ThoughtBrowse{Scope: req.ScopeIDs, IncludePrivate: req.IncludePrivate, Status: req.Status,
+		Origin: memory.Origin(req.Origin), Tag: req.Tag, Contains: req.Contains, After: req.After, Limit: limit})
+}
+
+// EntityBrowseRequest selects a page of knowledge-graph entities.
+type EntityBrowseRequest struct {
+	ScopeIDs memory.Scope `json:"scopeIds,omitzero"`
+	Type     string       `json:"type,omitempty"`
+	// Prefix keeps entities whose name starts with it (any case).
+	Prefix string `json:"prefix,omitempty"`
+	After  string `json:"after,omitempty"`
+	Limit  int    `json:"limit,omitempty"`
+}
+
+// BrowseEntities lists entities by name.
+func (e *Engine) BrowseEntities(ctx context.Context, req EntityBrowseRequest) (memory.EntityPage, error) {
+	b, err := e.browser()
+	if err != nil {
+		return memory.EntityPage{}, err
+	}
+	limit, err := checkPage(req.Limit)
+	if err != nil {
+		return memory.EntityPage{}, err
+	}
+	if err := req.ScopeIDs.Validate(); err != nil {
+		return memory.EntityPage{}, err
+	}
+	for _, f := range []struct{ name, v string }{{"type", req.Type}, {"prefix", req.Prefix}} {
+		if err := memory.ValidateText(f.name, f.v, 512); err != nil {
+			return memory.EntityPage{}, err
+		}
+	}
+	return b.BrowseEntities(ctx, memory.EntityBrowse{Scope: req.ScopeIDs, Type: req.Type, Prefix: req.Prefix, After: req.After, Limit: limit})
+}
+
+// ScopeValues lists the scope values records use (at most 200 of each
+// dimension, the most recently used first), for pickers.
+func (e *Engine) ScopeValues(ctx context.Context) (memory.ScopeValues, error) {
+	b, err := e.browser()
+	if err != nil {
+		return memory.ScopeValues{}, err
+	}
+	return b.ScopeValues(ctx, 200)
+}
+
+// Neighbourhood is an entity with the entities around it, up to a depth,
+// and the edges between them.
+type Neighbourhood struct {
+	Center memory.KGEntity `json:"center"`
+	// Nodes are the entities reached, the centre first, then by distance
+	// and name; Depth gives each one's distance from the centre.
+	Nodes []memory.KGEntity `json:"nodes"`
+	Depth map[string]int    `json:"depth"`
+	Edges []memory.KGEdge   `json:"edges"`
+	// Truncated says MaxNodes stopped the walk before it reached every
+	// entity within the depth.
+	Truncated bool `json:"truncated"`
+}
+
+// Neighbourhood walks the knowledge graph from an entity, breadth first,
+// to depth (1 to 3) and at most maxNodes entities (2 to 200).
+func (e *Engine) Neighbourhood(ctx context.Context, entityID string, depth, maxNodes int) (Neighbourhood, error) {
+	if err := validateRef("entity id", entityID, false); err != nil {
+		return Neighbourhood{}, err
+	}
+	if depth < 1 || depth > 3 {
+		return Neighbourhood{}, memory.Errorf(memory.CodeInvalidParams, "depth %d is out of range [1, 3]", depth)
+	}
+	if maxNodes < 2 || maxNodes > 200 {
+		return Neighbourhood{}, memory.Errorf(memory.CodeInvalidParams, "maxNodes %d is out of range [2, 200]", maxNodes)
+	}
+	center, err := e.store.Entity(ctx, entityID)
+	if err != nil {
+		return Neighbourhood{}, err
+	}
+	n := Neighbourhood{Center: center, Nodes: []memory.KGEntity{center}, Depth: map[string]int{center.ID: 0}, Edges: []memory.KGEdge{}}
+	seenEdge := map[string]bool{}
+	frontier := []string{center.ID}
+	for d := 1; d <= depth && len(frontier) > 0; d++ {
+		var next []string
+		for _, id := range frontier {
+			edges, err := e.store.Edges(ctx, id, 1000)
+			if err != nil {
+				return Neighbourhood{}, err
+			}
+			for _, g := range edges {
+				for _, other := range []string{g.Source, g.Target} {
+					if _, ok := n.Depth[other]; ok {
+						continue
+					}
+					if len(n.Nodes) >= maxNodes {
+						n.Truncated = true
+						continue
+					}
+					ent, err := e.store.Entity(ctx, other)
+					if memory.IsCode(err, memory.CodeNotFound) {
+						continue
+					}
+					if err != nil {
+						return Neighbourhood{}, err
+					}
+					n.Depth[other] = d
+					n.Nodes = append(n.Nodes, ent)
+					next = append(next, other)
+				}
+				_, srcIn := n.Depth[g.Source]
+				_, dstIn := n.Depth[g.Target]
+				if srcIn && dstIn && !seenEdge[g.ID] {
+					seenEdge[g.ID] = true
+					n.Edges = append(n.Edges, g)
+				}
+			}
+		}
+		frontier = next
+	}
+	// Edges between nodes of the last ring were not walked: add them.
+	for _, id := range frontier {
+		edges, err := e.store.Edges(ctx, id, 1000)
+		if err != nil {
+			return Neighbourhood{}, err
+		}
+		for _, g := range edges {
+			_, srcIn := n.Depth[g.Source]
+			_, dstIn := n.Depth[g.Target]
+			if srcIn && dstIn && !seenEdge[g.ID] {
+				seenEdge[g.ID] = true
+				n.Edges = append(n.Edges, g)
+			}
+		}
+	}
+	rest := n.Nodes[1:]
+	slices.SortStableFunc(rest, func(a, b memory.KGEntity) int {
+		if da, db := n.Depth[a.ID], n.Depth[b.ID]; da != db {
+			return da - db
+		}
+		switch {
+		case a.Name < b.Name:
+			return -1
+		case a.Name > b.Name:
+			return 1
+		}
+		return 0
+	})
+	slices.SortStableFunc(n.Edges, func(a, b memory.KGEdge) int {
+		switch {
+		case a.ID < b.ID:
+			return -1
+		case a.ID > b.ID:
+			return 1
+		}
+		return 0
+	})
+	return n, nil
+}
+
+// CodeRepos lists the repositories code memory has indexed.
+func (e *Engine) CodeRepos(ctx context.Context) ([]memory.CodeRepo, error) {
+	rs, err := e.store.CodeRepos(ctx)
+	if rs == nil {
+		rs = []memory.CodeRepo{}
+	}
+	return rs, err
+}
+
+// CodeSessions lists the sessions that have code-memory episodes, by id.
+func (e *Engine) CodeSessions(ctx context.Context) ([]string, error) {
+	ss, err := e.store.CodeSessions(ctx)
+	if ss == nil {
+		ss = []string{}
+	}
+	return ss, err
+}
+
+// SessionEpisodes lists a session's code-memory episodes in order.
+func (e *Engine) SessionEpisodes(ctx context.Context, sessionID string) ([]memory.Episode, error) {
+	if err := validateRef("session id", sessionID, false); err != nil {
+		return nil, err
+	}
+	eps, err := e.store.SessionEpisodes(ctx, sessionID)
+	if eps == nil {
+		eps = []memory.Episode{}
+	}
+	return eps, err
+}

@@ -1,0 +1,12 @@
+// Package capture turns what coding agents report through their hooks
+// into cairn records: it parses each agent's hook payloads (Claude Code,
+// Gemini CLI, Cursor) into events, decides what an event records (tool
+// calls with their input summarised and output capped, shell commands
+// with exit codes, file edits as diffs, errors, prompts), redacts secrets
+// before anything is written, merges cairn's entries into an agent's
+// settings file, renders the context a new session starts with, and keeps
+// a spool of writes that could not reach the database.
+//
+// It never opens a database: the root package applies what capture
+// decides to the store.
+package capture

@@ -1,0 +1,107 @@
+package capture_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/cairnhq/cairn/capture"
+)
+
+type secretCase struct {
+	Kind   string `json:"kind"`
+	Secret string `json:"secret"`
+	Text   string `json:"text"`
+}
+
+func loadSecrets(t testing.TB) []secretCase {
+	t.Helper()
+	f, err := os.Open("testdata/redaction/secrets.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []secretCase
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var c secretCase
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func loadLookalikes(t testing.TB) []string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/redaction/lookalikes.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		out = append(out, l)
+	}
+	return out
+}
+
+func TestRedactionCorpus(t *testing.T) {
+	var r capture.Redactor
+	secrets, looks := loadSecrets(t), loadLookalikes(t)
+	if len(secrets) < 100 || len(looks) < 100 {
+		t.Fatalf("corpus too small: %d secrets, %d look-alikes", len(secrets), len(looks))
+	}
+	caught, named := 0, 0
+	for _, c := range secrets {
+		got, found := r.Redact(c.Text)
+		if strings.Contains(got, c.Secret) || len(found) == 0 {
+			t.Errorf("missed %s: %q -> %q", c.Kind, c.Text, got)
+			continue
+		}
+		caught++
+		if strings.Contains(got, capture.Marker(c.Kind)) {
+			named++
+		} else {
+			t.Logf("caught %s as another kind: %q", c.Kind, got)
+		}
+	}
+	fp := 0
+	for _, l := range looks {
+		if got, _ := r.Redact(l); got != l {
+			fp++
+			t.Errorf("look-alike changed: %q -> %q", l, got)
+		}
+	}
+	t.Logf("recall %d/%d (named right %d), false positives %d/%d", caught, len(secrets), named, fp, len(looks))
+}
+
+// FuzzRedact: redaction never panics, is idempotent, and keeps the text
+// around what it replaces.
+func FuzzRedact(f *testing.F) {
+	for _, c := range loadSecrets(f) {
+		f.Add(c.Text)
+	}
+	for _, l := range loadLookalikes(f)[:40] {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		var r capture.Redactor
+		once, found := r.Redact(text)
+		twice, again := r.Redact(once)
+		if twice != once || len(again) != 0 {
+			t.Fatalf("not idempotent: %q -> %q -> %q", text, once, twice)
+		}
+		if len(found) == 0 && once != text {
+			t.Fatalf("changed without a finding: %q -> %q", text, once)
+		}
+		for _, fd := range found {
+			if fd.Start < 0 || fd.End > len(text) || fd.Start >= fd.End {
+				t.Fatalf("finding %+v out of %d bytes", fd, len(text))
+			}
+		}
+	})
+}

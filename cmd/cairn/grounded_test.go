@@ -1,0 +1,80 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairnhq/cairn"
+	"github.com/cairnhq/cairn/internal/llmtest"
+	"github.com/cairnhq/cairn/llm"
+	"github.com/cairnhq/cairn/memory"
+)
+
+// Grounded answers and sessions from the command line, with a language
+// model configured by the environment (a fake OpenAI server): the
+// subcommands' JSON is the tools' JSON.
+func TestGroundedInnerVoiceFromTheCommandLine(t *testing.T) {
+	srv := llmtest.New(t, llm.ProviderOpenAI, llmtest.Answer{Reply: func(p string) string { return llmtest.Quote(p, 2) }})
+	t.Setenv("SURR_ENABLE_INNER_VOICE", "1")
+	t.Setenv("SURR_ARCHIVE_DIR", filepath.Join(t.TempDir(), "archive"))
+	t.Setenv("CAIRN_LLM_PROVIDER", "openai")
+	t.Setenv("CAIRN_LLM_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", llmtest.Key)
+	db := filepath.Join(t.TempDir(), "cairn.db")
+	ent := decode[memory.KGEntity](t, mustCLI(t, db, "call", "kg_entity_create", `{"name":"auth-service","type":"service"}`))
+	for _, f := range []string{
+		"Clock drift breaks session token expiry because the auth-service depends on NTP.",
+		"The auth-service uses Redis for session tokens, and clock drift breaks session token expiry.",
+	} {
+		mustCLI(t, db, "call", "kg_observe", `{"entityId":"`+ent.ID+`","content":"`+f+`"}`)
+	}
+	// The configuration shows the model, never its key.
+	if cfg := strings.Join(strings.Fields(mustCLI(t, db, "--json", "config")), ""); !strings.Contains(cfg, `"llm":{"provider":"openai"`) || !strings.Contains(cfg, `"apiKeySet":true`) ||
+		!strings.Contains(cfg, `"maxPromptTokens":8000`) || strings.Contains(cfg, llmtest.Key) {
+		t.Fatalf("config: %s", cfg)
+	}
+	q := "why does clock drift break session token expiry on the auth-service?"
+	text := mustCLI(t, db, "inner-voice", "ask", "--no-save", "--mode", "new_thread", "--topic", "tokens", q)
+	for _, want := range []string{"grounded: coverage 1.00", "kg_observation kgo_", "model openai/gpt-4o-mini: 1 call(s), 120+40 tokens", "session ivs_", "(started, exchange 1; \"tokens\")"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text output lacks %q:\n%s", want, text)
+		}
+	}
+	res := decode[cairn.AskResult](t, mustCLI(t, db, "--json", "inner-voice", "ask", "--no-save", "--mode", "continue", q))
+	if res.Synthesizer != "grounded" || res.Refused || res.Session == nil || res.Session.Seq != 2 || res.Grounding.CoverageRatio != 1 {
+		t.Fatalf("ask: %+v", res)
+	}
+	id := res.Session.SessionID
+	if canonical(t, mustCLI(t, db, "--json", "inner-voice", "sessions")) != canonical(t, mustCLI(t, db, "call", "inner_voice_sessions", "{}")) {
+		t.Fatal("sessions: the CLI and the tool differ")
+	}
+	if canonical(t, mustCLI(t, db, "--json", "inner-voice", "sessions", "show", id)) != canonical(t, mustCLI(t, db, "call", "inner_voice_session", `{"session_id":"`+id+`"}`)) {
+		t.Fatal("show: the CLI and the tool differ")
+	}
+	list := mustCLI(t, db, "inner-voice", "sessions")
+	if !strings.Contains(list, "* "+id) || !strings.Contains(list, "2 exchanges, 320 tokens") || !strings.Contains(list, "-- 1 session, 2 exchanges (0 refused") {
+		t.Fatalf("sessions:\n%s", list)
+	}
+	show := mustCLI(t, db, "inner-voice", "sessions", "show", id)
+	if !strings.Contains(show, "1. ") || !strings.Contains(show, "2. ") || !strings.Contains(show, "grounded, coverage 1.00, 120+40 tokens") {
+		t.Fatalf("show:\n%s", show)
+	}
+	// A model that fails: the extractive answer, and why.
+	srv.Script(llmtest.Answer{Status: 500})
+	text = mustCLI(t, db, "inner-voice", "ask", "--no-save", "--mode", "none", q)
+	if !strings.Contains(text, "answered by the extractive synthesiser: the openai model is unavailable: it failed (HTTP 500)") {
+		t.Fatalf("degraded:\n%s", text)
+	}
+	if out := mustCLI(t, db, "inner-voice", "sessions", "delete", id); !strings.Contains(out, "deleted session "+id+" and its 2 exchanges") {
+		t.Fatalf("delete: %s", out)
+	}
+	if _, errs, code := cli(t, db, "", "inner-voice", "sessions", "show", id); code == 0 || !strings.Contains(errs, "not_found") {
+		t.Fatalf("show a deleted session: exit %d %s", code, errs)
+	}
+	// A bad setting stops the command with invalid_params before anything runs.
+	t.Setenv("CAIRN_LLM_PROVIDER", "gpt")
+	if _, errs, code := cli(t, db, "", "inner-voice", "ask", q); code == 0 || !strings.Contains(errs, "unknown LLM provider") {
+		t.Fatalf("a bad provider: exit %d %s", code, errs)
+	}
+}

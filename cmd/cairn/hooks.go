@@ -1,0 +1,403 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cairnhq/cairn"
+	"github.com/cairnhq/cairn/capture"
+	"github.com/cairnhq/cairn/memory"
+	"github.com/oklog/ulid/v2"
+	"github.com/spf13/cobra"
+)
+
+func newHooksCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "hooks",
+		Short: "Install, remove or inspect cairn's capture hooks in a coding agent's settings",
+		Long: `Capture hooks record what a coding agent does (prompts, tool calls, shell
+commands with their exit codes, file edits as diffs, errors) as observations
+scoped by the agent's session and the repository's git root, keep a capsule
+per session with a summary, and hand a new session the repository's context.
+
+Agents: claude-code (~/.claude/settings.json), gemini-cli
+(~/.gemini/settings.json) and cursor (~/.cursor/hooks.json). The agent runs
+'cairn hook EVENT --agent AGENT' with the event's JSON on standard input.
+
+Secrets are redacted before anything is written ([REDACTED:kind]); files on
+the deny list (.env, *.pem, ... and the repository's .cairnignore) are never
+recorded. See docs/capture.md.`,
+	}
+	cmd.AddCommand(newHooksInstallCmd(a, true), newHooksInstallCmd(a, false), newHooksStatusCmd(a), newHooksFlushCmd(a))
+	return cmd
+}
+
+// hooksTarget is where an agent's hooks go.
+type hooksTarget struct {
+	scope   string
+	project string
+}
+
+func (t *hooksTarget) flags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&t.scope, "scope", "user", "settings file: user (every project), project (the project's shared settings) or local (Claude Code's settings.local.json)")
+	cmd.Flags().StringVar(&t.project, "project", "", "the project's root for --scope project or local (default the current directory)")
+}
+
+func (t hooksTarget) path(a capture.Agent) (string, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", memory.Wrap(memory.CodeInternal, err, "finding the home directory: %v", err)
+	}
+	project := t.project
+	if project == "" {
+		if project, err = os.Getwd(); err != nil {
+			return "", memory.Wrap(memory.CodeInternal, err, "finding the current directory: %v", err)
+		}
+	}
+	return capture.SettingsPath(a, capture.SettingsScope(t.scope), home, project)
+}
+
+func readSettings(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", memory.Wrap(memory.CodeInvalidParams, err, "reading %s: %v", path, pathless(err))
+	}
+	return string(b), nil
+}
+
+func newHooksInstallCmd(a *app, install bool) *cobra.Command {
+	var t hooksTarget
+	var dryRun, noPrompts bool
+	var bin string
+	use, short := "install AGENT", "Add cairn's hooks to an agent's settings (backed up first; idempotent)"
+	if !install {
+		use, short = "uninstall AGENT", "Remove cairn's hooks from an agent's settings, leaving every other hook"
+	}
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Long: short + `.
+
+The settings file is read, cairn's entries (commands that run 'cairn ... hook')
+are replaced or removed, and everything else is kept in place. The old file is
+copied to FILE.cairn-TIME.bak before it is replaced; --dry-run prints the diff
+and changes nothing. Running it twice changes nothing the second time.`,
+		Example: `  cairn hooks install claude-code --dry-run
+  cairn hooks install claude-code
+  cairn --db ~/work.db hooks install gemini-cli --scope project
+  cairn hooks uninstall cursor`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			agent, err := capture.ParseAgent(args[0])
+			if err != nil {
+				return err
+			}
+			path, err := t.path(agent)
+			if err != nil {
+				return err
+			}
+			current, err := readSettings(path)
+			if err != nil {
+				return err
+			}
+			var c capture.Change
+			if install {
+				if bin == "" {
+					if bin, err = os.Executable(); err != nil {
+						return memory.Wrap(memory.CodeInternal, err, "finding the cairn binary: %v", err)
+					}
+				}
+				db := ""
+				if a.dbFlag != "" {
+					if db, err = filepath.Abs(a.dbFlag); err != nil {
+						return memory.Wrap(memory.CodeInvalidParams, err, "--db: %v", err)
+					}
+				}
+				c, err = capture.PlanInstall(agent, path, current, bin, db, capture.InstallOptions{NoPrompts: noPrompts})
+			} else {
+				c, err = capture.PlanUninstall(agent, path, current)
+			}
+			if err != nil {
+				return err
+			}
+			if !dryRun {
+				if err := capture.Apply(&c, time.Now()); err != nil {
+					return err
+				}
+			}
+			if a.json {
+				return a.emit(map[string]any{"change": c, "dryRun": dryRun, "diff": c.Diff()})
+			}
+			switch {
+			case !c.Changed && install:
+				fmt.Fprintf(a.out, "%s: cairn's hooks are already installed in %s (%s)\n", agent, path, strings.Join(c.Events, ", "))
+			case !c.Changed:
+				fmt.Fprintf(a.out, "%s: %s has no cairn hooks\n", agent, path)
+			case dryRun:
+				fmt.Fprint(a.out, c.Diff())
+				fmt.Fprintf(a.out, "(dry run: %s not changed)\n", path)
+			default:
+				verb := "installed for " + strings.Join(c.Events, ", ")
+				if !install {
+					verb = "removed"
+				}
+				fmt.Fprintf(a.out, "%s: cairn's hooks %s in %s\n", agent, verb, path)
+				if c.Backup != "" {
+					fmt.Fprintf(a.out, "backup: %s\n", c.Backup)
+				}
+				if install {
+					fmt.Fprintf(a.out, "new sessions of %s now record to %s\n", agent, cairn.ResolvePath(a.dbFlag))
+				}
+			}
+			return nil
+		},
+	}
+	t.flags(cmd)
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the change as a diff and write nothing")
+	if install {
+		cmd.Flags().StringVar(&bin, "bin", "", "the cairn executable the hooks run (default this one)")
+		cmd.Flags().BoolVar(&noPrompts, "no-prompts", false, "do not record the user's prompts")
+	}
+	return cmd
+}
+
+// agentStatus is what `cairn hooks status` reports for one agent.
+type agentStatus struct {
+	Agent     string            `json:"agent"`
+	Path      string            `json:"path"`
+	Exists    bool              `json:"exists"`
+	Installed map[string]string `json:"installed"`
+	Missing   []string          `json:"missing"`
+	Error     string            `json:"error,omitempty"`
+}
+
+func newHooksStatusCmd(a *app) *cobra.Command {
+	var t hooksTarget
+	cmd := &cobra.Command{
+		Use:   "status [AGENT]",
+		Short: "Say which agents have cairn's hooks, and what waits in the spool",
+		Args:  usageArgs(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			agents := capture.Agents
+			if len(args) == 1 {
+				ag, err := capture.ParseAgent(args[0])
+				if err != nil {
+					return err
+				}
+				agents = []capture.Agent{ag}
+			}
+			var out []agentStatus
+			for _, ag := range agents {
+				path, err := t.path(ag)
+				if err != nil {
+					return err
+				}
+				st := agentStatus{Agent: string(ag), Path: path, Installed: map[string]string{}, Missing: []string{}}
+				text, err := readSettings(path)
+				if err != nil {
+					st.Error = memory.Public(err).Message
+				} else {
+					st.Exists = text != ""
+					inst, err := capture.Installed(ag, text)
+					if err != nil {
+						st.Error = "not a JSON object: " + err.Error()
+					} else {
+						st.Installed = inst
+					}
+				}
+				for _, ev := range capture.NativeEvents(ag) {
+					if _, ok := st.Installed[ev]; !ok {
+						st.Missing = append(st.Missing, ev)
+					}
+				}
+				out = append(out, st)
+			}
+			db := cairn.ResolvePath(a.dbFlag)
+			spooled, err := capture.Spool{Dir: capture.SpoolDir(db)}.List()
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.emit(map[string]any{"agents": out, "database": db, "spooled": len(spooled), "spool": capture.SpoolDir(db)})
+			}
+			for _, st := range out {
+				switch {
+				case st.Error != "":
+					fmt.Fprintf(a.out, "%-12s %s: %s\n", st.Agent, st.Path, st.Error)
+				case len(st.Installed) == 0:
+					fmt.Fprintf(a.out, "%-12s not installed (%s)\n", st.Agent, st.Path)
+				case len(st.Missing) == 0:
+					fmt.Fprintf(a.out, "%-12s installed in %s for %s\n", st.Agent, st.Path, strings.Join(sortedKeys(st.Installed), ", "))
+				default:
+					fmt.Fprintf(a.out, "%-12s partly installed in %s: missing %s (run cairn hooks install %s)\n", st.Agent, st.Path, strings.Join(st.Missing, ", "), st.Agent)
+				}
+			}
+			fmt.Fprintf(a.out, "database: %s\n", db)
+			if len(spooled) > 0 {
+				fmt.Fprintf(a.out, "spool: %d hook writes wait in %s (cairn hooks flush writes them)\n", len(spooled), capture.SpoolDir(db))
+			}
+			return nil
+		},
+	}
+	t.flags(cmd)
+	return cmd
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func newHooksFlushCmd(a *app) *cobra.Command {
+	var background bool
+	cmd := &cobra.Command{
+		Use:   "flush",
+		Short: "Write the hook batches waiting in the spool (hooks start it in the background)",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			db := cairn.ResolvePath(a.dbFlag)
+			if background {
+				return a.backgroundFlush(cmd, db)
+			}
+			rec, err := cairn.OpenRecorder(db, a.recorderOptions())
+			if err != nil {
+				return err
+			}
+			defer rec.Close()
+			n, err := a.drainSpool(cmd, rec, capture.Spool{Dir: capture.SpoolDir(db)}, "", -1)
+			if a.json {
+				if err != nil {
+					return err
+				}
+				return a.emit(map[string]int{"written": n})
+			}
+			fmt.Fprintf(a.out, "wrote %s from the spool\n", plural(n, "hook batch"))
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&background, "background", false, "run as the spool's one background writer (hooks start it): exit at once if another runs")
+	cmd.Flags().MarkHidden("background")
+	return cmd
+}
+
+// backgroundFlush writes the spool while it holds the spool's lock, then
+// looks again after letting go, so a batch spooled while it finished is
+// not left behind: either this process sees it, or the hook that spooled
+// it found the lock free and started another writer.
+func (a *app) backgroundFlush(cmd *cobra.Command, db string) error {
+	spool := capture.Spool{Dir: capture.SpoolDir(db)}
+	for {
+		l, ok, err := tryFlushLock(flushLockPath(spool))
+		if err != nil || !ok {
+			return err
+		}
+		rec, err := cairn.OpenRecorder(db, a.recorderOptions())
+		if err != nil {
+			l.release()
+			return err
+		}
+		_, err = a.drainSpool(cmd, rec, spool, "", -1)
+		rec.Close()
+		l.release()
+		if err != nil {
+			return err
+		}
+		if files, err := spool.List(); err != nil || len(files) == 0 {
+			return err
+		}
+	}
+}
+
+// recorderOptions are the lean writer's options, from the same settings
+// as the engine's.
+func (a *app) recorderOptions() *cairn.RecorderOptions {
+	o := &cairn.RecorderOptions{}
+	if set, err := cairn.SettingsFromEnv(a.getenv); err == nil {
+		o.NoRedact, o.MaxContentBytes = !set.Redact, set.MaxContentBytes
+	}
+	if a.nowFlag != "" {
+		if t, err := parseTime(a.nowFlag); err == nil {
+			o.Now = func() time.Time { return t }
+		}
+	}
+	return o
+}
+
+// drainSpool writes up to limit (negative: all) spooled batches, oldest
+// first, skipping skip; it stops at the first that fails.
+func (a *app) drainSpool(cmd *cobra.Command, rec *cairn.Recorder, sp capture.Spool, skip string, limit int) (int, error) {
+	files, err := sp.List()
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, f := range files {
+		if f == skip {
+			continue
+		}
+		if limit >= 0 && n >= limit {
+			break
+		}
+		b, err := sp.Read(f)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				continue // another hook wrote it meanwhile
+			}
+			return n, err
+		}
+		if _, err := rec.Apply(cmd.Context(), b); err != nil {
+			return n, err
+		}
+		a.pause("after-write")
+		if err := sp.Remove(f); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// hookIDs makes record ids from the clock and crypto/rand entropy.
+type hookIDs struct {
+	mu      sync.Mutex
+	now     func() time.Time
+	entropy io.Reader
+}
+
+func (h *hookIDs) newID(prefix string) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return prefix + "_" + ulid.MustNew(ulid.Timestamp(h.now()), h.entropy).String()
+}
+
+// hookOutput is what an agent reads on a hook's standard output: Claude
+// Code and Gemini CLI take session-start context from
+// hookSpecificOutput.additionalContext; Gemini CLI and Cursor want JSON
+// whatever the event.
+func hookOutput(agent capture.Agent, native, context string) []byte {
+	switch {
+	case context != "":
+		b, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{"hookEventName": native, "additionalContext": context}})
+		return b
+	case agent == capture.Cursor && native == "beforeSubmitPrompt":
+		return []byte(`{"continue":true}`)
+	case agent == capture.GeminiCLI, agent == capture.Cursor:
+		return []byte(`{}`)
+	}
+	return nil
+}

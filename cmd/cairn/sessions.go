@@ -1,0 +1,150 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/cairnhq/cairn"
+	"github.com/spf13/cobra"
+)
+
+// newVoiceSessionsCmd is `cairn inner-voice sessions`: the tools
+// inner_voice_sessions, inner_voice_session and inner_voice_session_delete.
+func newVoiceSessionsCmd(a *app) *cobra.Command {
+	var req cairn.VoiceSessionsRequest
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "sessions",
+		Short: "List the sessions inner_voice records its exchanges in; 'show' and 'delete' one",
+		Long: `List the sessions of 'cairn inner-voice ask' (the MCP tool inner_voice_sessions),
+the latest first: topic, model, exchanges, tokens and cost over the session's
+life, its rolling summary, and which one is active (continued when no
+--session is given, until SURR_INNER_VOICE_TIMEOUT, default 24 h, passes
+without an exchange). The totals add up every session: figures only.`,
+		Example: `  cairn inner-voice sessions
+  cairn inner-voice sessions show ivs_01J...
+  cairn inner-voice sessions delete ivs_01J...`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("limit") {
+				req.Limit = &limit
+			}
+			eng, err := a.engine()
+			if err != nil {
+				return err
+			}
+			res, err := eng.VoiceSessions(cmd.Context(), req)
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.emit(res)
+			}
+			if len(res.Sessions) == 0 {
+				fmt.Fprintln(a.out, "no sessions")
+			}
+			for _, s := range res.Sessions {
+				mark := " "
+				if s.Active {
+					mark = "*"
+				}
+				fmt.Fprintf(a.out, "%s %s  %s  %s, %d tokens, $%.4f  (%s %s)\n", mark, s.ID, fmtTime(s.LastInteraction),
+					plural(s.TotalExchanges, "exchange"), s.TotalTokens, s.TotalCost, s.Provider, s.Model)
+				fmt.Fprintln(a.out, wrap(oneLine(s.Topic, 200), 78, "  "))
+			}
+			t := res.Totals
+			fmt.Fprintf(a.out, "-- %s, %s (%d refused, %d answered without the model), %d+%d tokens, $%.4f, mean coverage %.2f\n",
+				plural(t.Sessions, "session"), plural(t.Exchanges, "exchange"), t.Refused, t.Degraded, t.PromptTokens, t.CompletionTokens, t.Cost, t.MeanCoverage)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&limit, "limit", 100, "most sessions to list (1 to 1000)")
+	f.IntVar(&req.Offset, "offset", 0, "sessions to skip")
+	f.BoolVar(&req.IncludePrivate, "private", false, "show summaries drawn from private thoughts")
+	cmd.AddCommand(newVoiceSessionShowCmd(a), newVoiceSessionDeleteCmd(a))
+	return cmd
+}
+
+func newVoiceSessionShowCmd(a *app) *cobra.Command {
+	var req cairn.VoiceSessionRequest
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "show SESSION_ID",
+		Short: "Show a session and its exchanges",
+		Args:  usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req.SessionID = args[0]
+			if cmd.Flags().Changed("limit") {
+				req.Limit = &limit
+			}
+			eng, err := a.engine()
+			if err != nil {
+				return err
+			}
+			res, err := eng.VoiceSession(cmd.Context(), req)
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.emit(res)
+			}
+			s := res.Session
+			fmt.Fprintf(a.out, "%s  %q  (%s %s, budget %d tokens)\n", s.ID, s.Topic, s.Provider, s.Model, s.MaxPromptTokens)
+			fmt.Fprintf(a.out, "%s, %d tokens, $%.4f; started %s, last %s\n", plural(s.TotalExchanges, "exchange"), s.TotalTokens, s.TotalCost,
+				fmtTime(s.CreatedAt), fmtTime(s.LastInteraction))
+			if s.Summary.Text != "" || s.Hidden {
+				fmt.Fprintf(a.out, "\nsummary of exchanges 1-%d:\n", s.SummarizedThrough)
+				if s.Hidden {
+					fmt.Fprintln(a.out, "  (drawn from private thoughts: --private shows it)")
+				} else {
+					fmt.Fprintln(a.out, wrap(s.Summary.Text, 78, "  "))
+				}
+			}
+			for _, x := range res.Exchanges {
+				fmt.Fprintf(a.out, "\n%d. %s  %s\n", x.Seq, fmtTime(x.Timestamp), oneLine(x.Query, 300))
+				switch {
+				case x.Refused:
+					fmt.Fprintf(a.out, "   refused: %s\n", x.Notes)
+				case x.Answer == "":
+					fmt.Fprintf(a.out, "   (%s)\n", x.Notes)
+				default:
+					fmt.Fprintln(a.out, wrap(x.Answer, 78, "   "))
+				}
+				fmt.Fprintf(a.out, "   %s, coverage %.2f, %d+%d tokens, $%.4f, %d ms\n", x.Synthesizer, x.CoverageRatio, x.PromptTokens,
+					x.CompletionTokens, x.CostEstimate, x.LatencyMs)
+			}
+			if res.NextAfter > 0 {
+				fmt.Fprintf(a.out, "\n-- more: --after %d\n", res.NextAfter)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&req.After, "after", 0, "show exchanges after this one")
+	f.IntVar(&limit, "limit", 100, "most exchanges to show (1 to 1000)")
+	f.BoolVar(&req.IncludePrivate, "private", false, "show answers drawn from private thoughts")
+	return cmd
+}
+
+func newVoiceSessionDeleteCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "delete SESSION_ID",
+		Short: "Delete a session and its exchanges",
+		Args:  usageArgs(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			eng, err := a.engine()
+			if err != nil {
+				return err
+			}
+			res, err := eng.DeleteVoiceSession(cmd.Context(), cairn.VoiceSessionRef{SessionID: args[0]})
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.emit(res)
+			}
+			fmt.Fprintf(a.out, "deleted session %s and its %s\n", res.Deleted, plural(res.Exchanges, "exchange"))
+			return nil
+		},
+	}
+}

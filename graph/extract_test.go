@@ -1,0 +1,310 @@
+package graph_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/cairnhq/cairn/graph"
+	"github.com/cairnhq/cairn/memory"
+)
+
+// fixtureThought is one labelled thought of testdata/kg_extraction.
+type fixtureThought struct {
+	ID       string     `json:"id"`
+	Split    string     `json:"split"`
+	Text     string     `json:"text"`
+	Entities [][]string `json:"entities"`
+	Edges    [][]string `json:"edges"`
+}
+
+func loadFixture(t testing.TB) []fixtureThought {
+	t.Helper()
+	f, err := os.Open("../testdata/kg_extraction/thoughts.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []fixtureThought
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var ft fixtureThought
+		if err := json.Unmarshal(sc.Bytes(), &ft); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ft)
+	}
+	return out
+}
+
+// score counts true positives, staged items and gold items.
+type score struct{ tp, staged, gold int }
+
+func (s score) precision() float64 {
+	if s.staged == 0 {
+		return 1
+	}
+	return float64(s.tp) / float64(s.staged)
+}
+
+func (s score) recall() float64 {
+	if s.gold == 0 {
+		return 1
+	}
+	return float64(s.tp) / float64(s.gold)
+}
+
+// Quality is the extractor's precision and recall on the fixture, for
+// what staging keeps at confidence min.
+type Quality struct {
+	Entities, Edges score
+	// TypeRight counts true-positive entities whose type matches the
+	// label's.
+	TypeRight int
+	Errors    []string
+}
+
+func measure(fx []fixtureThought, split string, min float64) Quality {
+	var q Quality
+	for _, ft := range fx {
+		if split != "" && ft.Split != split {
+			continue
+		}
+		x := graph.Extract([]graph.Text{{ID: ft.ID, Content: ft.Text}})
+		gold := map[string]bool{}
+		goldType := map[string]string{}
+		for _, e := range ft.Entities {
+			gold[memory.NameKey(e[0])] = true
+			goldType[memory.NameKey(e[0])] = e[1]
+		}
+		q.Entities.gold += len(gold)
+		for _, e := range x.Entities {
+			if e.Confidence < min {
+				continue
+			}
+			q.Entities.staged++
+			if gold[memory.NameKey(e.Name)] {
+				q.Entities.tp++
+				if goldType[memory.NameKey(e.Name)] == e.Type {
+					q.TypeRight++
+				}
+				delete(gold, memory.NameKey(e.Name))
+			} else {
+				q.Errors = append(q.Errors, fmt.Sprintf("%s: junk entity %q (%s %.2f)", ft.ID, e.Name, e.Rule, e.Confidence))
+			}
+		}
+		for k := range gold {
+			q.Errors = append(q.Errors, fmt.Sprintf("%s: missed entity %q", ft.ID, k))
+		}
+		goldEdges := map[string]bool{}
+		for _, g := range ft.Edges {
+			goldEdges[memory.EdgeKey(g[0], g[1], g[2])] = true
+		}
+		q.Edges.gold += len(goldEdges)
+		for _, g := range x.Edges {
+			if g.Confidence < min {
+				continue
+			}
+			q.Edges.staged++
+			k := memory.EdgeKey(g.Source, g.Relation, g.Target)
+			if goldEdges[k] {
+				q.Edges.tp++
+				delete(goldEdges, k)
+			} else {
+				q.Errors = append(q.Errors, fmt.Sprintf("%s: wrong edge %q (%s %.2f)", ft.ID, k, g.Rule, g.Confidence))
+			}
+		}
+		for k := range goldEdges {
+			q.Errors = append(q.Errors, fmt.Sprintf("%s: missed edge %q", ft.ID, k))
+		}
+	}
+	slices.Sort(q.Errors)
+	return q
+}
+
+// The extractor's quality on the labelled fixture, at the default
+// staging threshold, is held as a floor: a change that stages more junk
+// or finds less fails here. docs/BENCHMARKS.md reports the figures.
+func TestExtractorQuality(t *testing.T) {
+	fx := loadFixture(t)
+	if len(fx) < 60 {
+		t.Fatalf("the fixture has %d thoughts; want at least 60", len(fx))
+	}
+	all := measure(fx, "", 0.6)
+	for _, split := range []string{"dev", "test", ""} {
+		q := measure(fx, split, 0.6)
+		name := split
+		if name == "" {
+			name = "all"
+		}
+		t.Logf("%-4s entities P %.3f R %.3f (%d/%d staged, %d gold, types right %d)  edges P %.3f R %.3f (%d/%d staged, %d gold)", name,
+			q.Entities.precision(), q.Entities.recall(), q.Entities.tp, q.Entities.staged, q.Entities.gold, q.TypeRight,
+			q.Edges.precision(), q.Edges.recall(), q.Edges.tp, q.Edges.staged, q.Edges.gold)
+	}
+	if testing.Verbose() {
+		t.Logf("errors:\n%s", strings.Join(all.Errors, "\n"))
+	}
+	// For context: a naive baseline that stages every capitalised word
+	// (what heuristic extractors that stage "The" or "Sources:" do).
+	var base score
+	for _, ft := range fx {
+		gold := map[string]bool{}
+		for _, e := range ft.Entities {
+			gold[memory.NameKey(e[0])] = true
+		}
+		base.gold += len(gold)
+		seen := map[string]bool{}
+		for _, w := range strings.Fields(ft.Text) {
+			w = strings.Trim(w, ".,;!?()\"'`")
+			if w == "" || !unicode.IsUpper([]rune(w)[0]) || seen[strings.ToLower(w)] {
+				continue
+			}
+			seen[strings.ToLower(w)] = true
+			base.staged++
+			if gold[strings.ToLower(strings.TrimSuffix(w, ":"))] {
+				base.tp++
+			}
+		}
+	}
+	t.Logf("baseline (every capitalised word) entities P %.3f R %.3f (%d/%d staged)", base.precision(), base.recall(), base.tp, base.staged)
+	held := measure(fx, "test", 0.6)
+	// The target is precision 0.85 on the whole fixture and on the
+	// held-out part; recall is held a little below what was measured.
+	floors := []struct {
+		what string
+		got  float64
+		min  float64
+	}{
+		{"entity precision", all.Entities.precision(), 0.85},
+		{"edge precision", all.Edges.precision(), 0.85},
+		{"held-out entity precision", held.Entities.precision(), 0.85},
+		{"held-out edge precision", held.Edges.precision(), 0.85},
+		{"entity recall", all.Entities.recall(), 0.9},
+		{"edge recall", all.Edges.recall(), 0.75},
+	}
+	for _, f := range floors {
+		if f.got < f.min {
+			t.Errorf("%s %.3f is below its floor %.2f", f.what, f.got, f.min)
+		}
+	}
+}
+
+// What naive heuristic extractors stage ("The", "This", "Sources:") is never
+// staged: sentence-initial capitals of ordinary words, markdown labels,
+// pronouns, dates, numbers, generic acronyms, hyphenated adjectives.
+func TestExtractorNeverStagesJunk(t *testing.T) {
+	texts := []string{
+		"The build failed again. This means the cache is stale.",
+		"Sources: the wiki, the runbook and a chat.\nNotes: none.",
+		"## Summary\n- It works.\n- They said so.\n* However, we should check.",
+		"Yesterday we deployed v2.3.1 at 14:00 on Monday, January 5th, 2026.",
+		"Note: the API returns JSON over HTTP; the URL is in the README.",
+		"A long-running, rate-limited, read-only, well-known, follow-up fix.",
+		"Therefore, Everything, Nothing, Once, Lesson, Important: none of these.",
+		"**Decision**: keep it. _Why_: because. > Quote: fine.",
+		"1. First\n2. Second\n3. Third",
+		"I think we're done; you can go now. TODO: nothing.",
+		"Q3 revenue grew 12% and p99 latency fell to 80 ms (see PR 412).",
+		"e.g. this, i.e. that, etc.",
+	}
+	// Markup and code snippets in backticks are not names.
+	for _, text := range []string{"The page showed `<script>alert(1)</script>` as text.", "Run `rm -rf /tmp/x && ls` first.",
+		"Set `FOO=bar` and call `f(x)`; then `a[0]`."} {
+		for _, e := range graph.Extract([]graph.Text{{ID: "t", Content: text}}).Entities {
+			t.Errorf("%q: staged %q from a code snippet (%s %.2f)", text, e.Name, e.Rule, e.Confidence)
+		}
+	}
+	junk := []string{"the", "this", "sources", "sources:", "notes", "it", "they", "however", "yesterday", "monday", "january",
+		"api", "json", "http", "url", "long-running", "rate-limited", "read-only", "well-known", "follow-up", "therefore",
+		"everything", "nothing", "once", "lesson", "important", "decision", "why", "quote", "first", "second", "third",
+		"i", "we", "you", "todo", "q3", "p99", "pr", "e.g", "i.e", "etc", "2026", "14:00", "v2.3.1", "12%", "80", "412"}
+	for _, text := range texts {
+		x := graph.Extract([]graph.Text{{ID: "t", Content: text}})
+		for _, e := range x.Entities {
+			if e.Confidence >= 0.6 && slices.Contains(junk, memory.NameKey(e.Name)) {
+				t.Errorf("%q: staged junk entity %q (%s %.2f)", text, e.Name, e.Rule, e.Confidence)
+			}
+		}
+		for _, g := range x.Edges {
+			if g.Confidence >= 0.6 {
+				t.Errorf("%q: staged an edge %+v", text, g)
+			}
+		}
+	}
+}
+
+// Extract is deterministic, reports each entity once, and every edge
+// joins two of its entities.
+func TestExtractIsDeterministicAndConsistent(t *testing.T) {
+	fx := loadFixture(t)
+	var texts []graph.Text
+	for _, ft := range fx {
+		texts = append(texts, graph.Text{ID: ft.ID, Content: ft.Text})
+	}
+	a, b := graph.Extract(texts), graph.Extract(texts)
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if string(ja) != string(jb) {
+		t.Fatal("two runs over the same texts differ")
+	}
+	names := map[string]bool{}
+	for _, e := range a.Entities {
+		k := memory.NameKey(e.Name)
+		if names[k] {
+			t.Errorf("entity %q reported twice", e.Name)
+		}
+		names[k] = true
+		if e.Mentions < 1 || e.SourceID == "" || e.Confidence <= 0 || e.Confidence > 1 {
+			t.Errorf("entity %+v", e)
+		}
+	}
+	for _, g := range a.Edges {
+		if !names[memory.NameKey(g.Source)] || !names[memory.NameKey(g.Target)] {
+			t.Errorf("edge %+v names an entity the extraction does not hold", g)
+		}
+	}
+	// Mentions across texts raise confidence: Kafka appears in several.
+	for _, e := range a.Entities {
+		if e.Name == "Kafka" && (e.Mentions < 3 || e.Confidence <= 0.8) {
+			t.Errorf("Kafka: %+v", e)
+		}
+	}
+}
+
+func FuzzExtract(f *testing.F) {
+	for _, s := range []string{"The auth-service depends on NTP.", "Sources:\n- `a/b.go`", "Alice owns X and maintains Y",
+		"replaced A with B", "It calls payments-api.", "migrated from Jenkins to GitHub Actions", "`", "a-", "-a", "'s", "\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		x := graph.Extract([]graph.Text{{ID: "t", Content: text}})
+		for _, e := range x.Entities {
+			if e.Name == "" || e.Confidence < 0 || e.Confidence > 1 || strings.TrimSpace(e.Name) != e.Name {
+				t.Fatalf("entity %+v from %q", e, text)
+			}
+		}
+		for _, g := range x.Edges {
+			if g.Source == "" || g.Target == "" || g.Relation == "" || g.Confidence < 0 || g.Confidence > 1 {
+				t.Fatalf("edge %+v from %q", g, text)
+			}
+		}
+	})
+}
+
+// BenchmarkExtract extracts from the 72 thoughts of the fixture at once,
+// as one inner_voice call with that many sources would.
+func BenchmarkExtract(b *testing.B) {
+	fx := loadFixture(b)
+	var texts []graph.Text
+	for _, ft := range fx {
+		texts = append(texts, graph.Text{ID: ft.ID, Content: ft.Text})
+	}
+	for b.Loop() {
+		graph.Extract(texts)
+	}
+}

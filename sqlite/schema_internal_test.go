@@ -1,0 +1,178 @@
+package sqlite
+
+import (
+	"context"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cairnhq/cairn/memory"
+)
+
+// schemaDump lists the database's tables, indexes and triggers with their
+// SQL, and its user_version.
+func schemaDump(t *testing.T, db *DB) string {
+	t.Helper()
+	var b strings.Builder
+	rows, err := db.w.Query("SELECT type, name, coalesce(sql, '') FROM sqlite_schema ORDER BY type, name")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var typ, name, sql string
+		if err := rows.Scan(&typ, &name, &sql); err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString(typ + " " + name + " " + sql + "\n")
+	}
+	var v int
+	if err := db.w.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	b.WriteString("user_version " + strconv.Itoa(v))
+	return b.String()
+}
+
+// Every migration is idempotent: running each one again on a database
+// that has it changes neither the schema nor the data.
+func TestMigrationsAreIdempotent(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(filepath.Join(t.TempDir(), "cairn.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.AddThought(ctx, memory.Thought{ID: "t1", Content: "kept", Origin: memory.OriginHuman, Status: memory.StatusRemoval,
+		Significance: 0.5, IsSummary: true, SummaryOf: []string{"t0"}, Pipeline: "inner_voice", CreatedAt: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.MarkRemoval(ctx, []string{"t1"}, 7); err != nil {
+		t.Fatal(err)
+	}
+	before := schemaDump(t, db)
+	for _, m := range migrations {
+		conn, err := db.w.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range m.columns {
+			var n int
+			if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info(?) WHERE name = ?", c.table, c.name).Scan(&n); err != nil || n != 1 {
+				t.Fatalf("migration %d: column %s.%s: %d %v", m.version, c.table, c.name, n, err)
+			}
+		}
+		if _, err := conn.ExecContext(ctx, m.sql); err != nil {
+			t.Fatalf("migration %d (%s) run again: %v", m.version, m.name, err)
+		}
+		conn.Close()
+	}
+	if after := schemaDump(t, db); after != before {
+		t.Fatalf("running the migrations again changed the schema:\nbefore %s\nafter  %s", before, after)
+	}
+	th, err := db.Thought(ctx, "t1")
+	if err != nil || th.Content != "kept" || th.Status != memory.StatusRemoval || !th.IsSummary || th.Pipeline != "inner_voice" || th.SummaryOf[0] != "t0" {
+		t.Fatalf("the thought after running the migrations again: %+v %v", th, err)
+	}
+	rs, err := db.Removals(ctx, 0, 10)
+	if err != nil || len(rs) != 1 || rs[0].MarkedAt != 7 {
+		t.Fatalf("the removal record after running the migrations again: %+v %v", rs, err)
+	}
+	// Thoughts are indexed by status.
+	var idx string
+	if err := db.w.QueryRow("SELECT sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'thoughts' AND sql LIKE '%(status)%'").Scan(&idx); err != nil {
+		t.Fatalf("no index of thoughts by status: %v", err)
+	}
+}
+
+// A database of the previous schema opens with every field of its thoughts
+// kept, and thoughts it had marked for removal list with an unknown mark
+// time.
+func TestUpgradeFromSchema6KeepsThoughts(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "cairn.db")
+	all := migrations
+	migrations = all[:6]
+	db, err := Open(path, nil)
+	migrations = all
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := memory.Thought{ID: "t1", Content: "old thought", Origin: memory.OriginTool, Tags: []string{"a"}, IsPrivate: true,
+		Status: memory.StatusRemoval, Significance: 0.25, IsSummary: true, SummaryOf: []string{"t0"}, Pipeline: "inner_voice",
+		CreatedAt: 9, Scope: memory.Scope{RepoID: "r"}}
+	if _, err := db.AddThought(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	var v int
+	if err := db.w.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != 6 {
+		t.Fatalf("the old database is at version %d (%v)", v, err)
+	}
+	db.Close()
+
+	db, err = Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got, err := db.Thought(ctx, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Content != in.Content || got.Origin != in.Origin || got.Tags[0] != "a" || !got.IsPrivate || got.Status != in.Status ||
+		got.Significance != in.Significance || !got.IsSummary || got.SummaryOf[0] != "t0" || got.Pipeline != in.Pipeline ||
+		got.CreatedAt != 9 || got.Scope != in.Scope {
+		t.Fatalf("after the upgrade: %+v", got)
+	}
+	if st, _ := db.Stats(ctx); st.SchemaVersion != SchemaVersion() {
+		t.Fatalf("schema version %d; want %d", st.SchemaVersion, SchemaVersion())
+	}
+	rs, err := db.Removals(ctx, 0, 10)
+	if err != nil || len(rs) != 1 || rs[0].MarkedAt != 0 {
+		t.Fatalf("removals after the upgrade: %+v %v", rs, err)
+	}
+}
+
+// A database of schema 7 opens at the current schema with its thoughts,
+// and keeps inner_voice sessions from then on.
+func TestUpgradeFromSchema7AddsSessions(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "cairn.db")
+	all := migrations
+	migrations = all[:7]
+	db, err := Open(path, nil)
+	migrations = all
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AddThought(ctx, memory.Thought{ID: "t1", Content: "old thought", Origin: memory.OriginHuman, Status: memory.StatusActive,
+		Significance: 0.5, CreatedAt: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.CreateVoiceSession(ctx, memory.InnerVoiceSession{ID: "s1", Version: 1, CreatedAt: 1}); err == nil {
+		t.Fatal("a schema-7 database kept a session")
+	}
+	db.Close()
+	db, err = Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if th, err := db.Thought(ctx, "t1"); err != nil || th.Content != "old thought" {
+		t.Fatalf("after the upgrade: %+v %v", th, err)
+	}
+	if _, err := db.CreateVoiceSession(ctx, memory.InnerVoiceSession{ID: "s1", Version: 1, CreatedAt: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.AddVoiceExchange(ctx, memory.InnerVoiceExchange{ID: "x1", SessionID: "s1", Timestamp: 2, Query: "q",
+		MemoriesReferenced: []string{"t1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.RedactThought(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if xs, err := db.VoiceExchanges(ctx, "s1", 0, 10); err != nil || len(xs) != 1 || !xs[0].Redacted {
+		t.Fatalf("exchanges after forgetting their source: %+v %v", xs, err)
+	}
+}

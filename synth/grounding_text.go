@@ -1,0 +1,269 @@
+package synth
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cairnhq/cairn/lexical"
+	"golang.org/x/text/unicode/norm"
+)
+
+// The text side of grounding: normalising spans, splitting an answer into
+// claims, and the words a claim stands on.
+
+// normalizeText is text as spans are compared: NFKC, lowercase, curly
+// quotes and dashes made plain, every run of whitespace one space.
+func normalizeText(s string) string {
+	s = norm.NFKC.String(s)
+	s = strings.Map(func(r rune) rune {
+		switch r {
+		case '‘', '’', '‚', '′':
+			return '\''
+		case '“', '”', '„', '″':
+			return '"'
+		case '‐', '‑', '‒', '–', '—', '―':
+			return '-'
+		}
+		return unicode.ToLower(r)
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// ellipsisRE splits a span where the model left words out.
+var ellipsisRE = regexp.MustCompile(`\s*(?:\.\.\.|…|\[\.\.\.\])\s*`)
+
+// spanOccurs reports whether span occurs in text, compared normalised; a
+// span with an ellipsis occurs when its parts do, in order. Quotes and
+// end punctuation around the span are not part of it.
+func spanOccurs(span, text string) bool {
+	t := normalizeText(text)
+	at := 0
+	found := false
+	for _, part := range ellipsisRE.Split(span, -1) {
+		p := strings.Trim(normalizeText(part), ` "'.,;:!?`)
+		if p == "" {
+			continue
+		}
+		i := strings.Index(t[at:], p)
+		if i < 0 {
+			return false
+		}
+		at += i + len(p)
+		found = true
+	}
+	return found
+}
+
+// abbreviations end with a full stop that does not end a sentence. Titles
+// count only capitalised ("Ms." but not "95 ms.").
+var abbreviations = map[string]bool{
+	"e.g": true, "i.e": true, "vs": true, "approx": true, "cf": true, "fig": true, "al": true, "incl": true,
+	"Mr": true, "Mrs": true, "Ms": true, "Dr": true, "Prof": true, "St": true, "No": true, "Nr": true, "Jr": true,
+	"Sr": true, "Inc": true, "Ltd": true, "Co": true, "Corp": true, "Dept": true, "Fig": true, "Vs": true,
+}
+
+// splitSentences splits text into sentences: at line breaks (a list's
+// items are sentences; their bullets are dropped), after ., ! or ?
+// followed by a space and a capital, a digit, a quote or a bracket, or by
+// the end, and after a colon followed by a space and such a character
+// ("According to the notes: Alice moved" is a lead-in and a claim). A full stop inside a number, after an abbreviation or after a
+// single capital (an initial) does not end a sentence.
+func splitSentences(text string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		line = bulletRE.ReplaceAllString(strings.TrimSpace(line), "")
+		start := 0
+		for i := 0; i < len(line); i++ {
+			c := line[i]
+			if c != '.' && c != '!' && c != '?' && c != ':' {
+				continue
+			}
+			j := i + 1
+			for j < len(line) && strings.IndexByte(`.!?"')]`, line[j]) >= 0 {
+				j++
+			}
+			if c == ':' && j == len(line) {
+				continue
+			}
+			if j < len(line) {
+				if line[j] != ' ' {
+					continue
+				}
+				r, _ := utf8.DecodeRuneInString(strings.TrimLeft(line[j:], " "))
+				if !unicode.IsUpper(r) && !unicode.IsDigit(r) && !strings.ContainsRune(`"'([“‘`, r) {
+					continue
+				}
+			}
+			if c == '.' && !endsSentence(line[start:i]) {
+				continue
+			}
+			if s := strings.TrimSpace(line[start:j]); s != "" {
+				out = append(out, s)
+			}
+			// Skip the run of closing punctuation taken with the stop
+			// ("... -> FAIL"): its marks end no further sentence.
+			start, i = j, j-1
+		}
+		if s := strings.TrimSpace(line[start:]); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// bulletRE is a list item's marker.
+var bulletRE = regexp.MustCompile(`^(?:[-*•+]|\d{1,2}[.)])\s+`)
+
+// endsSentence reports whether a full stop after before ends a sentence:
+// not after an abbreviation or a single capital letter.
+func endsSentence(before string) bool {
+	k := strings.LastIndexAny(before, " (\"'")
+	word := before[k+1:]
+	if abbreviations[word] || abbreviations[strings.ToLower(word)] && word == strings.ToLower(word) {
+		return false
+	}
+	if r, n := utf8.DecodeRuneInString(before[k+1:]); n > 0 && n == len(before[k+1:]) && unicode.IsUpper(r) {
+		return false
+	}
+	return true
+}
+
+// markerRE is an inline citation marker: "[t-101]", "[1]", "(source:
+// t-101)", "【t-101】".
+var markerRE = regexp.MustCompile(`\s*(?:\[[^\[\]\n]{1,80}\]|【[^【】\n]{1,80}】|\((?:source|sources|src|see)[: ][^()\n]{1,80}\))`)
+
+// stripMarkers removes inline citation markers from a sentence.
+func stripMarkers(s string) string { return strings.TrimSpace(markerRE.ReplaceAllString(s, "")) }
+
+// metaTerms are the words of sentences about the answer rather than the
+// world ("Based on the available sources:", "Here is what I found in
+// memory."): they are never a claim's substance. A sentence left with no
+// other word makes no claim.
+var metaTerms = termSet(`according based source sources memory memories context information summary found
+	detail details let know sure here mention mentioned cite cited citation provided available note notes okay yes answer question happened need`)
+
+func termSet(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, t := range lexical.Terms(words) {
+		m[t] = true
+	}
+	return m
+}
+
+// terms are a text's content terms (cairn's lexical analysis: stemmed,
+// stopwords out), without label terms, deduplicated.
+func terms(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range lexical.Terms(text) {
+		if strings.HasPrefix(t, "label:") || seen[t] {
+			continue
+		}
+		seen[t] = true
+		out = append(out, t)
+	}
+	return out
+}
+
+// claimTerms are the terms a claim stands on: its content terms without
+// the meta words.
+func claimTerms(sentence string) []string {
+	var out []string
+	for _, t := range terms(sentence) {
+		if !metaTerms[t] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// clauseRE joins the clauses of a sentence: a claim is as well supported
+// as its weakest clause, so a true clause cannot carry a false one joined
+// to it ("The key was found in a gist and used to download records").
+var clauseRE = regexp.MustCompile(`(?i)\s*(?:;|,?\s+(?:and|but|which|where|so|because|while|whereas|although|though|except)\s+)`)
+
+// clauses splits a claim into its clauses; a sentence of one clause is
+// its own only clause.
+func clauses(sentence string) []string {
+	parts := clauseRE.Split(sentence, -1)
+	if len(parts) < 2 {
+		return nil
+	}
+	return parts
+}
+
+// isNumber reports whether a term is a number (or holds digits: "3b",
+// "0042").
+func isNumber(t string) bool { return strings.ContainsFunc(t, unicode.IsDigit) }
+
+// numberRE is a number as written, its groups and decimals kept whole
+// ("1,312", "0.87", "07:40"), so "1,312" is not "1" and "312".
+var numberRE = regexp.MustCompile(`\d+(?:[.,:]\d+)*`)
+
+// hardTerms are the words of a claim that name things or count them: its
+// numbers, written whole, and the terms of its capitalised words other
+// than the first (names: "Munich", "July", "CI"). Numbers written as
+// words are not among them: measured, they cost more paraphrases ("six
+// months" for "180 days") than they caught. A claim whose support
+// lacks one is not the same fact, however many other words it shares.
+func hardTerms(sentence string) []string {
+	var out []string
+	for _, n := range numberRE.FindAllString(sentence, -1) {
+		out = append(out, "#"+n)
+	}
+	words := strings.FieldsFunc(norm.NFKC.String(sentence), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+	})
+	for i, w := range words {
+		r, _ := utf8.DecodeRuneInString(w)
+		if i == 0 || !unicode.IsUpper(r) {
+			continue
+		}
+		for _, t := range terms(w) {
+			if !metaTerms[t] && !contains(out, t) {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// factTerms are the terms of a window a claim's hard terms are looked up
+// in: its content terms and its numbers written whole.
+func factTerms(text string) map[string]bool {
+	m := map[string]bool{}
+	for _, t := range terms(text) {
+		m[t] = true
+	}
+	for _, n := range numberRE.FindAllString(text, -1) {
+		m["#"+n] = true
+	}
+	return m
+}
+
+// negationWords turn a statement around. Contractions split into "didn"
+// and "t" in cairn's word splitting, hence their first halves.
+var negationWords = map[string]bool{
+	"not": true, "no": true, "never": true, "nor": true, "neither": true, "none": true, "nobody": true, "nothing": true,
+	"cannot": true, "without": true, "refused": true, "refuses": true, "longer": false,
+	"didn": true, "doesn": true, "don": true, "isn": true, "wasn": true, "weren": true, "aren": true, "hasn": true,
+	"haven": true, "hadn": true, "wouldn": true, "couldn": true, "shouldn": true, "mustn": true, "shan": true,
+}
+
+// negated reports whether a text holds a negation.
+func negated(text string) bool {
+	words := strings.FieldsFunc(strings.ToLower(norm.NFKC.String(text)), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+	for i, w := range words {
+		if w == "no" && i+1 < len(words) && isNumber(words[i+1]) {
+			continue // "No. 1" numbers, it does not deny
+		}
+		if negationWords[w] {
+			return true
+		}
+	}
+	return false
+}

@@ -51,9 +51,19 @@ func dataText(d memory.RawObject) string {
 // new name also drops those of its observations and edges (whose texts
 // quote it) and logs them as changed.
 func (db *DB) PutEntity(ctx context.Context, e memory.KGEntity) (memory.KGEntity, error) {
-	in := e
+	var out memory.KGEntity
 	err := db.write(ctx, "storing an entity", func(tx pgx.Tx) error {
-		e = in
+		var err error
+		out, err = putEntity(ctx, tx, e)
+		return err
+	})
+	return out, err
+}
+
+// putEntity is PutEntity inside a write transaction; it returns the
+// entity as stored.
+func putEntity(ctx context.Context, tx pgx.Tx, e memory.KGEntity) (memory.KGEntity, error) {
+	err := func() error {
 		var old memory.KGEntity
 		var oldData string
 		err := tx.QueryRow(ctx, "SELECT name, type, data, created_at, session_id, repo_id, agent_id, user_id FROM kg_entities WHERE id = $1 FOR UPDATE",
@@ -92,7 +102,7 @@ func (db *DB) PutEntity(ctx context.Context, e memory.KGEntity) (memory.KGEntity
 			}
 		}
 		return nil
-	})
+	}()
 	return e, err
 }
 

@@ -2,10 +2,13 @@ package cairn
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/cairnhq/cairn/capture"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/postgres"
 	"github.com/cairnhq/cairn/sqlite"
@@ -27,6 +30,18 @@ func displayPath(path string) string {
 // DisplayPath is path (a file or a connection string) as it may be shown
 // to a person: without a password.
 func DisplayPath(path string) string { return displayPath(path) }
+
+// SpoolDir is where capture hooks keep the batches waiting for the
+// database at path: beside a SQLite file; for PostgreSQL, in this
+// machine's cache directory, under a name derived from the connection
+// string without its password.
+func SpoolDir(path string) string {
+	if !IsPostgres(path) {
+		return capture.SpoolDir(path)
+	}
+	sum := sha256.Sum256([]byte(displayPath(path)))
+	return filepath.Join(cacheDir(), "cairn", "spool-"+hex.EncodeToString(sum[:8]))
+}
 
 // openStore opens the store at path and returns where its retrieval index
 // lives by default: beside a SQLite file, or, for PostgreSQL, in this

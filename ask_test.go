@@ -145,6 +145,29 @@ func TestAskPlan2SavesASummaryThought(t *testing.T) {
 	}
 }
 
+// Asking the same question again does not save the same summary again in
+// another order: an answer whose every sentence is a sentence of one
+// thought among its sources (an earlier summary) is not saved; and so the
+// question keeps being answered, instead of the summaries crowding the
+// other sources out until the answer rests on one and is refused.
+func TestAskAgainDoesNotPileUpSummaries(t *testing.T) {
+	eng, _ := askEngine(t, nil)
+	first := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3)})
+	if first.SavedThoughtID == "" || first.Refused {
+		t.Fatalf("first answer: %+v", first.Diagnostics)
+	}
+	for i := range 3 {
+		res := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3)})
+		if res.Refused || res.SynthesizedAnswer == "" {
+			t.Fatalf("asking again (%d) was refused: %s", i+1, res.Grounding.Notes)
+		}
+		if res.SavedThoughtID != "" || !strings.Contains(res.Diagnostics.SaveSkipped, first.SavedThoughtID) {
+			t.Fatalf("asking again (%d) saved %q (skipped: %q); the answer repeats %s", i+1, res.SavedThoughtID,
+				res.Diagnostics.SaveSkipped, first.SavedThoughtID)
+		}
+	}
+}
+
 // Testing Plan 3: with stage_kg=true candidates are staged with their
 // source_thought_id.
 func TestAskPlan3StagesCandidates(t *testing.T) {

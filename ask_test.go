@@ -168,6 +168,33 @@ func TestAskAgainDoesNotPileUpSummaries(t *testing.T) {
 	}
 }
 
+// A saved summary does not make a question that was answered refused: its
+// sentences are its sources' sentences, and a sentence several sources
+// hold word for word cites each of them, so an answer drawn from the
+// summary still rests on two sources.
+func TestAskAfterASummaryIsStillAnswered(t *testing.T) {
+	eng, _ := askEngine(t, nil)
+	before := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(2), Save: ptr(false)})
+	if before.Refused {
+		t.Fatalf("before any summary: %s", before.Grounding.Notes)
+	}
+	summary := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3)}).SavedThoughtID
+	if summary == "" {
+		t.Fatal("no summary saved")
+	}
+	after := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(2), Save: ptr(false)})
+	if after.Refused || after.SynthesizedAnswer == "" || !slices.Contains(sourceIDs(after), summary) {
+		t.Fatalf("after the summary %s was saved: refused %v (%s), sources %v", summary, after.Refused, after.Grounding.Notes, sourceIDs(after))
+	}
+	cited := map[string]bool{}
+	for _, c := range after.Grounding.Sources {
+		cited[c.SourceID] = true
+	}
+	if len(cited) < 2 || after.Grounding.CoverageRatio != 1 {
+		t.Fatalf("the answer rests on %v (coverage %v)", cited, after.Grounding.CoverageRatio)
+	}
+}
+
 // Testing Plan 3: with stage_kg=true candidates are staged with their
 // source_thought_id.
 func TestAskPlan3StagesCandidates(t *testing.T) {

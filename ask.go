@@ -174,6 +174,25 @@ type AskSession struct {
 	SummarizedThrough int  `json:"summarized_through"`
 }
 
+// askWithDefaults is a Go program's AskConfig with the defaults in place
+// of fields left unset (top_k and the candidate limit 0; a NaN
+// threshold) and the others brought within their bounds.
+func askWithDefaults(c synth.AskConfig) synth.AskConfig {
+	if c.TopK <= 0 {
+		c.TopK = synth.DefaultTopK
+	}
+	c.TopK = min(c.TopK, synth.MaxTopK)
+	if math.IsNaN(c.SimThresh) {
+		c.SimThresh = synth.DefaultSimThresh
+	}
+	c.SimThresh = min(1, max(0, c.SimThresh))
+	if c.DBLimit <= 0 {
+		c.DBLimit = synth.DefaultDBLimit
+	}
+	c.DBLimit = min(c.DBLimit, synth.MaxDBLimit)
+	return c
+}
+
 // askParams are a request's parameters with defaults and bounds applied.
 type askParams struct {
 	topK               int

@@ -502,6 +502,22 @@ func TestAskConfigFromSettings(t *testing.T) {
 	}
 }
 
+// A Go program that sets one field of Options.Ask gets the defaults for
+// the others, and values out of bounds are brought within them: top_k
+// is never 0.
+func TestAskConfigZeroFieldsAreDefaults(t *testing.T) {
+	eng, _ := askEngine(t, &cairn.Options{Ask: &synth.AskConfig{AutoMarkRemoval: true, SimThresh: 0.5}})
+	res := ask(t, eng, cairn.AskRequest{Content: askQuestion, Save: ptr(false)})
+	if res.Diagnostics.TopK != synth.DefaultTopK || res.Refused || len(res.Sources) < 2 {
+		t.Fatalf("with Options.Ask{AutoMarkRemoval: true}: top_k %d, %d sources, refused %v", res.Diagnostics.TopK, len(res.Sources), res.Refused)
+	}
+	big, _ := askEngine(t, &cairn.Options{Ask: &synth.AskConfig{TopK: 500, SimThresh: math.NaN(), DBLimit: -1}})
+	res = ask(t, big, cairn.AskRequest{Content: askQuestion, Save: ptr(false)})
+	if res.Diagnostics.TopK != synth.MaxTopK || res.Diagnostics.SimThresh != synth.DefaultSimThresh {
+		t.Fatalf("with Options.Ask{TopK: 500, SimThresh: NaN}: %+v", res.Diagnostics)
+	}
+}
+
 // Another synthesiser plugs in through Options.Synthesizer: it gets the
 // question and the sources' whole texts, best first; its answer goes
 // through the grounding verifier like the extractive one, so an answer

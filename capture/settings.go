@@ -370,8 +370,10 @@ func commandsIn(a Agent, g json.RawMessage) []string {
 }
 
 // Apply writes a change: the old file is copied to a timestamped backup
-// beside it first, the new text is written to a temporary file and
-// renamed over the old one. An unchanged file is left alone.
+// beside it first (never over an earlier backup), the new text is written
+// to a temporary file and renamed over the old one. A settings file that
+// is a symbolic link stays one: the file it points to is the one
+// replaced. An unchanged file is left alone.
 func Apply(c *Change, now time.Time) error {
 	if !c.Changed {
 		return nil
@@ -379,34 +381,56 @@ func Apply(c *Change, now time.Time) error {
 	if err := os.MkdirAll(filepath.Dir(c.Path), 0o755); err != nil {
 		return memory.Wrap(memory.CodeInternal, err, "creating %s: %v", filepath.Dir(c.Path), err)
 	}
+	target := c.Path
 	mode := os.FileMode(0o644)
 	if fi, err := os.Stat(c.Path); err == nil {
 		mode = fi.Mode().Perm()
-		c.Backup = c.Path + ".cairn-" + now.UTC().Format("20060102T150405Z") + ".bak"
-		if err := copyFile(c.Path, c.Backup, mode); err != nil {
+		if target, err = filepath.EvalSymlinks(c.Path); err != nil {
+			return memory.Wrap(memory.CodeInternal, err, "reading %s: %v", c.Path, err)
+		}
+		if c.Backup, err = backup(c.Path, now, mode); err != nil {
 			return memory.Wrap(memory.CodeInternal, err, "backing up %s: %v", c.Path, err)
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return memory.Wrap(memory.CodeInternal, err, "reading %s: %v", c.Path, err)
 	}
-	tmp := c.Path + ".cairn-tmp"
+	tmp := target + ".cairn-tmp"
 	if err := os.WriteFile(tmp, []byte(c.After), mode); err != nil {
 		return memory.Wrap(memory.CodeInternal, err, "writing %s: %v", tmp, err)
 	}
-	if err := os.Rename(tmp, c.Path); err != nil {
+	if err := os.Rename(tmp, target); err != nil {
 		os.Remove(tmp)
-		return memory.Wrap(memory.CodeInternal, err, "replacing %s: %v", c.Path, err)
+		return memory.Wrap(memory.CodeInternal, err, "replacing %s: %v", target, err)
 	}
 	return nil
 }
 
+// backup copies path to PATH.cairn-TIME.bak, or PATH.cairn-TIME-N.bak
+// when a backup of that second exists: an earlier backup (perhaps of the
+// user's own file) is never overwritten.
+func backup(path string, now time.Time, mode os.FileMode) (string, error) {
+	stamp := path + ".cairn-" + now.UTC().Format("20060102T150405Z")
+	for n := 1; ; n++ {
+		name := stamp + ".bak"
+		if n > 1 {
+			name = fmt.Sprintf("%s-%d.bak", stamp, n)
+		}
+		err := copyFile(path, name, mode)
+		if !errors.Is(err, os.ErrExist) {
+			return name, err
+		}
+	}
+}
+
+// copyFile copies from to a new file to; it fails with os.ErrExist when
+// to exists.
 func copyFile(from, to string, mode os.FileMode) error {
 	in, err := os.Open(from)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return err
 	}

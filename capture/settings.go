@@ -159,7 +159,7 @@ func PlanInstall(a Agent, path, current, bin, db string, o InstallOptions) (Chan
 			}
 		}
 		arr = append(arr, raw)
-		b, _ := json.Marshal(arr)
+		b, _ := marshal(arr)
 		hooks = hooks.set(ev, b)
 	}
 	if a == Cursor {
@@ -299,7 +299,7 @@ func withoutCairn(a Agent, hooks object) (object, error) {
 		if len(kept) == 0 {
 			continue
 		}
-		b, _ := json.Marshal(kept)
+		b, _ := marshal(kept)
 		out = append(out, member{Key: m.Key, Value: b})
 	}
 	return out, nil
@@ -344,7 +344,7 @@ func dropCairn(a Agent, g json.RawMessage) (json.RawMessage, bool, error) {
 	if len(kept) == 0 {
 		return nil, true, nil
 	}
-	b, _ := json.Marshal(kept)
+	b, _ := marshal(kept)
 	return obj.set("hooks", b).marshal(), false, nil
 }
 
@@ -516,7 +516,7 @@ func (o object) marshal() json.RawMessage {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(m.Key)
+		k, _ := marshal(m.Key)
 		b.Write(k)
 		b.WriteByte(':')
 		var c bytes.Buffer
@@ -535,7 +535,7 @@ func (o object) marshal() json.RawMessage {
 func marshalOrdered(v any) (json.RawMessage, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return json.Marshal(v)
+		return marshal(v)
 	}
 	order := []string{"matcher", "name", "type", "command", "timeout", "hooks"}
 	var o object
@@ -551,12 +551,25 @@ func marshalOrdered(v any) (json.RawMessage, error) {
 					}
 					parts = append(parts, p)
 				}
-				raw, _ = json.Marshal(parts)
+				raw, _ = marshal(parts)
 			} else {
-				raw, _ = json.Marshal(x)
+				raw, _ = marshal(x)
 			}
 			o = append(o, member{Key: k, Value: raw})
 		}
 	}
 	return o.marshal(), nil
+}
+
+// marshal encodes v as JSON without escaping <, > and & (json.Marshal
+// writes them as \u003c ...): a user's hook command "make fmt && make
+// lint" stays as they wrote it.
+func marshal(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

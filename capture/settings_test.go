@@ -161,6 +161,43 @@ func TestApplyBacksUp(t *testing.T) {
 	}
 }
 
+// A user's own hooks keep their text: installing does not rewrite
+// "&&" or ">" in their commands as \u0026 or \u003e.
+func TestInstallKeepsCommandsAsWritten(t *testing.T) {
+	current := `{
+  "hooks": {
+    "PostToolUse": [
+      {
+        "matcher": "Write",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "cd \"$CLAUDE_PROJECT_DIR\" && make fmt > /dev/null"
+          }
+        ]
+      }
+    ]
+  }
+}
+`
+	for _, a := range []capture.Agent{capture.ClaudeCode, capture.GeminiCLI} {
+		in, err := capture.PlanInstall(a, "settings.json", current, "/opt/cairn & co/cairn", "", capture.InstallOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(in.After, `"command": "cd \"$CLAUDE_PROJECT_DIR\" && make fmt > /dev/null"`) || strings.Contains(in.After, `\u00`) {
+			t.Fatalf("%s: the user's command was rewritten:\n%s", a, in.After)
+		}
+		out, err := capture.PlanUninstall(a, "settings.json", in.After)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.After != current {
+			t.Fatalf("%s: install then uninstall does not give the file back:\n%s", a, out.After)
+		}
+	}
+}
+
 // Installing and removing within one second keeps both backups: the
 // second never overwrites the first (the user's own file).
 func TestApplyNeverOverwritesABackup(t *testing.T) {

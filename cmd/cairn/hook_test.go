@@ -41,3 +41,19 @@ func TestHookNeverExitsTwo(t *testing.T) {
 		t.Fatalf("a panicking hook: exit %d, %q", code, errw.String())
 	}
 }
+
+// cairn config says whether writes are redacted and what the hooks record.
+func TestConfigShowsCapture(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "cairn.db")
+	out := mustCLI(t, db, "config")
+	if !strings.Contains(out, "redaction          on:") || !strings.Contains(out, "user prompts recorded") || !strings.Contains(out, "write mode background") {
+		t.Fatalf("config:\n%s", out)
+	}
+	t.Setenv("CAIRN_REDACT", "off")
+	t.Setenv(EnvCapturePrompts, "off")
+	t.Setenv(EnvHookWrite, "direct")
+	out = mustCLI(t, db, "config")
+	if !strings.Contains(out, "redaction          off") || !strings.Contains(out, "user prompts not recorded") || !strings.Contains(out, "write mode direct") {
+		t.Fatalf("config with capture settings:\n%s", out)
+	}
+}

@@ -170,8 +170,13 @@ func setCookie(w http.ResponseWriter, r *http.Request, name, value string, maxAg
 }
 
 // safeNext returns a same-site path to go to after signing in, or "/".
+// Browsers drop tabs and line breaks from a URL ("/\t/evil" is
+// "//evil", another site) and read "\" as "/": a path with a control
+// character or a backslash is refused whole.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n") {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsFunc(next, func(r rune) bool {
+		return r == '\\' || r < 0x20 || r == 0x7f
+	}) {
 		return "/"
 	}
 	return next

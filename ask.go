@@ -174,6 +174,25 @@ type AskSession struct {
 	SummarizedThrough int  `json:"summarized_through"`
 }
 
+// askWithDefaults is a Go program's AskConfig with the defaults in place
+// of fields left unset (top_k and the candidate limit 0; a NaN
+// threshold) and the others brought within their bounds.
+func askWithDefaults(c synth.AskConfig) synth.AskConfig {
+	if c.TopK <= 0 {
+		c.TopK = synth.DefaultTopK
+	}
+	c.TopK = min(c.TopK, synth.MaxTopK)
+	if math.IsNaN(c.SimThresh) {
+		c.SimThresh = synth.DefaultSimThresh
+	}
+	c.SimThresh = min(1, max(0, c.SimThresh))
+	if c.DBLimit <= 0 {
+		c.DBLimit = synth.DefaultDBLimit
+	}
+	c.DBLimit = min(c.DBLimit, synth.MaxDBLimit)
+	return c
+}
+
 // askParams are a request's parameters with defaults and bounds applied.
 type askParams struct {
 	topK               int
@@ -398,7 +417,7 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 
 	// Save the answer as a summary thought.
 	if p.save {
-		switch dup, quoted := duplicateOf(ans.Text, thoughts), quotesOnly(ans, thoughts); {
+		switch dup, quoted, repeated := duplicateOf(ans.Text, thoughts), quotesOnly(ans, thoughts), repeatsOne(ans, thoughts); {
 		case ans.Refused:
 			d.SaveSkipped = "the answer was refused"
 		case strings.TrimSpace(ans.Text) == "":
@@ -407,6 +426,8 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 			d.SaveSkipped = "the answer repeats thought " + dup + " word for word"
 		case quoted != "":
 			d.SaveSkipped = "the answer only quotes thought " + quoted
+		case repeated != "":
+			d.SaveSkipped = "the answer only repeats sentences of thought " + repeated
 		default:
 			// An answer drawn from a private thought is private too.
 			private := slices.ContainsFunc(thoughts, func(t memory.Thought) bool { return t.IsPrivate })
@@ -580,6 +601,27 @@ func quotesOnly(ans synth.Answer, ts []memory.Thought) string {
 		}
 	}
 	return id
+}
+
+// repeatsOne names a thought every sentence of the answer is a sentence
+// of (compared normalised, in any order): saving the answer would only
+// save that thought again, an earlier summary most often.
+func repeatsOne(ans synth.Answer, ts []memory.Thought) string {
+	if len(ans.Sentences) == 0 {
+		return ""
+	}
+	key := func(s string) string { return content.Hash(strings.TrimRight(strings.TrimSpace(s), ".!?")) }
+	for _, t := range ts {
+		rs := []rune(t.Content)
+		have := map[string]bool{}
+		for _, sp := range synth.Sentences(t.Content) {
+			have[key(string(rs[sp[0]:sp[1]]))] = true
+		}
+		if !slices.ContainsFunc(ans.Sentences, func(s synth.Sentence) bool { return !have[key(s.Text)] }) {
+			return t.ID
+		}
+	}
+	return ""
 }
 
 // commonScope is the scope every thought shares: each key that all of

@@ -145,6 +145,56 @@ func TestAskPlan2SavesASummaryThought(t *testing.T) {
 	}
 }
 
+// Asking the same question again does not save the same summary again in
+// another order: an answer whose every sentence is a sentence of one
+// thought among its sources (an earlier summary) is not saved; and so the
+// question keeps being answered, instead of the summaries crowding the
+// other sources out until the answer rests on one and is refused.
+func TestAskAgainDoesNotPileUpSummaries(t *testing.T) {
+	eng, _ := askEngine(t, nil)
+	first := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3)})
+	if first.SavedThoughtID == "" || first.Refused {
+		t.Fatalf("first answer: %+v", first.Diagnostics)
+	}
+	for i := range 3 {
+		res := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3)})
+		if res.Refused || res.SynthesizedAnswer == "" {
+			t.Fatalf("asking again (%d) was refused: %s", i+1, res.Grounding.Notes)
+		}
+		if res.SavedThoughtID != "" || !strings.Contains(res.Diagnostics.SaveSkipped, first.SavedThoughtID) {
+			t.Fatalf("asking again (%d) saved %q (skipped: %q); the answer repeats %s", i+1, res.SavedThoughtID,
+				res.Diagnostics.SaveSkipped, first.SavedThoughtID)
+		}
+	}
+}
+
+// A saved summary does not make a question that was answered refused: its
+// sentences are its sources' sentences, and a sentence several sources
+// hold word for word cites each of them, so an answer drawn from the
+// summary still rests on two sources.
+func TestAskAfterASummaryIsStillAnswered(t *testing.T) {
+	eng, _ := askEngine(t, nil)
+	before := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(2), Save: ptr(false)})
+	if before.Refused {
+		t.Fatalf("before any summary: %s", before.Grounding.Notes)
+	}
+	summary := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3)}).SavedThoughtID
+	if summary == "" {
+		t.Fatal("no summary saved")
+	}
+	after := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(2), Save: ptr(false)})
+	if after.Refused || after.SynthesizedAnswer == "" || !slices.Contains(sourceIDs(after), summary) {
+		t.Fatalf("after the summary %s was saved: refused %v (%s), sources %v", summary, after.Refused, after.Grounding.Notes, sourceIDs(after))
+	}
+	cited := map[string]bool{}
+	for _, c := range after.Grounding.Sources {
+		cited[c.SourceID] = true
+	}
+	if len(cited) < 2 || after.Grounding.CoverageRatio != 1 {
+		t.Fatalf("the answer rests on %v (coverage %v)", cited, after.Grounding.CoverageRatio)
+	}
+}
+
 // Testing Plan 3: with stage_kg=true candidates are staged with their
 // source_thought_id.
 func TestAskPlan3StagesCandidates(t *testing.T) {
@@ -449,6 +499,22 @@ func TestAskConfigFromSettings(t *testing.T) {
 	}
 	if _, err := cairn.SettingsFromEnv(env("SURR_ARCHIVE_FORMAT", "xml")); memory.CodeOf(err) != memory.CodeInvalidParams {
 		t.Fatalf("an unknown archive format: %v", err)
+	}
+}
+
+// A Go program that sets one field of Options.Ask gets the defaults for
+// the others, and values out of bounds are brought within them: top_k
+// is never 0.
+func TestAskConfigZeroFieldsAreDefaults(t *testing.T) {
+	eng, _ := askEngine(t, &cairn.Options{Ask: &synth.AskConfig{AutoMarkRemoval: true, SimThresh: 0.5}})
+	res := ask(t, eng, cairn.AskRequest{Content: askQuestion, Save: ptr(false)})
+	if res.Diagnostics.TopK != synth.DefaultTopK || res.Refused || len(res.Sources) < 2 {
+		t.Fatalf("with Options.Ask{AutoMarkRemoval: true}: top_k %d, %d sources, refused %v", res.Diagnostics.TopK, len(res.Sources), res.Refused)
+	}
+	big, _ := askEngine(t, &cairn.Options{Ask: &synth.AskConfig{TopK: 500, SimThresh: math.NaN(), DBLimit: -1}})
+	res = ask(t, big, cairn.AskRequest{Content: askQuestion, Save: ptr(false)})
+	if res.Diagnostics.TopK != synth.MaxTopK || res.Diagnostics.SimThresh != synth.DefaultSimThresh {
+		t.Fatalf("with Options.Ask{TopK: 500, SimThresh: NaN}: %+v", res.Diagnostics)
 	}
 }
 

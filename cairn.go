@@ -50,7 +50,8 @@ type Options struct {
 	// which leave it disabled.
 	InnerVoice *retrieve.InnerVoiceConfig
 	// Ask configures the inner_voice tool (SURR_TOP_K, SURR_SIM_THRESH,
-	// SURR_DB_LIMIT, SURR_AUTO_MARK_REMOVAL); nil means the defaults.
+	// SURR_DB_LIMIT, SURR_AUTO_MARK_REMOVAL); nil means the defaults, and
+	// so does TopK or DBLimit left 0 (values out of bounds are clamped).
 	Ask *synth.AskConfig
 	// Synthesizer answers inner_voice when no language model does, and
 	// when the model fails. Default: synth.Extractive (offline,
@@ -271,7 +272,7 @@ func newEngine(store memory.Store, o Options) (*Engine, error) {
 	}
 	e.ask, e.synth = synth.DefaultAskConfig(), o.Synthesizer
 	if o.Ask != nil {
-		e.ask = *o.Ask
+		e.ask = askWithDefaults(*o.Ask)
 	}
 	e.initGrounding(o)
 	e.candidates, _ = store.(memory.CandidateStore)

@@ -12,6 +12,7 @@ import (
 	"github.com/cairnhq/cairn/embed"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/retrieve"
+	"github.com/cairnhq/cairn/synth"
 )
 
 // segmentsHolding lists the index's segment files that hold needle (the
@@ -237,6 +238,59 @@ func TestForgetThought(t *testing.T) {
 	wantErr(t, "empty id", err, memory.CodeInvalidParams)
 	if after := export(t, eng); after != before {
 		t.Fatal("forgetting twice, or an unknown or bad id, changed the database")
+	}
+}
+
+// TestForgetThoughtTakesItsSummaries: an inner_voice answer saved as a
+// summary thought quotes its sources word for word, so forgetting a
+// source forgets the summaries made from it (and summaries of those):
+// the forgotten text is found by no retrieval, in no export and in no
+// file, while the other sources stay.
+func TestForgetThoughtTakesItsSummaries(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cairn.db")
+	eng := openAt(t, path, &cairn.Options{Embedder: embed.Hash{Dim: 256}, InnerVoice: voiceOn(), Verifier: &synth.Verifier{MinSources: 1}})
+	const secret = "zqderivedsecret7"
+	src := think(t, eng, cairn.ThinkRequest{Content: "Clock drift breaks session token expiry because the vault key is " + secret + ".", Origin: memory.OriginHuman})
+	other := think(t, eng, cairn.ThinkRequest{Content: "Clock drift breaks session token expiry when NTP is down.", Origin: memory.OriginHuman})
+	res := ask(t, eng, cairn.AskRequest{Content: "why does clock drift break session token expiry?", TopK: ptr(3), Save: ptr(true)})
+	if res.SavedThoughtID == "" || !strings.Contains(res.SynthesizedAnswer, secret) || !slices.Contains(sourceIDs(res), src.ID) {
+		t.Fatalf("the saved answer does not quote the source, the test would prove nothing: %+v", res)
+	}
+	// A summary of that summary, written by an agent.
+	meta := think(t, eng, cairn.ThinkRequest{Content: "Summary of summaries: " + res.SynthesizedAnswer, Origin: memory.OriginModel,
+		IsSummary: true, SummaryOf: []string{res.SavedThoughtID}})
+	// A summary that does not draw on the forgotten thought stays.
+	unrelated := think(t, eng, cairn.ThinkRequest{Content: "NTP outages break token expiry.", Origin: memory.OriginModel,
+		IsSummary: true, SummaryOf: []string{other.ID}})
+
+	if _, err := eng.ForgetThought(ctx, src.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{src.ID, res.SavedThoughtID, meta.ID} {
+		th, err := eng.Thought(ctx, id)
+		if err != nil || !th.Redacted || th.Content != memory.RedactedContent {
+			t.Fatalf("thought %s after forgetting its source: %+v, %v", id, th, err)
+		}
+	}
+	for _, id := range []string{other.ID, unrelated.ID} {
+		if th, err := eng.Thought(ctx, id); err != nil || th.Redacted {
+			t.Fatalf("thought %s, which does not quote the forgotten one, was forgotten: %+v, %v", id, th, err)
+		}
+	}
+	found := voice(t, eng, retrieve.InnerVoiceRequest{Query: "vault key " + secret, TopK: ptr(10)})
+	for _, s := range found.Snippets {
+		if strings.Contains(s.Text, secret) {
+			t.Fatalf("inner_voice_retrieve still finds the forgotten text in %s", s.ID)
+		}
+	}
+	if strings.Contains(export(t, eng), secret) {
+		t.Fatal("the export holds the forgotten text")
+	}
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if files := filesHolding(t, filepath.Dir(path), secret); len(files) > 0 {
+		t.Fatalf("the forgotten text is still in %v", files)
 	}
 }
 

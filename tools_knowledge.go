@@ -33,7 +33,7 @@ var knowledgeTools = []Tool{
 	}),
 	newTool(Tool{
 		Name: "thought_forget", Title: "Forget a thought", Method: "POST", Path: "/v1/thoughts/{thoughtId}/forget", Destructive: true, Idempotent: true,
-		Description: `Forget a thought that must not be kept (a secret, personal data, something the user asked to erase): its content becomes "[redacted]" and its tags are dropped; the original text and its vector are erased from disk and from every index, so inner_voice_retrieve never returns it again. Its id, origin, status, time and scope remain. Forgetting it again changes nothing. Cannot be undone (to stop retrieving a thought but keep it, use thought_mark). Returns the redacted thought.`,
+		Description: `Forget a thought that must not be kept (a secret, personal data, something the user asked to erase): its content becomes "[redacted]" and its tags are dropped; the original text and its vector are erased from disk and from every index, so inner_voice_retrieve never returns it again. The summary thoughts made from it (inner_voice answers that quote it), and summaries of those, are forgotten with it. Its id, origin, status, time and scope remain. Forgetting it again changes nothing. Cannot be undone (to stop retrieving a thought but keep it, use thought_mark). Returns the redacted thought.`,
 	}, func(e *Engine, ctx context.Context, in ThoughtRef) (memory.Thought, error) {
 		return e.ForgetThought(ctx, in.ThoughtID)
 	}),

@@ -231,3 +231,36 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Whatever a tool printed (a binary file's bytes, a NUL, bytes that are
+// not UTF-8), what a hook records is text the database takes: a batch the
+// store refused would wait in the spool for ever, ahead of every later one.
+func TestHookRecordsOnlyStorableText(t *testing.T) {
+	payloads := []string{
+		`{"session_id":"s1","cwd":"/src/shop","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"cat app.bin"},"tool_response":{"stdout":"\u007fELF\u0000\u0001\u0002 binary\u0000","stderr":"","interrupted":false}}`,
+		"{\"session_id\":\"s1\",\"cwd\":\"/src/shop\",\"hook_event_name\":\"PostToolUse\",\"tool_name\":\"mcp__db__query\",\"tool_input\":{\"sql\":\"select \xff\xfe\"},\"tool_response\":\"ok \\u0000 done\"}",
+		`{"session_id":"s1","cwd":"/src/shop","hook_event_name":"UserPromptSubmit","prompt":"why does \u0000 break it?"}`,
+		`{"session_id":"s1","cwd":"/src/shop","hook_event_name":"Stop","last_assistant_message":"the NUL \u0000 was it"}`,
+	}
+	for _, p := range payloads {
+		native := map[bool]string{true: "PostToolUse"}[strings.Contains(p, "PostToolUse")]
+		if native == "" {
+			native = map[bool]string{true: "UserPromptSubmit", false: "Stop"}[strings.Contains(p, "UserPromptSubmit")]
+		}
+		ev, err := capture.Parse(capture.ClaudeCode, native, []byte(p))
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		b, err := capture.Build(ev, capture.Repo{Root: "/src/shop"}, 1, capture.Options{Redactor: &capture.Redactor{}, NewID: ids()})
+		if err != nil || len(b.Observations) != 1 {
+			t.Fatalf("%s: %+v, %v", p, b, err)
+		}
+		o := b.Observations[0]
+		if err := memory.ValidateContent("content", o.Content, memory.DefaultMaxContentBytes); err != nil {
+			t.Errorf("%s records %q, which the store refuses: %v", native, o.Content, err)
+		}
+		if !strings.Contains(o.Content, "\uFFFD") {
+			t.Errorf("%s records %q: the byte the store cannot take should show as U+FFFD", native, o.Content)
+		}
+	}
+}

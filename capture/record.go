@@ -116,7 +116,7 @@ func Build(ev Event, repo Repo, tsMs int64, o Options) (Batch, error) {
 		return p
 	}
 	add := func(kind memory.Kind, content string, p json.RawMessage) {
-		content, found := o.Redactor.Redact(content)
+		content, found := o.Redactor.Redact(storable(content))
 		if len(found) > 0 {
 			var m map[string]any
 			json.Unmarshal(p, &m)
@@ -160,6 +160,14 @@ func Build(ev Event, repo Repo, tsMs int64, o Options) (Batch, error) {
 		add(kind, content, prov(extra))
 	}
 	return b, nil
+}
+
+// storable makes a tool's output text the store takes: bytes that are
+// not UTF-8 and NULs (a binary file's content) become U+FFFD. The store
+// refuses either, and a refused batch would stay in the spool.
+func storable(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	return strings.ReplaceAll(s, "\x00", "\uFFFD")
 }
 
 func countKinds(found []Finding) map[string]int {

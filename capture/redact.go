@@ -31,7 +31,15 @@ type rule struct {
 	// keep, when set, vetoes a match (a look-alike the pattern cannot
 	// tell apart by itself).
 	keep func(secret string) bool
+	// keepQuoted, when set, vetoes a match of a group named "quoted..."
+	// instead of keep.
+	keepQuoted func(secret string) bool
 }
+
+// secretGroups are the names of the groups that hold what a rule
+// replaces: the first that matched is the secret (a rule may find it in
+// several places, and a regular expression names a group once).
+var secretGroups = []string{"secret", "secret2", "quoted", "quoted2"}
 
 // The rules, most specific first: a provider's key is named as such
 // rather than as a high-entropy token.
@@ -57,14 +65,20 @@ var rules = compileLazily([]rule{
 	{kind: "databricks-token", pat: `\b(?P<secret>dapi[a-f0-9]{32})\b`},
 	{kind: "azure-key", pat: `(?i)(?:AccountKey|SharedAccessKey)=(?P<secret>[A-Za-z0-9+/]{20,}={0,2})`},
 	{kind: "jwt", pat: `\b(?P<secret>eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})`},
-	{kind: "url-password", pat: `\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@'"]+:(?P<secret>[^\s@/'"]{3,})@[^\s/'"]`,
+	{kind: "url-password", pat: `\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@'"]*:(?P<secret>[^\s@/'"]{3,})@[^\s/'"]`,
 		keep: func(s string) bool { return isPlaceholder(s) || strings.HasPrefix(s, "$") }},
 	{kind: "auth-header", pat: `(?i)\b(?:authorization|proxy-authorization)["']?\s*[:=]\s*["']?(?:bearer|basic|token|digest)\s+(?P<secret>[A-Za-z0-9._~+/=-]{8,})`,
 		keep: isPlaceholder},
 	{kind: "bearer-token", pat: `(?i)\bbearer\s+(?P<secret>[A-Za-z0-9._~+/-]{20,}=*)`,
 		keep: isPlaceholder},
-	{kind: "secret-assignment", pat: `(?im)(?:^|[\s,;{(])["']?(?:export\s+)?[A-Za-z0-9_.-]*(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_?KEY|APIKEY|ACCESS_?KEY|PRIVATE_?KEY|AUTH_?KEY|CLIENT_?SECRET|CREDENTIALS?|_PWD|SESSION_?KEY|SIGNING_?KEY|ENCRYPTION_?KEY)[A-Za-z0-9_]*["']?\s*(?:=|:)\s*["']?(?P<secret>[^\s"',;]{6,})`,
-		keep: assignmentLookAlike},
+	// Passwords given to a command: curl -u user:password, --password X.
+	{kind: "cli-password", pat: `(?:\bcurl\b[^\n|;&]*?\s(?:-u|--user)(?:\s+|=)?["']?[^\s:"'\[\]]+:(?P<secret>[^\s"']{3,})|(?:^|\s)--pass(?:word|wd)?(?:=|\s+)["']?(?P<secret2>[^\s"']{3,}))`,
+		keep: isPlaceholder},
+	// KEY=value, key: value, "key": "value", ?key=value. A quoted value is
+	// a string literal, taken whole (a passphrase has spaces); an unquoted
+	// one may be a variable or a call, which assignmentLookAlike tells.
+	{kind: "secret-assignment", pat: `(?im)(?:^|[\s,;{(?&])["']?(?:export\s+)?[A-Za-z0-9_.-]*(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API[_-]?KEY|ACCESS[_-]?KEY|PRIVATE[_-]?KEY|AUTH[_-]?KEY|CLIENT[_-]?SECRET|CREDENTIALS?|_PWD|SESSION[_-]?KEY|SIGNING[_-]?KEY|ENCRYPTION[_-]?KEY)[A-Za-z0-9_]*["']?\s*(?:=|:)\s*(?:"(?P<quoted>[^"\n]{6,})"|'(?P<quoted2>[^'\n]{6,})'|["']?(?P<secret>[^\s"',;]{6,}))`,
+		keep: assignmentLookAlike, keepQuoted: quotedLookAlike},
 })
 
 func compileLazily(rs []rule) []rule {
@@ -115,6 +129,25 @@ func assignmentLookAlike(s string) bool {
 	}
 	return memberAccess().MatchString(l) || identifier().MatchString(s) || digits().MatchString(s) ||
 		headerName().MatchString(s) || pathLike().MatchString(s)
+}
+
+// quotedLookAlike vetoes quoted values that are not secrets: the
+// placeholders, words and names assignmentLookAlike knows, except that a
+// quoted lowercase word is a string, so a password, unless it names a
+// kind of credential ("bearer", "access_token", "password").
+func quotedLookAlike(s string) bool {
+	if strings.TrimSpace(s) == "" {
+		return true
+	}
+	if identifier().MatchString(s) {
+		for _, w := range []string{"password", "passwd", "secret", "token", "key", "bearer", "basic", "auth", "cred"} {
+			if strings.Contains(s, w) {
+				return true
+			}
+		}
+		return false
+	}
+	return assignmentLookAlike(s)
 }
 
 var (
@@ -170,16 +203,19 @@ func (r *Redactor) Redact(text string) (string, []Finding) {
 			continue
 		}
 		re := ru.re()
-		idx := re.SubexpIndex("secret")
 		for _, m := range re.FindAllStringSubmatchIndex(text, -1) {
-			a, b := m[0], m[1]
-			if idx > 0 {
-				if m[2*idx] < 0 {
-					continue
+			a, b, group := m[0], m[1], ""
+			for _, name := range secretGroups {
+				if i := re.SubexpIndex(name); i > 0 && m[2*i] >= 0 {
+					a, b, group = m[2*i], m[2*i+1], name
+					break
 				}
-				a, b = m[2*idx], m[2*idx+1]
 			}
-			if ru.keep != nil && ru.keep(text[a:b]) {
+			keep := ru.keep
+			if strings.HasPrefix(group, "quoted") && ru.keepQuoted != nil {
+				keep = ru.keepQuoted
+			}
+			if keep != nil && keep(text[a:b]) {
 				continue
 			}
 			if taken(a, b) {
@@ -254,6 +290,8 @@ func (ru rule) quick(text string) bool {
 		return strings.Contains(text, "eyJ")
 	case "url-password":
 		return strings.Contains(text, "://")
+	case "cli-password":
+		return strings.Contains(text, "curl") || strings.Contains(text, "--pass")
 	case "azure-key":
 		return strings.Contains(strings.ToLower(text), "key=")
 	}

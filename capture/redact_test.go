@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,6 +61,15 @@ func TestRedactionCorpus(t *testing.T) {
 		got, found := r.Redact(c.Text)
 		if strings.Contains(got, c.Secret) || len(found) == 0 {
 			t.Errorf("missed %s: %q -> %q", c.Kind, c.Text, got)
+			continue
+		}
+		// A secret of several words (a passphrase) must go whole: none of
+		// its words may stay, unless the text has it elsewhere.
+		rest := strings.Replace(c.Text, c.Secret, "", 1)
+		if kept := slices.DeleteFunc(strings.Fields(c.Secret), func(w string) bool {
+			return len(w) < 4 || strings.Contains(rest, w) || !strings.Contains(got, w)
+		}); len(kept) > 0 {
+			t.Errorf("partly kept %s: %q -> %q (still holds %q)", c.Kind, c.Text, got, kept)
 			continue
 		}
 		caught++

@@ -159,7 +159,7 @@ func PlanInstall(a Agent, path, current, bin, db string, o InstallOptions) (Chan
 			}
 		}
 		arr = append(arr, raw)
-		b, _ := json.Marshal(arr)
+		b, _ := marshal(arr)
 		hooks = hooks.set(ev, b)
 	}
 	if a == Cursor {
@@ -299,7 +299,7 @@ func withoutCairn(a Agent, hooks object) (object, error) {
 		if len(kept) == 0 {
 			continue
 		}
-		b, _ := json.Marshal(kept)
+		b, _ := marshal(kept)
 		out = append(out, member{Key: m.Key, Value: b})
 	}
 	return out, nil
@@ -344,7 +344,7 @@ func dropCairn(a Agent, g json.RawMessage) (json.RawMessage, bool, error) {
 	if len(kept) == 0 {
 		return nil, true, nil
 	}
-	b, _ := json.Marshal(kept)
+	b, _ := marshal(kept)
 	return obj.set("hooks", b).marshal(), false, nil
 }
 
@@ -370,8 +370,10 @@ func commandsIn(a Agent, g json.RawMessage) []string {
 }
 
 // Apply writes a change: the old file is copied to a timestamped backup
-// beside it first, the new text is written to a temporary file and
-// renamed over the old one. An unchanged file is left alone.
+// beside it first (never over an earlier backup), the new text is written
+// to a temporary file and renamed over the old one. A settings file that
+// is a symbolic link stays one: the file it points to is the one
+// replaced. An unchanged file is left alone.
 func Apply(c *Change, now time.Time) error {
 	if !c.Changed {
 		return nil
@@ -379,34 +381,56 @@ func Apply(c *Change, now time.Time) error {
 	if err := os.MkdirAll(filepath.Dir(c.Path), 0o755); err != nil {
 		return memory.Wrap(memory.CodeInternal, err, "creating %s: %v", filepath.Dir(c.Path), err)
 	}
+	target := c.Path
 	mode := os.FileMode(0o644)
 	if fi, err := os.Stat(c.Path); err == nil {
 		mode = fi.Mode().Perm()
-		c.Backup = c.Path + ".cairn-" + now.UTC().Format("20060102T150405Z") + ".bak"
-		if err := copyFile(c.Path, c.Backup, mode); err != nil {
+		if target, err = filepath.EvalSymlinks(c.Path); err != nil {
+			return memory.Wrap(memory.CodeInternal, err, "reading %s: %v", c.Path, err)
+		}
+		if c.Backup, err = backup(c.Path, now, mode); err != nil {
 			return memory.Wrap(memory.CodeInternal, err, "backing up %s: %v", c.Path, err)
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return memory.Wrap(memory.CodeInternal, err, "reading %s: %v", c.Path, err)
 	}
-	tmp := c.Path + ".cairn-tmp"
+	tmp := target + ".cairn-tmp"
 	if err := os.WriteFile(tmp, []byte(c.After), mode); err != nil {
 		return memory.Wrap(memory.CodeInternal, err, "writing %s: %v", tmp, err)
 	}
-	if err := os.Rename(tmp, c.Path); err != nil {
+	if err := os.Rename(tmp, target); err != nil {
 		os.Remove(tmp)
-		return memory.Wrap(memory.CodeInternal, err, "replacing %s: %v", c.Path, err)
+		return memory.Wrap(memory.CodeInternal, err, "replacing %s: %v", target, err)
 	}
 	return nil
 }
 
+// backup copies path to PATH.cairn-TIME.bak, or PATH.cairn-TIME-N.bak
+// when a backup of that second exists: an earlier backup (perhaps of the
+// user's own file) is never overwritten.
+func backup(path string, now time.Time, mode os.FileMode) (string, error) {
+	stamp := path + ".cairn-" + now.UTC().Format("20060102T150405Z")
+	for n := 1; ; n++ {
+		name := stamp + ".bak"
+		if n > 1 {
+			name = fmt.Sprintf("%s-%d.bak", stamp, n)
+		}
+		err := copyFile(path, name, mode)
+		if !errors.Is(err, os.ErrExist) {
+			return name, err
+		}
+	}
+}
+
+// copyFile copies from to a new file to; it fails with os.ErrExist when
+// to exists.
 func copyFile(from, to string, mode os.FileMode) error {
 	in, err := os.Open(from)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return err
 	}
@@ -492,7 +516,7 @@ func (o object) marshal() json.RawMessage {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(m.Key)
+		k, _ := marshal(m.Key)
 		b.Write(k)
 		b.WriteByte(':')
 		var c bytes.Buffer
@@ -511,7 +535,7 @@ func (o object) marshal() json.RawMessage {
 func marshalOrdered(v any) (json.RawMessage, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return json.Marshal(v)
+		return marshal(v)
 	}
 	order := []string{"matcher", "name", "type", "command", "timeout", "hooks"}
 	var o object
@@ -527,12 +551,25 @@ func marshalOrdered(v any) (json.RawMessage, error) {
 					}
 					parts = append(parts, p)
 				}
-				raw, _ = json.Marshal(parts)
+				raw, _ = marshal(parts)
 			} else {
-				raw, _ = json.Marshal(x)
+				raw, _ = marshal(x)
 			}
 			o = append(o, member{Key: k, Value: raw})
 		}
 	}
 	return o.marshal(), nil
+}
+
+// marshal encodes v as JSON without escaping <, > and & (json.Marshal
+// writes them as \u003c ...): a user's hook command "make fmt && make
+// lint" stays as they wrote it.
+func marshal(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

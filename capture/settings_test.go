@@ -161,6 +161,108 @@ func TestApplyBacksUp(t *testing.T) {
 	}
 }
 
+// A user's own hooks keep their text: installing does not rewrite
+// "&&" or ">" in their commands as \u0026 or \u003e.
+func TestInstallKeepsCommandsAsWritten(t *testing.T) {
+	current := `{
+  "hooks": {
+    "PostToolUse": [
+      {
+        "matcher": "Write",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "cd \"$CLAUDE_PROJECT_DIR\" && make fmt > /dev/null"
+          }
+        ]
+      }
+    ]
+  }
+}
+`
+	for _, a := range []capture.Agent{capture.ClaudeCode, capture.GeminiCLI} {
+		in, err := capture.PlanInstall(a, "settings.json", current, "/opt/cairn & co/cairn", "", capture.InstallOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(in.After, `"command": "cd \"$CLAUDE_PROJECT_DIR\" && make fmt > /dev/null"`) || strings.Contains(in.After, `\u00`) {
+			t.Fatalf("%s: the user's command was rewritten:\n%s", a, in.After)
+		}
+		out, err := capture.PlanUninstall(a, "settings.json", in.After)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.After != current {
+			t.Fatalf("%s: install then uninstall does not give the file back:\n%s", a, out.After)
+		}
+	}
+}
+
+// Installing and removing within one second keeps both backups: the
+// second never overwrites the first (the user's own file).
+func TestApplyNeverOverwritesABackup(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "settings.json")
+	os.WriteFile(path, []byte(existing[capture.ClaudeCode]), 0o600)
+	now := time.Unix(1_764_000_000, 0)
+	in, err := capture.PlanInstall(capture.ClaudeCode, path, existing[capture.ClaudeCode], "cairn", "", capture.InstallOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := capture.Apply(&in, now); err != nil {
+		t.Fatal(err)
+	}
+	out, err := capture.PlanUninstall(capture.ClaudeCode, path, in.After)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := capture.Apply(&out, now); err != nil {
+		t.Fatal(err)
+	}
+	if in.Backup == "" || out.Backup == "" || in.Backup == out.Backup {
+		t.Fatalf("backups %q and %q", in.Backup, out.Backup)
+	}
+	if b, _ := os.ReadFile(in.Backup); string(b) != existing[capture.ClaudeCode] {
+		t.Fatalf("the first backup %s now holds %q, not the user's file", in.Backup, b)
+	}
+	if b, _ := os.ReadFile(out.Backup); string(b) != in.After {
+		t.Fatalf("the second backup %s holds %q", out.Backup, b)
+	}
+}
+
+// A settings file that is a symbolic link (a dotfiles repository) stays
+// one: the file it points to is changed, not replaced by a copy.
+func TestApplyFollowsASymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "dotfiles", "claude-settings.json")
+	os.MkdirAll(filepath.Dir(target), 0o755)
+	os.WriteFile(target, []byte(existing[capture.ClaudeCode]), 0o640)
+	path := filepath.Join(dir, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	if err := os.Symlink(target, path); err != nil {
+		t.Skipf("symbolic links are not available here: %v", err)
+	}
+	c, err := capture.PlanInstall(capture.ClaudeCode, path, existing[capture.ClaudeCode], "cairn", "", capture.InstallOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := capture.Apply(&c, time.Unix(1_764_000_000, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the settings file is no longer a link: %v, %v", fi.Mode(), err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != c.After {
+		t.Fatalf("the linked file was not changed: %q", b)
+	}
+	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o640 {
+		t.Fatalf("mode %v, want the file's own 0640", fi.Mode().Perm())
+	}
+	if b, _ := os.ReadFile(c.Backup); string(b) != existing[capture.ClaudeCode] {
+		t.Fatalf("backup %s holds %q", c.Backup, b)
+	}
+}
+
 func TestDenyList(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, capture.DenyFile), []byte("# ours\nsecrets/\nconfig/prod.yaml\n*.sqlite\n"), 0o644)

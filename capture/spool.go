@@ -101,6 +101,29 @@ func (s Spool) Read(path string) (Batch, error) {
 	return b, nil
 }
 
+// RejectedDir is where batches the store refused are kept
+// (SpoolDir/rejected): set aside, so that the batches behind them are
+// written, and kept, so that nothing is deleted unseen.
+func (s Spool) RejectedDir() string { return filepath.Join(s.Dir, "rejected") }
+
+// Reject moves a batch the store refused (its content or its file is
+// invalid, so writing it again would fail again) out of the spool into
+// RejectedDir.
+func (s Spool) Reject(path string) error {
+	if err := os.MkdirAll(s.RejectedDir(), 0o700); err != nil {
+		return memory.Wrap(memory.CodeInternal, err, "creating %s: %v", s.RejectedDir(), err)
+	}
+	if err := os.Rename(path, filepath.Join(s.RejectedDir(), filepath.Base(path))); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return memory.Wrap(memory.CodeInternal, err, "setting %s aside: %v", path, err)
+	}
+	return nil
+}
+
+// Rejected lists the batches set aside by Reject.
+func (s Spool) Rejected() ([]string, error) {
+	return Spool{Dir: s.RejectedDir()}.List()
+}
+
 // Remove deletes a written batch's file.
 func (s Spool) Remove(path string) error {
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -284,3 +284,38 @@ func TestHookKilledNeverLosesAWrite(t *testing.T) {
 	}
 	h.waitSpool(t)
 }
+
+// TestHookSpoolNeverJams: a tool that printed a binary file (NUL bytes)
+// is recorded, and a batch the database refuses (here a spool file that
+// is not a batch, and one whose content the store cannot take) is set
+// aside in the spool's rejected folder instead of holding back every
+// later hook: the events after it reach the database, and hooks status
+// says what was set aside.
+func TestHookSpoolNeverJams(t *testing.T) {
+	h := newHookEnv(t)
+	bin := strings.Replace(string(h.payload(t, "PostToolUse-Bash")), `"stdout":"`, `"stdout":"\u007fELF\u0000\u0001 zqbinaryout `, 1)
+	h.run(t, []byte(bin), nil, "hook", "PostToolUse", "--agent", "claude-code")
+	h.waitSpool(t)
+	if h.count(t, "zqbinaryout") != 1 {
+		t.Fatal("the binary output's observation is not in the database")
+	}
+
+	spool := h.db + "-spool"
+	bad := `{"id":"hook_00000000000000000000000001","agent":"claude-code","event":"tool","scopeIds":{"sessionId":"s-bad","repoId":"/r"},"ts":1,` +
+		`"observations":[{"id":"obs_bad1","kind":"command","content":"nul \u0000 inside","provenance":{},"ts":1}]}`
+	os.WriteFile(filepath.Join(spool, "hook_00000000000000000000000001.json"), []byte(bad), 0o600)
+	os.WriteFile(filepath.Join(spool, "hook_00000000000000000000000002.json"), []byte(`{"id": "truncated`), 0o600)
+	prompt := strings.Replace(string(h.payload(t, "UserPromptSubmit")), `"prompt":"`, `"prompt":"zqafterjam `, 1)
+	h.run(t, []byte(prompt), nil, "hook", "UserPromptSubmit", "--agent", "claude-code")
+	h.waitSpool(t)
+	if h.count(t, "zqafterjam") != 1 {
+		t.Fatal("a hook behind a refused batch did not reach the database")
+	}
+	rejected, _ := filepath.Glob(filepath.Join(spool, "rejected", "*.json"))
+	if len(rejected) != 2 {
+		t.Fatalf("set aside: %v; want the two refused batches", rejected)
+	}
+	if out := h.run(t, nil, nil, "hooks", "status"); !strings.Contains(out, "2 hook writes the database refused set aside in "+filepath.Join(spool, "rejected")) {
+		t.Fatalf("hooks status does not say what was set aside:\n%s", out)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/memory"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -112,10 +113,15 @@ func scopeOf(repo, session string) map[string]string {
 }
 
 // promptError is a JSON-RPC error carrying cairn's caller-safe message
-// and code.
+// and code: invalid params (-32602) for arguments the caller can fix,
+// internal error (-32603) otherwise.
 func promptError(err error) error {
 	pub := memory.Public(err)
-	return fmt.Errorf("%s: %s", pub.Code, pub.Message)
+	code := int64(jsonrpc.CodeInternalError)
+	if pub.Code == memory.CodeInvalidParams || pub.Code == memory.CodeNotFound {
+		code = jsonrpc.CodeInvalidParams
+	}
+	return &jsonrpc.Error{Code: code, Message: fmt.Sprintf("%s: %s", pub.Code, pub.Message)}
 }
 
 // completionArgs maps the arguments cairn completes to scope keys.

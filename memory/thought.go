@@ -123,7 +123,9 @@ type ThoughtStore interface {
 	// and its tags are dropped, the original text is overwritten, its
 	// vectors are deleted, and it is no longer searchable. Its id, origin,
 	// privacy, status, significance, summary links, pipeline, time and
-	// scope remain. Redacting a redacted thought changes nothing.
+	// scope remain. The summary thoughts made from it (IsSummary, its id in
+	// SummaryOf), and summaries of those, are redacted with it: they quote
+	// it. Redacting a redacted thought changes nothing.
 	RedactThought(ctx context.Context, id string) (Thought, error)
 	// Thoughts lists thoughts, newest first.
 	Thoughts(ctx context.Context, f ThoughtFilter) ([]Thought, error)

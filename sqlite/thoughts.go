@@ -92,6 +92,19 @@ func (db *DB) RedactThought(ctx context.Context, id string) (memory.Thought, err
 			memory.RedactedContent, id); err != nil {
 			return err
 		}
+		// A summary thought quotes what it summarises (inner_voice saves
+		// its answer's sentences verbatim): the summaries made from the
+		// thought, and the summaries of those, are forgotten with it.
+		if _, err := tx.ExecContext(ctx, `WITH RECURSIVE derived(id) AS (
+				SELECT ?
+				UNION
+				SELECT t.id FROM thoughts t JOIN derived d JOIN json_each(t.summary_of) j ON j.value = d.id
+				WHERE t.is_summary = 1)
+			UPDATE thoughts SET content = ?, tags = '[]', redacted = 1
+			WHERE id IN (SELECT id FROM derived) AND id <> ? AND redacted = 0`,
+			id, memory.RedactedContent, id); err != nil {
+			return err
+		}
 		var err error
 		t, err = getThought(ctx, tx, id)
 		return err

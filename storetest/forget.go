@@ -200,6 +200,25 @@ func testRedactThought(t *testing.T, s memory.Store) {
 		t.Fatalf("Records after marking: %+v; want still gone", rec)
 	}
 
+	// The summaries made from a forgotten thought quote it: they go with
+	// it, and so do summaries of those; a summary of other thoughts stays.
+	sum1 := thought("t3", "t2 says: a thought to keep", 1400, s1)
+	sum1.IsSummary, sum1.SummaryOf = true, []string{"t2"}
+	sum2 := thought("t4", "summary of t3", 1500, s1)
+	sum2.IsSummary, sum2.SummaryOf = true, []string{"t9", "t3"}
+	other := thought("t5", "summary of t9 alone", 1600, s1)
+	other.IsSummary, other.SummaryOf = true, []string{"t9"}
+	addThoughts(t, s, sum1, sum2, other)
+	if _, err := s.RedactThought(ctx, "t2"); err != nil {
+		t.Fatal(err)
+	}
+	for id, gone := range map[string]bool{"t2": true, "t3": true, "t4": true, "t5": false} {
+		th, err := s.Thought(ctx, id)
+		if err != nil || th.Redacted != gone || (th.Content == memory.RedactedContent) != gone {
+			t.Fatalf("thought %s after forgetting t2: %+v, %v; want redacted %v", id, th, err, gone)
+		}
+	}
+
 	before := snapshot(t, s)
 	again, err := s.RedactThought(ctx, "t1")
 	if err != nil || !again.Redacted || again.Content != memory.RedactedContent {

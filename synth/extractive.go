@@ -40,7 +40,9 @@ const DefaultMaxChars = 600
 // MaxChars; the first is always taken (cut at MaxChars when longer). The
 // answer reads them in source order, then text order, each ending with a
 // full stop (added when the source has none; the citation spans the
-// source's own text).
+// source's own text). A sentence that other sources hold too, the same
+// once normalised (a saved summary and the thought it quotes), cites
+// them as well, after its own source.
 type Extractive struct {
 	// MaxChars is the answer's length target in characters. Default
 	// DefaultMaxChars (600).
@@ -68,6 +70,10 @@ type piece struct {
 	hash       string
 	score      float64
 	relevant   bool
+	// also are the other sources' copies of the sentence, word for word
+	// once normalised: the sentence cites them too.
+	also []piece
+	cut  bool // cut at MaxChars: it cites only its own source
 }
 
 // Synthesize implements Synthesizer.
@@ -143,6 +149,7 @@ func (x Extractive) Synthesize(ctx context.Context, question string, sources []S
 			p.end = p.start + cutAt(p.text, max-1)
 			p.text = runeSlice(sources[p.src].Text, p.start, p.end)
 			n = utf8.RuneCountInString(p.text) + 1
+			p.cut = true
 		}
 		if used+n > max && len(taken) > 0 {
 			continue
@@ -150,6 +157,7 @@ func (x Extractive) Synthesize(ctx context.Context, question string, sources []S
 		taken = append(taken, p)
 		used += n
 	}
+	withCopies(taken, pieces)
 	if x.MinSources > 1 {
 		taken = x.diversify(taken, pieces, max)
 	}
@@ -166,7 +174,11 @@ func (x Extractive) Synthesize(ctx context.Context, question string, sources []S
 			t += "."
 		}
 		texts[i] = t
-		ans.Sentences = append(ans.Sentences, Sentence{Text: t, Spans: []Span{{SourceID: sources[p.src].ID, Start: p.start, End: p.end}}})
+		spans := []Span{{SourceID: sources[p.src].ID, Start: p.start, End: p.end}}
+		for _, c := range p.also {
+			spans = append(spans, Span{SourceID: sources[c.src].ID, Start: c.start, End: c.end})
+		}
+		ans.Sentences = append(ans.Sentences, Sentence{Text: t, Spans: spans})
 	}
 	ans.Text = strings.Join(texts, " ")
 	return ans, nil
@@ -185,12 +197,23 @@ func (x Extractive) diversify(taken, pieces []piece, max int) []piece {
 		}
 		return per, chars
 	}
+	// cited are the sources the sentences cite, their copies' included.
+	cited := func(ps []piece) map[int]bool {
+		out := map[int]bool{}
+		for _, p := range ps {
+			out[p.src] = true
+			for _, c := range p.also {
+				out[c.src] = true
+			}
+		}
+		return out
+	}
 	for _, p := range pieces {
-		cited, _ := count(taken)
-		if len(cited) >= x.MinSources {
+		srcs := cited(taken)
+		if len(srcs) >= x.MinSources {
 			break
 		}
-		if !p.relevant || cited[p.src] > 0 || slices.ContainsFunc(taken, func(t piece) bool { return t.hash == p.hash || redundant(t, p) }) {
+		if !p.relevant || srcs[p.src] || slices.ContainsFunc(taken, func(t piece) bool { return t.hash == p.hash || redundant(t, p) }) {
 			continue
 		}
 		n := utf8.RuneCountInString(p.text) + 1
@@ -210,9 +233,29 @@ func (x Extractive) diversify(taken, pieces []piece, max int) []piece {
 		}
 		if room+n <= max {
 			taken = append(keep, p)
+			withCopies(taken[len(taken)-1:], pieces)
 		}
 	}
 	return taken
+}
+
+// withCopies sets each taken sentence's copies: the first sentence of
+// every other source that is the same once normalised, in source order.
+// A sentence cut at MaxChars keeps its own citation only.
+func withCopies(taken, pieces []piece) {
+	for i := range taken {
+		p := &taken[i]
+		p.also = nil
+		if p.cut {
+			continue
+		}
+		for _, c := range pieces {
+			if c.hash == p.hash && c.src != p.src && !slices.ContainsFunc(p.also, func(a piece) bool { return a.src == c.src }) {
+				p.also = append(p.also, c)
+			}
+		}
+		slices.SortFunc(p.also, func(a, b piece) int { return cmp.Compare(a.src, b.src) })
+	}
 }
 
 // cutAt returns how many characters of s to keep to stay within max:

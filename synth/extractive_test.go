@@ -34,12 +34,24 @@ func checkGrounded(t *testing.T, ans synth.Answer, sources []synth.Source) {
 	t.Helper()
 	var texts []string
 	for _, s := range ans.Sentences {
-		if len(s.Spans) != 1 {
-			t.Fatalf("sentence %q has %d citations", s.Text, len(s.Spans))
+		if len(s.Spans) == 0 {
+			t.Fatalf("sentence %q has no citation", s.Text)
 		}
-		span := spanText(t, sources, s.Spans[0])
-		if s.Text != span && s.Text != span+"." {
-			t.Fatalf("sentence %q is not its cited span %q", s.Text, span)
+		// The first citation is the sentence; any other is the same
+		// sentence in another source.
+		seen := map[string]bool{}
+		for i, c := range s.Spans {
+			span := spanText(t, sources, c)
+			if i == 0 && s.Text != span && s.Text != span+"." {
+				t.Fatalf("sentence %q is not its cited span %q", s.Text, span)
+			}
+			if i > 0 && !strings.EqualFold(strings.TrimSuffix(s.Text, "."), strings.TrimSuffix(span, ".")) {
+				t.Fatalf("sentence %q also cites %q", s.Text, span)
+			}
+			if seen[c.SourceID] {
+				t.Fatalf("sentence %q cites %s twice", s.Text, c.SourceID)
+			}
+			seen[c.SourceID] = true
 		}
 		texts = append(texts, s.Text)
 	}
@@ -81,6 +93,44 @@ func TestExtractiveAnswersFromTheRelevantSentences(t *testing.T) {
 		t.Fatalf("a sentence that shares nothing with the question is in the answer: %q", ans.Text)
 	}
 	t.Logf("answer: %s", ans.Text)
+}
+
+// A sentence several sources hold word for word (a summary and the thought
+// it quotes) cites each of them, so an answer drawn from a summary still
+// rests on the sources it shares its sentences with, and passes the
+// verifier's two-source rule.
+func TestExtractiveCitesEverySourceOfASentence(t *testing.T) {
+	src := []synth.Source{
+		{ID: "th_summary", Type: "thought", Relevance: 0.95, Text: "The auth-service depends on NTP. Clock drift breaks session token expiry."},
+		{ID: "th_ntp", Type: "thought", Relevance: 0.6, Text: "The auth-service depends on NTP."},
+		{ID: "th_drift", Type: "thought", Relevance: 0.55, Text: "Budget review on Friday. Clock drift breaks session token expiry."},
+	}
+	q := "why does clock drift break session token expiry on the auth-service?"
+	ans, err := synth.Extractive{MinSources: 2}.Synthesize(ctx, q, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGrounded(t, ans, src)
+	want := map[string][]string{
+		"The auth-service depends on NTP.":         {"th_summary", "th_ntp"},
+		"Clock drift breaks session token expiry.": {"th_summary", "th_drift"},
+	}
+	if len(ans.Sentences) != len(want) {
+		t.Fatalf("answer %+v", ans.Sentences)
+	}
+	for _, s := range ans.Sentences {
+		var ids []string
+		for _, c := range s.Spans {
+			ids = append(ids, c.SourceID)
+		}
+		if strings.Join(ids, ",") != strings.Join(want[s.Text], ",") {
+			t.Fatalf("%q cites %v; want %v", s.Text, ids, want[s.Text])
+		}
+	}
+	g := synth.Verifier{}.Verify(ctx, ans.Draft(src), src)
+	if g.Refused || g.CoverageRatio != 1 {
+		t.Fatalf("the verifier refused it: %+v", g)
+	}
 }
 
 func TestExtractiveIsDeterministicAndBounded(t *testing.T) {

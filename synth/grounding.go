@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -400,7 +401,16 @@ func (v Verifier) match(c claim, windows []window) (float64, []int) {
 		return 0, nil
 	}
 	if best >= v.Threshold {
-		return best, []int{at}
+		// Every other source that says it as well supports it too (a
+		// sentence two memories hold word for word).
+		credit := []int{at}
+		for i, w := range windows {
+			if w.source != windows[at].source && v.score(c, w) >= best-1e-9 &&
+				!slices.ContainsFunc(credit, func(k int) bool { return windows[k].source == w.source }) {
+				credit = append(credit, i)
+			}
+		}
+		return best, credit
 	}
 	// A claim may join two sources ("Because Rosa is diabetic, Giulia
 	// orders a sugar-free cake"): the union of two windows of different

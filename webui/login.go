@@ -1,6 +1,7 @@
 package webui
 
 import (
+	"net"
 	"net/http"
 )
 
@@ -27,13 +28,14 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
-	if !u.sess.allowAttempt() {
+	client := clientAddr(r)
+	if !u.sess.allowAttempt(client) {
 		u.render(w, r, http.StatusTooManyRequests, "login", "Sign in", "",
 			loginView{Next: next, Needed: true, Problem: "Too many wrong tokens in the last minute: wait a minute and try again."})
 		return
 	}
 	if !u.opts.CheckToken(r.PostForm.Get("token")) {
-		u.sess.failed()
+		u.sess.failed(client)
 		u.opts.Logger.Warn("web page sign-in refused: wrong token")
 		u.render(w, r, http.StatusUnauthorized, "login", "Sign in", "",
 			loginView{Next: next, Needed: true, Problem: "That is not this server's token."})
@@ -45,6 +47,15 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 	setCookie(w, r, sessionCookie, id, int(u.opts.SessionTTL.Seconds()))
 	setCookie(w, r, formCookie, "", -1)
 	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// clientAddr is the address a request came from, without its port: the
+// sign-in throttle counts wrong tokens per client.
+func clientAddr(r *http.Request) string {
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
 }
 
 func (u *UI) logout(w http.ResponseWriter, r *http.Request) {

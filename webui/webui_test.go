@@ -418,10 +418,24 @@ func TestSignIn(t *testing.T) {
 	if p = s.do(t, "POST", "/pin", url.Values{"csrf": {csrf(t, login)}, "target": {s.seeded.Observation}}); p.status != http.StatusUnauthorized {
 		t.Errorf("an action before sign-in: %d", p.status)
 	}
-	p = s.do(t, "POST", "/login", url.Values{"csrf": {csrf(t, login)}, "token": {token}, "next": {"//evil.example/x"}})
+	// Browsers drop tabs and line breaks from a URL, so "/\t/evil" is
+	// "//evil", another site: every such next goes home instead.
+	for _, next := range []string{"//evil.example/x", "/\t/evil.example/x", "/\n/evil.example/x", "/\r/evil.example/x", "/\x00/evil.example/x", "/\\evil.example/x"} {
+		visitor := newSiteClient(s)
+		form := visitor.get(t, "/login?next="+url.QueryEscape(next))
+		if strings.Contains(form.body, "evil.example") {
+			t.Errorf("the sign-in form carries next %q", next)
+		}
+		p = visitor.do(t, "POST", "/login", url.Values{"csrf": {csrf(t, form)}, "token": {token}, "next": {next}})
+		wantStatus(t, p, http.StatusSeeOther)
+		if loc := p.header.Get("Location"); loc != "/" {
+			t.Errorf("sign-in with next %q sent the visitor to %q", next, loc)
+		}
+	}
+	p = s.do(t, "POST", "/login", url.Values{"csrf": {csrf(t, login)}, "token": {token}, "next": {"/timeline"}})
 	wantStatus(t, p, http.StatusSeeOther)
-	if loc := p.header.Get("Location"); loc != "/" {
-		t.Errorf("sign-in sent the visitor to %q", loc)
+	if loc := p.header.Get("Location"); loc != "/timeline" {
+		t.Errorf("sign-in sent the visitor to %q, not /timeline", loc)
 	}
 	var session *http.Cookie
 	for _, c := range (&http.Response{Header: p.header}).Cookies() {

@@ -73,8 +73,31 @@ func run(ctx context.Context, args []string, in io.Reader, out, errw io.Writer) 
 
 // runApp executes the CLI with a's streams and settings.
 func runApp(ctx context.Context, a *app, args []string) int {
-	in, out, errw := a.in, a.out, a.err
 	root := newRootCmd(a)
+	if cmd, _, err := root.Find(args); err == nil && cmd.Name() == "hook" && cmd.Parent() == root {
+		return hookExit(a.err, func() int { return execute(ctx, a, root, args) })
+	}
+	return execute(ctx, a, root, args)
+}
+
+// hookExit runs a hook and gives the agent an exit code that never blocks
+// it: 0, or 1 for any failure. Claude Code reads exit 2 (which a usage
+// error or a Go panic would give) as "block this prompt or tool call",
+// and a settings file committed to a project may run another version of
+// cairn, whose flags differ.
+func hookExit(errw io.Writer, run func() int) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(errw, "cairn: hook failed (internal error: %v); the agent goes on\n", r)
+			code = 1
+		}
+	}()
+	return min(run(), 1)
+}
+
+// execute runs the root command with args and returns the exit code.
+func execute(ctx context.Context, a *app, root *cobra.Command, args []string) int {
+	in, out, errw := a.in, a.out, a.err
 	root.SetArgs(args)
 	root.SetIn(in)
 	root.SetOut(out)

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"os"
 
 	"github.com/cairnhq/cairn"
+	"github.com/cairnhq/cairn/memory"
 	"github.com/spf13/cobra"
 )
 
@@ -31,6 +34,11 @@ index of another history).`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.Dest = args[0]
+			// A mistyped --db would otherwise open (create) an empty
+			// database there and back that up.
+			if src := cairn.ResolvePath(a.dbFlag); !fileExists(src) {
+				return memory.Errorf(memory.CodeNotFound, "no database at %s: nothing to back up (--db or $CAIRN_DB names the database)", src)
+			}
 			eng, err := a.engine()
 			if err != nil {
 				return err
@@ -56,4 +64,11 @@ func mib(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
+// fileExists says a file is at path (an error other than "does not exist"
+// counts as there: opening it then says what is wrong).
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return !errors.Is(err, os.ErrNotExist)
 }

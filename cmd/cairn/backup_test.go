@@ -45,4 +45,15 @@ func TestBackupCommand(t *testing.T) {
 	if _, _, code := cli(t, db, "", "backup"); code != 2 {
 		t.Fatalf("backup without DEST: exit %d; want 2", code)
 	}
+	// A database that is not there (a mistyped --db) is not_found: no
+	// empty database is made at that path, and no copy of one is written.
+	typo := filepath.Join(dir, "cairn-typo.db")
+	if _, errs, code := cli(t, typo, "", "backup", filepath.Join(dir, "typo-copy.db")); code != 3 || !strings.Contains(errs, "no database") {
+		t.Fatalf("backup of a missing database: exit %d %s", code, errs)
+	}
+	for _, p := range []string{typo, filepath.Join(dir, "typo-copy.db")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was created", p)
+		}
+	}
 }

@@ -78,3 +78,26 @@ func TestGroundedInnerVoiceFromTheCommandLine(t *testing.T) {
 		t.Fatalf("a bad provider: exit %d %s", code, errs)
 	}
 }
+
+// Without a model, a session names its synthesiser alone: "(extractive)".
+func TestExtractiveSessionsFromTheCommandLine(t *testing.T) {
+	t.Setenv("SURR_ENABLE_INNER_VOICE", "1")
+	t.Setenv("SURR_ARCHIVE_DIR", filepath.Join(t.TempDir(), "archive"))
+	db := filepath.Join(t.TempDir(), "cairn.db")
+	for _, th := range []string{
+		"Clock drift breaks session token expiry because the auth-service depends on NTP.",
+		"The auth-service uses Redis for session tokens, and clock drift breaks session token expiry.",
+	} {
+		mustCLI(t, db, "think", "--origin", "human", th)
+	}
+	res := decode[cairn.AskResult](t, mustCLI(t, db, "--json", "inner-voice", "ask", "--no-save", "--mode", "new_thread", "--topic", "tokens",
+		"why does clock drift break session token expiry?"))
+	if res.Session == nil {
+		t.Fatalf("no session: %+v", res)
+	}
+	list := mustCLI(t, db, "inner-voice", "sessions")
+	show := mustCLI(t, db, "inner-voice", "sessions", "show", res.Session.SessionID)
+	if !strings.Contains(list, "(extractive)") || !strings.Contains(show, `"tokens"  (extractive, budget 8000 tokens)`) {
+		t.Fatalf("sessions:\n%s\nshow:\n%s", list, show)
+	}
+}

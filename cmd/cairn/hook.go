@@ -188,9 +188,13 @@ func (a *app) writeHook(cmd *cobra.Command, db string, spool capture.Spool, spoo
 		for _, f := range files[:min(len(files), spoolDrainPerHook)] {
 			old, err := spool.Read(f)
 			if err != nil {
+				a.rejectBatch(spool, f, err)
 				continue
 			}
 			if _, err := eng.ApplyCapture(cmd.Context(), old); err != nil {
+				if a.rejectBatch(spool, f, err) {
+					continue
+				}
 				break
 			}
 			spool.Remove(f)

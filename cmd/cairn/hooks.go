@@ -229,12 +229,18 @@ func newHooksStatusCmd(a *app) *cobra.Command {
 				out = append(out, st)
 			}
 			db := cairn.ResolvePath(a.dbFlag)
-			spooled, err := capture.Spool{Dir: cairn.SpoolDir(db)}.List()
+			sp := capture.Spool{Dir: cairn.SpoolDir(db)}
+			spooled, err := sp.List()
+			if err != nil {
+				return err
+			}
+			rejected, err := sp.Rejected()
 			if err != nil {
 				return err
 			}
 			if a.json {
-				return a.emit(map[string]any{"agents": out, "database": cairn.DisplayPath(db), "spooled": len(spooled), "spool": cairn.SpoolDir(db)})
+				return a.emit(map[string]any{"agents": out, "database": cairn.DisplayPath(db), "spooled": len(spooled), "spool": cairn.SpoolDir(db),
+					"rejected": len(rejected)})
 			}
 			for _, st := range out {
 				switch {
@@ -251,6 +257,9 @@ func newHooksStatusCmd(a *app) *cobra.Command {
 			fmt.Fprintf(a.out, "database: %s\n", cairn.DisplayPath(db))
 			if len(spooled) > 0 {
 				fmt.Fprintf(a.out, "spool: %d hook writes wait in %s (cairn hooks flush writes them)\n", len(spooled), cairn.SpoolDir(db))
+			}
+			if len(rejected) > 0 {
+				fmt.Fprintf(a.out, "spool: %s the database refused set aside in %s\n", plural(len(rejected), "hook write"), sp.RejectedDir())
 			}
 			return nil
 		},
@@ -291,7 +300,11 @@ func newHooksFlushCmd(a *app) *cobra.Command {
 				}
 				return a.emit(map[string]int{"written": n})
 			}
-			fmt.Fprintf(a.out, "wrote %s from the spool\n", plural(n, "hook batch"))
+			batches := fmt.Sprintf("%d hook batches", n)
+			if n == 1 {
+				batches = "1 hook batch"
+			}
+			fmt.Fprintf(a.out, "wrote %s from the spool\n", batches)
 			return err
 		},
 	}
@@ -363,9 +376,15 @@ func (a *app) drainSpool(cmd *cobra.Command, rec *cairn.Recorder, sp capture.Spo
 			if errors.Is(err, os.ErrNotExist) {
 				continue // another hook wrote it meanwhile
 			}
+			if a.rejectBatch(sp, f, err) {
+				continue
+			}
 			return n, err
 		}
 		if _, err := rec.Apply(cmd.Context(), b); err != nil {
+			if a.rejectBatch(sp, f, err) {
+				continue
+			}
 			return n, err
 		}
 		a.pause("after-write")
@@ -375,6 +394,23 @@ func (a *app) drainSpool(cmd *cobra.Command, rec *cairn.Recorder, sp capture.Spo
 		n++
 	}
 	return n, nil
+}
+
+// rejectBatch sets a spooled batch aside when err says it can never be
+// written (invalid_params: the store refuses its content, or the file is
+// not a batch), so that the batches behind it are written; it says so on
+// standard error. Other errors (the database busy, a full disk) leave the
+// batch where it is, to be tried again.
+func (a *app) rejectBatch(sp capture.Spool, path string, err error) bool {
+	if !memory.IsCode(err, memory.CodeInvalidParams) {
+		return false
+	}
+	if rerr := sp.Reject(path); rerr != nil {
+		return false
+	}
+	fmt.Fprintf(a.err, "cairn: hook batch %s set aside in %s, the database refuses it: %s\n",
+		filepath.Base(path), sp.RejectedDir(), memory.Public(err).Message)
+	return true
 }
 
 // hookIDs makes record ids from the clock and crypto/rand entropy.

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/cairnhq/cairn"
@@ -87,7 +88,8 @@ func newConfigCmd(a *app) *cobra.Command {
 database, the retrieval provider and hybrid weights (CAIRN_PROVIDER,
 CAIRN_HYBRID_WEIGHTS), the embedder (CAIRN_EMBED_* or SURR_EMBED_*), the inner
 voice (SURR_ENABLE_INNER_VOICE, SURR_INNER_VOICE_*, CAIRN_INNER_VOICE_FLOOR),
-the content cap (CAIRN_MAX_CONTENT_BYTES), code memory (CAIRN_ETV_TTL,
+the content cap (CAIRN_MAX_CONTENT_BYTES), the secret redactor (CAIRN_REDACT),
+the capture hooks (CAIRN_CAPTURE_PROMPTS, CAIRN_HOOK_WRITE), code memory (CAIRN_ETV_TTL,
 CAIRN_CODE_MAX_FILE_BYTES) and logging (CAIRN_LOG,
 MCP_NO_LOG). Out-of-bounds values are clamped or replaced as documented; each
 correction is listed under warnings. API keys are never shown. It does not
@@ -141,6 +143,20 @@ func (a *app) printSettings(db string, s cairn.Settings) {
 	row("removal lifecycle", "retention %d days (SURR_RETENTION_DAYS), archives in %s (SURR_ARCHIVE_DIR) as %s (SURR_ARCHIVE_FORMAT)",
 		mc.RetentionDays, mc.ArchiveDir, mc.Format)
 	row("content cap", "%d bytes per record", s.MaxContentBytes)
+	if s.Redact {
+		row("redaction", "on: secrets in every write become [REDACTED:kind] (CAIRN_REDACT=off stores text as given)")
+	} else {
+		row("redaction", "off (CAIRN_REDACT): text is stored as given, secrets included")
+	}
+	prompts := "recorded"
+	if strings.EqualFold(strings.TrimSpace(os.Getenv(EnvCapturePrompts)), "off") {
+		prompts = "not recorded"
+	}
+	write := strings.ToLower(strings.TrimSpace(os.Getenv(EnvHookWrite)))
+	if write == "" {
+		write = "background"
+	}
+	row("capture hooks", "user prompts %s (%s), write mode %s (%s)", prompts, EnvCapturePrompts, write, EnvHookWrite)
 	row("code memory", "verification cache TTL %s (CAIRN_ETV_TTL), files over %d bytes skipped (CAIRN_CODE_MAX_FILE_BYTES)",
 		time.Duration(s.ETVTTLMs)*time.Millisecond, s.CodeMaxFileBytes)
 	logs := "CAIRN_LOG=" + os.Getenv(envLog)

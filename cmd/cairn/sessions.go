@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/cairnhq/cairn"
 	"github.com/spf13/cobra"
@@ -47,8 +48,8 @@ without an exchange). The totals add up every session: figures only.`,
 				if s.Active {
 					mark = "*"
 				}
-				fmt.Fprintf(a.out, "%s %s  %s  %s, %d tokens, $%.4f  (%s %s)\n", mark, s.ID, fmtTime(s.LastInteraction),
-					plural(s.TotalExchanges, "exchange"), s.TotalTokens, s.TotalCost, s.Provider, s.Model)
+				fmt.Fprintf(a.out, "%s %s  %s  %s, %d tokens, $%.4f  (%s)\n", mark, s.ID, fmtTime(s.LastInteraction),
+					plural(s.TotalExchanges, "exchange"), s.TotalTokens, s.TotalCost, modelName(s.Provider, s.Model))
 				fmt.Fprintln(a.out, wrap(oneLine(s.Topic, 200), 78, "  "))
 			}
 			t := res.Totals
@@ -89,7 +90,7 @@ func newVoiceSessionShowCmd(a *app) *cobra.Command {
 				return a.emit(res)
 			}
 			s := res.Session
-			fmt.Fprintf(a.out, "%s  %q  (%s %s, budget %d tokens)\n", s.ID, s.Topic, s.Provider, s.Model, s.MaxPromptTokens)
+			fmt.Fprintf(a.out, "%s  %q  (%s, budget %d tokens)\n", s.ID, s.Topic, modelName(s.Provider, s.Model), s.MaxPromptTokens)
 			fmt.Fprintf(a.out, "%s, %d tokens, $%.4f; started %s, last %s\n", plural(s.TotalExchanges, "exchange"), s.TotalTokens, s.TotalCost,
 				fmtTime(s.CreatedAt), fmtTime(s.LastInteraction))
 			if s.Summary.Text != "" || s.Hidden {
@@ -147,4 +148,10 @@ func newVoiceSessionDeleteCmd(a *app) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// modelName is a session's provider and model ("openai gpt-4o-mini"), or
+// the model alone without a provider ("extractive").
+func modelName(provider, model string) string {
+	return strings.TrimSpace(provider + " " + model)
 }

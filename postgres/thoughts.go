@@ -84,6 +84,19 @@ func (db *DB) RedactThought(ctx context.Context, id string) (memory.Thought, err
 			memory.RedactedContent, id); err != nil {
 			return err
 		}
+		// A summary thought quotes what it summarises (inner_voice saves
+		// its answer's sentences verbatim): the summaries made from the
+		// thought, and the summaries of those, are forgotten with it.
+		if _, err := tx.Exec(ctx, `WITH RECURSIVE derived(id) AS (
+				SELECT $1::text COLLATE "C"
+				UNION
+				SELECT t.id FROM derived d JOIN thoughts t ON t.is_summary
+					JOIN LATERAL json_array_elements_text(t.summary_of::json) j(v) ON j.v = d.id)
+			UPDATE thoughts SET content = $2, tags = '[]', redacted = true
+			WHERE id IN (SELECT id FROM derived) AND id <> $1 AND NOT redacted`,
+			id, memory.RedactedContent); err != nil {
+			return err
+		}
 		var err error
 		t, err = getThought(ctx, tx, id)
 		return err

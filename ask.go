@@ -42,7 +42,7 @@ type AskRequest struct {
 	MaxNodes        *int     `json:"max_nodes,omitempty" jsonschema:"most entity candidates to stage, 0 to 1000; default 30"`
 	MaxEdges        *int     `json:"max_edges,omitempty" jsonschema:"most edge candidates to stage, 0 to 1000; default 60"`
 	Save            *bool    `json:"save,omitempty" jsonschema:"save the answer as a summary thought (is_summary, summary_of the sources, pipeline inner_voice); default true"`
-	AutoMarkRemoval *bool    `json:"auto_mark_removal,omitempty" jsonschema:"after staging, mark the sources for removal (maintenance_ops archives them); default SURR_AUTO_MARK_REMOVAL (false)"`
+	AutoMarkRemoval *bool    `json:"auto_mark_removal,omitempty" jsonschema:"after staging, mark for removal the sources whose knowledge was staged (a candidate staged, pending or in the graph already; none when the answer is refused), for maintenance_ops to archive; default SURR_AUTO_MARK_REMOVAL (false)"`
 	IncludePrivate  bool     `json:"include_private,omitempty" jsonschema:"answer from private thoughts too"`
 	IncludeTags     []string `json:"include_tags,omitempty" jsonschema:"only thoughts with at least one of these tags"`
 	ExcludeTags     []string `json:"exclude_tags,omitempty" jsonschema:"leave out thoughts with any of these tags"`
@@ -264,8 +264,10 @@ func (e *Engine) askParams(req AskRequest, d *AskDiagnostics) (askParams, error)
 // as a summary thought (save, default true; never when there is no
 // answer, or it repeats a source word for word or only quotes one;
 // private when a source is), stages knowledge-graph candidates extracted
-// from the thoughts among the sources (stage_kg), marks those thoughts for
-// removal (auto_mark_removal, after staging only; best effort), and
+// from the thoughts among the sources (stage_kg), marks for removal those
+// of them whose knowledge was staged (auto_mark_removal: a candidate
+// staged now, or one of the same key pending or in the graph already;
+// never when the answer was refused; best effort), and
 // records the exchange in its session (mode continue or new_thread; best
 // effort), rolling the session's summary forward past ten exchanges. With
 // save false, stage_kg false and mode none it writes nothing. It fails
@@ -457,9 +459,20 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 			texts[i] = graph.Text{ID: th.ID, Content: th.Content}
 			scopes[th.ID] = th.Scope
 		}
-		plan := graph.Plan(graph.Extract(texts), graph.StageOptions{MinConfidence: p.confMin, MaxNodes: p.maxNodes,
+		x := graph.Extract(texts)
+		plan := graph.Plan(x, graph.StageOptions{MinConfidence: p.confMin, MaxNodes: p.maxNodes,
 			MaxEdges: p.maxEdges, NewID: e.newID, Now: e.nowMs(), Scopes: scopes})
 		res.Staged.BelowConfidence, res.Staged.OverCap = plan.BelowConfidence, plan.OverCap
+		yield := stagingYield{extracted: map[string]bool{}, planned: map[string]bool{}, produced: map[string]bool{}}
+		for _, en := range x.Entities {
+			yield.extracted[en.SourceID] = true
+		}
+		for _, g := range x.Edges {
+			yield.extracted[g.SourceID] = true
+		}
+		for _, c := range plan.Candidates {
+			yield.planned[c.SourceThoughtID] = true
+		}
 		if len(plan.Candidates) > 0 {
 			st, err := e.candidates.StageCandidates(ctx, plan.Candidates)
 			if err != nil {
@@ -472,16 +485,19 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 				} else {
 					res.Staged.PendingEntities++
 				}
+				yield.produced[c.SourceThoughtID] = true
 			}
 			res.Staged.Skipped = len(st.Skipped)
-		}
-		// Mark the sources for removal, after staging only; best effort.
-		if p.autoMark && len(ids) > 0 {
-			n, err := e.removals.MarkRemoval(ctx, ids, e.nowMs())
-			if err != nil {
-				d.Notes = append(d.Notes, "marking the sources for removal failed: "+memory.Public(err).Message)
+			for _, c := range st.Skipped {
+				// The same knowledge waits for moderation, or is in the
+				// graph already: the thought's knowledge is kept.
+				if c.Feedback == "pending" || c.Feedback == "exists" {
+					yield.produced[c.SourceThoughtID] = true
+				}
 			}
-			res.MarkedForRemoval = n
+		}
+		if p.autoMark && len(ids) > 0 {
+			e.autoMark(ctx, &res, ids, yield, ans.Refused)
 		}
 	} else if p.autoMark {
 		d.Notes = append(d.Notes, "auto_mark_removal applies after staging: set stage_kg to mark the sources")
@@ -508,6 +524,61 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 	}
 	d.LatencyMs = time.Since(start).Milliseconds()
 	return res, nil
+}
+
+// stagingYield is what staging made of each source thought: whether the
+// extractor found anything in it, whether any of that was a candidate to
+// stage (at or above confidence_min, within the caps), and whether a
+// candidate of it was staged or is pending or in the graph already.
+type stagingYield struct {
+	extracted, planned, produced map[string]bool
+}
+
+// autoMark marks for removal the source thoughts whose knowledge staging
+// kept (a candidate staged now, or one of the same key pending or in the
+// graph already), none when the answer was refused; best effort. A note
+// says how many were marked and why the others were not.
+func (e *Engine) autoMark(ctx context.Context, res *AskResult, ids []string, y stagingYield, refused bool) {
+	d := &res.Diagnostics
+	if refused {
+		d.Notes = append(d.Notes, fmt.Sprintf("auto_mark_removal marked none of %d source thoughts: the answer was refused", len(ids)))
+		return
+	}
+	var mark, nothing, filtered, blocked []string
+	for _, id := range ids {
+		switch {
+		case y.produced[id]:
+			mark = append(mark, id)
+		case !y.extracted[id]:
+			nothing = append(nothing, id)
+		case !y.planned[id]:
+			filtered = append(filtered, id)
+		default:
+			blocked = append(blocked, id)
+		}
+	}
+	if len(mark) > 0 {
+		n, err := e.removals.MarkRemoval(ctx, mark, e.nowMs())
+		if err != nil {
+			d.Notes = append(d.Notes, "marking the sources for removal failed: "+memory.Public(err).Message)
+		}
+		res.MarkedForRemoval = n
+	}
+	note := fmt.Sprintf("auto_mark_removal marked %d of %d source thoughts (those a candidate was staged from, or whose candidate is pending or in the graph already)",
+		res.MarkedForRemoval, len(ids))
+	for _, r := range []struct {
+		ids []string
+		why string
+	}{
+		{nothing, "nothing was extracted from them"},
+		{filtered, "their candidates were below confidence_min, past max_nodes/max_edges or not valid graph names"},
+		{blocked, "their candidates are blocked"},
+	} {
+		if len(r.ids) > 0 {
+			note += fmt.Sprintf("; left active: %s (%s)", strings.Join(r.ids, ", "), r.why)
+		}
+	}
+	d.Notes = append(d.Notes, note)
 }
 
 // recordInto records an exchange, best effort: a failure is a note. The

@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -277,6 +279,86 @@ func TestAskPlan4MarksSourcesForRemoval(t *testing.T) {
 	res = ask(t, eng3, cairn.AskRequest{Content: askQuestion, StageKG: true})
 	if len(res.Sources) != 2 || res.MarkedForRemoval != 2 {
 		t.Fatalf("with the defaults from the configuration: %d sources, %d marked", len(res.Sources), res.MarkedForRemoval)
+	}
+}
+
+// auto_mark_removal marks only the sources whose knowledge was staged: a
+// thought nothing was extracted from stays active, a thought whose
+// candidate is pending already counts as staged, and nothing is marked
+// when the answer is refused. A note says how many were marked and why
+// the others were not.
+func TestAskAutoMarkOnlyMarksWhatWasStaged(t *testing.T) {
+	marked := func(t *testing.T, eng *cairn.Engine, ids []string) map[string]bool {
+		t.Helper()
+		out := map[string]bool{}
+		for _, id := range ids {
+			th, err := eng.Thought(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[id] = th.Status == memory.StatusRemoval
+		}
+		return out
+	}
+	producers := func(t *testing.T, eng *cairn.Engine) map[string]bool {
+		t.Helper()
+		list, err := eng.Candidates(ctx, cairn.CandidatesRequest{Status: "all"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for _, c := range list.Candidates {
+			out[c.SourceThoughtID] = true
+		}
+		return out
+	}
+	eng, _ := askEngine(t, nil)
+	plain := think(t, eng, cairn.ThinkRequest{Content: "why does clock drift break session token expiry? clock drift breaks session token expiry.", Origin: memory.OriginHuman})
+	res := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(6), SimThresh: ptr(0.3), StageKG: true, AutoMarkRemoval: ptr(true), Save: ptr(false)})
+	ids := sourceIDs(res)
+	if !slices.Contains(ids, plain.ID) || res.Refused {
+		t.Fatalf("sources %v (refused %v); want %s among them", ids, res.Refused, plain.ID)
+	}
+	got, staged := marked(t, eng, ids), producers(t, eng)
+	if got[plain.ID] || res.MarkedForRemoval != len(staged) || res.MarkedForRemoval == 0 {
+		t.Fatalf("marked %v (%d); candidates came from %v", got, res.MarkedForRemoval, staged)
+	}
+	for id, m := range got {
+		if m != staged[id] {
+			t.Errorf("thought %s marked %v, a candidate's source %v", id, m, staged[id])
+		}
+	}
+	note := strings.Join(res.Diagnostics.Notes, " | ")
+	if !strings.Contains(note, fmt.Sprintf("marked %d of %d", res.MarkedForRemoval, len(ids))) ||
+		!regexp.MustCompile(`left active: [^(]*`+plain.ID+`[^(]*\(nothing was extracted`).MatchString(note) {
+		t.Fatalf("notes %q", note)
+	}
+
+	// Candidates pending already (staged by an earlier call) count: their
+	// sources are marked, though this call stages nothing new.
+	eng2, _ := askEngine(t, nil)
+	first := ask(t, eng2, cairn.AskRequest{Content: askQuestion, TopK: ptr(5), StageKG: true, Save: ptr(false)})
+	again := ask(t, eng2, cairn.AskRequest{Content: askQuestion, TopK: ptr(5), StageKG: true, AutoMarkRemoval: ptr(true), Save: ptr(false)})
+	if first.Staged.PendingEntities == 0 || again.Staged.PendingEntities+again.Staged.PendingRelationships != 0 {
+		t.Fatalf("staged %+v, then %+v", first.Staged, again.Staged)
+	}
+	if staged := producers(t, eng2); again.MarkedForRemoval != len(staged) {
+		t.Fatalf("marked %d; candidates pending from %d thoughts", again.MarkedForRemoval, len(staged))
+	}
+
+	// A refused answer marks nothing.
+	eng3, _ := askEngine(t, &cairn.Options{Verifier: &synth.Verifier{MinSources: 10}})
+	refused := ask(t, eng3, cairn.AskRequest{Content: askQuestion, TopK: ptr(5), StageKG: true, AutoMarkRemoval: ptr(true)})
+	if !refused.Refused || refused.MarkedForRemoval != 0 || refused.Staged.PendingEntities == 0 {
+		t.Fatalf("refused %v, marked %d, staged %+v", refused.Refused, refused.MarkedForRemoval, refused.Staged)
+	}
+	for id, m := range marked(t, eng3, sourceIDs(refused)) {
+		if m {
+			t.Fatalf("thought %s was marked though the answer was refused", id)
+		}
+	}
+	if !strings.Contains(strings.Join(refused.Diagnostics.Notes, " "), "the answer was refused") {
+		t.Fatalf("notes %q", refused.Diagnostics.Notes)
 	}
 }
 

@@ -95,6 +95,9 @@ type AskDiagnostics struct {
 	Clamped   []string `json:"clamped,omitempty"`
 	NoResults bool     `json:"no_results,omitempty"`
 	Reason    string   `json:"reason,omitempty"`
+	// SummariesLeftOut are summary thoughts left out of the sources
+	// because thoughts they summarise are among them.
+	SummariesLeftOut []string `json:"summaries_left_out,omitempty"`
 	// SaveSkipped says why no thought was saved although save was true.
 	SaveSkipped string `json:"save_skipped,omitempty"`
 	// Notes are warnings that did not fail the call (a best-effort step
@@ -318,50 +321,13 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 	}()
 
 	// Retrieve: the inner voice's pipeline, under the context policy.
-	mix := 0.0
-	switch policy {
-	case synth.ContextKG:
-		mix = 1
-	case synth.ContextBoth:
-		mix = e.voice.Config.Mix
-	}
-	iv, err := e.voice.Retrieve(ctx, retrieve.InnerVoiceRequest{Query: q, TopK: &p.topK, Floor: &p.simThresh, Mix: &mix,
-		IncludePrivate: req.IncludePrivate, IncludeTags: req.IncludeTags, ExcludeTags: req.ExcludeTags, CandidateCap: e.ask.DBLimit})
+	found, err := e.askSources(ctx, req, q, p, policy, d)
 	if err != nil {
 		return res, err
 	}
-	d.ThoughtCandidates, d.KGCandidates = iv.Diagnostics.ThoughtCandidates, iv.Diagnostics.KGCandidates
-	var sources []synth.Source
-	var thoughts []memory.Thought
-	byID := map[string]AskSource{}
-	for _, s := range iv.Snippets {
-		thought := s.SourceType == string(memory.VectorThought)
-		if (policy == synth.ContextKG && thought) || (policy == synth.ContextThoughts && !thought) {
-			continue // a pool the policy leaves out (the retrieval's backfill)
-		}
-		// The inner voice may lower its floor so a source has a hit;
-		// sim_thresh is a hard threshold.
-		if s.Score < p.simThresh {
-			d.BelowThreshold++
-			continue
-		}
-		src := AskSource{SourceID: s.ID, SourceType: s.SourceType, Similarity: s.Score, Excerpt: s.Text, Origin: s.Origin, TrustTier: s.TrustTier}
-		text := s.Text
-		if thought {
-			th, err := e.store.Thought(ctx, s.ID)
-			if memory.IsCode(err, memory.CodeNotFound) {
-				continue // finalized meanwhile
-			} else if err != nil {
-				return res, err
-			}
-			thoughts = append(thoughts, th)
-			src.ThoughtID, text = th.ID, th.Content
-		}
-		sources = append(sources, synth.Source{ID: s.ID, Type: s.SourceType, Text: text, Relevance: s.Score})
-		byID[s.ID] = src
-	}
+	sources, thoughts, byID, iv := found.sources, found.thoughts, found.byID, found.diag
 	if len(sources) == 0 {
-		d.NoResults, d.Reason = true, noResultsReason(policy, iv.Diagnostics)
+		d.NoResults, d.Reason = true, noResultsReason(policy, iv)
 		if p.save {
 			d.SaveSkipped = "no answer"
 		}
@@ -419,7 +385,10 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 
 	// Save the answer as a summary thought.
 	if p.save {
-		switch dup, quoted, repeated := duplicateOf(ans.Text, thoughts), quotesOnly(ans, thoughts), repeatsOne(ans, thoughts); {
+		// An earlier summary left out of the sources still counts: an
+		// answer that repeats it is not saved again.
+		known := append(slices.Clone(thoughts), found.echoes...)
+		switch dup, quoted, repeated := duplicateOf(ans.Text, known), quotesOnly(ans, thoughts), repeatsOne(ans, known); {
 		case ans.Refused:
 			d.SaveSkipped = "the answer was refused"
 		case strings.TrimSpace(ans.Text) == "":
@@ -524,6 +493,132 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 	}
 	d.LatencyMs = time.Since(start).Milliseconds()
 	return res, nil
+}
+
+// askFound are the records an answer may draw on.
+type askFound struct {
+	sources  []synth.Source
+	thoughts []memory.Thought
+	byID     map[string]AskSource
+	// echoes are the summary thoughts left out because thoughts they
+	// summarise are among the sources.
+	echoes []memory.Thought
+	diag   retrieve.InnerVoiceDiagnostics
+}
+
+// maxSourcePasses bounds the retrievals of one call: the first, and those
+// that fill the places of summaries left out.
+const maxSourcePasses = 3
+
+// askSources retrieves the records an answer may draw on: the inner
+// voice's pipeline under the context policy, at most top_k at or above
+// sim_thresh. A saved summary would compete with the thoughts it
+// summarises (the echo chamber the grounded specification warns of): a
+// summary thought is left out when a thought of its summary_of is among
+// the sources, and the retrieval goes on further down the ranking to fill
+// its place. A summary whose originals are gone or not retrieved stays.
+func (e *Engine) askSources(ctx context.Context, req AskRequest, q string, p askParams, policy string, d *AskDiagnostics) (askFound, error) {
+	mix := 0.0
+	switch policy {
+	case synth.ContextKG:
+		mix = 1
+	case synth.ContextBoth:
+		mix = e.voice.Config.Mix
+	}
+	type cand struct {
+		src     synth.Source
+		ask     AskSource
+		thought *memory.Thought
+	}
+	var all []cand
+	seen := map[string]bool{}
+	out := askFound{byID: map[string]AskSource{}}
+	// echoOf names, for each summary to leave out, the originals among the
+	// candidates.
+	echoOf := map[string][]string{}
+	k := p.topK
+	for pass := 1; ; pass++ {
+		iv, err := e.voice.Retrieve(ctx, retrieve.InnerVoiceRequest{Query: q, TopK: &k, Floor: &p.simThresh, Mix: &mix,
+			IncludePrivate: req.IncludePrivate, IncludeTags: req.IncludeTags, ExcludeTags: req.ExcludeTags, CandidateCap: e.ask.DBLimit})
+		if err != nil {
+			return out, err
+		}
+		out.diag = iv.Diagnostics
+		d.ThoughtCandidates, d.KGCandidates, d.BelowThreshold = iv.Diagnostics.ThoughtCandidates, iv.Diagnostics.KGCandidates, 0
+		exhausted := len(iv.Snippets) < k
+		for _, s := range iv.Snippets {
+			thought := s.SourceType == string(memory.VectorThought)
+			if (policy == synth.ContextKG && thought) || (policy == synth.ContextThoughts && !thought) {
+				exhausted = true
+				continue // a pool the policy leaves out (the retrieval's backfill)
+			}
+			// The inner voice may lower its floor so a source has a hit;
+			// sim_thresh is a hard threshold.
+			if s.Score < p.simThresh {
+				d.BelowThreshold++
+				exhausted = true
+				continue
+			}
+			if seen[s.ID] {
+				continue // found by an earlier pass
+			}
+			seen[s.ID] = true
+			c := cand{src: synth.Source{ID: s.ID, Type: s.SourceType, Text: s.Text, Relevance: s.Score},
+				ask: AskSource{SourceID: s.ID, SourceType: s.SourceType, Similarity: s.Score, Excerpt: s.Text, Origin: s.Origin, TrustTier: s.TrustTier}}
+			if thought {
+				th, err := e.store.Thought(ctx, s.ID)
+				if memory.IsCode(err, memory.CodeNotFound) {
+					continue // finalized meanwhile
+				} else if err != nil {
+					return out, err
+				}
+				c.thought, c.ask.ThoughtID, c.src.Text = &th, th.ID, th.Content
+			}
+			all = append(all, c)
+		}
+		// Leave out the summaries whose originals are candidates.
+		clear(echoOf)
+		kept := 0
+		for _, c := range all {
+			if c.thought != nil && c.thought.IsSummary {
+				for _, id := range c.thought.SummaryOf {
+					if seen[id] && id != c.thought.ID && slices.ContainsFunc(all, func(o cand) bool { return o.src.ID == id }) {
+						echoOf[c.thought.ID] = append(echoOf[c.thought.ID], id)
+					}
+				}
+			}
+			if len(echoOf[c.src.ID]) == 0 {
+				kept++
+			}
+		}
+		if len(echoOf) == 0 || kept >= p.topK || exhausted || k >= synth.MaxTopK || pass == maxSourcePasses {
+			break
+		}
+		k = min(synth.MaxTopK, k+p.topK-kept)
+	}
+	slices.SortStableFunc(all, func(a, b cand) int { return cmp.Compare(b.src.Relevance, a.src.Relevance) })
+	var left []string
+	for _, c := range all {
+		if of := echoOf[c.src.ID]; len(of) > 0 {
+			out.echoes = append(out.echoes, *c.thought)
+			left = append(left, fmt.Sprintf("%s (summarises %s)", c.src.ID, strings.Join(of, ", ")))
+			d.SummariesLeftOut = append(d.SummariesLeftOut, c.src.ID)
+			continue
+		}
+		if len(out.sources) == p.topK {
+			continue
+		}
+		out.sources = append(out.sources, c.src)
+		out.byID[c.src.ID] = c.ask
+		if c.thought != nil {
+			out.thoughts = append(out.thoughts, *c.thought)
+		}
+	}
+	if len(left) > 0 {
+		d.Notes = append(d.Notes, "left out summary thoughts whose originals are among the sources, so the answer rests on the originals: "+
+			strings.Join(left, "; "))
+	}
+	return out, nil
 }
 
 // stagingYield is what staging made of each source thought: whether the

@@ -170,30 +170,58 @@ func TestAskAgainDoesNotPileUpSummaries(t *testing.T) {
 	}
 }
 
-// A saved summary does not make a question that was answered refused: its
-// sentences are its sources' sentences, and a sentence several sources
-// hold word for word cites each of them, so an answer drawn from the
-// summary still rests on two sources.
-func TestAskAfterASummaryIsStillAnswered(t *testing.T) {
+// A saved summary does not compete with the thoughts it summarises (the
+// echo chamber the grounded specification warns of): when the summary and
+// thoughts of its summary_of are among the candidates, the summary is left
+// out, its place filled further down the ranking, and the answer rests on
+// the originals, answered as before. A summary whose originals are gone
+// is a source again.
+func TestAskLeavesOutSummariesOfItsSources(t *testing.T) {
 	eng, _ := askEngine(t, nil)
 	before := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(2), Save: ptr(false)})
 	if before.Refused {
 		t.Fatalf("before any summary: %s", before.Grounding.Notes)
 	}
-	summary := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3)}).SavedThoughtID
+	saved := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3)})
+	summary := saved.SavedThoughtID
 	if summary == "" {
 		t.Fatal("no summary saved")
 	}
+	// The summary is the closest match to the question now.
+	found := voice(t, eng, retrieve.InnerVoiceRequest{Query: askQuestion, Mix: ptr(0.0), TopK: ptr(2)})
+	if len(found.Snippets) == 0 || !slices.ContainsFunc(found.Snippets, func(s retrieve.Snippet) bool { return s.ID == summary }) {
+		t.Fatalf("the summary is not among the best matches: %+v", found.Snippets)
+	}
 	after := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(2), Save: ptr(false)})
-	if after.Refused || after.SynthesizedAnswer == "" || !slices.Contains(sourceIDs(after), summary) {
+	if after.Refused || after.SynthesizedAnswer == "" || len(after.Sources) != 2 || slices.Contains(sourceIDs(after), summary) {
 		t.Fatalf("after the summary %s was saved: refused %v (%s), sources %v", summary, after.Refused, after.Grounding.Notes, sourceIDs(after))
+	}
+	if !slices.Equal(sourceIDs(after), sourceIDs(before)) || after.SynthesizedAnswer != before.SynthesizedAnswer {
+		t.Fatalf("the answer changed: %v %q, before %v %q", sourceIDs(after), after.SynthesizedAnswer, sourceIDs(before), before.SynthesizedAnswer)
+	}
+	if !slices.Equal(after.Diagnostics.SummariesLeftOut, []string{summary}) ||
+		!strings.Contains(strings.Join(after.Diagnostics.Notes, " "), summary+" (summarises ") {
+		t.Fatalf("diagnostics %+v", after.Diagnostics)
 	}
 	cited := map[string]bool{}
 	for _, c := range after.Grounding.Sources {
 		cited[c.SourceID] = true
 	}
-	if len(cited) < 2 || after.Grounding.CoverageRatio != 1 {
+	if len(cited) < 2 || cited[summary] || after.Grounding.CoverageRatio != 1 {
 		t.Fatalf("the answer rests on %v (coverage %v)", cited, after.Grounding.CoverageRatio)
+	}
+	// Its originals marked for removal (no longer retrieved), the summary
+	// is a source again.
+	th, err := eng.Thought(ctx, summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Maintenance(ctx, cairn.MaintenanceRequest{Subcommand: cairn.OpMarkRemoval, ThoughtIDs: th.SummaryOf}); err != nil {
+		t.Fatal(err)
+	}
+	alone := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(2), Save: ptr(false)})
+	if !slices.Contains(sourceIDs(alone), summary) || len(alone.Diagnostics.SummariesLeftOut) != 0 {
+		t.Fatalf("with its originals gone: sources %v, left out %v", sourceIDs(alone), alone.Diagnostics.SummariesLeftOut)
 	}
 }
 
@@ -499,7 +527,7 @@ func TestAskWithNothingAboveTheThreshold(t *testing.T) {
 func TestAskDBLimitBoundsCandidates(t *testing.T) {
 	eng, _ := askEngine(t, &cairn.Options{Ask: &synth.AskConfig{TopK: 5, SimThresh: 0.1, DBLimit: 2}})
 	res := ask(t, eng, cairn.AskRequest{Content: askQuestion, Save: ptr(false)})
-	if res.Diagnostics.ThoughtCandidates > 2 || len(res.Sources) > 2 || len(res.Sources) == 0 {
+	if res.Diagnostics.ThoughtCandidates != 2 || len(res.Sources) > 2 || len(res.Sources) == 0 {
 		t.Fatalf("with SURR_DB_LIMIT=2: %d candidates, %d sources", res.Diagnostics.ThoughtCandidates, len(res.Sources))
 	}
 }

@@ -263,11 +263,11 @@ func (e *Engine) askParams(req AskRequest, d *AskDiagnostics) (askParams, error)
 // session's summary and recent exchanges as context) or else the
 // extractive synthesiser, checks the answer with the grounding verifier
 // (refusing one not grounded enough), falls back to the extractive
-// answer when the model fails, and then, in this order: saves the answer
-// as a summary thought (save, default true; never when there is no
-// answer, or it repeats a source word for word or only quotes one;
-// private when a source is), stages knowledge-graph candidates extracted
-// from the thoughts among the sources (stage_kg), marks for removal those
+// answer when the model fails, and then, in this order: stages
+// knowledge-graph candidates extracted from the thoughts among the
+// sources (stage_kg), saves the answer as a summary thought (save, default
+// true; never when there is no answer, or it repeats a source word for
+// word or only quotes one; private when a source is), marks for removal those
 // of them whose knowledge was staged (auto_mark_removal: a candidate
 // staged now, or one of the same key pending or in the graph already;
 // never when the answer was refused; best effort), and
@@ -383,7 +383,8 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 		summaryOf[i] = s.ID
 	}
 
-	// Save the answer as a summary thought.
+	// The summary to save, checked before anything is written.
+	var summary *memory.Thought
 	if p.save {
 		// An earlier summary left out of the sources still counts: an
 		// answer that repeats it is not saved again.
@@ -408,16 +409,17 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 			if err := e.checkThought(&th); err != nil {
 				return res, err
 			}
-			saved, err := e.store.AddThought(ctx, th)
-			if err != nil {
-				return res, err
-			}
-			e.embedAfterWrite(ctx, []memory.EmbedJob{{Kind: memory.VectorThought, ID: saved.ID, Content: saved.Content}})
-			res.SavedThoughtID = saved.ID
+			summary = &th
 		}
 	}
 
+	// The writes, in an order a failure cannot make a retry duplicate:
+	// staging first (a retry finds its candidates pending and stages none
+	// again), then the summary (the last write that fails the call), then
+	// the best-effort steps, marking and the session.
+
 	// Stage knowledge-graph candidates from the thoughts among the sources.
+	var yield stagingYield
 	if req.StageKG {
 		if len(thoughts) == 0 {
 			d.Notes = append(d.Notes, "stage_kg extracts from thoughts, and no thought is among the sources (context "+policy+")")
@@ -432,7 +434,7 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 		plan := graph.Plan(x, graph.StageOptions{MinConfidence: p.confMin, MaxNodes: p.maxNodes,
 			MaxEdges: p.maxEdges, NewID: e.newID, Now: e.nowMs(), Scopes: scopes})
 		res.Staged.BelowConfidence, res.Staged.OverCap = plan.BelowConfidence, plan.OverCap
-		yield := stagingYield{extracted: map[string]bool{}, planned: map[string]bool{}, produced: map[string]bool{}}
+		yield = stagingYield{extracted: map[string]bool{}, planned: map[string]bool{}, produced: map[string]bool{}}
 		for _, en := range x.Entities {
 			yield.extracted[en.SourceID] = true
 		}
@@ -465,11 +467,23 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 				}
 			}
 		}
-		if p.autoMark && len(ids) > 0 {
-			e.autoMark(ctx, &res, ids, yield, ans.Refused)
-		}
 	} else if p.autoMark {
 		d.Notes = append(d.Notes, "auto_mark_removal applies after staging: set stage_kg to mark the sources")
+	}
+
+	// Save the answer as a summary thought.
+	if summary != nil {
+		saved, err := e.store.AddThought(ctx, *summary)
+		if err != nil {
+			return res, err
+		}
+		e.embedAfterWrite(ctx, []memory.EmbedJob{{Kind: memory.VectorThought, ID: saved.ID, Content: saved.Content}})
+		res.SavedThoughtID = saved.ID
+	}
+
+	// Mark the sources whose knowledge was staged for removal; best effort.
+	if req.StageKG && p.autoMark && len(ids) > 0 {
+		e.autoMark(ctx, &res, ids, yield, ans.Refused)
 	}
 
 	// Record the exchange in its session.

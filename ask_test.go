@@ -11,13 +11,16 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/embed"
 	"github.com/cairnhq/cairn/maintain"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/retrieve"
+	"github.com/cairnhq/cairn/sqlite"
 	"github.com/cairnhq/cairn/synth"
 )
 
@@ -37,6 +40,13 @@ func askEngine(t *testing.T, opts *cairn.Options) (*cairn.Engine, []memory.Thoug
 		opts.Maintenance = &maintain.Config{RetentionDays: 30, ArchiveDir: filepath.Join(t.TempDir(), "archive"), Format: "parquet"}
 	}
 	eng := openVoice(t, opts)
+	return eng, seedAsk(t, eng)
+}
+
+// seedAsk writes askEngine's thoughts and returns the five about clock
+// drift.
+func seedAsk(t *testing.T, eng *cairn.Engine) []memory.Thought {
+	t.Helper()
 	var ts []memory.Thought
 	for _, text := range []string{
 		"Clock drift breaks session token expiry because the auth-service depends on NTP.",
@@ -49,7 +59,7 @@ func askEngine(t *testing.T, opts *cairn.Options) (*cairn.Engine, []memory.Thoug
 	}
 	think(t, eng, cairn.ThinkRequest{Content: "The billing team prefers invoices in euros."})
 	think(t, eng, cairn.ThinkRequest{Content: "Lunch is at noon on Fridays."})
-	return eng, ts
+	return ts
 }
 
 const askQuestion = "why does clock drift break session token expiry on the auth-service?"
@@ -387,6 +397,141 @@ func TestAskAutoMarkOnlyMarksWhatWasStaged(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(refused.Diagnostics.Notes, " "), "the answer was refused") {
 		t.Fatalf("notes %q", refused.Diagnostics.Notes)
+	}
+}
+
+// flakyStore fails the failAt-th write inner_voice makes (0: none).
+type flakyStore struct {
+	*sqlite.DB
+	mu             sync.Mutex
+	writes, failAt int
+	failed         string
+}
+
+func (s *flakyStore) arm(failAt int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.writes, s.failAt, s.failed = 0, failAt, ""
+}
+
+func (s *flakyStore) disarm() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failAt = 0
+}
+
+func (s *flakyStore) write(op string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failAt == 0 {
+		return nil
+	}
+	s.writes++
+	if s.writes != s.failAt {
+		return nil
+	}
+	s.failed = op
+	return memory.Errorf(memory.CodeDBError, "the disk is full (injected, writing %s)", op)
+}
+
+func (s *flakyStore) AddThought(ctx context.Context, th memory.Thought) (memory.Thought, error) {
+	if err := s.write("a thought"); err != nil {
+		return memory.Thought{}, err
+	}
+	return s.DB.AddThought(ctx, th)
+}
+
+func (s *flakyStore) StageCandidates(ctx context.Context, cs []memory.KGCandidate) (memory.StageResult, error) {
+	if err := s.write("candidates"); err != nil {
+		return memory.StageResult{}, err
+	}
+	return s.DB.StageCandidates(ctx, cs)
+}
+
+func (s *flakyStore) MarkRemoval(ctx context.Context, ids []string, at int64) (int, error) {
+	if err := s.write("marks"); err != nil {
+		return 0, err
+	}
+	return s.DB.MarkRemoval(ctx, ids, at)
+}
+
+func (s *flakyStore) CreateVoiceSession(ctx context.Context, v memory.InnerVoiceSession) (memory.InnerVoiceSession, error) {
+	if err := s.write("a session"); err != nil {
+		return memory.InnerVoiceSession{}, err
+	}
+	return s.DB.CreateVoiceSession(ctx, v)
+}
+
+func (s *flakyStore) AddVoiceExchange(ctx context.Context, x memory.InnerVoiceExchange) (memory.InnerVoiceExchange, memory.InnerVoiceSession, error) {
+	if err := s.write("an exchange"); err != nil {
+		return memory.InnerVoiceExchange{}, memory.InnerVoiceSession{}, err
+	}
+	return s.DB.AddVoiceExchange(ctx, x)
+}
+
+// A storage error part way through inner_voice leaves nothing a retry
+// would duplicate: whichever write fails, a call that fails has saved no
+// summary, and retrying it saves exactly one and stages each candidate
+// once; a failure of a best-effort step (marking, the session) is a note.
+func TestAskStorageFailureLeavesNothingToDuplicate(t *testing.T) {
+	req := cairn.AskRequest{Content: askQuestion, TopK: ptr(3), StageKG: true, AutoMarkRemoval: ptr(true)}
+	for failAt := 1; failAt <= 6; failAt++ {
+		var flaky *flakyStore
+		opts := &cairn.Options{Embedder: embed.Hash{Dim: 256}, InnerVoice: voiceOn(), Now: func() time.Time { return time.UnixMilli(1_750_000_000_000) },
+			Maintenance: &maintain.Config{RetentionDays: 30, ArchiveDir: filepath.Join(t.TempDir(), "archive"), Format: "parquet"}}
+		eng, err := cairn.OpenWrapped(filepath.Join(t.TempDir(), "cairn.db"), opts, func(db *sqlite.DB) memory.Store {
+			flaky = &flakyStore{DB: db}
+			return flaky
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { eng.Close() })
+		seedAsk(t, eng)
+		st, _ := eng.Stats(ctx)
+		seeded := st.Thoughts
+		flaky.arm(failAt)
+		res, err := eng.Ask(ctx, req)
+		flaky.disarm()
+		thoughts := func() int {
+			st, err := eng.Stats(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return st.Thoughts
+		}
+		if err != nil {
+			if memory.CodeOf(err) != memory.CodeDBError {
+				t.Fatalf("failing write %d (%s): %v", failAt, flaky.failed, err)
+			}
+			if n := thoughts(); n != seeded {
+				t.Fatalf("failing write %d (%s): the call failed, and %d thoughts were saved", failAt, flaky.failed, n-seeded)
+			}
+			if res, err = eng.Ask(ctx, req); err != nil {
+				t.Fatalf("retry after failing write %d: %v", failAt, err)
+			}
+		} else if flaky.failed != "" && !slices.ContainsFunc(res.Diagnostics.Notes, func(n string) bool {
+			return strings.Contains(n, "failed") || strings.Contains(n, "not recorded")
+		}) {
+			t.Fatalf("failing write %d (%s) left no note: %q", failAt, flaky.failed, res.Diagnostics.Notes)
+		}
+		if n := thoughts(); n != seeded+1 || res.SavedThoughtID == "" {
+			t.Fatalf("failing write %d (%s): %d summaries saved (this call: %q)", failAt, flaky.failed, n-seeded, res.SavedThoughtID)
+		}
+		list, err := eng.Candidates(ctx, cairn.CandidatesRequest{Status: "all", Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := map[string]bool{}
+		for _, c := range list.Candidates {
+			if keys[c.Key()] {
+				t.Fatalf("failing write %d (%s): candidate %q staged twice", failAt, flaky.failed, c.Key())
+			}
+			keys[c.Key()] = true
+		}
+		if len(keys) == 0 || (flaky.failed != "marks" && res.MarkedForRemoval == 0) {
+			t.Fatalf("failing write %d (%s): %d candidates, %d marked", failAt, flaky.failed, len(keys), res.MarkedForRemoval)
+		}
 	}
 }
 

@@ -364,6 +364,9 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 	if c := e.grounded.llm; c != nil && (g.usage.Calls > 0 || g.degraded == "") {
 		pv.Provider, pv.Model = c.Provider(), cmp.Or(g.usage.Model, c.Model())
 	}
+	if !e.grounded.costs && e.grounded.llm != nil {
+		d.Notes = append(d.Notes, "cost tracking is off (SURR_INNER_VOICE_COST_TRACKING=0): no cost is computed or stored, and cost_usd is 0")
+	}
 	if g.degraded != "" {
 		pv.DegradedFrom, pv.DegradedReason = synth.GroundedName, g.degraded
 		d.Notes = append(d.Notes, "the language model did not answer ("+g.degraded+"): the extractive synthesiser answered")

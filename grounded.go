@@ -283,7 +283,7 @@ type voiceThread struct {
 // no mode stands alone, with a note; one that asks for a mode is
 // feature_disabled.
 func (e *Engine) openThread(ctx context.Context, req AskRequest, q string, d *AskDiagnostics) (voiceThread, synth.Conversation, error) {
-	mode := strings.TrimSpace(req.Mode)
+	mode := strings.ToLower(strings.TrimSpace(req.Mode))
 	switch mode {
 	case "":
 		mode = ModeContinue

@@ -653,6 +653,56 @@ func TestInnerVoiceMetricsAndCostSwitches(t *testing.T) {
 	}
 }
 
+// mode is read in any case, as context is.
+func TestInnerVoiceModeInAnyCase(t *testing.T) {
+	eng, _ := askEngine(t, nil)
+	res := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3), Save: ptr(false), Mode: " NEW_THREAD ", Topic: "drift"})
+	if res.Session == nil || !res.Session.Created || res.Session.Mode != cairn.ModeNewThread || res.Session.Topic != "drift" {
+		t.Fatalf("NEW_THREAD: %+v", res.Session)
+	}
+	next := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3), Save: ptr(false), Mode: "Continue"})
+	if next.Session == nil || next.Session.SessionID != res.Session.SessionID || next.Session.Mode != cairn.ModeContinue {
+		t.Fatalf("Continue: %+v", next.Session)
+	}
+	if none := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3), Mode: "NONE", Save: ptr(false)}); none.Session != nil {
+		t.Fatalf("NONE recorded %+v", none.Session)
+	}
+	if _, err := eng.Ask(ctx, cairn.AskRequest{Content: askQuestion, Mode: "LATER"}); memory.CodeOf(err) != memory.CodeInvalidParams ||
+		!strings.Contains(err.Error(), `"LATER"`) {
+		t.Fatalf("LATER: %v", err)
+	}
+}
+
+// Like inner_voice, the session readers answer feature_disabled while the
+// inner voice is disabled; deleting a session still works (erasing what
+// was recorded is never gated).
+func TestInnerVoiceSessionToolsFollowTheGate(t *testing.T) {
+	eng, _ := askEngine(t, nil)
+	res := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3), Save: ptr(false), Mode: "new_thread"})
+	if res.Session == nil {
+		t.Fatal("no session")
+	}
+	path := eng.Path()
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	off := openAt(t, path, &cairn.Options{Embedder: embed.Hash{Dim: 256}})
+	if _, err := off.VoiceSessions(ctx, cairn.VoiceSessionsRequest{}); memory.CodeOf(err) != memory.CodeFeatureDisabled ||
+		!strings.Contains(err.Error(), "SURR_ENABLE_INNER_VOICE=1") {
+		t.Fatalf("inner_voice_sessions while disabled: %v", err)
+	}
+	if _, err := off.CallJSON(ctx, "inner_voice_session", []byte(`{"session_id":"`+res.Session.SessionID+`"}`)); memory.CodeOf(err) != memory.CodeFeatureDisabled {
+		t.Fatalf("inner_voice_session while disabled: %v", err)
+	}
+	del, err := off.DeleteVoiceSession(ctx, cairn.VoiceSessionRef{SessionID: res.Session.SessionID})
+	if err != nil || del.Deleted != res.Session.SessionID || del.Exchanges != 1 {
+		t.Fatalf("delete while disabled: %+v %v", del, err)
+	}
+	if _, err := off.DeleteVoiceSession(ctx, cairn.VoiceSessionRef{SessionID: res.Session.SessionID}); memory.CodeOf(err) != memory.CodeNotFound {
+		t.Fatalf("delete again: %v", err)
+	}
+}
+
 // Every call reaches the engine's listeners with its figures.
 func TestInnerVoiceCallsAreObserved(t *testing.T) {
 	srv := llmtest.New(t, llm.ProviderOpenAI, quoting(2))

@@ -26,8 +26,12 @@ var innerVoiceTools = []Tool{
 	}),
 	newTool(Tool{
 		Name: "maintenance_ops", Title: "Archive and remove thoughts marked for removal", Method: "POST", Path: "/v1/maintenance", Destructive: true,
-		Description: `The removal lifecycle of thoughts marked for removal (by thought_mark, inner_voice's auto_mark_removal or mark_removal here). subcommand list_removal_candidates lists them, oldest mark first, with whether each can be finalized and why not; export_removals writes those not yet exported to a new archive file in SURR_ARCHIVE_DIR (format parquet, the default, or jsonl; with their provenance and metadata, not vectors) and records it; finalize_removal deletes, erasing their text, only thoughts that were exported to an archive that is still intact and marked at least SURR_RETENTION_DAYS (default 30) days ago, and lists the others with the reason (with thought_ids: those, all or none); mark_removal marks thought_ids. dry_run says what would happen and writes nothing; limit 1..10000 (default 100).`,
+		Description: `The removal lifecycle of thoughts marked for removal (by thought_mark, inner_voice's auto_mark_removal or mark_removal here). subcommand list_removal_candidates lists them, oldest mark first, with whether each can be finalized and why not; export_removals writes those not yet exported to a new archive file in SURR_ARCHIVE_DIR (format parquet, the default, or jsonl; with their provenance and metadata, not vectors) and records it; finalize_removal deletes, erasing their text, only thoughts that were exported to an archive that is still intact and marked at least SURR_RETENTION_DAYS (default 30) days ago, and lists the others with the reason (with thought_ids: those, all or none); mark_removal marks thought_ids. dry_run says what would happen and writes nothing; limit 1..10000 (default 100). Archive paths (export.archive.path, candidates' archive) are relative to the server's archive directory, which is not revealed.`,
 	}, func(e *Engine, ctx context.Context, in MaintenanceRequest) (MaintenanceResult, error) {
-		return e.Maintenance(ctx, in)
+		res, err := e.Maintenance(ctx, in)
+		if e.life != nil {
+			res = res.Relative(e.life.Config)
+		}
+		return res, err
 	}),
 }

@@ -174,6 +174,12 @@ type Engine struct {
 
 // Open opens (creating if needed) the cairn database at path.
 func Open(path string, opts *Options) (*Engine, error) {
+	return open(path, opts, nil)
+}
+
+// open is Open, with the engine over the store wrap makes of the
+// database when wrap is set (tests: a store that fails on purpose).
+func open(path string, opts *Options, wrap func(*sqlite.DB) memory.Store) (*Engine, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -212,7 +218,11 @@ func Open(path string, opts *Options) (*Engine, error) {
 	case "":
 		o.IndexDir = path + "-index"
 	}
-	e, err := newEngine(db, o)
+	var store memory.Store = db
+	if wrap != nil {
+		store = wrap(db)
+	}
+	e, err := newEngine(store, o)
 	if err != nil {
 		db.Close()
 		return nil, err

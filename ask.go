@@ -42,11 +42,11 @@ type AskRequest struct {
 	MaxNodes        *int     `json:"max_nodes,omitempty" jsonschema:"most entity candidates to stage, 0 to 1000; default 30"`
 	MaxEdges        *int     `json:"max_edges,omitempty" jsonschema:"most edge candidates to stage, 0 to 1000; default 60"`
 	Save            *bool    `json:"save,omitempty" jsonschema:"save the answer as a summary thought (is_summary, summary_of the sources, pipeline inner_voice); default true"`
-	AutoMarkRemoval *bool    `json:"auto_mark_removal,omitempty" jsonschema:"after staging, mark the sources for removal (maintenance_ops archives them); default SURR_AUTO_MARK_REMOVAL (false)"`
+	AutoMarkRemoval *bool    `json:"auto_mark_removal,omitempty" jsonschema:"after staging, mark for removal the sources whose knowledge was staged (a candidate staged, pending or in the graph already; none when the answer is refused), for maintenance_ops to archive; default SURR_AUTO_MARK_REMOVAL (false)"`
 	IncludePrivate  bool     `json:"include_private,omitempty" jsonschema:"answer from private thoughts too"`
 	IncludeTags     []string `json:"include_tags,omitempty" jsonschema:"only thoughts with at least one of these tags"`
 	ExcludeTags     []string `json:"exclude_tags,omitempty" jsonschema:"leave out thoughts with any of these tags"`
-	Mode            string   `json:"mode,omitempty" jsonschema:"continue (the active session, or session_id, or a new one), new_thread (start a session), or none (stand alone: nothing of the exchange is kept); default continue, or none when save is false"`
+	Mode            string   `json:"mode,omitempty" jsonschema:"continue (the active session, or session_id, or a new one), new_thread (start a session), or none (stand alone: nothing of the exchange is kept), in any case; default continue, or none when save is false"`
 	Topic           string   `json:"topic,omitempty" jsonschema:"a new thread's topic, at most 200 characters (default: the question)"`
 	SessionID       string   `json:"session_id,omitempty" jsonschema:"the session to continue (mode continue), even one past the session timeout"`
 	Context         string   `json:"context,omitempty" jsonschema:"what the answer may draw on: kg (knowledge-graph entities and facts only), kg+thoughts, or thoughts; default CAIRN_INNER_VOICE_CONTEXT, else kg with a language model and thoughts without"`
@@ -95,6 +95,9 @@ type AskDiagnostics struct {
 	Clamped   []string `json:"clamped,omitempty"`
 	NoResults bool     `json:"no_results,omitempty"`
 	Reason    string   `json:"reason,omitempty"`
+	// SummariesLeftOut are summary thoughts left out of the sources
+	// because thoughts they summarise are among them.
+	SummariesLeftOut []string `json:"summaries_left_out,omitempty"`
 	// SaveSkipped says why no thought was saved although save was true.
 	SaveSkipped string `json:"save_skipped,omitempty"`
 	// Notes are warnings that did not fail the call (a best-effort step
@@ -260,12 +263,14 @@ func (e *Engine) askParams(req AskRequest, d *AskDiagnostics) (askParams, error)
 // session's summary and recent exchanges as context) or else the
 // extractive synthesiser, checks the answer with the grounding verifier
 // (refusing one not grounded enough), falls back to the extractive
-// answer when the model fails, and then, in this order: saves the answer
-// as a summary thought (save, default true; never when there is no
-// answer, or it repeats a source word for word or only quotes one;
-// private when a source is), stages knowledge-graph candidates extracted
-// from the thoughts among the sources (stage_kg), marks those thoughts for
-// removal (auto_mark_removal, after staging only; best effort), and
+// answer when the model fails, and then, in this order: stages
+// knowledge-graph candidates extracted from the thoughts among the
+// sources (stage_kg), saves the answer as a summary thought (save, default
+// true; never when there is no answer, or it repeats a source word for
+// word or only quotes one; private when a source is), marks for removal those
+// of them whose knowledge was staged (auto_mark_removal: a candidate
+// staged now, or one of the same key pending or in the graph already;
+// never when the answer was refused; best effort), and
 // records the exchange in its session (mode continue or new_thread; best
 // effort), rolling the session's summary forward past ten exchanges. With
 // save false, stage_kg false and mode none it writes nothing. It fails
@@ -316,50 +321,13 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 	}()
 
 	// Retrieve: the inner voice's pipeline, under the context policy.
-	mix := 0.0
-	switch policy {
-	case synth.ContextKG:
-		mix = 1
-	case synth.ContextBoth:
-		mix = e.voice.Config.Mix
-	}
-	iv, err := e.voice.Retrieve(ctx, retrieve.InnerVoiceRequest{Query: q, TopK: &p.topK, Floor: &p.simThresh, Mix: &mix,
-		IncludePrivate: req.IncludePrivate, IncludeTags: req.IncludeTags, ExcludeTags: req.ExcludeTags, CandidateCap: e.ask.DBLimit})
+	found, err := e.askSources(ctx, req, q, p, policy, d)
 	if err != nil {
 		return res, err
 	}
-	d.ThoughtCandidates, d.KGCandidates = iv.Diagnostics.ThoughtCandidates, iv.Diagnostics.KGCandidates
-	var sources []synth.Source
-	var thoughts []memory.Thought
-	byID := map[string]AskSource{}
-	for _, s := range iv.Snippets {
-		thought := s.SourceType == string(memory.VectorThought)
-		if (policy == synth.ContextKG && thought) || (policy == synth.ContextThoughts && !thought) {
-			continue // a pool the policy leaves out (the retrieval's backfill)
-		}
-		// The inner voice may lower its floor so a source has a hit;
-		// sim_thresh is a hard threshold.
-		if s.Score < p.simThresh {
-			d.BelowThreshold++
-			continue
-		}
-		src := AskSource{SourceID: s.ID, SourceType: s.SourceType, Similarity: s.Score, Excerpt: s.Text, Origin: s.Origin, TrustTier: s.TrustTier}
-		text := s.Text
-		if thought {
-			th, err := e.store.Thought(ctx, s.ID)
-			if memory.IsCode(err, memory.CodeNotFound) {
-				continue // finalized meanwhile
-			} else if err != nil {
-				return res, err
-			}
-			thoughts = append(thoughts, th)
-			src.ThoughtID, text = th.ID, th.Content
-		}
-		sources = append(sources, synth.Source{ID: s.ID, Type: s.SourceType, Text: text, Relevance: s.Score})
-		byID[s.ID] = src
-	}
+	sources, thoughts, byID, iv := found.sources, found.thoughts, found.byID, found.diag
 	if len(sources) == 0 {
-		d.NoResults, d.Reason = true, noResultsReason(policy, iv.Diagnostics)
+		d.NoResults, d.Reason = true, noResultsReason(policy, iv)
 		if p.save {
 			d.SaveSkipped = "no answer"
 		}
@@ -396,6 +364,9 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 	if c := e.grounded.llm; c != nil && (g.usage.Calls > 0 || g.degraded == "") {
 		pv.Provider, pv.Model = c.Provider(), cmp.Or(g.usage.Model, c.Model())
 	}
+	if !e.grounded.costs && e.grounded.llm != nil {
+		d.Notes = append(d.Notes, "cost tracking is off (SURR_INNER_VOICE_COST_TRACKING=0): no cost is computed or stored, and cost_usd is 0")
+	}
 	if g.degraded != "" {
 		pv.DegradedFrom, pv.DegradedReason = synth.GroundedName, g.degraded
 		d.Notes = append(d.Notes, "the language model did not answer ("+g.degraded+"): the extractive synthesiser answered")
@@ -415,9 +386,13 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 		summaryOf[i] = s.ID
 	}
 
-	// Save the answer as a summary thought.
+	// The summary to save, checked before anything is written.
+	var summary *memory.Thought
 	if p.save {
-		switch dup, quoted, repeated := duplicateOf(ans.Text, thoughts), quotesOnly(ans, thoughts), repeatsOne(ans, thoughts); {
+		// An earlier summary left out of the sources still counts: an
+		// answer that repeats it is not saved again.
+		known := append(slices.Clone(thoughts), found.echoes...)
+		switch dup, quoted, repeated := duplicateOf(ans.Text, known), quotesOnly(ans, thoughts), repeatsOne(ans, known); {
 		case ans.Refused:
 			d.SaveSkipped = "the answer was refused"
 		case strings.TrimSpace(ans.Text) == "":
@@ -437,16 +412,17 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 			if err := e.checkThought(&th); err != nil {
 				return res, err
 			}
-			saved, err := e.store.AddThought(ctx, th)
-			if err != nil {
-				return res, err
-			}
-			e.embedAfterWrite(ctx, []memory.EmbedJob{{Kind: memory.VectorThought, ID: saved.ID, Content: saved.Content}})
-			res.SavedThoughtID = saved.ID
+			summary = &th
 		}
 	}
 
+	// The writes, in an order a failure cannot make a retry duplicate:
+	// staging first (a retry finds its candidates pending and stages none
+	// again), then the summary (the last write that fails the call), then
+	// the best-effort steps, marking and the session.
+
 	// Stage knowledge-graph candidates from the thoughts among the sources.
+	var yield stagingYield
 	if req.StageKG {
 		if len(thoughts) == 0 {
 			d.Notes = append(d.Notes, "stage_kg extracts from thoughts, and no thought is among the sources (context "+policy+")")
@@ -457,9 +433,20 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 			texts[i] = graph.Text{ID: th.ID, Content: th.Content}
 			scopes[th.ID] = th.Scope
 		}
-		plan := graph.Plan(graph.Extract(texts), graph.StageOptions{MinConfidence: p.confMin, MaxNodes: p.maxNodes,
+		x := graph.Extract(texts)
+		plan := graph.Plan(x, graph.StageOptions{MinConfidence: p.confMin, MaxNodes: p.maxNodes,
 			MaxEdges: p.maxEdges, NewID: e.newID, Now: e.nowMs(), Scopes: scopes})
 		res.Staged.BelowConfidence, res.Staged.OverCap = plan.BelowConfidence, plan.OverCap
+		yield = stagingYield{extracted: map[string]bool{}, planned: map[string]bool{}, produced: map[string]bool{}}
+		for _, en := range x.Entities {
+			yield.extracted[en.SourceID] = true
+		}
+		for _, g := range x.Edges {
+			yield.extracted[g.SourceID] = true
+		}
+		for _, c := range plan.Candidates {
+			yield.planned[c.SourceThoughtID] = true
+		}
 		if len(plan.Candidates) > 0 {
 			st, err := e.candidates.StageCandidates(ctx, plan.Candidates)
 			if err != nil {
@@ -472,19 +459,34 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 				} else {
 					res.Staged.PendingEntities++
 				}
+				yield.produced[c.SourceThoughtID] = true
 			}
 			res.Staged.Skipped = len(st.Skipped)
-		}
-		// Mark the sources for removal, after staging only; best effort.
-		if p.autoMark && len(ids) > 0 {
-			n, err := e.removals.MarkRemoval(ctx, ids, e.nowMs())
-			if err != nil {
-				d.Notes = append(d.Notes, "marking the sources for removal failed: "+memory.Public(err).Message)
+			for _, c := range st.Skipped {
+				// The same knowledge waits for moderation, or is in the
+				// graph already: the thought's knowledge is kept.
+				if c.Feedback == "pending" || c.Feedback == "exists" {
+					yield.produced[c.SourceThoughtID] = true
+				}
 			}
-			res.MarkedForRemoval = n
 		}
 	} else if p.autoMark {
 		d.Notes = append(d.Notes, "auto_mark_removal applies after staging: set stage_kg to mark the sources")
+	}
+
+	// Save the answer as a summary thought.
+	if summary != nil {
+		saved, err := e.store.AddThought(ctx, *summary)
+		if err != nil {
+			return res, err
+		}
+		e.embedAfterWrite(ctx, []memory.EmbedJob{{Kind: memory.VectorThought, ID: saved.ID, Content: saved.Content}})
+		res.SavedThoughtID = saved.ID
+	}
+
+	// Mark the sources whose knowledge was staged for removal; best effort.
+	if req.StageKG && p.autoMark && len(ids) > 0 {
+		e.autoMark(ctx, &res, ids, yield, ans.Refused)
 	}
 
 	// Record the exchange in its session.
@@ -508,6 +510,187 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 	}
 	d.LatencyMs = time.Since(start).Milliseconds()
 	return res, nil
+}
+
+// askFound are the records an answer may draw on.
+type askFound struct {
+	sources  []synth.Source
+	thoughts []memory.Thought
+	byID     map[string]AskSource
+	// echoes are the summary thoughts left out because thoughts they
+	// summarise are among the sources.
+	echoes []memory.Thought
+	diag   retrieve.InnerVoiceDiagnostics
+}
+
+// maxSourcePasses bounds the retrievals of one call: the first, and those
+// that fill the places of summaries left out.
+const maxSourcePasses = 3
+
+// askSources retrieves the records an answer may draw on: the inner
+// voice's pipeline under the context policy, at most top_k at or above
+// sim_thresh. A saved summary would compete with the thoughts it
+// summarises (the echo chamber the grounded specification warns of): a
+// summary thought is left out when a thought of its summary_of is among
+// the sources, and the retrieval goes on further down the ranking to fill
+// its place. A summary whose originals are gone or not retrieved stays.
+func (e *Engine) askSources(ctx context.Context, req AskRequest, q string, p askParams, policy string, d *AskDiagnostics) (askFound, error) {
+	mix := 0.0
+	switch policy {
+	case synth.ContextKG:
+		mix = 1
+	case synth.ContextBoth:
+		mix = e.voice.Config.Mix
+	}
+	type cand struct {
+		src     synth.Source
+		ask     AskSource
+		thought *memory.Thought
+	}
+	var all []cand
+	seen := map[string]bool{}
+	out := askFound{byID: map[string]AskSource{}}
+	// echoOf names, for each summary to leave out, the originals among the
+	// candidates.
+	echoOf := map[string][]string{}
+	k := p.topK
+	for pass := 1; ; pass++ {
+		iv, err := e.voice.Retrieve(ctx, retrieve.InnerVoiceRequest{Query: q, TopK: &k, Floor: &p.simThresh, Mix: &mix,
+			IncludePrivate: req.IncludePrivate, IncludeTags: req.IncludeTags, ExcludeTags: req.ExcludeTags, CandidateCap: e.ask.DBLimit})
+		if err != nil {
+			return out, err
+		}
+		out.diag = iv.Diagnostics
+		d.ThoughtCandidates, d.KGCandidates, d.BelowThreshold = iv.Diagnostics.ThoughtCandidates, iv.Diagnostics.KGCandidates, 0
+		exhausted := len(iv.Snippets) < k
+		for _, s := range iv.Snippets {
+			thought := s.SourceType == string(memory.VectorThought)
+			if (policy == synth.ContextKG && thought) || (policy == synth.ContextThoughts && !thought) {
+				exhausted = true
+				continue // a pool the policy leaves out (the retrieval's backfill)
+			}
+			// The inner voice may lower its floor so a source has a hit;
+			// sim_thresh is a hard threshold.
+			if s.Score < p.simThresh {
+				d.BelowThreshold++
+				exhausted = true
+				continue
+			}
+			if seen[s.ID] {
+				continue // found by an earlier pass
+			}
+			seen[s.ID] = true
+			c := cand{src: synth.Source{ID: s.ID, Type: s.SourceType, Text: s.Text, Relevance: s.Score},
+				ask: AskSource{SourceID: s.ID, SourceType: s.SourceType, Similarity: s.Score, Excerpt: s.Text, Origin: s.Origin, TrustTier: s.TrustTier}}
+			if thought {
+				th, err := e.store.Thought(ctx, s.ID)
+				if memory.IsCode(err, memory.CodeNotFound) {
+					continue // finalized meanwhile
+				} else if err != nil {
+					return out, err
+				}
+				c.thought, c.ask.ThoughtID, c.src.Text = &th, th.ID, th.Content
+			}
+			all = append(all, c)
+		}
+		// Leave out the summaries whose originals are candidates.
+		clear(echoOf)
+		kept := 0
+		for _, c := range all {
+			if c.thought != nil && c.thought.IsSummary {
+				for _, id := range c.thought.SummaryOf {
+					if seen[id] && id != c.thought.ID && slices.ContainsFunc(all, func(o cand) bool { return o.src.ID == id }) {
+						echoOf[c.thought.ID] = append(echoOf[c.thought.ID], id)
+					}
+				}
+			}
+			if len(echoOf[c.src.ID]) == 0 {
+				kept++
+			}
+		}
+		if len(echoOf) == 0 || kept >= p.topK || exhausted || k >= synth.MaxTopK || pass == maxSourcePasses {
+			break
+		}
+		k = min(synth.MaxTopK, k+p.topK-kept)
+	}
+	slices.SortStableFunc(all, func(a, b cand) int { return cmp.Compare(b.src.Relevance, a.src.Relevance) })
+	var left []string
+	for _, c := range all {
+		if of := echoOf[c.src.ID]; len(of) > 0 {
+			out.echoes = append(out.echoes, *c.thought)
+			left = append(left, fmt.Sprintf("%s (summarises %s)", c.src.ID, strings.Join(of, ", ")))
+			d.SummariesLeftOut = append(d.SummariesLeftOut, c.src.ID)
+			continue
+		}
+		if len(out.sources) == p.topK {
+			continue
+		}
+		out.sources = append(out.sources, c.src)
+		out.byID[c.src.ID] = c.ask
+		if c.thought != nil {
+			out.thoughts = append(out.thoughts, *c.thought)
+		}
+	}
+	if len(left) > 0 {
+		d.Notes = append(d.Notes, "left out summary thoughts whose originals are among the sources, so the answer rests on the originals: "+
+			strings.Join(left, "; "))
+	}
+	return out, nil
+}
+
+// stagingYield is what staging made of each source thought: whether the
+// extractor found anything in it, whether any of that was a candidate to
+// stage (at or above confidence_min, within the caps), and whether a
+// candidate of it was staged or is pending or in the graph already.
+type stagingYield struct {
+	extracted, planned, produced map[string]bool
+}
+
+// autoMark marks for removal the source thoughts whose knowledge staging
+// kept (a candidate staged now, or one of the same key pending or in the
+// graph already), none when the answer was refused; best effort. A note
+// says how many were marked and why the others were not.
+func (e *Engine) autoMark(ctx context.Context, res *AskResult, ids []string, y stagingYield, refused bool) {
+	d := &res.Diagnostics
+	if refused {
+		d.Notes = append(d.Notes, fmt.Sprintf("auto_mark_removal marked none of %d source thoughts: the answer was refused", len(ids)))
+		return
+	}
+	var mark, nothing, filtered, blocked []string
+	for _, id := range ids {
+		switch {
+		case y.produced[id]:
+			mark = append(mark, id)
+		case !y.extracted[id]:
+			nothing = append(nothing, id)
+		case !y.planned[id]:
+			filtered = append(filtered, id)
+		default:
+			blocked = append(blocked, id)
+		}
+	}
+	if len(mark) > 0 {
+		n, err := e.removals.MarkRemoval(ctx, mark, e.nowMs())
+		if err != nil {
+			d.Notes = append(d.Notes, "marking the sources for removal failed: "+memory.Public(err).Message)
+		}
+		res.MarkedForRemoval = n
+	}
+	note := fmt.Sprintf("auto_mark_removal marked %d of %d source thoughts (those a candidate was staged from, or whose candidate is pending or in the graph already)",
+		res.MarkedForRemoval, len(ids))
+	for _, r := range []struct {
+		ids []string
+		why string
+	}{
+		{nothing, "nothing was extracted from them"},
+		{filtered, "their candidates were below confidence_min, past max_nodes/max_edges or not valid graph names"},
+		{blocked, "their candidates are blocked"},
+	} {
+		if len(r.ids) > 0 {
+			note += fmt.Sprintf("; left active: %s (%s)", strings.Join(r.ids, ", "), r.why)
+		}
+	}
+	d.Notes = append(d.Notes, note)
 }
 
 // recordInto records an exchange, best effort: a failure is a note. The

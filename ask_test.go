@@ -4,18 +4,23 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/embed"
 	"github.com/cairnhq/cairn/maintain"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/retrieve"
+	"github.com/cairnhq/cairn/sqlite"
 	"github.com/cairnhq/cairn/synth"
 )
 
@@ -35,6 +40,13 @@ func askEngine(t *testing.T, opts *cairn.Options) (*cairn.Engine, []memory.Thoug
 		opts.Maintenance = &maintain.Config{RetentionDays: 30, ArchiveDir: filepath.Join(t.TempDir(), "archive"), Format: "parquet"}
 	}
 	eng := openVoice(t, opts)
+	return eng, seedAsk(t, eng)
+}
+
+// seedAsk writes askEngine's thoughts and returns the five about clock
+// drift.
+func seedAsk(t *testing.T, eng *cairn.Engine) []memory.Thought {
+	t.Helper()
 	var ts []memory.Thought
 	for _, text := range []string{
 		"Clock drift breaks session token expiry because the auth-service depends on NTP.",
@@ -47,7 +59,7 @@ func askEngine(t *testing.T, opts *cairn.Options) (*cairn.Engine, []memory.Thoug
 	}
 	think(t, eng, cairn.ThinkRequest{Content: "The billing team prefers invoices in euros."})
 	think(t, eng, cairn.ThinkRequest{Content: "Lunch is at noon on Fridays."})
-	return eng, ts
+	return ts
 }
 
 const askQuestion = "why does clock drift break session token expiry on the auth-service?"
@@ -168,30 +180,58 @@ func TestAskAgainDoesNotPileUpSummaries(t *testing.T) {
 	}
 }
 
-// A saved summary does not make a question that was answered refused: its
-// sentences are its sources' sentences, and a sentence several sources
-// hold word for word cites each of them, so an answer drawn from the
-// summary still rests on two sources.
-func TestAskAfterASummaryIsStillAnswered(t *testing.T) {
+// A saved summary does not compete with the thoughts it summarises (the
+// echo chamber the grounded specification warns of): when the summary and
+// thoughts of its summary_of are among the candidates, the summary is left
+// out, its place filled further down the ranking, and the answer rests on
+// the originals, answered as before. A summary whose originals are gone
+// is a source again.
+func TestAskLeavesOutSummariesOfItsSources(t *testing.T) {
 	eng, _ := askEngine(t, nil)
 	before := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(2), Save: ptr(false)})
 	if before.Refused {
 		t.Fatalf("before any summary: %s", before.Grounding.Notes)
 	}
-	summary := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3)}).SavedThoughtID
+	saved := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3)})
+	summary := saved.SavedThoughtID
 	if summary == "" {
 		t.Fatal("no summary saved")
 	}
+	// The summary is the closest match to the question now.
+	found := voice(t, eng, retrieve.InnerVoiceRequest{Query: askQuestion, Mix: ptr(0.0), TopK: ptr(2)})
+	if len(found.Snippets) == 0 || !slices.ContainsFunc(found.Snippets, func(s retrieve.Snippet) bool { return s.ID == summary }) {
+		t.Fatalf("the summary is not among the best matches: %+v", found.Snippets)
+	}
 	after := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(2), Save: ptr(false)})
-	if after.Refused || after.SynthesizedAnswer == "" || !slices.Contains(sourceIDs(after), summary) {
+	if after.Refused || after.SynthesizedAnswer == "" || len(after.Sources) != 2 || slices.Contains(sourceIDs(after), summary) {
 		t.Fatalf("after the summary %s was saved: refused %v (%s), sources %v", summary, after.Refused, after.Grounding.Notes, sourceIDs(after))
+	}
+	if !slices.Equal(sourceIDs(after), sourceIDs(before)) || after.SynthesizedAnswer != before.SynthesizedAnswer {
+		t.Fatalf("the answer changed: %v %q, before %v %q", sourceIDs(after), after.SynthesizedAnswer, sourceIDs(before), before.SynthesizedAnswer)
+	}
+	if !slices.Equal(after.Diagnostics.SummariesLeftOut, []string{summary}) ||
+		!strings.Contains(strings.Join(after.Diagnostics.Notes, " "), summary+" (summarises ") {
+		t.Fatalf("diagnostics %+v", after.Diagnostics)
 	}
 	cited := map[string]bool{}
 	for _, c := range after.Grounding.Sources {
 		cited[c.SourceID] = true
 	}
-	if len(cited) < 2 || after.Grounding.CoverageRatio != 1 {
+	if len(cited) < 2 || cited[summary] || after.Grounding.CoverageRatio != 1 {
 		t.Fatalf("the answer rests on %v (coverage %v)", cited, after.Grounding.CoverageRatio)
+	}
+	// Its originals marked for removal (no longer retrieved), the summary
+	// is a source again.
+	th, err := eng.Thought(ctx, summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Maintenance(ctx, cairn.MaintenanceRequest{Subcommand: cairn.OpMarkRemoval, ThoughtIDs: th.SummaryOf}); err != nil {
+		t.Fatal(err)
+	}
+	alone := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(2), Save: ptr(false)})
+	if !slices.Contains(sourceIDs(alone), summary) || len(alone.Diagnostics.SummariesLeftOut) != 0 {
+		t.Fatalf("with its originals gone: sources %v, left out %v", sourceIDs(alone), alone.Diagnostics.SummariesLeftOut)
 	}
 }
 
@@ -277,6 +317,221 @@ func TestAskPlan4MarksSourcesForRemoval(t *testing.T) {
 	res = ask(t, eng3, cairn.AskRequest{Content: askQuestion, StageKG: true})
 	if len(res.Sources) != 2 || res.MarkedForRemoval != 2 {
 		t.Fatalf("with the defaults from the configuration: %d sources, %d marked", len(res.Sources), res.MarkedForRemoval)
+	}
+}
+
+// auto_mark_removal marks only the sources whose knowledge was staged: a
+// thought nothing was extracted from stays active, a thought whose
+// candidate is pending already counts as staged, and nothing is marked
+// when the answer is refused. A note says how many were marked and why
+// the others were not.
+func TestAskAutoMarkOnlyMarksWhatWasStaged(t *testing.T) {
+	marked := func(t *testing.T, eng *cairn.Engine, ids []string) map[string]bool {
+		t.Helper()
+		out := map[string]bool{}
+		for _, id := range ids {
+			th, err := eng.Thought(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[id] = th.Status == memory.StatusRemoval
+		}
+		return out
+	}
+	producers := func(t *testing.T, eng *cairn.Engine) map[string]bool {
+		t.Helper()
+		list, err := eng.Candidates(ctx, cairn.CandidatesRequest{Status: "all"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for _, c := range list.Candidates {
+			out[c.SourceThoughtID] = true
+		}
+		return out
+	}
+	eng, _ := askEngine(t, nil)
+	plain := think(t, eng, cairn.ThinkRequest{Content: "why does clock drift break session token expiry? clock drift breaks session token expiry.", Origin: memory.OriginHuman})
+	res := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(6), SimThresh: ptr(0.3), StageKG: true, AutoMarkRemoval: ptr(true), Save: ptr(false)})
+	ids := sourceIDs(res)
+	if !slices.Contains(ids, plain.ID) || res.Refused {
+		t.Fatalf("sources %v (refused %v); want %s among them", ids, res.Refused, plain.ID)
+	}
+	got, staged := marked(t, eng, ids), producers(t, eng)
+	if got[plain.ID] || res.MarkedForRemoval != len(staged) || res.MarkedForRemoval == 0 {
+		t.Fatalf("marked %v (%d); candidates came from %v", got, res.MarkedForRemoval, staged)
+	}
+	for id, m := range got {
+		if m != staged[id] {
+			t.Errorf("thought %s marked %v, a candidate's source %v", id, m, staged[id])
+		}
+	}
+	note := strings.Join(res.Diagnostics.Notes, " | ")
+	if !strings.Contains(note, fmt.Sprintf("marked %d of %d", res.MarkedForRemoval, len(ids))) ||
+		!regexp.MustCompile(`left active: [^(]*`+plain.ID+`[^(]*\(nothing was extracted`).MatchString(note) {
+		t.Fatalf("notes %q", note)
+	}
+
+	// Candidates pending already (staged by an earlier call) count: their
+	// sources are marked, though this call stages nothing new.
+	eng2, _ := askEngine(t, nil)
+	first := ask(t, eng2, cairn.AskRequest{Content: askQuestion, TopK: ptr(5), StageKG: true, Save: ptr(false)})
+	again := ask(t, eng2, cairn.AskRequest{Content: askQuestion, TopK: ptr(5), StageKG: true, AutoMarkRemoval: ptr(true), Save: ptr(false)})
+	if first.Staged.PendingEntities == 0 || again.Staged.PendingEntities+again.Staged.PendingRelationships != 0 {
+		t.Fatalf("staged %+v, then %+v", first.Staged, again.Staged)
+	}
+	if staged := producers(t, eng2); again.MarkedForRemoval != len(staged) {
+		t.Fatalf("marked %d; candidates pending from %d thoughts", again.MarkedForRemoval, len(staged))
+	}
+
+	// A refused answer marks nothing.
+	eng3, _ := askEngine(t, &cairn.Options{Verifier: &synth.Verifier{MinSources: 10}})
+	refused := ask(t, eng3, cairn.AskRequest{Content: askQuestion, TopK: ptr(5), StageKG: true, AutoMarkRemoval: ptr(true)})
+	if !refused.Refused || refused.MarkedForRemoval != 0 || refused.Staged.PendingEntities == 0 {
+		t.Fatalf("refused %v, marked %d, staged %+v", refused.Refused, refused.MarkedForRemoval, refused.Staged)
+	}
+	for id, m := range marked(t, eng3, sourceIDs(refused)) {
+		if m {
+			t.Fatalf("thought %s was marked though the answer was refused", id)
+		}
+	}
+	if !strings.Contains(strings.Join(refused.Diagnostics.Notes, " "), "the answer was refused") {
+		t.Fatalf("notes %q", refused.Diagnostics.Notes)
+	}
+}
+
+// flakyStore fails the failAt-th write inner_voice makes (0: none).
+type flakyStore struct {
+	*sqlite.DB
+	mu             sync.Mutex
+	writes, failAt int
+	failed         string
+}
+
+func (s *flakyStore) arm(failAt int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.writes, s.failAt, s.failed = 0, failAt, ""
+}
+
+func (s *flakyStore) disarm() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failAt = 0
+}
+
+func (s *flakyStore) write(op string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failAt == 0 {
+		return nil
+	}
+	s.writes++
+	if s.writes != s.failAt {
+		return nil
+	}
+	s.failed = op
+	return memory.Errorf(memory.CodeDBError, "the disk is full (injected, writing %s)", op)
+}
+
+func (s *flakyStore) AddThought(ctx context.Context, th memory.Thought) (memory.Thought, error) {
+	if err := s.write("a thought"); err != nil {
+		return memory.Thought{}, err
+	}
+	return s.DB.AddThought(ctx, th)
+}
+
+func (s *flakyStore) StageCandidates(ctx context.Context, cs []memory.KGCandidate) (memory.StageResult, error) {
+	if err := s.write("candidates"); err != nil {
+		return memory.StageResult{}, err
+	}
+	return s.DB.StageCandidates(ctx, cs)
+}
+
+func (s *flakyStore) MarkRemoval(ctx context.Context, ids []string, at int64) (int, error) {
+	if err := s.write("marks"); err != nil {
+		return 0, err
+	}
+	return s.DB.MarkRemoval(ctx, ids, at)
+}
+
+func (s *flakyStore) CreateVoiceSession(ctx context.Context, v memory.InnerVoiceSession) (memory.InnerVoiceSession, error) {
+	if err := s.write("a session"); err != nil {
+		return memory.InnerVoiceSession{}, err
+	}
+	return s.DB.CreateVoiceSession(ctx, v)
+}
+
+func (s *flakyStore) AddVoiceExchange(ctx context.Context, x memory.InnerVoiceExchange) (memory.InnerVoiceExchange, memory.InnerVoiceSession, error) {
+	if err := s.write("an exchange"); err != nil {
+		return memory.InnerVoiceExchange{}, memory.InnerVoiceSession{}, err
+	}
+	return s.DB.AddVoiceExchange(ctx, x)
+}
+
+// A storage error part way through inner_voice leaves nothing a retry
+// would duplicate: whichever write fails, a call that fails has saved no
+// summary, and retrying it saves exactly one and stages each candidate
+// once; a failure of a best-effort step (marking, the session) is a note.
+func TestAskStorageFailureLeavesNothingToDuplicate(t *testing.T) {
+	req := cairn.AskRequest{Content: askQuestion, TopK: ptr(3), StageKG: true, AutoMarkRemoval: ptr(true)}
+	for failAt := 1; failAt <= 6; failAt++ {
+		var flaky *flakyStore
+		opts := &cairn.Options{Embedder: embed.Hash{Dim: 256}, InnerVoice: voiceOn(), Now: func() time.Time { return time.UnixMilli(1_750_000_000_000) },
+			Maintenance: &maintain.Config{RetentionDays: 30, ArchiveDir: filepath.Join(t.TempDir(), "archive"), Format: "parquet"}}
+		eng, err := cairn.OpenWrapped(filepath.Join(t.TempDir(), "cairn.db"), opts, func(db *sqlite.DB) memory.Store {
+			flaky = &flakyStore{DB: db}
+			return flaky
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { eng.Close() })
+		seedAsk(t, eng)
+		st, _ := eng.Stats(ctx)
+		seeded := st.Thoughts
+		flaky.arm(failAt)
+		res, err := eng.Ask(ctx, req)
+		flaky.disarm()
+		thoughts := func() int {
+			st, err := eng.Stats(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return st.Thoughts
+		}
+		if err != nil {
+			if memory.CodeOf(err) != memory.CodeDBError {
+				t.Fatalf("failing write %d (%s): %v", failAt, flaky.failed, err)
+			}
+			if n := thoughts(); n != seeded {
+				t.Fatalf("failing write %d (%s): the call failed, and %d thoughts were saved", failAt, flaky.failed, n-seeded)
+			}
+			if res, err = eng.Ask(ctx, req); err != nil {
+				t.Fatalf("retry after failing write %d: %v", failAt, err)
+			}
+		} else if flaky.failed != "" && !slices.ContainsFunc(res.Diagnostics.Notes, func(n string) bool {
+			return strings.Contains(n, "failed") || strings.Contains(n, "not recorded")
+		}) {
+			t.Fatalf("failing write %d (%s) left no note: %q", failAt, flaky.failed, res.Diagnostics.Notes)
+		}
+		if n := thoughts(); n != seeded+1 || res.SavedThoughtID == "" {
+			t.Fatalf("failing write %d (%s): %d summaries saved (this call: %q)", failAt, flaky.failed, n-seeded, res.SavedThoughtID)
+		}
+		list, err := eng.Candidates(ctx, cairn.CandidatesRequest{Status: "all", Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := map[string]bool{}
+		for _, c := range list.Candidates {
+			if keys[c.Key()] {
+				t.Fatalf("failing write %d (%s): candidate %q staged twice", failAt, flaky.failed, c.Key())
+			}
+			keys[c.Key()] = true
+		}
+		if len(keys) == 0 || (flaky.failed != "marks" && res.MarkedForRemoval == 0) {
+			t.Fatalf("failing write %d (%s): %d candidates, %d marked", failAt, flaky.failed, len(keys), res.MarkedForRemoval)
+		}
 	}
 }
 
@@ -417,7 +672,7 @@ func TestAskWithNothingAboveTheThreshold(t *testing.T) {
 func TestAskDBLimitBoundsCandidates(t *testing.T) {
 	eng, _ := askEngine(t, &cairn.Options{Ask: &synth.AskConfig{TopK: 5, SimThresh: 0.1, DBLimit: 2}})
 	res := ask(t, eng, cairn.AskRequest{Content: askQuestion, Save: ptr(false)})
-	if res.Diagnostics.ThoughtCandidates > 2 || len(res.Sources) > 2 || len(res.Sources) == 0 {
+	if res.Diagnostics.ThoughtCandidates != 2 || len(res.Sources) > 2 || len(res.Sources) == 0 {
 		t.Fatalf("with SURR_DB_LIMIT=2: %d candidates, %d sources", res.Diagnostics.ThoughtCandidates, len(res.Sources))
 	}
 }

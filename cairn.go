@@ -175,6 +175,12 @@ type Engine struct {
 // file, or, for a postgres:// or postgresql:// URL, a schema of a
 // PostgreSQL database (see OpenStore).
 func Open(path string, opts *Options) (*Engine, error) {
+	return open(path, opts, nil)
+}
+
+// open is Open, with the engine over the store wrap makes of the
+// database when wrap is set (tests: a store that fails on purpose).
+func open(path string, opts *Options, wrap func(*sqlite.DB) memory.Store) (*Engine, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -213,7 +219,11 @@ func Open(path string, opts *Options) (*Engine, error) {
 	case "":
 		o.IndexDir = defaultIndex
 	}
-	e, err := newEngine(db, o)
+	var store memory.Store = db
+	if wrap != nil {
+		store = wrap(db)
+	}
+	e, err := newEngine(store, o)
 	if err != nil {
 		db.Close()
 		return nil, err

@@ -357,3 +357,64 @@ func dirFiles(t *testing.T, dir string) []string {
 	})
 	return out
 }
+
+// maintenance_ops over its faces (MCP, HTTP, cairn call: the tool table)
+// names archives relative to the archive directory and never the
+// directory itself; Engine.Maintenance, for the CLI, keeps absolute paths.
+func TestMaintenanceOpsHidesTheArchiveDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "archive")
+	eng := openVoice(t, &cairn.Options{Now: func() time.Time { return time.UnixMilli(1_750_000_000_000) },
+		Maintenance: &maintain.Config{RetentionDays: 0, ArchiveDir: dir, Format: "jsonl"}})
+	var ids []string
+	for _, text := range []string{"Alice owns the billing service.", "The billing service runs on Postgres."} {
+		ids = append(ids, think(t, eng, cairn.ThinkRequest{Content: text}).ID)
+	}
+	call := func(args string) (cairn.MaintenanceResult, string) {
+		t.Helper()
+		out, err := eng.CallJSON(ctx, "maintenance_ops", []byte(args))
+		if err != nil {
+			t.Fatalf("%s: %v", args, err)
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res cairn.MaintenanceResult
+		if err := json.Unmarshal(b, &res); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), dir) || strings.Contains(string(b), `"archive_dir"`) {
+			t.Fatalf("%s reveals the archive directory: %s", args, b)
+		}
+		return res, string(b)
+	}
+	call(`{"subcommand":"mark_removal","thought_ids":["` + strings.Join(ids, `","`) + `"]}`)
+	exp, _ := call(`{"subcommand":"export_removals","output_dir":"2026"}`)
+	if exp.Export == nil || exp.Export.Archive == nil || !strings.HasPrefix(exp.Export.Archive.Path, "2026/thoughts-removal-") {
+		t.Fatalf("export %+v", exp.Export)
+	}
+	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(exp.Export.Archive.Path))); err != nil {
+		t.Fatalf("the archive is not where its relative path says: %v", err)
+	}
+	list, _ := call(`{"subcommand":"list_removal_candidates"}`)
+	if len(*list.Candidates) != 2 || (*list.Candidates)[0].Archive != exp.Export.Archive.Path {
+		t.Fatalf("candidates %+v", *list.Candidates)
+	}
+	// A reason that names the archive names it relative too.
+	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(exp.Export.Archive.Path))); err != nil {
+		t.Fatal(err)
+	}
+	fin, _ := call(`{"subcommand":"finalize_removal","dry_run":true}`)
+	if len(fin.Finalize.Refused) != 2 || !strings.Contains(fin.Finalize.Refused[0].Reason, "its archive "+exp.Export.Archive.Path+" is missing") {
+		t.Fatalf("refused %+v", fin.Finalize.Refused)
+	}
+	if _, err := eng.CallJSON(ctx, "maintenance_ops", []byte(`{"subcommand":"finalize_removal","thought_ids":["`+ids[0]+`"]}`)); memory.CodeOf(err) != memory.CodeConflict ||
+		strings.Contains(err.Error(), dir) {
+		t.Fatalf("finalize of a thought whose archive is gone: %v", err)
+	}
+	// The engine's own call, for the CLI, keeps the absolute paths.
+	local, err := eng.Maintenance(ctx, cairn.MaintenanceRequest{Subcommand: cairn.OpExportRemovals})
+	if err != nil || local.ArchiveDir != dir || local.Export.Archive == nil || !strings.HasPrefix(local.Export.Archive.Path, dir+string(filepath.Separator)) {
+		t.Fatalf("Engine.Maintenance: %+v %v", local, err)
+	}
+}

@@ -31,6 +31,9 @@ type grounding struct {
 	// store keeps sessions (nil: the store has no sessions).
 	store memory.InnerVoiceStore
 	noLog bool
+	// metrics and costs say whether metrics and cost tracking are on
+	// (SURR_INNER_VOICE_METRICS, SURR_INNER_VOICE_COST_TRACKING).
+	metrics, costs bool
 
 	mu        sync.Mutex
 	listeners []func(InnerVoiceCall)
@@ -59,6 +62,7 @@ func (e *Engine) initGrounding(o Options) {
 	if g.sessions.Timeout <= 0 {
 		g.sessions.Timeout = synth.DefaultSessionTimeout
 	}
+	g.metrics, g.costs = !g.sessions.NoMetrics, !g.sessions.NoCostTracking
 	g.store, _ = e.store.(memory.InnerVoiceStore)
 	if e.synth == nil {
 		e.synth = synth.Extractive{MinSources: g.minSources}
@@ -92,7 +96,8 @@ const (
 )
 
 // OnInnerVoice calls f after every inner_voice call, in the caller's
-// goroutine (for metrics; it must not block).
+// goroutine (for metrics; it must not block); never with metrics off
+// (SURR_INNER_VOICE_METRICS=0).
 func (e *Engine) OnInnerVoice(f func(InnerVoiceCall)) {
 	e.grounded.mu.Lock()
 	defer e.grounded.mu.Unlock()
@@ -100,8 +105,12 @@ func (e *Engine) OnInnerVoice(f func(InnerVoiceCall)) {
 }
 
 // observeVoice tells the listeners of a call and logs its figures (not
-// with MCP_NO_LOG).
+// with MCP_NO_LOG); with metrics off (SURR_INNER_VOICE_METRICS=0) it does
+// neither.
 func (e *Engine) observeVoice(ctx context.Context, c InnerVoiceCall) {
+	if !e.grounded.metrics {
+		return
+	}
 	e.grounded.mu.Lock()
 	ls := append([]func(InnerVoiceCall){}, e.grounded.listeners...)
 	e.grounded.mu.Unlock()
@@ -116,9 +125,14 @@ func (e *Engine) observeVoice(ctx context.Context, c InnerVoiceCall) {
 }
 
 // modelFunc asks an llm.Client for what the grounded synthesiser needs.
-func modelFunc(c llm.Client) synth.ModelFunc {
+// With cost tracking off no cost is taken from the calls.
+func (e *Engine) modelFunc(c llm.Client) synth.ModelFunc {
+	costs := e.grounded.costs
 	return func(ctx context.Context, req synth.ModelRequest) (synth.ModelReply, error) {
 		res, err := c.Synthesize(ctx, llmPrompt(req), llm.Config{Schema: req.Schema, SchemaName: req.SchemaName})
+		if !costs {
+			res.Cost = 0
+		}
 		return synth.ModelReply{Text: res.Text, FinishReason: res.FinishReason, Model: res.Model,
 			PromptTokens: res.PromptTokens, CompletionTokens: res.CompletionTokens, Cost: res.Cost}, err
 	}
@@ -194,7 +208,7 @@ func (e *Engine) groundWith(ctx context.Context, v synth.Verifier, fallback synt
 			out.degraded = memory.Public(err).Message
 		} else {
 			out.context = &built
-			ls := synth.LLMSynthesizer{Model: modelFunc(c), Prompt: synth.SessionPrompt(built.Conversation), Verifier: v,
+			ls := synth.LLMSynthesizer{Model: e.modelFunc(c), Prompt: synth.SessionPrompt(built.Conversation), Verifier: v,
 				Fits: func(r synth.ModelRequest) bool { return c.CountTokens(llmPrompt(r), schema) <= budget }}
 			// The model gets the caller's time less a reserve for the
 			// extractive answer and the writes, should it fail.
@@ -269,7 +283,7 @@ type voiceThread struct {
 // no mode stands alone, with a note; one that asks for a mode is
 // feature_disabled.
 func (e *Engine) openThread(ctx context.Context, req AskRequest, q string, d *AskDiagnostics) (voiceThread, synth.Conversation, error) {
-	mode := strings.TrimSpace(req.Mode)
+	mode := strings.ToLower(strings.TrimSpace(req.Mode))
 	switch mode {
 	case "":
 		mode = ModeContinue
@@ -410,6 +424,10 @@ func (e *Engine) record(ctx context.Context, th voiceThread, x memory.InnerVoice
 		sess = *th.session
 	}
 	x.ID, x.SessionID = e.newID("ivx"), sess.ID
+	if !e.grounded.metrics {
+		// No figures stored: the sessions' totals do not move.
+		x.PromptTokens, x.CompletionTokens, x.LatencyMs, x.CostEstimate = 0, 0, 0, 0
+	}
 	stored, sess, err := st.AddVoiceExchange(ctx, x)
 	if err != nil {
 		return nil, nil, synth.Synthesis{}, err
@@ -483,7 +501,11 @@ func (e *Engine) rollSummary(ctx context.Context, sess memory.InnerVoiceSession,
 		}
 	}
 	sum.TokenSavings = prev.TokenSavings + folded - (e.countText(sum.Text) - e.countText(prev.Text))
+	stored := usage
+	if !e.grounded.metrics {
+		stored = synth.Synthesis{} // no figures stored: the aggregates do not move
+	}
 	s, err := e.grounded.store.SetVoiceSummary(ctx, sess.ID, sum, fold[len(fold)-1].Seq,
-		int64(usage.PromptTokens), int64(usage.CompletionTokens), usage.Cost)
+		int64(stored.PromptTokens), int64(stored.CompletionTokens), stored.Cost)
 	return s, made, note, usage, err
 }

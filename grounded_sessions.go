@@ -70,7 +70,20 @@ type VoiceSessionDeleted struct {
 	Exchanges int    `json:"exchanges"`
 }
 
+// voiceSessions is the session store for reading sessions: like
+// inner_voice, reading them is feature_disabled unless the inner voice is
+// enabled (SURR_ENABLE_INNER_VOICE=1). Deleting one is not gated (see
+// DeleteVoiceSession).
 func (e *Engine) voiceSessions() (memory.InnerVoiceStore, error) {
+	if !e.voice.Config.Enabled {
+		return nil, memory.Errorf(memory.CodeFeatureDisabled, "inner_voice is disabled; set SURR_ENABLE_INNER_VOICE=1 to read its sessions")
+	}
+	return e.sessionStore()
+}
+
+// sessionStore is the session store; feature_disabled when the store
+// keeps no sessions.
+func (e *Engine) sessionStore() (memory.InnerVoiceStore, error) {
 	if e.grounded.store == nil {
 		return nil, memory.Errorf(memory.CodeFeatureDisabled, "this store keeps no inner_voice sessions")
 	}
@@ -179,9 +192,11 @@ func (e *Engine) VoiceSession(ctx context.Context, req VoiceSessionRequest) (Voi
 }
 
 // DeleteVoiceSession deletes a session and its exchanges, their text
-// overwritten on disk.
+// overwritten on disk. Unlike reading, it works with the inner voice
+// disabled: erasing what was recorded is never gated (as forgetting a
+// thought is not).
 func (e *Engine) DeleteVoiceSession(ctx context.Context, req VoiceSessionRef) (VoiceSessionDeleted, error) {
-	st, err := e.voiceSessions()
+	st, err := e.sessionStore()
 	if err != nil {
 		return VoiceSessionDeleted{}, err
 	}

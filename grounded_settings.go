@@ -49,17 +49,21 @@ func llmSettingsOf(s llm.Settings) LLMSettings {
 
 // SessionSettings describe inner_voice's sessions: the prompt budget
 // (SURR_INNER_VOICE_MAX_TOKENS), the session timeout
-// (SURR_INNER_VOICE_TIMEOUT) and the default context policy
+// (SURR_INNER_VOICE_TIMEOUT), the default context policy
 // (CAIRN_INNER_VOICE_CONTEXT; empty: kg with a language model, thoughts
-// without).
+// without), and whether metrics (SURR_INNER_VOICE_METRICS) and cost
+// tracking (SURR_INNER_VOICE_COST_TRACKING) are on.
 type SessionSettings struct {
 	MaxPromptTokens int    `json:"maxPromptTokens"`
 	Timeout         string `json:"timeout"`
 	Context         string `json:"context,omitempty"`
+	Metrics         bool   `json:"metrics"`
+	CostTracking    bool   `json:"costTracking"`
 }
 
 func sessionSettingsOf(c synth.SessionConfig) SessionSettings {
-	return SessionSettings{MaxPromptTokens: c.MaxPromptTokens, Timeout: c.Timeout.String(), Context: c.Context}
+	return SessionSettings{MaxPromptTokens: c.MaxPromptTokens, Timeout: c.Timeout.String(), Context: c.Context,
+		Metrics: !c.NoMetrics, CostTracking: !c.NoCostTracking}
 }
 
 // readGrounded reads the language model's settings (llm.SettingsFromEnv),
@@ -99,7 +103,9 @@ func (s Settings) groundedOptions(o *Options) error {
 	v := s.Grounding.verifier()
 	sc := s.sessions
 	if sc.MaxPromptTokens == 0 {
-		sc = synth.DefaultSessionConfig()
+		d := synth.DefaultSessionConfig()
+		d.NoMetrics, d.NoCostTracking = sc.NoMetrics, sc.NoCostTracking
+		sc = d
 	}
 	o.Verifier, o.Sessions = &v, &sc
 	return nil

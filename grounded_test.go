@@ -570,6 +570,139 @@ func TestInnerVoiceMetricLogs(t *testing.T) {
 	}
 }
 
+// SURR_INNER_VOICE_METRICS=0 stops the metric series (the listeners), the
+// metric log line and the stored aggregates (exchanges are recorded
+// without figures, so the sessions' totals do not move);
+// SURR_INNER_VOICE_COST_TRACKING=0 computes and stores no cost, with a
+// note. Both default on, and cairn config shows them.
+func TestInnerVoiceMetricsAndCostSwitches(t *testing.T) {
+	for _, tc := range []struct {
+		name                   string
+		noMetrics, noCostTrack bool
+	}{{"both on", false, false}, {"metrics off", true, false}, {"cost tracking off", false, true}, {"both off", true, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := llmtest.New(t, llm.ProviderOpenAI, quoting(2))
+			var buf bytes.Buffer
+			eng, _ := groundedEngine(t, fakeClient(t, srv, nil), &cairn.Options{
+				Logger:   slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo})),
+				Sessions: &synth.SessionConfig{MaxPromptTokens: 8000, Timeout: time.Hour, NoMetrics: tc.noMetrics, NoCostTracking: tc.noCostTrack}})
+			var calls []cairn.InnerVoiceCall
+			eng.OnInnerVoice(func(c cairn.InnerVoiceCall) { calls = append(calls, c) })
+			res := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3), Save: ptr(false), Mode: "new_thread"})
+			if res.Refused || res.Synthesizer != "grounded" || res.Session == nil || res.Provenance.PromptTokens == 0 {
+				t.Fatalf("answer %+v", res)
+			}
+			sess, err := eng.VoiceSession(ctx, cairn.VoiceSessionRequest{SessionID: res.Session.SessionID})
+			if err != nil || len(sess.Exchanges) != 1 {
+				t.Fatalf("session %+v %v", sess, err)
+			}
+			x, s := sess.Exchanges[0], sess.Session
+			list, err := eng.VoiceSessions(ctx, cairn.VoiceSessionsRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			totals := list.Totals
+			logged := strings.Contains(buf.String(), "inner_voice_call")
+			if tc.noMetrics {
+				if len(calls) != 0 || logged || s.TotalTokens != 0 || totals.PromptTokens != 0 || x.PromptTokens != 0 || x.LatencyMs != 0 {
+					t.Fatalf("metrics off: %d observed, logged %v, session tokens %d, totals %+v, exchange %+v", len(calls), logged, s.TotalTokens, totals, x)
+				}
+			} else if len(calls) != 1 || !logged || s.TotalTokens == 0 || totals.PromptTokens == 0 || x.PromptTokens == 0 {
+				t.Fatalf("metrics on: %d observed, logged %v, session tokens %d, totals %+v, exchange %+v", len(calls), logged, s.TotalTokens, totals, x)
+			}
+			noted := slices.ContainsFunc(res.Diagnostics.Notes, func(n string) bool { return strings.Contains(n, "SURR_INNER_VOICE_COST_TRACKING=0") })
+			if tc.noCostTrack {
+				if res.Provenance.CostUSD != 0 || x.CostEstimate != 0 || s.TotalCost != 0 || totals.Cost != 0 || !noted ||
+					(len(calls) > 0 && calls[0].Cost != 0) || strings.Contains(buf.String(), "cost_usd=0.0") {
+					t.Fatalf("cost tracking off: cost %v, exchange %v, session %v, totals %v, noted %v, log %s", res.Provenance.CostUSD,
+						x.CostEstimate, s.TotalCost, totals.Cost, noted, buf.String())
+				}
+			} else if res.Provenance.CostUSD <= 0 || noted || (!tc.noMetrics && (x.CostEstimate <= 0 || s.TotalCost <= 0 || calls[0].Cost <= 0)) {
+				t.Fatalf("cost tracking on: cost %v, exchange %v, session %v, noted %v", res.Provenance.CostUSD, x.CostEstimate, s.TotalCost, noted)
+			}
+			cfg, err := eng.Config(ctx, cairn.ConfigRequest{})
+			if err != nil || cfg.Sessions.Metrics == tc.noMetrics || cfg.Sessions.CostTracking == tc.noCostTrack {
+				t.Fatalf("config %+v %v", cfg.Sessions, err)
+			}
+		})
+	}
+	// From the environment: on by default, 0 turns each off, a value that
+	// cannot be read leaves it on with a warning.
+	for _, tc := range []struct {
+		metrics, costs string
+		want           cairn.SessionSettings
+		warn           bool
+	}{
+		{"", "", cairn.SessionSettings{Metrics: true, CostTracking: true}, false},
+		{"0", "1", cairn.SessionSettings{Metrics: false, CostTracking: true}, false},
+		{"on", "off", cairn.SessionSettings{Metrics: true, CostTracking: false}, false},
+		{"maybe", "0", cairn.SessionSettings{Metrics: true, CostTracking: false}, true},
+	} {
+		s, err := cairn.SettingsFromEnv(env("SURR_INNER_VOICE_METRICS", tc.metrics, "SURR_INNER_VOICE_COST_TRACKING", tc.costs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		warned := slices.ContainsFunc(s.Warnings, func(w string) bool { return strings.Contains(w, "SURR_INNER_VOICE_METRICS") })
+		if s.Sessions.Metrics != tc.want.Metrics || s.Sessions.CostTracking != tc.want.CostTracking || warned != tc.warn {
+			t.Fatalf("%q/%q: %+v, warnings %v", tc.metrics, tc.costs, s.Sessions, s.Warnings)
+		}
+		b, _ := json.Marshal(s.Public())
+		if !strings.Contains(string(b), fmt.Sprintf(`"metrics":%v,"costTracking":%v`, tc.want.Metrics, tc.want.CostTracking)) {
+			t.Fatalf("cairn config: %s", b)
+		}
+	}
+}
+
+// mode is read in any case, as context is.
+func TestInnerVoiceModeInAnyCase(t *testing.T) {
+	eng, _ := askEngine(t, nil)
+	res := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3), Save: ptr(false), Mode: " NEW_THREAD ", Topic: "drift"})
+	if res.Session == nil || !res.Session.Created || res.Session.Mode != cairn.ModeNewThread || res.Session.Topic != "drift" {
+		t.Fatalf("NEW_THREAD: %+v", res.Session)
+	}
+	next := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3), Save: ptr(false), Mode: "Continue"})
+	if next.Session == nil || next.Session.SessionID != res.Session.SessionID || next.Session.Mode != cairn.ModeContinue {
+		t.Fatalf("Continue: %+v", next.Session)
+	}
+	if none := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3), Mode: "NONE", Save: ptr(false)}); none.Session != nil {
+		t.Fatalf("NONE recorded %+v", none.Session)
+	}
+	if _, err := eng.Ask(ctx, cairn.AskRequest{Content: askQuestion, Mode: "LATER"}); memory.CodeOf(err) != memory.CodeInvalidParams ||
+		!strings.Contains(err.Error(), `"LATER"`) {
+		t.Fatalf("LATER: %v", err)
+	}
+}
+
+// Like inner_voice, the session readers answer feature_disabled while the
+// inner voice is disabled; deleting a session still works (erasing what
+// was recorded is never gated).
+func TestInnerVoiceSessionToolsFollowTheGate(t *testing.T) {
+	eng, _ := askEngine(t, nil)
+	res := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3), Save: ptr(false), Mode: "new_thread"})
+	if res.Session == nil {
+		t.Fatal("no session")
+	}
+	path := eng.Path()
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	off := openAt(t, path, &cairn.Options{Embedder: embed.Hash{Dim: 256}})
+	if _, err := off.VoiceSessions(ctx, cairn.VoiceSessionsRequest{}); memory.CodeOf(err) != memory.CodeFeatureDisabled ||
+		!strings.Contains(err.Error(), "SURR_ENABLE_INNER_VOICE=1") {
+		t.Fatalf("inner_voice_sessions while disabled: %v", err)
+	}
+	if _, err := off.CallJSON(ctx, "inner_voice_session", []byte(`{"session_id":"`+res.Session.SessionID+`"}`)); memory.CodeOf(err) != memory.CodeFeatureDisabled {
+		t.Fatalf("inner_voice_session while disabled: %v", err)
+	}
+	del, err := off.DeleteVoiceSession(ctx, cairn.VoiceSessionRef{SessionID: res.Session.SessionID})
+	if err != nil || del.Deleted != res.Session.SessionID || del.Exchanges != 1 {
+		t.Fatalf("delete while disabled: %+v %v", del, err)
+	}
+	if _, err := off.DeleteVoiceSession(ctx, cairn.VoiceSessionRef{SessionID: res.Session.SessionID}); memory.CodeOf(err) != memory.CodeNotFound {
+		t.Fatalf("delete again: %v", err)
+	}
+}
+
 // Every call reaches the engine's listeners with its figures.
 func TestInnerVoiceCallsAreObserved(t *testing.T) {
 	srv := llmtest.New(t, llm.ProviderOpenAI, quoting(2))

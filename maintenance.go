@@ -2,6 +2,7 @@ package cairn
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/cairnhq/cairn/maintain"
@@ -39,11 +40,37 @@ type MaintenanceResult struct {
 	Export   *maintain.ExportResult   `json:"export,omitempty"`
 	Finalize *maintain.FinalizeResult `json:"finalize,omitempty"`
 	// Marked answers mark_removal: how many thoughts changed status.
-	Marked        *int   `json:"marked,omitempty"`
-	RetentionDays int    `json:"retention_days"`
-	ArchiveDir    string `json:"archive_dir"`
-	Format        string `json:"format"`
-	DryRun        bool   `json:"dry_run,omitempty"`
+	Marked        *int `json:"marked,omitempty"`
+	RetentionDays int  `json:"retention_days"`
+	// ArchiveDir is the archive directory, absolute; the tool's faces
+	// (MCP, HTTP, cairn call) leave it out and give every archive path
+	// relative to it (see Relative).
+	ArchiveDir string `json:"archive_dir,omitempty"`
+	Format     string `json:"format"`
+	DryRun     bool   `json:"dry_run,omitempty"`
+}
+
+// Relative is the result as the tool's faces give it: every archive path
+// relative to the archive directory (a file outside it by its name alone)
+// and the directory itself left out, so a caller never learns where the
+// server keeps its files. Engine.Maintenance, for local programs and the
+// CLI, keeps them absolute.
+func (r MaintenanceResult) Relative(cfg maintain.Config) MaintenanceResult {
+	r.ArchiveDir = ""
+	if r.Export != nil && r.Export.Archive != nil {
+		exp, f := *r.Export, *r.Export.Archive
+		f.Path = cfg.Rel(f.Path)
+		exp.Archive = &f
+		r.Export = &exp
+	}
+	if r.Candidates != nil {
+		cs := slices.Clone(*r.Candidates)
+		for i := range cs {
+			cs[i].Archive = cfg.Rel(cs[i].Archive)
+		}
+		r.Candidates = &cs
+	}
+	return r
 }
 
 // Maintenance runs maintenance_ops, the removal lifecycle of thoughts:

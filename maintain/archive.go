@@ -123,7 +123,7 @@ func WriteArchive(dir, format string, at time.Time, rows []ArchivedThought) (Arc
 	sum := sha256.Sum256(data)
 	hexSum := hex.EncodeToString(sum[:])
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return ArchiveFile{}, memory.Wrap(memory.CodeDBError, err, "creating the archive directory %s", dir)
+		return ArchiveFile{}, memory.Wrap(memory.CodeDBError, err, "creating the archive directory (SURR_ARCHIVE_DIR)")
 	}
 	ext := ".parquet"
 	if format == FormatJSONL {
@@ -133,7 +133,7 @@ func WriteArchive(dir, format string, at time.Time, rows []ArchivedThought) (Arc
 	final := filepath.Join(dir, name)
 	tmp, err := os.CreateTemp(dir, tempPrefix+"*.tmp")
 	if err != nil {
-		return ArchiveFile{}, memory.Wrap(memory.CodeDBError, err, "writing an archive in %s", dir)
+		return ArchiveFile{}, memory.Wrap(memory.CodeDBError, err, "writing an archive in the archive directory")
 	}
 	defer os.Remove(tmp.Name()) // gone after the rename
 	if err := tmp.Chmod(0o600); err == nil {
@@ -145,15 +145,15 @@ func WriteArchive(dir, format string, at time.Time, rows []ArchivedThought) (Arc
 			err = cerr
 		}
 		if err != nil {
-			return ArchiveFile{}, memory.Wrap(memory.CodeDBError, err, "writing the archive %s", final)
+			return ArchiveFile{}, memory.Wrap(memory.CodeDBError, err, "writing the archive %s", name)
 		}
 	} else {
 		tmp.Close()
-		return ArchiveFile{}, memory.Wrap(memory.CodeDBError, err, "writing the archive %s", final)
+		return ArchiveFile{}, memory.Wrap(memory.CodeDBError, err, "writing the archive %s", name)
 	}
 	crashPoint("archive-temp-written")
 	if err := os.Rename(tmp.Name(), final); err != nil {
-		return ArchiveFile{}, memory.Wrap(memory.CodeDBError, err, "writing the archive %s", final)
+		return ArchiveFile{}, memory.Wrap(memory.CodeDBError, err, "writing the archive %s", name)
 	}
 	syncDir(dir)
 	crashPoint("archive-renamed")

@@ -53,7 +53,7 @@ func ListArchives(dir string) ([]ArchiveEntry, error) {
 		return []ArchiveEntry{}, nil
 	}
 	if err != nil {
-		return nil, memory.Wrap(memory.CodeDBError, err, "reading the archive directory %s", dir)
+		return nil, memory.Wrap(memory.CodeDBError, err, "reading the archive directory (SURR_ARCHIVE_DIR)")
 	}
 	out := []ArchiveEntry{}
 	for _, de := range des {

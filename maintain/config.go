@@ -39,6 +39,21 @@ type Config struct {
 	Format string `json:"format"`
 }
 
+// Rel names an archive file for a caller who should not learn where the
+// archive directory is: its path relative to ArchiveDir, with forward
+// slashes, or its file name alone when it lies outside (written before
+// SURR_ARCHIVE_DIR changed).
+func (c Config) Rel(path string) string {
+	if path == "" {
+		return ""
+	}
+	rel, err := filepath.Rel(c.ArchiveDir, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return filepath.Base(path)
+	}
+	return filepath.ToSlash(rel)
+}
+
 // DefaultConfig is the configuration with nothing set; its ArchiveDir is
 // relative to the working directory.
 func DefaultConfig() Config {

@@ -97,7 +97,7 @@ func (l *Lifecycle) status(r memory.Removal, now int64, sums fileSums) Candidate
 	case r.ExportedAt == 0:
 		c.Reason = "not exported yet: run export_removals first"
 	case !sums.intact(r):
-		c.Reason = fmt.Sprintf("its archive %s is missing or changed since the export: run export_removals again", r.Archive)
+		c.Reason = fmt.Sprintf("its archive %s is missing or changed since the export: run export_removals again", l.Config.Rel(r.Archive))
 	case now < from+retention:
 		c.Reason = fmt.Sprintf("within the retention period of %d days: eligible at %s", l.Config.RetentionDays, c.EligibleAt)
 	default:

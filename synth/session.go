@@ -59,6 +59,16 @@ type SessionConfig struct {
 	// kg, kg+thoughts or thoughts). Empty: kg when a language model
 	// answers, thoughts for the extractive synthesiser.
 	Context string `json:"context,omitempty"`
+	// NoMetrics turns inner_voice's metrics off (SURR_INNER_VOICE_METRICS=0;
+	// default on): no metric series updates, no per-call metric log line,
+	// and exchanges recorded without figures (tokens, latency, cost), so
+	// the stored aggregates (the sessions' lifetime tokens and cost, and
+	// the totals of every session) do not move.
+	NoMetrics bool `json:"-"`
+	// NoCostTracking turns cost tracking off
+	// (SURR_INNER_VOICE_COST_TRACKING=0; default on): no cost is taken
+	// from the model's calls or stored, and every cost field is 0.
+	NoCostTracking bool `json:"-"`
 }
 
 // DefaultSessionConfig is the configuration with nothing set.
@@ -81,9 +91,11 @@ func ParseContextPolicy(v string) (string, error) {
 }
 
 // SessionConfigFromEnv reads SURR_INNER_VOICE_MAX_TOKENS,
-// SURR_INNER_VOICE_TIMEOUT and CAIRN_INNER_VOICE_CONTEXT. A number out of
-// bounds is clamped and one that cannot be read ignored, each with a
-// warning; an unknown context policy is an error.
+// SURR_INNER_VOICE_TIMEOUT, CAIRN_INNER_VOICE_CONTEXT,
+// SURR_INNER_VOICE_METRICS and SURR_INNER_VOICE_COST_TRACKING. A number
+// out of bounds is clamped and a value that cannot be read ignored (a
+// switch stays on), each with a warning; an unknown context policy is an
+// error.
 func SessionConfigFromEnv(getenv func(string) string) (SessionConfig, []string, error) {
 	c := DefaultSessionConfig()
 	var warns []string
@@ -118,6 +130,18 @@ func SessionConfigFromEnv(getenv func(string) string) (SessionConfig, []string, 
 			return c, warns, memory.Errorf(memory.CodeInvalidParams, "CAIRN_INNER_VOICE_CONTEXT=%q: want kg, kg+thoughts or thoughts", v)
 		}
 		c.Context = p
+	}
+	for _, sw := range []struct {
+		name string
+		off  *bool
+	}{{"SURR_INNER_VOICE_METRICS", &c.NoMetrics}, {"SURR_INNER_VOICE_COST_TRACKING", &c.NoCostTracking}} {
+		switch v := strings.ToLower(strings.TrimSpace(getenv(sw.name))); v {
+		case "", "1", "true", "yes", "on":
+		case "0", "false", "no", "off":
+			*sw.off = true
+		default:
+			warns = append(warns, fmt.Sprintf("%s=%q is not 1 or 0; it stays on", sw.name, v))
+		}
 	}
 	return c, warns, nil
 }

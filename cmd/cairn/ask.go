@@ -27,7 +27,9 @@ thought (is_summary, summary_of the sources, pipeline inner_voice) unless
 --stage-kg proposes knowledge-graph entities and edges found in the sources
 (at least --confidence-min confident, at most --max-nodes and --max-edges),
 staged for review with 'cairn kg candidates'; --auto-mark-removal then marks
-the sources for removal ('cairn maintenance' archives them).
+for removal the sources a candidate came from (staged now, or pending or in
+the graph already), none when the answer is refused ('cairn maintenance'
+archives them).
 
 With a language model configured (CAIRN_LLM_PROVIDER and its settings; see
 'cairn config') the model answers from the knowledge graph's entities and facts
@@ -154,7 +156,7 @@ It is disabled unless SURR_ENABLE_INNER_VOICE=1 (exit code 5).`,
 	f.IntVar(&maxNodes, "max-nodes", cairn.DefaultMaxNodes, "most entity candidates to stage")
 	f.IntVar(&maxEdges, "max-edges", cairn.DefaultMaxEdges, "most edge candidates to stage")
 	f.BoolVar(&noSave, "no-save", false, "do not save the answer (with no --stage-kg nothing is written)")
-	f.BoolVar(&autoMark, "auto-mark-removal", false, "after staging, mark the sources for removal (default SURR_AUTO_MARK_REMOVAL)")
+	f.BoolVar(&autoMark, "auto-mark-removal", false, "after staging, mark the sources whose knowledge was staged for removal (default SURR_AUTO_MARK_REMOVAL)")
 	f.BoolVar(&req.IncludePrivate, "private", false, "answer from private thoughts too")
 	f.StringSliceVar(&req.IncludeTags, "include-tag", nil, "only thoughts with one of these tags (repeatable)")
 	f.StringSliceVar(&req.ExcludeTags, "exclude-tag", nil, "leave out thoughts with any of these tags (repeatable)")

@@ -139,6 +139,15 @@ func (a *app) printSettings(db string, s cairn.Settings) {
 	ask := s.Ask
 	row("inner_voice", "top_k %d (SURR_TOP_K), sim_thresh %g (SURR_SIM_THRESH), at most %d candidates (SURR_DB_LIMIT), auto_mark_removal %v (SURR_AUTO_MARK_REMOVAL)",
 		ask.TopK, ask.SimThresh, ask.DBLimit, ask.AutoMarkRemoval)
+	onOff := func(b bool) string {
+		if b {
+			return "on"
+		}
+		return "off"
+	}
+	ss := s.Sessions
+	row("voice sessions", "prompt budget %d tokens (SURR_INNER_VOICE_MAX_TOKENS), timeout %s (SURR_INNER_VOICE_TIMEOUT), metrics %s (SURR_INNER_VOICE_METRICS), cost tracking %s (SURR_INNER_VOICE_COST_TRACKING)",
+		ss.MaxPromptTokens, ss.Timeout, onOff(ss.Metrics), onOff(ss.CostTracking))
 	mc := s.Maintenance
 	row("removal lifecycle", "retention %d days (SURR_RETENTION_DAYS), archives in %s (SURR_ARCHIVE_DIR) as %s (SURR_ARCHIVE_FORMAT)",
 		mc.RetentionDays, mc.ArchiveDir, mc.Format)

@@ -18,6 +18,7 @@ import (
 	"github.com/cairnhq/cairn/maintain"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/retrieve"
+	"github.com/cairnhq/cairn/sqlite"
 	"github.com/cairnhq/cairn/synth"
 	"github.com/oklog/ulid/v2"
 )
@@ -179,7 +180,8 @@ func Open(path string, opts *Options) (*Engine, error) {
 }
 
 // open is Open, with the engine over the store wrap makes of the
-// database when wrap is set (tests: a store that fails on purpose).
+// database when wrap is set and the database is a SQLite file (tests: a
+// store that fails on purpose).
 func open(path string, opts *Options, wrap func(*sqlite.DB) memory.Store) (*Engine, error) {
 	var o Options
 	if opts != nil {
@@ -220,8 +222,8 @@ func open(path string, opts *Options, wrap func(*sqlite.DB) memory.Store) (*Engi
 		o.IndexDir = defaultIndex
 	}
 	var store memory.Store = db
-	if wrap != nil {
-		store = wrap(db)
+	if lite, ok := db.(*sqlite.DB); ok && wrap != nil {
+		store = wrap(lite)
 	}
 	e, err := newEngine(store, o)
 	if err != nil {

@@ -172,13 +172,16 @@ type Engine struct {
 	redactor *capture.Redactor
 }
 
-// Open opens (creating if needed) the cairn database at path.
+// Open opens (creating if needed) the cairn database at path: a SQLite
+// file, or, for a postgres:// or postgresql:// URL, a schema of a
+// PostgreSQL database (see OpenStore).
 func Open(path string, opts *Options) (*Engine, error) {
 	return open(path, opts, nil)
 }
 
 // open is Open, with the engine over the store wrap makes of the
-// database when wrap is set (tests: a store that fails on purpose).
+// database when wrap is set and the database is a SQLite file (tests: a
+// store that fails on purpose).
 func open(path string, opts *Options, wrap func(*sqlite.DB) memory.Store) (*Engine, error) {
 	var o Options
 	if opts != nil {
@@ -208,7 +211,7 @@ func open(path string, opts *Options, wrap func(*sqlite.DB) memory.Store) (*Engi
 		}
 		o.Embedder = g
 	}
-	db, err := sqlite.Open(path, &sqlite.Options{Logger: o.Logger})
+	db, defaultIndex, err := openStore(path, o)
 	if err != nil {
 		return nil, err
 	}
@@ -216,11 +219,11 @@ func open(path string, opts *Options, wrap func(*sqlite.DB) memory.Store) (*Engi
 	case IndexInMemory:
 		o.IndexDir = ""
 	case "":
-		o.IndexDir = path + "-index"
+		o.IndexDir = defaultIndex
 	}
 	var store memory.Store = db
-	if wrap != nil {
-		store = wrap(db)
+	if lite, ok := db.(*sqlite.DB); ok && wrap != nil {
+		store = wrap(lite)
 	}
 	e, err := newEngine(store, o)
 	if err != nil {
@@ -315,8 +318,14 @@ func newEngine(store memory.Store, o Options) (*Engine, error) {
 	return e, nil
 }
 
-// Path returns the database file's path.
-func (e *Engine) Path() string { return e.path }
+// Path returns the database file's path, or the PostgreSQL connection
+// string without its password.
+func (e *Engine) Path() string { return displayPath(e.path) }
+
+// ConnString returns the database's path or connection string as given to
+// Open: it may hold a password, so it is for starting another cairn
+// process on the same database, never for showing.
+func (e *Engine) ConnString() string { return e.path }
 
 // Close stops the background healer, finishes the retrieval index's due
 // maintenance and closes the database.

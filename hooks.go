@@ -66,9 +66,19 @@ func OpenRecorder(path string, opts *RecorderOptions) (*Recorder, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	db, err := sqlite.Open(path, &sqlite.Options{Logger: o.Logger, ReadConns: 1})
-	if err != nil {
-		return nil, err
+	var db memory.Store
+	if IsPostgres(path) {
+		st, _, err := openStore(path, Options{Logger: o.Logger})
+		if err != nil {
+			return nil, err
+		}
+		db = st
+	} else {
+		st, err := sqlite.Open(path, &sqlite.Options{Logger: o.Logger, ReadConns: 1})
+		if err != nil {
+			return nil, err
+		}
+		db = st
 	}
 	r := &Recorder{store: db, now: o.Now, maxBytes: o.MaxContentBytes, log: o.Logger,
 		entropy: ulid.Monotonic(rand.Reader, 0)}

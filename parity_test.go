@@ -99,7 +99,7 @@ type parityInput struct {
 // cases set, and a second handle on the store for checking tie rules.
 type parityEnv struct {
 	eng   *cairn.Engine
-	store *sqlite.DB
+	store memory.TextSearcher
 	now   time.Time
 	// tied lists the cases whose id sets differed only by an unspecified tie.
 	tied []string
@@ -107,9 +107,17 @@ type parityEnv struct {
 
 func loadParity(t testing.TB) *parityEnv {
 	t.Helper()
-	env := &parityEnv{}
 	path := filepath.Join(t.TempDir(), "parity.db")
-	eng, err := cairn.Open(path, &cairn.Options{Now: func() time.Time { return env.now }})
+	return loadParityAt(t, path, "", func() (memory.Store, error) { return sqlite.Open(path, nil) })
+}
+
+// loadParityAt loads the dataset into the database at path (a file or a
+// PostgreSQL URL), with the retrieval index in indexDir ("": the
+// default); second opens another handle on the same store.
+func loadParityAt(t testing.TB, path, indexDir string, second func() (memory.Store, error)) *parityEnv {
+	t.Helper()
+	env := &parityEnv{}
+	eng, err := cairn.Open(path, &cairn.Options{Now: func() time.Time { return env.now }, IndexDir: indexDir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +135,7 @@ func loadParity(t testing.TB) *parityEnv {
 	if rep.Format != cairn.FormatParity || rep.Observations != 2080 || rep.Capsules != 99 || rep.Summaries != 97 || rep.Pins != 9 || len(rep.Skipped) != 1 {
 		t.Fatalf("import report = %+v; want 2080 observations, 99 capsules, 97 summaries, 9 pins and the dangling pin skipped", rep)
 	}
-	store, err := sqlite.Open(path, nil)
+	store, err := second()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,8 +172,10 @@ func loadCases(t *testing.T) []parityCase {
 	return file.Cases
 }
 
-func TestKindlingParity(t *testing.T) {
-	env := loadParity(t)
+func TestKindlingParity(t *testing.T) { runParity(t, loadParity(t)) }
+
+// runParity runs every case against env and reports the departures.
+func runParity(t *testing.T, env *parityEnv) {
 	cases := loadCases(t)
 	passed := 0
 	departures := map[string][]string{}

@@ -16,12 +16,17 @@ import (
 // hookEnv is a user's home with a repository in it, and the database.
 type hookEnv struct {
 	home, repo, db string
+	// spool is where hooks keep batches for db; env is added to every
+	// command's environment.
+	spool string
+	env   []string
 }
 
 func newHookEnv(t *testing.T) hookEnv {
 	t.Helper()
 	dir := t.TempDir()
 	h := hookEnv{home: filepath.Join(dir, "home"), repo: filepath.Join(dir, "shop"), db: filepath.Join(dir, "cairn.db")}
+	h.spool = h.db + "-spool"
 	os.MkdirAll(filepath.Join(h.repo, ".git"), 0o755)
 	os.MkdirAll(h.home, 0o755)
 	os.WriteFile(filepath.Join(h.repo, ".git", "HEAD"), []byte("ref: refs/heads/fix/checkout\n"), 0o644)
@@ -30,7 +35,7 @@ func newHookEnv(t *testing.T) hookEnv {
 
 func (h hookEnv) cmd(args ...string) *exec.Cmd {
 	cmd := exec.Command(cairnBin, args...)
-	cmd.Env = append(os.Environ(), "HOME="+h.home, "CAIRN_DB="+h.db)
+	cmd.Env = append(append(os.Environ(), "HOME="+h.home, "CAIRN_DB="+h.db), h.env...)
 	cmd.Dir = h.repo
 	return cmd
 }
@@ -61,7 +66,7 @@ func (h hookEnv) payload(t *testing.T, name string) []byte {
 
 func (h hookEnv) spooled(t *testing.T) int {
 	t.Helper()
-	entries, _ := os.ReadDir(h.db + "-spool")
+	entries, _ := os.ReadDir(h.spool)
 	n := 0
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".json") {
@@ -90,7 +95,7 @@ func (h hookEnv) waitSpool(t *testing.T) {
 
 // writerDone says no background writer holds the spool's lock.
 func (h hookEnv) writerDone() bool {
-	f, err := os.OpenFile(h.db+"-spool.lock", os.O_RDWR, 0)
+	f, err := os.OpenFile(h.spool+".lock", os.O_RDWR, 0)
 	if err != nil {
 		return true // no writer ever ran
 	}

@@ -438,8 +438,20 @@ func (a *API) listTools(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"tools": out})
 }
 
+// health answers 200 when the database answers within two seconds, and
+// 503 with the reason otherwise: a load balancer takes a server whose
+// database is unreachable out of rotation.
 func (a *API) health(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": cairn.Version})
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := a.eng.Ping(ctx); err != nil {
+		a.opts.Logger.Warn("health check: the database does not answer", "err", memory.Detail(err))
+		pub := memory.Public(err)
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "unavailable", "version": cairn.Version,
+			"error": map[string]string{"code": string(pub.Code), "message": pub.Message}})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": cairn.Version, "database": "ok"})
 }
 
 func (a *API) export(w http.ResponseWriter, r *http.Request) {

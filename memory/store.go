@@ -435,6 +435,18 @@ type Bulk interface {
 	Export(ctx context.Context, fn func(Record) error) error
 }
 
+// Loader imports a dump too large to hold in memory, in parts. Both of
+// cairn's stores implement it; it is how a database moves to another
+// (cairn migrate).
+type Loader interface {
+	// Load imports the dumps next returns, in order, until it returns an
+	// empty one, as Import would import them joined: in one transaction,
+	// all of them or, on any error (next's included), none. Records may
+	// name records of earlier parts. progress, when non-nil, is told how
+	// many records are written so far.
+	Load(ctx context.Context, next func() (Dump, error), progress func(done int)) error
+}
+
 // Record holds exactly one record of any type; it is the unit of export and
 // import. In JSON it is an object with one key naming the type:
 // {"observation": {...}}, {"capsule": {...}}, {"summary": {...}},

@@ -22,85 +22,125 @@ func (db *DB) Import(ctx context.Context, d memory.Dump, progress func(done int)
 	}
 	return db.write(ctx, "importing", func(tx *sql.Tx) error {
 		done := 0
-		tick := func() {
-			done++
-			if done%progressEvery == 0 {
-				progress(done)
-			}
-		}
-		a, err := newAppender(ctx, tx)
-		if err != nil {
-			return err
-		}
-		defer a.close()
-		ptx := newPreparedTx(tx)
-		defer ptx.close()
-		for i, o := range d.Observations {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if err := a.insert(ctx, o); err != nil {
-				return atRecord(memory.SectionObservations, i, err)
-			}
-			tick()
-		}
-		for i, c := range d.Capsules {
-			if err := importCapsule(ctx, ptx, a, c); err != nil {
-				return atRecord(memory.SectionCapsules, i, err)
-			}
-			tick()
-		}
-		for i, n := range d.Logged {
-			if _, err := a.append(ctx, n); err != nil {
-				return atRecord(memory.SectionLogged, i, err)
-			}
-			tick()
-		}
-		if err := a.indexFTS(ctx); err != nil {
-			return err
-		}
-		for i, s := range d.Summaries {
-			if err := importSummary(ctx, ptx, s); err != nil {
-				return atRecord(memory.SectionSummaries, i, err)
-			}
-			tick()
-		}
-		for i, p := range d.Pins {
-			if err := importPin(ctx, ptx, p); err != nil {
-				return atRecord(memory.SectionPins, i, err)
-			}
-			tick()
-		}
-		for i, t := range d.Thoughts {
-			if err := insertThought(ctx, ptx, t); err != nil {
-				return atRecord(memory.SectionThoughts, i, err)
-			}
-			tick()
-		}
-		for i, e := range d.Entities {
-			if err := insertEntity(ctx, ptx, e); err != nil {
-				return atRecord(memory.SectionEntities, i, err)
-			}
-			tick()
-		}
-		for i, o := range d.KGObservations {
-			if err := importKGObservation(ctx, ptx, o); err != nil {
-				return atRecord(memory.SectionKGObservations, i, err)
-			}
-			tick()
-		}
-		for i, g := range d.Edges {
-			if err := importEdge(ctx, ptx, g); err != nil {
-				return atRecord(memory.SectionEdges, i, err)
-			}
-			tick()
-		}
-		if err := importCode(ctx, ptx, d, tick); err != nil {
+		if err := importDump(ctx, tx, d, &done, progress); err != nil {
 			return err
 		}
 		progress(done)
 		return nil
 	})
+}
+
+var _ memory.Loader = (*DB)(nil)
+
+// Load implements memory.Loader: the parts go in through one write
+// transaction, which holds the database's write lock until the last.
+func (db *DB) Load(ctx context.Context, next func() (memory.Dump, error), progress func(done int)) error {
+	if progress == nil {
+		progress = func(int) {}
+	}
+	started := false
+	return db.write(ctx, "importing", func(tx *sql.Tx) error {
+		if started {
+			// The parts already read cannot be read again: a retry would
+			// import only what is left. Nothing was committed.
+			return memory.Errorf(memory.CodeDBError, "the import was interrupted by another writer; nothing was written, run it again")
+		}
+		started = true
+		done := 0
+		for {
+			d, err := next()
+			if err != nil {
+				return err
+			}
+			if d.Len() == 0 {
+				break
+			}
+			if err := importDump(ctx, tx, d, &done, progress); err != nil {
+				return err
+			}
+		}
+		progress(done)
+		return nil
+	})
+}
+
+// importDump writes one dump inside a write transaction, counting the
+// records in done.
+func importDump(ctx context.Context, tx *sql.Tx, d memory.Dump, done *int, progress func(int)) error {
+	tick := func() {
+		*done++
+		if *done%progressEvery == 0 {
+			progress(*done)
+		}
+	}
+	a, err := newAppender(ctx, tx)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	ptx := newPreparedTx(tx)
+	defer ptx.close()
+	for i, o := range d.Observations {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := a.insert(ctx, o); err != nil {
+			return atRecord(memory.SectionObservations, i, err)
+		}
+		tick()
+	}
+	for i, c := range d.Capsules {
+		if err := importCapsule(ctx, ptx, a, c); err != nil {
+			return atRecord(memory.SectionCapsules, i, err)
+		}
+		tick()
+	}
+	for i, n := range d.Logged {
+		if _, err := a.append(ctx, n); err != nil {
+			return atRecord(memory.SectionLogged, i, err)
+		}
+		tick()
+	}
+	if err := a.indexFTS(ctx); err != nil {
+		return err
+	}
+	for i, s := range d.Summaries {
+		if err := importSummary(ctx, ptx, s); err != nil {
+			return atRecord(memory.SectionSummaries, i, err)
+		}
+		tick()
+	}
+	for i, p := range d.Pins {
+		if err := importPin(ctx, ptx, p); err != nil {
+			return atRecord(memory.SectionPins, i, err)
+		}
+		tick()
+	}
+	for i, t := range d.Thoughts {
+		if err := insertThought(ctx, ptx, t); err != nil {
+			return atRecord(memory.SectionThoughts, i, err)
+		}
+		tick()
+	}
+	for i, e := range d.Entities {
+		if err := insertEntity(ctx, ptx, e); err != nil {
+			return atRecord(memory.SectionEntities, i, err)
+		}
+		tick()
+	}
+	for i, o := range d.KGObservations {
+		if err := importKGObservation(ctx, ptx, o); err != nil {
+			return atRecord(memory.SectionKGObservations, i, err)
+		}
+		tick()
+	}
+	for i, g := range d.Edges {
+		if err := importEdge(ctx, ptx, g); err != nil {
+			return atRecord(memory.SectionEdges, i, err)
+		}
+		tick()
+	}
+	return importCode(ctx, ptx, d, tick)
 }
 
 // atRecord names the record a typed error is about; other errors (the

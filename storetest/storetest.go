@@ -93,6 +93,7 @@ func Run(t *testing.T, open Opener) {
 	}{
 		{"ImportExportKnowledgeRoundTrip", testImportExportKnowledge},
 		{"RedactedRoundTrip", testRedactedRoundTrip},
+		{"LoadInParts", testLoadInParts},
 	}
 	for _, tc := range pairs {
 		t.Run(tc.name, func(t *testing.T) {

@@ -21,12 +21,12 @@ func newBenchCmd(a *app) *cobra.Command {
 		Use:   "bench",
 		Short: "Measure cairn: protocol overhead and throughput",
 	}
-	cmd.AddCommand(newBenchProtocolCmd(a), newBenchLoCoMoCmd(a), newBenchScaleCmd(a), newBenchPeersCmd(a), newBenchHooksCmd(a), newBenchReliabilityCmd(a))
+	cmd.AddCommand(newBenchProtocolCmd(a), newBenchLoCoMoCmd(a), newBenchScaleCmd(a), newBenchPeersCmd(a), newBenchHooksCmd(a), newBenchReliabilityCmd(a), newBenchReplicasCmd(a))
 	return cmd
 }
 
 func newBenchLoCoMoCmd(a *app) *cobra.Command {
-	var dataset, queries, provider, golden, weights, embedder, embedModel, embedDim string
+	var dataset, queries, provider, golden, weights, embedder, embedModel, embedDim, pg string
 	cmd := &cobra.Command{
 		Use:   "locomo",
 		Short: "Measure retrieval quality on the LoCoMo long-conversation benchmark",
@@ -78,7 +78,18 @@ text kept in the repository so ranking changes show as diffs.`,
 				latest := ds.Latest().Add(24 * time.Hour)
 				opts.Now = func() time.Time { return latest }
 			}
-			eng, err := cairn.Open(filepath.Join(dir, "locomo.db"), opts)
+			db := filepath.Join(dir, "locomo.db")
+			if pg != "" {
+				// A schema of its own on the given database, dropped at the
+				// end; the retrieval index in the temporary directory.
+				if !cairn.IsPostgres(pg) {
+					return memory.Errorf(memory.CodeInvalidParams, "--postgres %q is not a postgres:// URL", pg)
+				}
+				db = bench.WithSchema(pg, fmt.Sprintf("cairn_locomo_%d", os.Getpid()))
+				opts.IndexDir = filepath.Join(dir, "index")
+				defer bench.DropSchema(db)
+			}
+			eng, err := cairn.Open(db, opts)
 			if err != nil {
 				return err
 			}
@@ -123,6 +134,7 @@ text kept in the repository so ranking changes show as diffs.`,
 	f.StringVar(&embedder, "embedder", "", "embedder: glove, ollama, openai or hash (default $CAIRN_EMBED_PROVIDER, else glove)")
 	f.StringVar(&embedModel, "embed-model", "", "the embedder's model (default $CAIRN_EMBED_MODEL)")
 	f.StringVar(&embedDim, "embed-dim", "", "the embedder's dimension (default $CAIRN_EMBED_DIM)")
+	f.StringVar(&pg, "postgres", "", "load the dataset into this PostgreSQL database (postgres://...; a schema of its own, dropped afterwards) instead of a SQLite file")
 	return cmd
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/index"
 	"github.com/cairnhq/cairn/internal/bench"
 	"github.com/cairnhq/cairn/memory"
@@ -13,7 +14,7 @@ import (
 )
 
 func newBenchScaleCmd(a *app) *cobra.Command {
-	var sizes, concurrency, providers, jsonOut, svgOut, child string
+	var sizes, concurrency, providers, jsonOut, svgOut, child, pg string
 	var size int
 	o := bench.ScaleOptions{Queries: bench.DefaultScaleQueries, Seed: 1, Batch: bench.DefaultScaleBatch, OneByOne: bench.DefaultScaleOneByOne}
 	cmd := &cobra.Command{
@@ -38,6 +39,10 @@ over sessions in 20 repositories, with a long-tail vocabulary) at each of
     many vectors (CAIRN_INDEX_APPROXIMATE_FROM), and how many answers are
     byte-identical to the default exact search's.
 
+With --postgres URL every size is measured a second time, right after, on
+that PostgreSQL database (in a schema of its own, dropped afterwards), from
+the same seed: the same records, questions and figures, side by side.
+
 Each size is built by one child process and measured by another, so memory
 figures belong to that size alone. Temporary databases are removed at the
 end, on error and on Ctrl-C; your own database is not touched.`,
@@ -57,7 +62,7 @@ end, on error and on Ctrl-C; your own database is not touched.`,
 			case "":
 			case "build":
 				rep, err := bench.ScaleBuild(cmd.Context(), bench.BuildOptions{Dir: o.Dir, Size: size, Seed: o.Seed,
-					Batch: o.Batch, OneByOne: o.OneByOne, Progress: progress})
+					Batch: o.Batch, OneByOne: o.OneByOne, Progress: progress, Postgres: childPostgres(pg)})
 				a.finishProgress()
 				if err != nil {
 					return err
@@ -70,7 +75,8 @@ end, on error and on Ctrl-C; your own database is not touched.`,
 					approxChild = o.ApproximateFrom
 				}
 				rep, err := bench.ScaleServe(cmd.Context(), bench.ServeOptions{Dir: o.Dir, Queries: o.Queries,
-					Concurrency: o.Concurrency, Providers: o.Providers, Progress: a.err, ApproximateFrom: approxChild})
+					Concurrency: o.Concurrency, Providers: o.Providers, Progress: a.err, ApproximateFrom: approxChild,
+					Postgres: childPostgres(pg)})
 				if err != nil {
 					return err
 				}
@@ -85,8 +91,17 @@ end, on error and on Ctrl-C; your own database is not touched.`,
 				return memory.Wrap(memory.CodeInternal, err, "finding the cairn binary: %v", err)
 			}
 			o.Log, o.Stderr, o.Progress = a.err, a.err, progress
+			if pg != "" && !cairn.IsPostgres(pg) {
+				return memory.Errorf(memory.CodeInvalidParams, "--postgres %q is not a postgres:// URL", pg)
+			}
+			o.Postgres = pg
 			rep, err := bench.Scale(cmd.Context(), o)
 			if err != nil {
+				if jsonOut != "" && len(rep.Sizes) > 0 {
+					// Keep what was measured before the failure.
+					b, _ := json.MarshalIndent(rep, "", "  ")
+					a.writeOutput(jsonOut, append(b, '\n'))
+				}
 				return err
 			}
 			if jsonOut != "" {
@@ -121,11 +136,21 @@ end, on error and on Ctrl-C; your own database is not touched.`,
 	f.IntVar(&o.Batch, "batch", o.Batch, "records per transaction in the batched ingest")
 	f.IntVar(&o.OneByOne, "one-by-one", o.OneByOne, "records written one per transaction (0 skips)")
 	f.IntVar(&o.ApproximateFrom, "approximate-from", index.SuggestedIVFThreshold, "also measure sizes of at least this many records with the semantic side approximate from this many vectors (0 skips)")
+	f.StringVar(&pg, "postgres", "", "also measure every size on this PostgreSQL database (postgres://...; a schema per size, dropped afterwards)")
 	f.StringVar(&child, "child", "", "internal: run one phase (build or serve) and print its JSON")
 	f.IntVar(&size, "size", 0, "internal: the records of the build phase")
 	f.MarkHidden("child")
 	f.MarkHidden("size")
 	return cmd
+}
+
+// childPostgres is the connection string a child phase works on: its
+// parent passes it in the environment.
+func childPostgres(flag string) string {
+	if flag == "" {
+		return ""
+	}
+	return os.Getenv(bench.ScalePostgresEnv)
 }
 
 // writeOutput writes b to path, or to standard output for "-".

@@ -151,7 +151,7 @@ func (a *app) runHook(cmd *cobra.Command, event, agentName string, noPrompts boo
 	}
 	tm.step("build")
 	db := cairn.ResolvePath(a.dbFlag)
-	spool := capture.Spool{Dir: capture.SpoolDir(db)}
+	spool := capture.Spool{Dir: cairn.SpoolDir(db)}
 	spooled, err := spool.Put(batch)
 	if err != nil {
 		return err
@@ -254,7 +254,14 @@ func (a *app) startFlusher(db string, spool capture.Spool) error {
 	if err != nil {
 		return memory.Wrap(memory.CodeInternal, err, "finding the cairn binary: %v", err)
 	}
-	err = startDetached(exe, []string{"--db", db, "hooks", "flush", "--background"})
+	args := []string{"--db", db, "hooks", "flush", "--background"}
+	if cairn.IsPostgres(db) {
+		// A connection string may hold a password: it goes to the writer
+		// in its environment, not on its command line where ps shows it.
+		os.Setenv(cairn.EnvDB, db)
+		args = args[2:]
+	}
+	err = startDetached(exe, args)
 	a.timer.step("handoff")
 	if err != nil {
 		return memory.Wrap(memory.CodeInternal, err, "starting the background writer: %v", err)

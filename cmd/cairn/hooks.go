@@ -119,7 +119,12 @@ and changes nothing. Running it twice changes nothing the second time.`,
 					}
 				}
 				db := ""
-				if a.dbFlag != "" {
+				switch {
+				case cairn.IsPostgres(a.dbFlag) && cairn.DisplayPath(a.dbFlag) != a.dbFlag:
+					return memory.Errorf(memory.CodeInvalidParams, "--db holds a password, which the agent's settings file would keep in clear: put it in ~/.pgpass or PGPASSWORD, or leave --db out and set CAIRN_DB in the agent's environment")
+				case cairn.IsPostgres(a.dbFlag):
+					db = a.dbFlag
+				case a.dbFlag != "":
 					if db, err = filepath.Abs(a.dbFlag); err != nil {
 						return memory.Wrap(memory.CodeInvalidParams, err, "--db: %v", err)
 					}
@@ -157,7 +162,7 @@ and changes nothing. Running it twice changes nothing the second time.`,
 					fmt.Fprintf(a.out, "backup: %s\n", c.Backup)
 				}
 				if install {
-					fmt.Fprintf(a.out, "new sessions of %s now record to %s\n", agent, cairn.ResolvePath(a.dbFlag))
+					fmt.Fprintf(a.out, "new sessions of %s now record to %s\n", agent, cairn.DisplayPath(cairn.ResolvePath(a.dbFlag)))
 				}
 			}
 			return nil
@@ -224,7 +229,7 @@ func newHooksStatusCmd(a *app) *cobra.Command {
 				out = append(out, st)
 			}
 			db := cairn.ResolvePath(a.dbFlag)
-			sp := capture.Spool{Dir: capture.SpoolDir(db)}
+			sp := capture.Spool{Dir: cairn.SpoolDir(db)}
 			spooled, err := sp.List()
 			if err != nil {
 				return err
@@ -234,7 +239,7 @@ func newHooksStatusCmd(a *app) *cobra.Command {
 				return err
 			}
 			if a.json {
-				return a.emit(map[string]any{"agents": out, "database": db, "spooled": len(spooled), "spool": capture.SpoolDir(db),
+				return a.emit(map[string]any{"agents": out, "database": cairn.DisplayPath(db), "spooled": len(spooled), "spool": cairn.SpoolDir(db),
 					"rejected": len(rejected)})
 			}
 			for _, st := range out {
@@ -249,9 +254,9 @@ func newHooksStatusCmd(a *app) *cobra.Command {
 					fmt.Fprintf(a.out, "%-12s partly installed in %s: missing %s (run cairn hooks install %s)\n", st.Agent, st.Path, strings.Join(st.Missing, ", "), st.Agent)
 				}
 			}
-			fmt.Fprintf(a.out, "database: %s\n", db)
+			fmt.Fprintf(a.out, "database: %s\n", cairn.DisplayPath(db))
 			if len(spooled) > 0 {
-				fmt.Fprintf(a.out, "spool: %d hook writes wait in %s (cairn hooks flush writes them)\n", len(spooled), capture.SpoolDir(db))
+				fmt.Fprintf(a.out, "spool: %d hook writes wait in %s (cairn hooks flush writes them)\n", len(spooled), cairn.SpoolDir(db))
 			}
 			if len(rejected) > 0 {
 				fmt.Fprintf(a.out, "spool: %s the database refused set aside in %s\n", plural(len(rejected), "hook write"), sp.RejectedDir())
@@ -288,7 +293,7 @@ func newHooksFlushCmd(a *app) *cobra.Command {
 				return err
 			}
 			defer rec.Close()
-			n, err := a.drainSpool(cmd, rec, capture.Spool{Dir: capture.SpoolDir(db)}, "", -1)
+			n, err := a.drainSpool(cmd, rec, capture.Spool{Dir: cairn.SpoolDir(db)}, "", -1)
 			if a.json {
 				if err != nil {
 					return err
@@ -313,7 +318,7 @@ func newHooksFlushCmd(a *app) *cobra.Command {
 // not left behind: either this process sees it, or the hook that spooled
 // it found the lock free and started another writer.
 func (a *app) backgroundFlush(cmd *cobra.Command, db string) error {
-	spool := capture.Spool{Dir: capture.SpoolDir(db)}
+	spool := capture.Spool{Dir: cairn.SpoolDir(db)}
 	for {
 		l, ok, err := tryFlushLock(flushLockPath(spool))
 		if err != nil || !ok {

@@ -177,6 +177,13 @@ func (a *app) startBackgroundOptimize(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	args := []string{"--db", a.eng.Path(), "index", "optimize", "--background"}
+	args := []string{"--db", a.eng.ConnString(), "index", "optimize", "--background"}
+	if cairn.IsPostgres(a.eng.ConnString()) {
+		// A connection string may hold a password: it goes to the child
+		// in its environment, not on its command line where ps shows it.
+		// (This process is about to exit.)
+		os.Setenv(cairn.EnvDB, a.eng.ConnString())
+		args = args[2:]
+	}
 	_ = startDetached(exe, args)
 }

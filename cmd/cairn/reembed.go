@@ -103,7 +103,7 @@ open the database.`,
 			out := struct {
 				Database string `json:"database"`
 				cairn.Settings
-			}{cairn.ResolvePath(a.dbFlag), set.Public()}
+			}{cairn.DisplayPath(cairn.ResolvePath(a.dbFlag)), set.Public()}
 			if a.json {
 				return a.emit(out)
 			}

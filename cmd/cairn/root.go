@@ -17,7 +17,9 @@ with provenance, inside a token budget, deterministically. It also keeps the
 agent's thoughts and a knowledge graph, recalled by meaning (cairn inner-voice).
 
 The database is $CAIRN_DB, or $XDG_DATA_HOME/cairn/cairn.db
-(~/.local/share/cairn/cairn.db); --db overrides both. $CAIRN_MAX_CONTENT_BYTES
+(~/.local/share/cairn/cairn.db); --db overrides both. A postgres:// URL
+puts it in PostgreSQL instead, shared by any number of cairn servers
+(docs/postgres.md). $CAIRN_MAX_CONTENT_BYTES
 caps the content of one record (default 1 MiB).
 
 Try it without touching your database: cairn demo`,
@@ -27,7 +29,7 @@ Try it without touching your database: cairn demo`,
 		// cairn's own, not a usage error.
 		PersistentPreRun: func(*cobra.Command, []string) { a.started = true },
 	}
-	root.PersistentFlags().StringVar(&a.dbFlag, "db", "", "database file (default $CAIRN_DB or $XDG_DATA_HOME/cairn/cairn.db)")
+	root.PersistentFlags().StringVar(&a.dbFlag, "db", "", "database file, or postgres://user@host/db URL (default $CAIRN_DB or $XDG_DATA_HOME/cairn/cairn.db)")
 	root.PersistentFlags().StringVar(&a.nowFlag, "now", "", "fix the clock (RFC 3339, YYYY-MM-DD or Unix ms) for deterministic results")
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "write JSON instead of text")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
@@ -47,7 +49,7 @@ Try it without touching your database: cairn demo`,
 		root.AddCommand(c)
 	}
 	for _, c := range []*cobra.Command{newImportCmd(a), newExportCmd(a), newBackupCmd(a), newStatusCmd(a), newDoctorCmd(a), newReembedCmd(a),
-		newIndexCmd(a), newConfigCmd(a), newBenchCmd(a), newMaintenanceCmd(a)} {
+		newIndexCmd(a), newConfigCmd(a), newBenchCmd(a), newMaintenanceCmd(a), newMigrateCmd(a)} {
 		c.GroupID = "data"
 		root.AddCommand(c)
 	}

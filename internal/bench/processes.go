@@ -56,8 +56,8 @@ const (
 	serverQueries = 100
 )
 
-// measureProcesses runs bin against dir's database as agents do.
-func measureProcesses(ctx context.Context, bin, dir string, log io.Writer) (ProcessResult, error) {
+// measureProcesses runs bin against dir's database (or t's) as agents do.
+func measureProcesses(ctx context.Context, bin, dir string, t target, log io.Writer) (ProcessResult, error) {
 	var res ProcessResult
 	raw, err := os.ReadFile(filepath.Join(dir, scaleQuestionsName))
 	if err != nil {
@@ -67,7 +67,8 @@ func measureProcesses(ctx context.Context, bin, dir string, log io.Writer) (Proc
 	if err := json.Unmarshal(raw, &qf); err != nil || len(qf.Retrieve) == 0 {
 		return res, memory.Errorf(memory.CodeInternal, "reading the questions")
 	}
-	db := filepath.Join(dir, scaleDBName)
+	db := t.path(dir)
+	env := t.env(dir)
 	now := strconv.FormatInt(qf.NowMs, 10)
 
 	fmt.Fprintln(log, "  measuring cairn retrieve in new processes")
@@ -79,6 +80,7 @@ func measureProcesses(ctx context.Context, bin, dir string, log io.Writer) (Proc
 			args = append(args, "--scope", "repo="+q.ScopeIDs.RepoID)
 		}
 		cmd := exec.CommandContext(ctx, bin, append(args, q.Query)...)
+		cmd.Env = env
 		t0 := time.Now()
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return res, memory.Wrap(memory.CodeInternal, err, "cairn retrieve: %v: %.300s", err, out)
@@ -93,7 +95,7 @@ func measureProcesses(ctx context.Context, bin, dir string, log io.Writer) (Proc
 	for i := range mcpRuns {
 		q := qf.Retrieve[(i*7)%len(qf.Retrieve)]
 		t0 := time.Now()
-		r, err := startRawStdio(bin, db, "--now", now)
+		r, err := startRawStdio(bin, db, env, "--now", now)
 		if err != nil {
 			return res, err
 		}
@@ -116,7 +118,7 @@ func measureProcesses(ctx context.Context, bin, dir string, log io.Writer) (Proc
 		}
 	}()
 	for range mcpServers {
-		r, err := startRawStdio(bin, db, "--now", now)
+		r, err := startRawStdio(bin, db, env, "--now", now)
 		if err != nil {
 			return res, err
 		}

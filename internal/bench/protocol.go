@@ -105,7 +105,7 @@ func Protocol(ctx context.Context, o ProtocolOptions) (ProtocolReport, error) {
 		return ProtocolReport{}, err
 	}
 	defer stdio.Close()
-	raw, err := startRawStdio(o.Binary, db)
+	raw, err := startRawStdio(o.Binary, db, nil)
 	if err != nil {
 		return ProtocolReport{}, err
 	}

@@ -22,8 +22,9 @@ type rawStdio struct {
 	id  int
 }
 
-func startRawStdio(bin, db string, flags ...string) (*rawStdio, error) {
+func startRawStdio(bin, db string, env []string, flags ...string) (*rawStdio, error) {
 	cmd := exec.Command(bin, append(append([]string{"--db", db}, flags...), "mcp")...)
+	cmd.Env = env
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/embed"
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/postgres"
 	"github.com/cairnhq/cairn/retrieve"
 )
 
@@ -71,6 +73,80 @@ type ScaleOptions struct {
 	Log, Stderr io.Writer
 	// Progress, when set, is told how far a long step is (in this process).
 	Progress func(stage string, done, total int)
+	// Postgres, when set, is a PostgreSQL database (a postgres:// URL) in
+	// which every size is measured too, right after SQLite, from the same
+	// seed: in a schema of its own (dropped afterwards), with the
+	// retrieval index in the size's temporary directory.
+	Postgres string
+}
+
+// target is where a size's database lives: a SQLite file in the size's
+// directory, or a schema of a PostgreSQL database.
+type target struct {
+	// Postgres is the connection string of the size's schema ("" for a
+	// SQLite file).
+	Postgres string
+}
+
+// store names the kind of database.
+func (t target) store() string {
+	if t.Postgres != "" {
+		return "postgres"
+	}
+	return "sqlite"
+}
+
+// path is the database: the file in dir, or the connection string.
+func (t target) path(dir string) string {
+	if t.Postgres != "" {
+		return t.Postgres
+	}
+	return filepath.Join(dir, scaleDBName)
+}
+
+// indexDir is the retrieval index's directory ("" for the default beside
+// a SQLite file).
+func (t target) indexDir(dir string) string {
+	if t.Postgres != "" {
+		return filepath.Join(dir, "index")
+	}
+	return ""
+}
+
+// indexFiles is the retrieval index's directory, default included.
+func (t target) indexFiles(dir string) string {
+	if d := t.indexDir(dir); d != "" {
+		return d
+	}
+	return t.path(dir) + "-index"
+}
+
+// env is the environment of a cairn process on the database (nil: this
+// process's).
+func (t target) env(dir string) []string {
+	if t.Postgres == "" {
+		return nil
+	}
+	return append(os.Environ(), cairn.EnvIndexDir+"="+t.indexDir(dir))
+}
+
+// DropSchema deletes a benchmark's cairn schema (see postgres.DropSchema).
+func DropSchema(conn string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	return postgres.DropSchema(ctx, conn)
+}
+
+// WithSchema is a connection string naming another cairn schema.
+func WithSchema(conn, schema string) string {
+	u, err := url.Parse(conn)
+	if err != nil {
+		return conn
+	}
+	q := u.Query()
+	q.Set("cairn_schema", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 // ScaleReport is what the scale benchmark measured.
@@ -97,7 +173,9 @@ type Machine struct {
 
 // SizeReport is one size's figures.
 type SizeReport struct {
-	Size  int         `json:"size"`
+	Size int `json:"size"`
+	// Store is the database: sqlite or postgres.
+	Store string      `json:"store"`
 	Build BuildResult `json:"build"`
 	Serve ServeResult `json:"serve"`
 	// ServeApproximate is Serve again, in another fresh process, with the
@@ -188,9 +266,13 @@ type ServeResult struct {
 	// SameCandidates those whose candidates were (the rest differ in
 	// provenance's counts only).
 	ApproximateFrom int `json:"approximateFrom,omitempty"`
-	SameAsExact     int `json:"sameAsExact,omitempty"`
-	SameCandidates  int `json:"sameCandidates,omitempty"`
-	Compared        int `json:"compared,omitempty"`
+	// HNSWBuildSeconds is building pgvector's HNSW index of the
+	// observations' vectors for the push-down measurement (PostgreSQL
+	// with pgvector only).
+	HNSWBuildSeconds float64 `json:"hnswBuildSeconds,omitempty"`
+	SameAsExact      int     `json:"sameAsExact,omitempty"`
+	SameCandidates   int     `json:"sameCandidates,omitempty"`
+	Compared         int     `json:"compared,omitempty"`
 }
 
 // scaleQuestionsFile is where the build phase leaves the questions and
@@ -334,69 +416,104 @@ func Scale(ctx context.Context, o ScaleOptions) (ScaleReport, error) {
 		return rep, memory.Wrap(memory.CodeInternal, err, "temporary directory: %v", err)
 	}
 	defer os.RemoveAll(dir)
+	targets := []target{{}}
+	if o.Postgres != "" {
+		targets = append(targets, target{Postgres: o.Postgres})
+	}
 	for _, n := range o.Sizes {
-		sub := filepath.Join(dir, SizeName(n))
-		if err := os.Mkdir(sub, 0o755); err != nil {
-			return rep, memory.Wrap(memory.CodeInternal, err, "temporary directory: %v", err)
-		}
-		sr := SizeReport{Size: n}
-		fmt.Fprintf(o.Log, "%s: generating and loading %d records\n", SizeName(n), n)
-		b := BuildOptions{Dir: sub, Size: n, Seed: o.Seed, Batch: o.Batch, OneByOne: o.OneByOne, Progress: o.Progress}
-		s := ServeOptions{Dir: sub, Queries: o.Queries, Concurrency: o.Concurrency, Providers: o.Providers, Progress: o.Log}
-		if o.Binary == "" {
-			if sr.Build, err = ScaleBuild(ctx, b); err != nil {
-				return rep, err
+		for _, t := range targets {
+			if t.Postgres != "" {
+				t.Postgres = WithSchema(o.Postgres, fmt.Sprintf("cairn_scale_%s_%d", strings.ToLower(SizeName(n)), os.Getpid()))
 			}
-			fmt.Fprintf(o.Log, "%s: measuring\n", SizeName(n))
-			if sr.Serve, err = ScaleServe(ctx, s); err != nil {
-				return rep, err
-			}
-			if o.ApproximateFrom > 0 && n >= o.ApproximateFrom {
-				s.ApproximateFrom = o.ApproximateFrom
-				ap, err := ScaleServe(ctx, s)
-				if err != nil {
-					return rep, err
+			sr, err := o.measureSize(ctx, dir, n, t)
+			if t.Postgres != "" {
+				if derr := postgres.DropSchema(context.WithoutCancel(ctx), t.Postgres); derr != nil && err == nil {
+					err = derr
 				}
-				sr.ServeApproximate = &ap
 			}
-		} else {
-			if err := o.child(ctx, &sr.Build, "build", "--dir", sub, "--size", strconv.Itoa(n), "--seed", strconv.FormatUint(o.Seed, 10),
-				"--batch", strconv.Itoa(o.Batch), "--one-by-one", strconv.Itoa(o.OneByOne)); err != nil {
-				return rep, err
-			}
-			fmt.Fprintf(o.Log, "%s: measuring in a fresh process\n", SizeName(n))
-			if err := o.child(ctx, &sr.Serve, "serve", "--dir", sub, "--queries", strconv.Itoa(o.Queries),
-				"--concurrency", joinInts(o.Concurrency), "--provider", strings.Join(o.Providers, ",")); err != nil {
-				return rep, err
-			}
-			if o.ApproximateFrom > 0 && n >= o.ApproximateFrom {
-				fmt.Fprintf(o.Log, "%s: measuring in a fresh process, approximate from %d vectors\n", SizeName(n), o.ApproximateFrom)
-				var ap ServeResult
-				if err := o.child(ctx, &ap, "serve", "--dir", sub, "--queries", strconv.Itoa(o.Queries),
-					"--concurrency", joinInts(o.Concurrency), "--provider", strings.Join(o.Providers, ","),
-					"--approximate-from", strconv.Itoa(o.ApproximateFrom)); err != nil {
-					return rep, err
-				}
-				sr.ServeApproximate = &ap
-			}
-			fmt.Fprintf(o.Log, "%s: measuring new cairn processes\n", SizeName(n))
-			pr, err := measureProcesses(ctx, o.Binary, sub, o.Log)
 			if err != nil {
 				return rep, err
 			}
-			sr.Processes = &pr
+			rep.Sizes = append(rep.Sizes, sr)
 		}
-		rep.Sizes = append(rep.Sizes, sr)
-		os.RemoveAll(sub) // free the disk before the next size
 	}
 	rep.Seconds = time.Since(start).Seconds()
 	return rep, nil
 }
 
+// measureSize builds and measures one size on one target.
+func (o *ScaleOptions) measureSize(ctx context.Context, dir string, n int, t target) (SizeReport, error) {
+	name := SizeName(n)
+	sub := filepath.Join(dir, name)
+	if t.Postgres != "" {
+		name += " on PostgreSQL"
+		sub += "-postgres"
+	}
+	defer os.RemoveAll(sub) // free the disk before the next size
+	sr := SizeReport{Size: n, Store: t.store()}
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		return sr, memory.Wrap(memory.CodeInternal, err, "temporary directory: %v", err)
+	}
+	var err error
+	fmt.Fprintf(o.Log, "%s: generating and loading %d records\n", name, n)
+	b := BuildOptions{Dir: sub, Size: n, Seed: o.Seed, Batch: o.Batch, OneByOne: o.OneByOne, Progress: o.Progress, Postgres: t.Postgres}
+	s := ServeOptions{Dir: sub, Queries: o.Queries, Concurrency: o.Concurrency, Providers: o.Providers, Progress: o.Log, Postgres: t.Postgres}
+	if o.Binary == "" {
+		if sr.Build, err = ScaleBuild(ctx, b); err != nil {
+			return sr, err
+		}
+		fmt.Fprintf(o.Log, "%s: measuring\n", name)
+		if sr.Serve, err = ScaleServe(ctx, s); err != nil {
+			return sr, err
+		}
+		if o.ApproximateFrom > 0 && n >= o.ApproximateFrom {
+			s.ApproximateFrom = o.ApproximateFrom
+			ap, err := ScaleServe(ctx, s)
+			if err != nil {
+				return sr, err
+			}
+			sr.ServeApproximate = &ap
+		}
+	} else {
+		if err := o.child(ctx, &sr.Build, t, "build", "--dir", sub, "--size", strconv.Itoa(n), "--seed", strconv.FormatUint(o.Seed, 10),
+			"--batch", strconv.Itoa(o.Batch), "--one-by-one", strconv.Itoa(o.OneByOne)); err != nil {
+			return sr, err
+		}
+		fmt.Fprintf(o.Log, "%s: measuring in a fresh process\n", name)
+		if err := o.child(ctx, &sr.Serve, t, "serve", "--dir", sub, "--queries", strconv.Itoa(o.Queries),
+			"--concurrency", joinInts(o.Concurrency), "--provider", strings.Join(o.Providers, ",")); err != nil {
+			return sr, err
+		}
+		if o.ApproximateFrom > 0 && n >= o.ApproximateFrom {
+			fmt.Fprintf(o.Log, "%s: measuring in a fresh process, approximate from %d vectors\n", name, o.ApproximateFrom)
+			var ap ServeResult
+			if err := o.child(ctx, &ap, t, "serve", "--dir", sub, "--queries", strconv.Itoa(o.Queries),
+				"--concurrency", joinInts(o.Concurrency), "--provider", strings.Join(o.Providers, ","),
+				"--approximate-from", strconv.Itoa(o.ApproximateFrom)); err != nil {
+				return sr, err
+			}
+			sr.ServeApproximate = &ap
+		}
+		fmt.Fprintf(o.Log, "%s: measuring new cairn processes\n", name)
+		pr, err := measureProcesses(ctx, o.Binary, sub, t, o.Log)
+		if err != nil {
+			return sr, err
+		}
+		sr.Processes = &pr
+	}
+	return sr, nil
+}
+
 // child runs one phase in a child process and decodes its JSON answer.
 // Cancelling ctx interrupts the child (SIGINT), which stops cleanly.
-func (o *ScaleOptions) child(ctx context.Context, out any, phase string, args ...string) error {
+func (o *ScaleOptions) child(ctx context.Context, out any, t target, phase string, args ...string) error {
+	if t.Postgres != "" {
+		// The connection string goes in the environment, not on the
+		// command line.
+		args = append(args, "--postgres", "env")
+	}
 	cmd := exec.CommandContext(ctx, o.Binary, append([]string{"bench", "scale", "--child", phase}, args...)...)
+	cmd.Env = append(os.Environ(), ScalePostgresEnv+"="+t.Postgres)
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 30 * time.Second
 	var stdout bytes.Buffer
@@ -422,9 +539,15 @@ func joinInts(ns []int) string {
 	return strings.Join(s, ",")
 }
 
+// ScalePostgresEnv carries a size's connection string to the child
+// processes of the scale benchmark.
+const ScalePostgresEnv = "CAIRN_BENCH_POSTGRES"
+
 // BuildOptions configure the build phase of one size.
 type BuildOptions struct {
-	Dir                 string
+	Dir string
+	// Postgres is the size's schema ("" for a SQLite file in Dir).
+	Postgres            string
 	Size                int
 	Seed                uint64
 	Batch, OneByOne     int
@@ -452,12 +575,13 @@ func ScaleBuild(ctx context.Context, o BuildOptions) (BuildResult, error) {
 	if o.Size < 1 || o.Batch < 1 || o.OneByOne < 0 {
 		return res, memory.Errorf(memory.CodeInvalidParams, "size and batch must be ≥ 1, one-by-one ≥ 0")
 	}
-	path := filepath.Join(o.Dir, scaleDBName)
-	if _, err := os.Stat(path); err == nil {
+	t := target{Postgres: o.Postgres}
+	path := t.path(o.Dir)
+	if _, err := os.Stat(path); err == nil && t.Postgres == "" {
 		return res, memory.Errorf(memory.CodeConflict, "%s already exists; give an empty directory", path)
 	}
 	now := genNow(o.Size)
-	eng, err := cairn.Open(path, &cairn.Options{Now: func() time.Time { return now }, SkipEmbedOnWrite: true})
+	eng, err := cairn.Open(path, &cairn.Options{Now: func() time.Time { return now }, SkipEmbedOnWrite: true, IndexDir: t.indexDir(o.Dir)})
 	if err != nil {
 		return res, err
 	}
@@ -550,15 +674,23 @@ func ScaleBuild(ctx context.Context, o BuildOptions) (BuildResult, error) {
 	}
 	res.ReembedSeconds = reembed.Seconds()
 	res.ReembedPerSec = float64(embedded) / res.ReembedSeconds
+	var st memory.Stats
+	if t.Postgres != "" {
+		if st, err = eng.Stats(ctx); err != nil {
+			return res, err
+		}
+	}
 	err = eng.Close()
 	eng = nil
 	if err != nil {
 		return res, err
 	}
-	if res.DBBytes, err = dbBytes(path); err != nil {
+	if t.Postgres != "" {
+		res.DBBytes = st.SizeBytes
+	} else if res.DBBytes, err = dbBytes(path); err != nil {
 		return res, err
 	}
-	res.IndexBytes = dirBytes(path + "-index")
+	res.IndexBytes = dirBytes(t.indexFiles(o.Dir))
 
 	g, err := embed.NewGloVe()
 	if err != nil {
@@ -580,7 +712,7 @@ func ScaleBuild(ctx context.Context, o BuildOptions) (BuildResult, error) {
 	}
 
 	if o.OneByOne > 0 {
-		if res.OneByOnePerSec, err = oneByOne(ctx, o.Dir, o.Seed+1, o.OneByOne); err != nil {
+		if res.OneByOnePerSec, err = oneByOne(ctx, o.Dir, t, o.Seed+1, o.OneByOne); err != nil {
 			return res, err
 		}
 	}
@@ -592,11 +724,18 @@ func ScaleBuild(ctx context.Context, o BuildOptions) (BuildResult, error) {
 // oneByOne writes n generated records into a new database, one
 // transaction each, and returns the records per second. The database is
 // removed afterwards.
-func oneByOne(ctx context.Context, dir string, seed uint64, n int) (float64, error) {
+func oneByOne(ctx context.Context, dir string, t target, seed uint64, n int) (float64, error) {
 	path := filepath.Join(dir, "one-by-one.db")
-	defer removeDB(path)
+	index := ""
+	if t.Postgres != "" {
+		path = WithSchema(t.Postgres, "cairn_scale_one_"+strconv.Itoa(os.Getpid()))
+		index = filepath.Join(dir, "one-by-one-index")
+		defer postgres.DropSchema(context.WithoutCancel(ctx), path)
+	} else {
+		defer removeDB(path)
+	}
 	now := genNow(n)
-	eng, err := cairn.Open(path, &cairn.Options{Now: func() time.Time { return now }, SkipEmbedOnWrite: true})
+	eng, err := cairn.Open(path, &cairn.Options{Now: func() time.Time { return now }, SkipEmbedOnWrite: true, IndexDir: index})
 	if err != nil {
 		return 0, err
 	}
@@ -650,7 +789,9 @@ func dbBytes(path string) (int64, error) {
 
 // ServeOptions configure the serve phase of one size.
 type ServeOptions struct {
-	Dir         string
+	Dir string
+	// Postgres is the size's schema ("" for a SQLite file in Dir).
+	Postgres    string
 	Queries     int
 	Concurrency []int
 	Providers   []string
@@ -682,10 +823,11 @@ func ScaleServe(ctx context.Context, o ServeOptions) (ServeResult, error) {
 	iv := retrieve.DefaultInnerVoiceConfig()
 	iv.Enabled = true
 	t0 := time.Now()
+	t := target{Postgres: o.Postgres}
 	opts := func(approx int) *cairn.Options {
-		return &cairn.Options{Now: func() time.Time { return now }, InnerVoice: &iv, IndexApproximateFrom: approx}
+		return &cairn.Options{Now: func() time.Time { return now }, InnerVoice: &iv, IndexApproximateFrom: approx, IndexDir: t.indexDir(o.Dir)}
 	}
-	eng, err := cairn.Open(filepath.Join(o.Dir, scaleDBName), opts(o.ApproximateFrom))
+	eng, err := cairn.Open(t.path(o.Dir), opts(o.ApproximateFrom))
 	if err != nil {
 		return res, err
 	}
@@ -778,11 +920,66 @@ func ScaleServe(ctx context.Context, o ServeOptions) (ServeResult, error) {
 	// thread): the peak is at least the RSS read before.
 	res.PeakRSSMiB = max(procStatus()["VmHWM"], res.RSSMiB)
 	if o.ApproximateFrom > 0 {
-		if res.SameAsExact, res.SameCandidates, res.Compared, err = sameAnswers(ctx, eng, filepath.Join(o.Dir, scaleDBName), opts(0), qf.Retrieve); err != nil {
+		if res.SameAsExact, res.SameCandidates, res.Compared, err = sameAnswers(ctx, eng, t.path(o.Dir), opts(0), qf.Retrieve); err != nil {
+			return res, err
+		}
+	}
+	if t.Postgres != "" && o.ApproximateFrom == 0 {
+		if err := measurePushdown(ctx, t.Postgres, qf, o, &res); err != nil {
 			return res, err
 		}
 	}
 	return res, nil
+}
+
+// measurePushdown measures semantic search done by PostgreSQL, the
+// alternative to each server's retrieval index: the nearest observations
+// to each question in its scope, from pgvector's HNSW index (built first,
+// and timed) or, without pgvector, from an exact scan over the arrays.
+func measurePushdown(ctx context.Context, conn string, qf scaleQuestionsFile, o ServeOptions, res *ServeResult) error {
+	db, err := postgres.Open(ctx, conn, nil)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	g, err := embed.NewGloVe()
+	if err != nil {
+		return err
+	}
+	space := g.Space()
+	how := "exact scan over arrays"
+	if db.Vectors() == "pgvector" {
+		how = "pgvector HNSW"
+		fmt.Fprintln(o.Progress, "  building the HNSW index")
+		t0 := time.Now()
+		if err := db.EnsureVectorIndex(ctx, space); err != nil {
+			return err
+		}
+		res.HNSWBuildSeconds = time.Since(t0).Seconds()
+	}
+	vecs := make([][]float32, len(qf.Retrieve))
+	for i, q := range qf.Retrieve {
+		v, err := g.Embed(ctx, []string{q.Query})
+		if err != nil {
+			return err
+		}
+		vecs[i] = v[0]
+	}
+	for _, c := range o.Concurrency {
+		path := fmt.Sprintf("pushdown: nearest 10 (%s), c=%d", how, c)
+		fmt.Fprintf(o.Progress, "  measuring %s\n", path)
+		do := func(ctx context.Context, _, i int) error {
+			_, err := db.NearestObservations(ctx, space, vecs[i%len(vecs)], 10, qf.Retrieve[i%len(qf.Retrieve)].ScopeIDs)
+			return err
+		}
+		Load(ctx, c, min(50, o.Queries), do)
+		st := Load(ctx, c, o.Queries, do)
+		if st.Errors > 0 {
+			return memory.Errorf(memory.CodeInternal, "%s: %d of %d calls failed", path, st.Errors, st.Requests)
+		}
+		res.Runs = append(res.Runs, Run{Path: path, Stats: st})
+	}
+	return nil
 }
 
 // sameAnswers counts the questions eng answers byte for byte as an engine
@@ -934,13 +1131,21 @@ func (s ServeResult) run(path string) (Stats, bool) {
 	return Stats{}, false
 }
 
+// sizeLabel names a size, and its database when it is PostgreSQL.
+func sizeLabel(s SizeReport) string {
+	if s.Store == "postgres" {
+		return SizeName(s.Size) + " pg"
+	}
+	return SizeName(s.Size)
+}
+
 // WriteScaleTable prints the report as aligned tables.
 func WriteScaleTable(w io.Writer, rep ScaleReport) error {
 	tw := newTable(w)
 	fmt.Fprintln(tw, "size\trecords\tingest rec/s (batched)\trec/CPU-s\tone-by-one rec/s\tembed rec/s (GloVe)\treembed rec/s\tdb MiB\tbuild peak MiB\tload\t")
 	for _, s := range rep.Sizes {
 		b := s.Build
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%.0f\t%.2f\t\n", SizeName(s.Size), b.Total, b.IngestPerSec, b.IngestPerCPUSec,
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%.0f\t%.2f\t\n", sizeLabel(s), b.Total, b.IngestPerSec, b.IngestPerCPUSec,
 			b.OneByOnePerSec, b.EmbedPerSec, b.ReembedPerSec, float64(b.DBBytes)/(1<<20), b.PeakRSSMiB, b.Load1)
 	}
 	tw.Flush()
@@ -949,7 +1154,7 @@ func WriteScaleTable(w io.Writer, rep ScaleReport) error {
 	fmt.Fprintln(tw, "size\tindex build s\tindex MiB\tupkeep records\tingest s\tindex upkeep s\tingest + upkeep rec/s\t")
 	for _, s := range rep.Sizes {
 		b := s.Build
-		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%d\t%.2f\t%.2f\t%.0f\t\n", SizeName(s.Size), b.IndexBuildSeconds, float64(b.IndexBytes)/(1<<20),
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%d\t%.2f\t%.2f\t%.0f\t\n", sizeLabel(s), b.IndexBuildSeconds, float64(b.IndexBytes)/(1<<20),
 			b.UpkeepRecords, b.UpkeepIngestSeconds, b.UpkeepIndexSeconds, b.UpkeepPerSec)
 	}
 	tw.Flush()
@@ -958,7 +1163,7 @@ func WriteScaleTable(w io.Writer, rep ScaleReport) error {
 	fmt.Fprintln(tw, "size\topen ms\tcold start ms\tfirst inner_voice ms\tsettle ms\tRSS MiB\tRssAnon MiB\theap MiB\tlive heap MiB\tpeak RSS MiB\tload\t")
 	for _, s := range rep.Sizes {
 		v := s.Serve
-		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.2f\t\n", SizeName(s.Size), v.OpenMs, v.ColdStartMs,
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.2f\t\n", sizeLabel(s), v.OpenMs, v.ColdStartMs,
 			v.InnerVoiceFirstMs, v.SettleMs, v.RSSMiB, v.RSSAnonMiB, v.HeapMiB, v.LiveHeapMiB, v.PeakRSSMiB, v.Load1)
 	}
 	tw.Flush()
@@ -972,7 +1177,7 @@ func WriteScaleTable(w io.Writer, rep ScaleReport) error {
 		fmt.Fprintln(tw, "size\tcairn retrieve p50 ms\tmax ms\tpeak RSS MiB (p50, max)\tnew cairn mcp first answer p50 ms\tmax ms\t4 cairn mcp after 100 queries: RSS MiB\tPSS MiB\tprivate MiB\tload\t")
 		for _, s := range rep.Sizes {
 			if p := s.Processes; p != nil {
-				fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f, %.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.2f\t\n", SizeName(s.Size), p.CLI.P50Ms, p.CLI.MaxMs, p.CLI.P50RSSMiB, p.CLI.PeakRSSMiB,
+				fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f, %.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.2f\t\n", sizeLabel(s), p.CLI.P50Ms, p.CLI.MaxMs, p.CLI.P50RSSMiB, p.CLI.PeakRSSMiB,
 					p.MCPFirst.P50Ms, p.MCPFirst.MaxMs, p.ServersRSSMiB, p.ServersPSSMiB, p.ServersAnonMiB, p.Load1)
 			}
 		}
@@ -984,12 +1189,12 @@ func WriteScaleTable(w io.Writer, rep ScaleReport) error {
 	for _, s := range rep.Sizes {
 		for _, r := range s.Serve.Runs {
 			call, _, _ := strings.Cut(r.Path, ",")
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.2f\t%.2f\t%.2f\t\n", SizeName(s.Size), call, r.Clients, r.RPS, r.P50, r.P95, r.P99)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.2f\t%.2f\t%.2f\t\n", sizeLabel(s), call, r.Clients, r.RPS, r.P50, r.P95, r.P99)
 		}
 		if ap := s.ServeApproximate; ap != nil {
 			for _, r := range ap.Runs {
 				call, _, _ := strings.Cut(r.Path, ",")
-				fmt.Fprintf(tw, "%s\t%s (approximate)\t%d\t%.0f\t%.2f\t%.2f\t%.2f\t\n", SizeName(s.Size), call, r.Clients, r.RPS, r.P50, r.P95, r.P99)
+				fmt.Fprintf(tw, "%s\t%s (approximate)\t%d\t%.0f\t%.2f\t%.2f\t%.2f\t\n", sizeLabel(s), call, r.Clients, r.RPS, r.P50, r.P95, r.P99)
 			}
 		}
 	}
@@ -997,9 +1202,12 @@ func WriteScaleTable(w io.Writer, rep ScaleReport) error {
 		return err
 	}
 	for _, s := range rep.Sizes {
+		if s.Serve.HNSWBuildSeconds > 0 {
+			fmt.Fprintf(w, "\n%s: pgvector's HNSW index of the observations' vectors built in %.1f s\n", sizeLabel(s), s.Serve.HNSWBuildSeconds)
+		}
 		if ap := s.ServeApproximate; ap != nil {
 			fmt.Fprintf(w, "\n%s, approximate from %d vectors: of %d hybrid answers, %d byte-identical to the exact search's and %d with the same candidates; cold start %.0f ms (exact %.0f ms)\n",
-				SizeName(s.Size), ap.ApproximateFrom, ap.Compared, ap.SameAsExact, ap.SameCandidates, ap.ColdStartMs, s.Serve.ColdStartMs)
+				sizeLabel(s), ap.ApproximateFrom, ap.Compared, ap.SameAsExact, ap.SameCandidates, ap.ColdStartMs, s.Serve.ColdStartMs)
 		}
 	}
 	return nil
@@ -1021,6 +1229,9 @@ func ScaleChart(rep ScaleReport) Chart {
 		}{{"p50", func(s Stats) float64 { return s.P50 }}, {"p99", func(s Stats) float64 { return s.P99 }}} {
 			ser := Series{Name: strings.TrimPrefix(call, "retrieve ") + " " + pc.name}
 			for _, s := range rep.Sizes {
+				if s.Store == "postgres" {
+					continue // the plot is SQLite's
+				}
 				if st, ok := s.Serve.run(call + ", c=1"); ok {
 					ser.X = append(ser.X, float64(s.Size))
 					ser.Y = append(ser.Y, max(pc.get(st), 0.001))

@@ -1,0 +1,250 @@
+package cairn
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/cairnhq/cairn/memory"
+)
+
+// MigrateOptions tune Migrate.
+type MigrateOptions struct {
+	// Space is the vector space whose vectors are copied after the
+	// records (the zero Space copies none: the target's servers embed
+	// the records again). Vectors of other spaces are not copied.
+	Space memory.Space
+	// PartSize is how many records go to the target per part. Default
+	// 5,000.
+	PartSize int
+	// Progress, when set, is told how far each stage is: "records" (done
+	// of about total), "verifying" and "vectors".
+	Progress func(stage string, done, total int)
+	// Logger receives the stores' warnings. Default: discard.
+	Logger *slog.Logger
+}
+
+// MigrateReport says what Migrate moved and how it checked it.
+type MigrateReport struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Records is the number of records moved, Sections their number per
+	// kind.
+	Records  int            `json:"records"`
+	Sections map[string]int `json:"sections"`
+	// SourceDigest and TargetDigest are the SHA-256 of the two databases'
+	// exports (what cairn export writes): equal when every record arrived
+	// as it left.
+	SourceDigest string `json:"sourceDigest"`
+	TargetDigest string `json:"targetDigest"`
+	// Vectors is the number of vectors copied, in Space.
+	Vectors int    `json:"vectors"`
+	Space   string `json:"space,omitempty"`
+	// Millis is how long it took.
+	Millis int64 `json:"millis"`
+}
+
+// Migrate copies every record of the database at from into the empty
+// database at to (each a SQLite file or a PostgreSQL URL, in either
+// direction), streaming: the source is read in one snapshot, the records
+// go to the target in parts through one transaction, so the target gets
+// all of them or, on any failure, none. It then checks that both hold the
+// same counts and that their exports have the same SHA-256, and copies
+// the vectors of o.Space (derived data: a vector that fails to copy is
+// embedded again by the target's servers).
+func Migrate(ctx context.Context, from, to string, o MigrateOptions) (MigrateReport, error) {
+	start := time.Now()
+	rep := MigrateReport{From: displayPath(from), To: displayPath(to), Sections: map[string]int{}}
+	if o.PartSize <= 0 {
+		o.PartSize = 5000
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	progress := o.Progress
+	if progress == nil {
+		progress = func(string, int, int) {}
+	}
+	if from == to {
+		return rep, memory.Errorf(memory.CodeInvalidParams, "--from and --to name the same database")
+	}
+	if !IsPostgres(from) {
+		if _, err := os.Stat(from); err != nil {
+			return rep, memory.Errorf(memory.CodeNotFound, "the source database %s does not exist", from)
+		}
+	}
+	src, _, err := openStore(from, Options{Logger: o.Logger})
+	if err != nil {
+		return rep, err
+	}
+	defer src.Close()
+	dst, _, err := openStore(to, Options{Logger: o.Logger})
+	if err != nil {
+		return rep, err
+	}
+	defer dst.Close()
+	loader, ok := dst.(memory.Loader)
+	if !ok {
+		return rep, memory.Errorf(memory.CodeInternal, "the target store cannot load in parts")
+	}
+	srcStats, err := src.Stats(ctx)
+	if err != nil {
+		return rep, err
+	}
+	dstStats, err := dst.Stats(ctx)
+	if err != nil {
+		return rep, err
+	}
+	if n := recordCount(dstStats); n > 0 {
+		return rep, memory.Errorf(memory.CodeConflict,
+			"the target %s already holds %d records; migrate into an empty database (or another cairn_schema)", rep.To, n)
+	}
+
+	total := recordCount(srcStats)
+	srcHash := sha256.New()
+	records := make(chan memory.Record, o.PartSize)
+	var exportErr error
+	ectx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		defer close(records)
+		enc := exportEncoder(srcHash)
+		exportErr = src.Export(ectx, func(r memory.Record) error {
+			if err := enc.Encode(r); err != nil {
+				return err
+			}
+			select {
+			case records <- r:
+				return nil
+			case <-ectx.Done():
+				return ectx.Err()
+			}
+		})
+	}()
+	next := func() (memory.Dump, error) {
+		var d memory.Dump
+		for d.Len() < o.PartSize {
+			r, ok := <-records
+			if !ok {
+				if exportErr != nil {
+					return memory.Dump{}, exportErr
+				}
+				break
+			}
+			d.Add(r)
+			rep.Sections[string(r.Section())]++
+			rep.Records++
+		}
+		return d, nil
+	}
+	err = loader.Load(ctx, next, func(done int) { progress("records", done, max(total, done)) })
+	cancel()
+	for range records { // let the export goroutine end
+	}
+	if err != nil {
+		return rep, err
+	}
+	rep.SourceDigest = hex.EncodeToString(srcHash.Sum(nil))
+
+	progress("verifying", 0, rep.Records)
+	dstStats, err = dst.Stats(ctx)
+	if err != nil {
+		return rep, err
+	}
+	if a, b := comparableStats(srcStats), comparableStats(dstStats); a != b {
+		return rep, memory.Errorf(memory.CodeDBError, "the migration does not verify: the source counts %s, the target %s (the target keeps what was written, for inspection)", a, b)
+	}
+	dstHash := sha256.New()
+	enc := exportEncoder(dstHash)
+	n := 0
+	if err := dst.Export(ctx, func(r memory.Record) error {
+		n++
+		if n%5000 == 0 {
+			progress("verifying", n, rep.Records)
+		}
+		return enc.Encode(r)
+	}); err != nil {
+		return rep, err
+	}
+	rep.TargetDigest = hex.EncodeToString(dstHash.Sum(nil))
+	progress("verifying", n, rep.Records)
+	if rep.TargetDigest != rep.SourceDigest || n != rep.Records {
+		return rep, memory.Errorf(memory.CodeDBError, "the migration does not verify: the source's export has SHA-256 %s (%d records), the target's %s (%d) (the target keeps what was written, for inspection)",
+			rep.SourceDigest, rep.Records, rep.TargetDigest, n)
+	}
+
+	if !o.Space.IsZero() {
+		rep.Space = o.Space.String()
+		if rep.Vectors, err = copyVectors(ctx, src, dst, o.Space, srcStats, progress); err != nil {
+			return rep, err
+		}
+	}
+	rep.Millis = time.Since(start).Milliseconds()
+	return rep, nil
+}
+
+// exportEncoder writes records as cairn export does.
+func exportEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc
+}
+
+// recordCount is the number of records a store's stats count.
+func recordCount(st memory.Stats) int {
+	return st.Observations + st.Capsules + st.Summaries + st.Pins + st.Thoughts + st.Entities + st.EntityObservations +
+		st.Edges + st.CodeEntities + st.CodeEpisodes
+}
+
+// comparableStats are the counts two databases holding the same records
+// share (not their paths, sizes or schema versions).
+func comparableStats(st memory.Stats) string {
+	st.Path, st.SizeBytes, st.SchemaVersion = "", 0, 0
+	return fmt.Sprintf("%+v", st)
+}
+
+// copyVectors copies the vectors of space, in batches.
+func copyVectors(ctx context.Context, src, dst memory.Store, space memory.Space, st memory.Stats, progress func(string, int, int)) (int, error) {
+	total := st.Observations - st.Redacted + st.Summaries - st.RedactedSummaries + st.Thoughts - st.RedactedThoughts +
+		st.Entities + st.EntityObservations + st.Edges
+	var batch []memory.Embedding
+	copied := 0
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		n, err := dst.FillEmbeddings(ctx, batch)
+		copied += n
+		batch = batch[:0]
+		progress("vectors", copied, total)
+		return err
+	}
+	err := src.Snapshot(ctx, func(r memory.Reader) error {
+		_, err := r.LoadIndex(ctx, space, func(rec memory.IndexRecord) error {
+			if rec.Vector == nil {
+				return nil
+			}
+			batch = append(batch, memory.Embedding{Kind: rec.Kind, ID: rec.ID, Space: space, Vector: rec.Vector})
+			if len(batch) == 1000 {
+				return flush()
+			}
+			return nil
+		})
+		return err
+	})
+	if err == nil {
+		err = flush()
+	}
+	var me *memory.Error
+	if err != nil && !errors.As(err, &me) {
+		err = memory.Wrap(memory.CodeDBError, err, "copying the vectors failed")
+	}
+	return copied, err
+}

@@ -1,0 +1,263 @@
+package postgres
+
+import (
+	"context"
+	"encoding/base64"
+	"strconv"
+	"strings"
+
+	"github.com/cairnhq/cairn/memory"
+	"github.com/jackc/pgx/v5"
+)
+
+var _ memory.Browser = (*DB)(nil)
+
+// seqCursor encodes a row's seq as a cursor, and parseSeqCursor reads it
+// back ("" is the first page: no bound). The cursors are the SQLite
+// store's, so a page link survives a migration between the two.
+func seqCursor(seq int64) memory.Cursor { return "s" + strconv.FormatInt(seq, 10) }
+
+func parseSeqCursor(c memory.Cursor) (int64, error) {
+	if c == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(strings.TrimPrefix(c, "s"), 10, 64)
+	if err != nil || !strings.HasPrefix(c, "s") || n <= 0 {
+		return 0, memory.Errorf(memory.CodeInvalidParams, "cursor %q is not one this store made", c)
+	}
+	return n, nil
+}
+
+// checkLimit bounds a page size.
+func checkLimit(n int) error {
+	if n < 1 || n > 1000 {
+		return memory.Errorf(memory.CodeInvalidParams, "page size %d is out of range [1, 1000]", n)
+	}
+	return nil
+}
+
+// BrowseCapsules implements memory.Browser.
+func (db *DB) BrowseCapsules(ctx context.Context, f memory.CapsuleFilter) (memory.CapsulePage, error) {
+	page := memory.CapsulePage{Capsules: []memory.CapsuleListing{}}
+	if err := checkLimit(f.Limit); err != nil {
+		return page, err
+	}
+	if f.Status != "" && f.Status != memory.CapsuleOpen && f.Status != memory.CapsuleClosed {
+		return page, memory.Errorf(memory.CodeInvalidParams, "capsule status %q: want open or closed", f.Status)
+	}
+	after, err := parseSeqCursor(f.After)
+	if err != nil {
+		return page, err
+	}
+	err = db.read(ctx, "listing capsules", func(tx pgx.Tx) error {
+		page = memory.CapsulePage{Capsules: []memory.CapsuleListing{}}
+		q := newQuery("SELECT " + capColumns + ", c.seq FROM capsules c WHERE true")
+		q.scope("c", f.Scope)
+		if f.Status != "" {
+			q.add(" AND c.status = " + q.arg(string(f.Status)))
+		}
+		if after > 0 {
+			q.add(" AND c.seq < " + q.arg(after))
+		}
+		q.add(" ORDER BY c.seq DESC LIMIT " + q.arg(f.Limit+1))
+		var seqs []int64
+		err := eachRow(ctx, tx, q.sql.String(), q.args, func(s scanner) error {
+			var seq int64
+			c, err := scanCapsule(withExtra{s, []any{&seq}})
+			c.ObservationIDs = []string{}
+			page.Capsules = append(page.Capsules, memory.CapsuleListing{Capsule: c})
+			seqs = append(seqs, seq)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if len(page.Capsules) > f.Limit {
+			page.Capsules = page.Capsules[:f.Limit]
+			page.Next = seqCursor(seqs[f.Limit-1])
+		}
+		if len(page.Capsules) == 0 {
+			return nil
+		}
+		ids := make([]string, len(page.Capsules))
+		at := make(map[string]int, len(ids))
+		for i, c := range page.Capsules {
+			ids[i], at[c.ID] = c.ID, i
+		}
+		err = eachRow(ctx, tx, "SELECT capsule_id, count(*) FROM capsule_observations WHERE capsule_id = ANY($1) GROUP BY capsule_id",
+			[]any{ids}, func(s scanner) error {
+				var id string
+				var n int
+				if err := s.Scan(&id, &n); err != nil {
+					return err
+				}
+				page.Capsules[at[id]].Observations = n
+				return nil
+			})
+		if err != nil {
+			return err
+		}
+		return eachRow(ctx, tx, "SELECT "+sumColumns+" FROM summaries s WHERE s.capsule_id = ANY($1)", []any{ids}, func(s scanner) error {
+			m, err := scanSummary(s)
+			if err != nil {
+				return err
+			}
+			c := &page.Capsules[at[m.CapsuleID]]
+			c.Summary, c.SummaryID = &m, m.ID
+			return nil
+		})
+	})
+	return page, err
+}
+
+// BrowseThoughts implements memory.Browser.
+func (db *DB) BrowseThoughts(ctx context.Context, f memory.ThoughtBrowse) (memory.ThoughtPage, error) {
+	page := memory.ThoughtPage{Thoughts: []memory.Thought{}}
+	if err := checkLimit(f.Limit); err != nil {
+		return page, err
+	}
+	after, err := parseSeqCursor(f.After)
+	if err != nil {
+		return page, err
+	}
+	err = db.read(ctx, "listing thoughts", func(tx pgx.Tx) error {
+		page = memory.ThoughtPage{Thoughts: []memory.Thought{}}
+		q := newQuery("SELECT " + thoughtColumns + ", t.seq FROM thoughts t WHERE true")
+		q.scope("t", f.Scope)
+		if !f.IncludePrivate {
+			q.add(" AND NOT t.is_private")
+		}
+		if f.Status != "" {
+			q.add(" AND t.status = " + q.arg(f.Status))
+		}
+		if f.Origin != "" {
+			q.add(" AND t.origin = " + q.arg(string(f.Origin)))
+		}
+		if f.Tag != "" {
+			q.add(" AND EXISTS (SELECT 1 FROM json_array_elements_text(t.tags::json) j WHERE j = " + q.arg(f.Tag) + ")")
+		}
+		if f.Contains != "" {
+			// lower() in the "C" collation folds ASCII letters only, as
+			// the SQLite store's does.
+			q.add(` AND strpos(lower(t.content COLLATE "C"), lower(` + q.arg(f.Contains) + ` COLLATE "C")) > 0`)
+		}
+		if after > 0 {
+			q.add(" AND t.seq < " + q.arg(after))
+		}
+		q.add(" ORDER BY t.seq DESC LIMIT " + q.arg(f.Limit+1))
+		var seqs []int64
+		err := eachRow(ctx, tx, q.sql.String(), q.args, func(s scanner) error {
+			var seq int64
+			t, err := scanThought(withExtra{s, []any{&seq}})
+			page.Thoughts = append(page.Thoughts, t)
+			seqs = append(seqs, seq)
+			return err
+		})
+		if err == nil && len(page.Thoughts) > f.Limit {
+			page.Thoughts = page.Thoughts[:f.Limit]
+			page.Next = seqCursor(seqs[f.Limit-1])
+		}
+		return err
+	})
+	return page, err
+}
+
+// entityCursor encodes a position in the name order.
+func entityCursor(nameKey, id string) memory.Cursor {
+	return "e" + base64.RawURLEncoding.EncodeToString([]byte(nameKey+"\x00"+id))
+}
+
+func parseEntityCursor(c memory.Cursor) (nameKey, id string, err error) {
+	if c == "" {
+		return "", "", nil
+	}
+	b, derr := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(c, "e"))
+	k, i, ok := strings.Cut(string(b), "\x00")
+	if derr != nil || !ok || !strings.HasPrefix(c, "e") || i == "" || strings.ContainsRune(i, 0) {
+		return "", "", memory.Errorf(memory.CodeInvalidParams, "cursor %q is not one this store made", c)
+	}
+	return k, i, nil
+}
+
+// BrowseEntities implements memory.Browser.
+func (db *DB) BrowseEntities(ctx context.Context, f memory.EntityBrowse) (memory.EntityPage, error) {
+	page := memory.EntityPage{Entities: []memory.KGEntity{}}
+	if err := checkLimit(f.Limit); err != nil {
+		return page, err
+	}
+	afterKey, afterID, err := parseEntityCursor(f.After)
+	if err != nil {
+		return page, err
+	}
+	err = db.read(ctx, "listing entities", func(tx pgx.Tx) error {
+		page = memory.EntityPage{Entities: []memory.KGEntity{}}
+		q := newQuery("SELECT " + entityColumns + ", e.name_key FROM kg_entities e WHERE true")
+		q.scope("e", f.Scope)
+		if f.Type != "" {
+			q.add(" AND e.type = " + q.arg(f.Type))
+		}
+		if p := strings.ToLower(f.Prefix); p != "" {
+			q.add(" AND starts_with(e.name_key, " + q.arg(p) + ")")
+		}
+		if afterID != "" {
+			q.add(" AND (e.name_key, e.id) > (" + q.arg(afterKey) + ", " + q.arg(afterID) + ")")
+		}
+		q.add(" ORDER BY e.name_key, e.id LIMIT " + q.arg(f.Limit+1))
+		var keys []string
+		err := eachRow(ctx, tx, q.sql.String(), q.args, func(s scanner) error {
+			var key string
+			e, err := scanEntity(withExtra{s, []any{&key}})
+			page.Entities = append(page.Entities, e)
+			keys = append(keys, key)
+			return err
+		})
+		if err == nil && len(page.Entities) > f.Limit {
+			page.Entities = page.Entities[:f.Limit]
+			page.Next = entityCursor(keys[f.Limit-1], page.Entities[f.Limit-1].ID)
+		}
+		return err
+	})
+	return page, err
+}
+
+// ScopeValues implements memory.Browser. Values come from observations,
+// then capsules, thoughts and entities (values only they use): within each
+// table the most recently written first.
+func (db *DB) ScopeValues(ctx context.Context, limit int) (memory.ScopeValues, error) {
+	var out memory.ScopeValues
+	if err := checkLimit(limit); err != nil {
+		return memory.ScopeValues{Sessions: []string{}, Repos: []string{}, Agents: []string{}, Users: []string{}}, err
+	}
+	err := db.read(ctx, "listing scope values", func(tx pgx.Tx) error {
+		out = memory.ScopeValues{Sessions: []string{}, Repos: []string{}, Agents: []string{}, Users: []string{}}
+		for _, d := range []struct {
+			col  string
+			into *[]string
+		}{{"session_id", &out.Sessions}, {"repo_id", &out.Repos}, {"agent_id", &out.Agents}, {"user_id", &out.Users}} {
+			seen := map[string]bool{}
+			for _, table := range []string{"observations", "capsules", "thoughts", "kg_entities"} {
+				if len(*d.into) >= limit {
+					break
+				}
+				sqlText := "SELECT " + d.col + " FROM " + table + " WHERE " + d.col + " <> '' GROUP BY " + d.col +
+					" ORDER BY max(seq) DESC LIMIT $1"
+				err := eachRow(ctx, tx, sqlText, []any{limit}, func(s scanner) error {
+					var v string
+					if err := s.Scan(&v); err != nil {
+						return err
+					}
+					if !seen[v] && len(*d.into) < limit {
+						seen[v] = true
+						*d.into = append(*d.into, v)
+					}
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	return out, err
+}

@@ -142,10 +142,11 @@ DROP TRIGGER IF EXISTS %[7]s_delete ON %[1]s;
 // schemaV3 turns the change log into the ledger, as the SQLite store's
 // version 10 does: op, at and fields columns (rows written before it get
 // op 'unknown' and at 0, except what can be told: the first row of a
-// thought or a graph record is its creation, dated by its created_at, and
-// the last row of one that no longer exists its deletion), an index to
-// read a record's history by, and a trigger function per table, for every
-// kind of record, replacing version 1's. Each statement may run again.
+// thought or a graph record is its creation, dated by its created_at
+// while it exists, and the last row of one that no longer exists its
+// deletion), an index to read a record's history by, and a trigger
+// function per table, for every kind of record, replacing version 1's.
+// Each statement may run again.
 func schemaV3(_ vectorMode, space int32) string {
 	var b strings.Builder
 	b.WriteString(`

@@ -145,12 +145,12 @@ END;
 }
 
 // schemaV10 turns the change log into the ledger: op, at and fields
-// columns (rows written before it get op 'unknown' and at 0, except
-// what can be told: the first row of a thought or a graph record is its
-// creation, dated by its created_at, and the last row of one that no
-// longer exists its deletion), the time of the write in progress, an
-// index to read a record's history by, and triggers for every kind of
-// record, which replace the version 2 to 4 ones.
+// columns (rows written before it get op 'unknown' and at 0, except what
+// can be told: the first row of a thought or a graph record is its
+// creation, dated by its created_at while it exists, and the last row of
+// one that no longer exists its deletion), the time of the write in
+// progress, an index to read a record's history by, and triggers for
+// every kind of record, which replace the version 2 to 4 ones.
 var schemaV10 = `
 CREATE TABLE IF NOT EXISTS ledger_now (
 	slot INTEGER PRIMARY KEY CHECK (slot = 1),

@@ -68,7 +68,12 @@ type forgetModel struct {
 	sessionOf map[string]string
 	summaryOf map[string]*frec // capsule → its summary
 	n         int
+	// clock is the engine's clock.
+	clock *time.Time
 }
+
+// forgetStart is the clock when a model starts.
+var forgetStart = time.UnixMilli(1_772_618_400_000)
 
 func (m *forgetModel) must(err error) {
 	m.t.Helper()
@@ -375,6 +380,62 @@ func (m *forgetModel) check(eng *cairn.Engine, when string) {
 	if len(m.forgotten) == 0 {
 		t.Fatalf("%s: nothing was forgotten: the check would prove nothing", when)
 	}
+	m.checkLedger(eng, when)
+}
+
+// checkLedger reads every record's history (record_history, a page at a
+// time): it begins with the record's creation, is in order and dated by
+// the engine's clock, a record forgotten or deleted ends with its forget
+// or delete (and stays readable), and no history holds any forgotten
+// marker.
+func (m *forgetModel) checkLedger(eng *cairn.Engine, when string) {
+	t := m.t
+	t.Helper()
+	start, end := forgetStart.UnixMilli(), m.clock.UnixMilli()
+	var all strings.Builder
+	for _, r := range m.recs {
+		if r.id == "" {
+			continue // a summary written anew under the id of this forgotten one
+		}
+		var es []memory.LedgerEntry
+		req := cairn.HistoryRequest{ID: r.id, Limit: ptr(3)}
+		for {
+			res, err := eng.RecordHistory(ctx, req)
+			m.must(err)
+			es = append(es, res.Entries...)
+			b, err := json.Marshal(res)
+			m.must(err)
+			all.Write(b)
+			if res.NextAfter == 0 {
+				break
+			}
+			req.After = res.NextAfter
+		}
+		if len(es) == 0 || es[0].Op != memory.OpCreate {
+			t.Fatalf("%s: the history of %s %s does not begin with its creation: %+v", when, r.kind, r.id, es)
+		}
+		for i, e := range es {
+			if e.At < start || e.At > end || (i > 0 && (e.Seq <= es[i-1].Seq || e.At < es[i-1].At)) {
+				t.Fatalf("%s: the history of %s %s is out of order or of the clock: %+v", when, r.kind, r.id, es)
+			}
+		}
+		last := es[len(es)-1].Op
+		switch {
+		case !r.live && (r.kind == fEntity || r.kind == fFact || r.kind == fEdge):
+			if last != memory.OpDelete {
+				t.Fatalf("%s: deleted %s %s: history ends with %s: %+v", when, r.kind, r.id, last, es)
+			}
+		case !r.live && last != memory.OpForget:
+			t.Fatalf("%s: forgotten %s %s: history ends with %s: %+v", when, r.kind, r.id, last, es)
+		case r.live && (last == memory.OpForget || last == memory.OpDelete):
+			t.Fatalf("%s: live %s %s: history ends with %s", when, r.kind, r.id, last)
+		}
+	}
+	for mk := range m.forgotten {
+		if strings.Contains(all.String(), mk) {
+			t.Fatalf("%s: forgotten %s is in a record's history", when, mk)
+		}
+	}
 }
 
 // grepFiles lists the files under dir holding needle.
@@ -472,7 +533,7 @@ func TestForgetNeverFindsForgottenText(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(root, "gen.go"), []byte("package gen\n\n// Base is here.\nfunc Base() int {\n\treturn 1\n}\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			clock := time.UnixMilli(1_772_618_400_000)
+			clock := forgetStart
 			opts := func() *cairn.Options {
 				return &cairn.Options{Embedder: embed.Hash{Dim: 256}, InnerVoice: voiceOn(),
 					Now: func() time.Time { return clock }}
@@ -482,7 +543,7 @@ func TestForgetNeverFindsForgottenText(t *testing.T) {
 				t.Fatal(err)
 			}
 			m := &forgetModel{t: t, rng: rand.New(rand.NewPCG(seed, 0x5eed)), eng: eng, path: path, byID: map[string]*frec{},
-				forgotten: map[string]bool{}, sessionOf: map[string]string{}, summaryOf: map[string]*frec{}}
+				forgotten: map[string]bool{}, sessionOf: map[string]string{}, summaryOf: map[string]*frec{}, clock: &clock}
 			if _, err := eng.IndexCode(ctx, cairn.CodeIndexRequest{Root: root, RepoID: "gen"}, nil); err != nil {
 				t.Fatal(err)
 			}

@@ -68,13 +68,13 @@ func OpenRecorder(path string, opts *RecorderOptions) (*Recorder, error) {
 	}
 	var db memory.Store
 	if IsPostgres(path) {
-		st, _, err := openStore(path, Options{Logger: o.Logger})
+		st, _, err := openStore(path, Options{Logger: o.Logger, Now: o.Now})
 		if err != nil {
 			return nil, err
 		}
 		db = st
 	} else {
-		st, err := sqlite.Open(path, &sqlite.Options{Logger: o.Logger, ReadConns: 1})
+		st, err := sqlite.Open(path, &sqlite.Options{Logger: o.Logger, ReadConns: 1, Now: o.Now})
 		if err != nil {
 			return nil, err
 		}

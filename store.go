@@ -50,7 +50,7 @@ func SpoolDir(path string) string {
 // change log).
 func openStore(path string, o Options) (memory.Store, string, error) {
 	if !IsPostgres(path) {
-		db, err := sqlite.Open(path, &sqlite.Options{Logger: o.Logger})
+		db, err := sqlite.Open(path, &sqlite.Options{Logger: o.Logger, Now: o.Now})
 		if err != nil {
 			return nil, "", err
 		}
@@ -58,7 +58,7 @@ func openStore(path string, o Options) (memory.Store, string, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	db, err := postgres.Open(ctx, path, &postgres.Options{Logger: o.Logger})
+	db, err := postgres.Open(ctx, path, &postgres.Options{Logger: o.Logger, Now: o.Now})
 	if err != nil {
 		return nil, "", err
 	}

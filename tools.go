@@ -157,7 +157,7 @@ type Unpinned struct {
 // them.
 func Tools() []Tool { return slices.Clone(toolList) }
 
-var toolList = slices.Concat(recordTools, knowledgeTools, innerVoiceTools, groundedTools, codeTools, captureTools, adminTools)
+var toolList = slices.Concat(recordTools, knowledgeTools, innerVoiceTools, groundedTools, codeTools, captureTools, ledgerTools, adminTools)
 
 // recordTools are the observations, capsules, summaries and pins.
 var recordTools = []Tool{

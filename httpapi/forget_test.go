@@ -66,6 +66,29 @@ func TestForgetEveryKind(t *testing.T) {
 		if r := do(t, srv, m, p, b); r.status != 400 || r.code() != "invalid_params" {
 			t.Errorf("%s %s (malformed): %d %s; want 400 invalid_params", m, p, r.status, r.body)
 		}
+		m, p, b = route(t, "record_history", map[string]any{"id": c.ID})
+		hist := do(t, srv, m, p, b)
+		if m != "GET" || hist.status != 200 {
+			t.Fatalf("%s %s: %d %s", m, p, hist.status, hist.body)
+		}
+		forgettest.CheckHistory(t, c, hist.body)
+	}
+	for _, tc := range []struct {
+		id     string
+		status int
+		code   string
+	}{{"obs_unknown", 404, "not_found"}, {" obs_1", 400, "invalid_params"}} {
+		m, p, b := route(t, "record_history", map[string]any{"id": tc.id})
+		if r := do(t, srv, m, p, b); r.status != tc.status || r.code() != tc.code {
+			t.Errorf("%s %s: %d %s; want %d %s", m, p, r.status, r.body, tc.status, tc.code)
+		}
+	}
+	// Paging: a page of one entry names the next.
+	m, p, _ := route(t, "record_history", map[string]any{"id": recs.Thought})
+	page := do(t, srv, m, p+"?limit=1", "")
+	var h cairn.RecordHistory
+	if err := json.Unmarshal(page.body, &h); err != nil || page.status != 200 || len(h.Entries) != 1 || h.NextAfter != h.Entries[0].Seq {
+		t.Fatalf("GET %s?limit=1: %d %s", p, page.status, page.body)
 	}
 	forgettest.CheckGone(t, eng, recs)
 }

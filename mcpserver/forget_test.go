@@ -73,6 +73,17 @@ func TestForgetEveryKind(t *testing.T) {
 		if _, code := call(c.Tool, c.Bad); code != "invalid_params" {
 			t.Errorf("%s with a malformed id: code %q; want invalid_params", c.Tool, code)
 		}
+		hist, code := call("record_history", map[string]any{"id": c.ID})
+		if code != "" {
+			t.Fatalf("record_history of %s: %s", c.Kind, hist)
+		}
+		forgettest.CheckHistory(t, c, []byte(hist))
+	}
+	if _, code := call("record_history", map[string]any{"id": "obs_unknown"}); code != "not_found" {
+		t.Errorf("record_history of an unknown id: code %q; want not_found", code)
+	}
+	if _, code := call("record_history", map[string]any{"id": " obs_1"}); code != "invalid_params" {
+		t.Errorf("record_history of a malformed id: code %q; want invalid_params", code)
 	}
 	forgettest.CheckGone(t, eng, recs)
 }

@@ -7,7 +7,8 @@ import "context"
 // returns an error has changed nothing. Errors are *Error values with stable
 // codes (not_found, conflict, invalid_params, db_error).
 //
-// Stores do not generate ids or read the clock: callers hand them complete
+// Stores do not generate ids, and read a clock only to date their ledger
+// entries (a clock their opener injects): callers hand them complete
 // records, so a store is deterministic.
 type Store interface {
 	ObservationStore
@@ -22,6 +23,7 @@ type Store interface {
 	CodeStore
 	Bulk
 	Doctor
+	LedgerStore
 
 	// Stats reports counts and sizes.
 	Stats(ctx context.Context) (Stats, error)

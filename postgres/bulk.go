@@ -22,6 +22,9 @@ func (db *DB) Import(ctx context.Context, d memory.Dump, progress func(done int)
 		progress = func(int) {}
 	}
 	err := db.write(ctx, "importing", func(tx pgx.Tx) error {
+		if err := markImport(ctx, tx); err != nil {
+			return err
+		}
 		c := &importCount{progress: progress}
 		if err := importDump(ctx, tx, d, c); err != nil {
 			return err
@@ -64,6 +67,9 @@ func (db *DB) Load(ctx context.Context, next func() (memory.Dump, error), progre
 		// A migration is one long transaction, and its commit writes the
 		// change log of every record: no statement timeout applies.
 		if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
+			return err
+		}
+		if err := markImport(ctx, tx); err != nil {
 			return err
 		}
 		c := &importCount{progress: progress}

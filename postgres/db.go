@@ -45,6 +45,9 @@ type Options struct {
 	WriteRetries int
 	// Logger receives warnings (retries). Default: discard.
 	Logger *slog.Logger
+	// Now is the clock that dates ledger entries (memory.LedgerEntry.At).
+	// Default time.Now; an engine gives its own.
+	Now func() time.Time
 }
 
 // DB is a cairn store in a PostgreSQL schema. Any number of processes, on
@@ -59,6 +62,7 @@ type DB struct {
 	id         string
 	retries    int
 	log        *slog.Logger
+	now        func() time.Time
 }
 
 // schemaName is what a schema name may be: lowercase identifiers that
@@ -110,6 +114,9 @@ func Open(ctx context.Context, conn string, opts *Options) (*DB, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 	u, err := url.Parse(conn)
 	if err != nil || !IsURL(conn) {
 		return nil, memory.Errorf(memory.CodeInvalidParams, "not a PostgreSQL connection URL (want postgres://user@host:port/database?...)")
@@ -151,7 +158,7 @@ func Open(ctx context.Context, conn string, opts *Options) (*DB, error) {
 	if _, ok := rp["plan_cache_mode"]; !ok {
 		rp["plan_cache_mode"] = "force_custom_plan"
 	}
-	db := &DB{display: Redact(conn), schema: o.Schema, retries: o.WriteRetries, log: o.Logger}
+	db := &DB{display: Redact(conn), schema: o.Schema, retries: o.WriteRetries, log: o.Logger, now: o.Now}
 	// The vector type lives in the extension's schema: it goes on the
 	// search path after cairn's own.
 	db.searchPath = o.Schema + ", public"
@@ -268,7 +275,8 @@ func (db *DB) PoolStats() PoolStats {
 func (db *DB) write(ctx context.Context, what string, fn func(tx pgx.Tx) error) error {
 	backoff := 5 * time.Millisecond
 	for attempt := 0; ; attempt++ {
-		err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{}, fn)
+		// The ledger's triggers date what fn writes with this clock.
+		err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{BeginQuery: beginQuery(db.now().UnixMilli(), "")}, fn)
 		if err == nil {
 			return nil
 		}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/cairnhq/cairn/internal/pgtest"
 	"github.com/cairnhq/cairn/memory"
@@ -72,4 +73,14 @@ func TestConformance(t *testing.T) {
 			})
 		})
 	}
+}
+
+func TestLedgerConformance(t *testing.T) {
+	storetest.RunLedger(t, func(t *testing.T, now func() time.Time) memory.Store {
+		db, err := postgres.Open(ctx, storeURL(t, "array"), &postgres.Options{Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	})
 }

@@ -21,6 +21,9 @@ func (db *DB) Import(ctx context.Context, d memory.Dump, progress func(done int)
 		progress = func(int) {}
 	}
 	return db.write(ctx, "importing", func(tx *sql.Tx) error {
+		if err := db.markImport(ctx, tx); err != nil {
+			return err
+		}
 		done := 0
 		if err := importDump(ctx, tx, d, &done, progress); err != nil {
 			return err
@@ -46,6 +49,9 @@ func (db *DB) Load(ctx context.Context, next func() (memory.Dump, error), progre
 			return memory.Errorf(memory.CodeDBError, "the import was interrupted by another writer; nothing was written, run it again")
 		}
 		started = true
+		if err := db.markImport(ctx, tx); err != nil {
+			return err
+		}
 		done := 0
 		for {
 			d, err := next()

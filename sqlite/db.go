@@ -33,6 +33,9 @@ type Options struct {
 	ReadConns int
 	// Logger receives warnings (retries). Default: discard.
 	Logger *slog.Logger
+	// Now is the clock that dates ledger entries (memory.LedgerEntry.At).
+	// Default time.Now; an engine gives its own.
+	Now func() time.Time
 }
 
 // DB is a cairn store in one SQLite file.
@@ -43,6 +46,9 @@ type DB struct {
 	stmts   *stmtCache
 	retries int
 	log     *slog.Logger
+	now     func() time.Time
+	// ledger: the schema keeps the ledger (a test may open an older one).
+	ledger bool
 	// dsn opens another connection with the pools' settings, without
 	// their locking mode or read-only flag (a backup's).
 	dsn string
@@ -71,6 +77,9 @@ func Open(path string, opts *Options) (*DB, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 	if path == "" {
 		return nil, memory.Errorf(memory.CodeInvalidParams, "database path is empty")
 	}
@@ -89,11 +98,12 @@ func Open(path string, opts *Options) (*DB, error) {
 	}
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
-	db := &DB{path: path, w: w, retries: o.WriteRetries, log: o.Logger, dsn: base + "?" + common}
+	db := &DB{path: path, w: w, retries: o.WriteRetries, log: o.Logger, now: o.Now, dsn: base + "?" + common}
 	if err := db.migrate(context.Background()); err != nil {
 		w.Close()
 		return nil, err
 	}
+	db.ledger = SchemaVersion() >= ledgerVersion
 	r, err := sql.Open("sqlite", base+"?_pragma=query_only(1)&"+common)
 	if err != nil {
 		w.Close()
@@ -179,6 +189,13 @@ func (db *DB) tryWrite(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
+	}
+	// The ledger's triggers date what fn writes with this clock.
+	if db.ledger {
+		if err := setLedgerClock(ctx, tx, db.now().UnixMilli(), ""); err != nil {
+			tx.Rollback()
+			return err
+		}
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()

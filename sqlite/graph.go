@@ -84,8 +84,8 @@ func putEntity(ctx context.Context, tx *sql.Tx, e memory.KGEntity) (memory.KGEnt
 			stmts = append(stmts,
 				"DELETE FROM embeddings WHERE kind = 'kg_observation' AND ref IN (SELECT id FROM kg_observations WHERE entity_id = ?1)",
 				"DELETE FROM embeddings WHERE kind = 'kg_edge' AND ref IN (SELECT id FROM kg_edges WHERE source = ?1 OR target = ?1)",
-				"INSERT INTO changes(kind, ref) SELECT 'kg_observation', id FROM kg_observations WHERE entity_id = ?1 ORDER BY seq",
-				"INSERT INTO changes(kind, ref) SELECT 'kg_edge', id FROM kg_edges WHERE source = ?1 OR target = ?1 ORDER BY seq")
+				"INSERT INTO changes(kind, ref, op, at) SELECT 'kg_observation', id, 'index', "+ledgerAt+" FROM kg_observations WHERE entity_id = ?1 ORDER BY seq",
+				"INSERT INTO changes(kind, ref, op, at) SELECT 'kg_edge', id, 'index', "+ledgerAt+" FROM kg_edges WHERE source = ?1 OR target = ?1 ORDER BY seq")
 		}
 		for _, q := range stmts {
 			if _, err := tx.ExecContext(ctx, q, e.ID); err != nil {

@@ -69,6 +69,9 @@ func (r snapshotReader) ChangesSince(ctx context.Context, space memory.Space, si
 		if err := s.Scan(&c.kind, &c.id); err != nil {
 			return err
 		}
+		if _, ok := specOf(memory.VectorKind(c.kind)); !ok {
+			return nil // a record no index holds (a capsule, a pin): the ledger's
+		}
 		if !seen[c] {
 			seen[c] = true
 			refs = append(refs, c)

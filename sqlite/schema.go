@@ -41,6 +41,11 @@ var migrations = []migration{
 	}},
 	{7, "knowledge-graph candidates, their blocklist, and the removal lifecycle of thoughts", schemaV7, nil},
 	{9, "inner_voice sessions, their exchanges and what the exchanges cite", schemaV9, nil},
+	{10, "the ledger: what was done to every record, when, and which fields changed", schemaV10, []column{
+		{"changes", "op", "TEXT NOT NULL DEFAULT 'unknown'"},
+		{"changes", "at", "INTEGER NOT NULL DEFAULT 0"},
+		{"changes", "fields", "TEXT NOT NULL DEFAULT ''"},
+	}},
 }
 
 // SchemaVersion is the schema version this build writes.

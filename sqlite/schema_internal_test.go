@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairnhq/cairn/memory"
 )
@@ -174,5 +175,84 @@ func TestUpgradeFromSchema7AddsSessions(t *testing.T) {
 	}
 	if xs, err := db.VoiceExchanges(ctx, "s1", 0, 10); err != nil || len(xs) != 1 || !xs[0].Redacted {
 		t.Fatalf("exchanges after forgetting their source: %+v %v", xs, err)
+	}
+}
+
+// A database of schema 9 opens at the current schema with its change log
+// kept as the ledger: what can be told of the old rows is (a thought's or
+// a graph record's creation, dated by its created_at while it exists,
+// and its deletion),
+// the rest is unknown; every write from then on is dated by the clock,
+// once (no trigger of the old schema is left to log it twice).
+func TestUpgradeFromSchema9KeepsTheChangeLogAsTheLedger(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "cairn.db")
+	all := migrations
+	if all[7].version != 9 {
+		t.Fatalf("migrations[7] is version %d; want 9", all[7].version)
+	}
+	migrations = all[:8]
+	db, err := Open(path, nil)
+	migrations = all
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AppendObservations(ctx, []memory.NewObservation{{Observation: memory.Observation{ID: "o1", Kind: memory.KindMessage,
+		Content: "old", TS: 5}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, th := range []memory.Thought{{ID: "t1", Content: "old thought", Origin: memory.OriginHuman, Status: memory.StatusActive, Significance: 0.5, CreatedAt: 111},
+		{ID: "t2", Content: "another", Origin: memory.OriginHuman, Status: memory.StatusActive, Significance: 0.5, CreatedAt: 222}} {
+		if _, err := db.AddThought(ctx, th); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.SetThoughtStatus(ctx, []string{"t1"}, memory.StatusRemoval); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.PutEntity(ctx, memory.KGEntity{ID: "e1", Name: "Gone", Type: "service", CreatedAt: 333, UpdatedAt: 333}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AddKGObservation(ctx, memory.KGObservation{ID: "f1", EntityID: "e1", Content: "fact", CreatedAt: 444}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DeleteEntity(ctx, "e1"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	clock := time.UnixMilli(5000)
+	db, err = Open(path, &Options{Now: func() time.Time { return clock }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.SetThoughtStatus(ctx, []string{"t1"}, memory.StatusActive); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"o1": "unknown@0 observation",
+		"t1": "create@111 thought unknown@0 thought unmark[status]@5000 thought",
+		"t2": "create@222 thought",
+		// Deleted before the upgrade: no created_at is left to date them.
+		"e1": "create@0 kg_entity delete@0 kg_entity",
+		"f1": "create@0 kg_observation delete@0 kg_observation",
+	}
+	for id, w := range want {
+		es, known, err := db.History(ctx, id, 0, 100)
+		if err != nil || !known {
+			t.Fatalf("History(%s): known %v, %v", id, known, err)
+		}
+		var parts []string
+		for _, e := range es {
+			s := e.Op
+			if len(e.Fields) > 0 {
+				s += "[" + strings.Join(e.Fields, ",") + "]"
+			}
+			parts = append(parts, s+"@"+strconv.FormatInt(e.At, 10)+" "+e.Kind)
+		}
+		if got := strings.Join(parts, " "); got != w {
+			t.Errorf("history of %s after the upgrade:\n got %s\nwant %s", id, got, w)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/sqlite"
@@ -20,4 +21,14 @@ func openTemp(t *testing.T) *sqlite.DB {
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) memory.Store { return openTemp(t) })
+}
+
+func TestLedgerConformance(t *testing.T) {
+	storetest.RunLedger(t, func(t *testing.T, now func() time.Time) memory.Store {
+		db, err := sqlite.Open(filepath.Join(t.TempDir(), "cairn.db"), &sqlite.Options{Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	})
 }

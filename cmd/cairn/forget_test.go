@@ -64,6 +64,7 @@ func TestForgetEveryKind(t *testing.T) {
 		if _, errs, code := cli(t, db, "", append([]string{"--json"}, command(c, c.Bad)...)...); code != 2 {
 			t.Errorf("cairn %v (malformed): exit %d %s; want 2", command(c, c.Bad), code, errs)
 		}
+		forgettest.CheckHistory(t, c, []byte(mustCLI(t, db, "--json", "history", c.ID)))
 	}
 	eng, err = cairn.Open(db, nil)
 	if err != nil {

@@ -44,7 +44,7 @@ Try it without touching your database: cairn demo`,
 		c.GroupID = "record"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{newRetrieveCmd(a), newInnerVoiceCmd(a), newShowCmd(a), newThoughtsCmd(a), newDemoCmd(a)} {
+	for _, c := range []*cobra.Command{newRetrieveCmd(a), newInnerVoiceCmd(a), newShowCmd(a), newHistoryCmd(a), newThoughtsCmd(a), newDemoCmd(a)} {
 		c.GroupID = "recall"
 		root.AddCommand(c)
 	}

@@ -21,7 +21,7 @@ const expectedTools = ["retrieve", "log", "capsule_open", "summary_set", "capsul
   "inner_voice_sessions", "inner_voice_session", "inner_voice_session_delete",
   "code_index", "code_hydrate", "code_propose", "code_promote", "code_verify", "code_entities", "code_artifact_forget",
   "introspect_hydration", "introspect_entity", "introspect_gates",
-  "context_session_start", "context_pre_compact",
+  "context_session_start", "context_pre_compact", "record_history",
   "status", "doctor", "reembed", "config"];
 const innerVoice = mode === "stdio";
 // Archives of maintenance_ops go to a temporary folder (stdio; the HTTP
@@ -266,6 +266,17 @@ async function main() {
   check((await ok("kg_edge_delete", { edgeId: edge.id })).deleted === edge.id, "kg_edge_delete");
   check((await ok("kg_observation_delete", { observationId: fact.id })).deleted === fact.id, "kg_observation_delete");
   check((await ok("kg_entity_delete", { entityId: clock.id })).deleted === clock.id, "kg_entity_delete");
+  // The ledger: a deleted entity's and a forgotten thought's histories
+  // stay readable, end with what was done, and hold no text.
+  const entHist = await ok("record_history", { id: clock.id });
+  check(entHist.entries[0].op === "create" && entHist.entries.at(-1).op === "delete" && entHist.entries.every((e) => e.at > 0 && e.kind === "kg_entity"),
+    "record_history of a deleted entity: " + JSON.stringify(entHist));
+  const thHist = await ok("record_history", { id: th.id, limit: 1 });
+  check(thHist.entries.length === 1 && thHist.entries[0].op === "create" && thHist.next_after === thHist.entries[0].seq, "record_history page: " + JSON.stringify(thHist));
+  const thRest = await ok("record_history", { id: th.id, after: thHist.next_after });
+  check(thRest.entries.at(-1).op === "forget" && !JSON.stringify(thRest).includes(th.content), "record_history of a forgotten thought: " + JSON.stringify(thRest));
+  await fails("record_history", { id: "ent_missing" }, "not_found");
+  await fails("record_history", { id: clock.id, limit: 0 }, "invalid_params");
   const re = await ok("reembed", {});
   check(re.pending === 0 && re.space.provider === "glove", "reembed: " + JSON.stringify(re));
   const cfg = await ok("config", {});

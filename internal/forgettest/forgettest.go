@@ -88,27 +88,30 @@ type Call struct {
 	// Redacts says the record's skeleton stays: calling again answers
 	// the same. Otherwise it is deleted, and calling again is not_found.
 	Redacts bool
+	// ID is the record's id (an artifact's hash) and Op the last entry
+	// the call leaves in the record's history (record_history).
+	ID, Op string
 }
 
 // Calls forget every record of r, in an order that deletes a fact and an
 // edge before the entity they could go with.
 func Calls(r Records) []Call {
 	return []Call{
-		{Kind: "observation", Tool: "forget", Args: map[string]any{"observationId": r.Observation}, Redacts: true,
+		{Kind: "observation", Tool: "forget", Args: map[string]any{"observationId": r.Observation}, Redacts: true, ID: r.Observation, Op: memory.OpForget,
 			Unknown: map[string]any{"observationId": "obs_unknown"}, Bad: map[string]any{"observationId": " obs_1"}},
-		{Kind: "summary", Tool: "summary_forget", Args: map[string]any{"summaryId": r.Summary}, Redacts: true,
+		{Kind: "summary", Tool: "summary_forget", Args: map[string]any{"summaryId": r.Summary}, Redacts: true, ID: r.Summary, Op: memory.OpForget,
 			Unknown: map[string]any{"summaryId": "sum_unknown"}, Bad: map[string]any{"summaryId": "sum\t1"}},
-		{Kind: "thought", Tool: "thought_forget", Args: map[string]any{"thoughtId": r.Thought}, Redacts: true,
+		{Kind: "thought", Tool: "thought_forget", Args: map[string]any{"thoughtId": r.Thought}, Redacts: true, ID: r.Thought, Op: memory.OpForget,
 			Unknown: map[string]any{"thoughtId": "th_unknown"}, Bad: map[string]any{"thoughtId": " th_1"}},
-		{Kind: "thought mark", Tool: "thought_mark", Args: map[string]any{"thoughtId": r.Marked, "status": "removal"}, Redacts: true,
+		{Kind: "thought mark", Tool: "thought_mark", Args: map[string]any{"thoughtId": r.Marked, "status": "removal"}, Redacts: true, ID: r.Marked, Op: memory.OpMark,
 			Unknown: map[string]any{"thoughtId": "th_unknown", "status": "removal"}, Bad: map[string]any{"thoughtId": r.Marked, "status": "archived"}},
-		{Kind: "code artifact", Tool: "code_artifact_forget", Args: map[string]any{"hash": r.Artifact}, Redacts: true,
+		{Kind: "code artifact", Tool: "code_artifact_forget", Args: map[string]any{"hash": r.Artifact}, Redacts: true, ID: r.Artifact, Op: memory.OpForget,
 			Unknown: map[string]any{"hash": strings.Repeat("0", 64)}, Bad: map[string]any{"hash": "XYZ"}},
-		{Kind: "graph fact", Tool: "kg_observation_delete", Args: map[string]any{"observationId": r.Fact},
+		{Kind: "graph fact", Tool: "kg_observation_delete", Args: map[string]any{"observationId": r.Fact}, ID: r.Fact, Op: memory.OpDelete,
 			Unknown: map[string]any{"observationId": "kgo_unknown"}, Bad: map[string]any{"observationId": "kgo\n1"}},
-		{Kind: "graph edge", Tool: "kg_edge_delete", Args: map[string]any{"edgeId": r.Edge},
+		{Kind: "graph edge", Tool: "kg_edge_delete", Args: map[string]any{"edgeId": r.Edge}, ID: r.Edge, Op: memory.OpDelete,
 			Unknown: map[string]any{"edgeId": "edge_unknown"}, Bad: map[string]any{"edgeId": " edge_1"}},
-		{Kind: "graph entity", Tool: "kg_entity_delete", Args: map[string]any{"entityId": r.Entity},
+		{Kind: "graph entity", Tool: "kg_entity_delete", Args: map[string]any{"entityId": r.Entity}, ID: r.Entity, Op: memory.OpDelete,
 			Unknown: map[string]any{"entityId": "ent_unknown"}, Bad: map[string]any{"entityId": "ent_\t1"}},
 	}
 }
@@ -141,6 +144,32 @@ func CheckResult(t testing.TB, c Call, result []byte) {
 			if got["deleted"] != v {
 				t.Fatalf("%s: result %s; want deleted %v", c.Tool, result, v)
 			}
+		}
+	}
+}
+
+// CheckHistory checks the answer of record_history for the record of a
+// call made (its JSON): the record's history begins with its creation,
+// ends with what the call did, every entry is dated, and none holds any
+// marker (the ledger keeps no text).
+func CheckHistory(t testing.TB, c Call, result []byte) {
+	t.Helper()
+	var got cairn.RecordHistory
+	if err := json.Unmarshal(result, &got); err != nil {
+		t.Fatalf("record_history of %s: %s: %v", c.Kind, result, err)
+	}
+	es := got.Entries
+	if got.ID != c.ID || len(es) < 2 || es[0].Op != memory.OpCreate || es[len(es)-1].Op != c.Op {
+		t.Fatalf("record_history of %s %s: %s; want create ... %s", c.Kind, c.ID, result, c.Op)
+	}
+	for _, e := range es {
+		if e.ID != c.ID || e.At <= 0 {
+			t.Fatalf("record_history of %s: entry %+v", c.Kind, e)
+		}
+	}
+	for _, m := range Markers {
+		if strings.Contains(string(result), m) {
+			t.Fatalf("record_history of %s holds %s: %s", c.Kind, m, result)
 		}
 	}
 }

@@ -40,9 +40,10 @@ func TestTranscripts(t *testing.T) {
 
 var (
 	generatedID = regexp.MustCompile(`\b(obs|cap|sum|pin|th|ent|kgo|edge|kgc|ivs|ivx)_[0-9A-HJKMNP-TV-Z]{26}\b`)
-	// sizeBytes depends on SQLite's page allocation, latency_ms on the
-	// machine, not on cairn.
-	sizeBytes = regexp.MustCompile(`(\\?"(?:sizeBytes|latency_ms)\\?":)\d+`)
+	// sizeBytes depends on SQLite's page allocation, latency_ms and
+	// mean_latency_ms (a mean, so it may have a fraction) on the machine,
+	// not on cairn.
+	sizeBytes = regexp.MustCompile(`(\\?"(?:sizeBytes|latency_ms|mean_latency_ms)\\?":)\d+(?:\.\d+)?`)
 )
 
 // normalizer maps generated ids to placeholders in order of appearance.

@@ -46,7 +46,7 @@ type AskRequest struct {
 	IncludePrivate  bool         `json:"include_private,omitempty" jsonschema:"answer from private thoughts too"`
 	IncludeTags     []string     `json:"include_tags,omitempty" jsonschema:"only thoughts with at least one of these tags"`
 	ExcludeTags     []string     `json:"exclude_tags,omitempty" jsonschema:"leave out thoughts with any of these tags"`
-	Mode            string       `json:"mode,omitempty" jsonschema:"continue (the active session, or session_id, or a new one), new_thread (start a session), or none (stand alone: nothing of the exchange is kept), in any case; default continue, or none when save is false"`
+	Mode            string       `json:"mode,omitempty" jsonschema:"continue (the active session, or session_id, or a new one), new_thread (start a session), or none (stand alone: nothing of the exchange is kept), in any case; default continue, or none when save is false and neither session_id nor scopeIds is given"`
 	Topic           string       `json:"topic,omitempty" jsonschema:"a new thread's topic, at most 200 characters (default: the question)"`
 	SessionID       string       `json:"session_id,omitempty" jsonschema:"the session to continue (mode continue), even one past the session timeout"`
 	ScopeIDs        memory.Scope `json:"scopeIds,omitzero" jsonschema:"whose session it is (sessionId, repoId, agentId, userId; each optional): continue goes on with the active session of exactly this scope, a new session gets it, and a session_id given with it must be of it; it does not restrict the memories an answer draws on; default none (the unscoped sessions)"`

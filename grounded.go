@@ -290,9 +290,10 @@ func (e *Engine) openThread(ctx context.Context, req AskRequest, q string, d *As
 	switch mode {
 	case "":
 		mode = ModeContinue
-		if req.Save != nil && !*req.Save && req.SessionID == "" {
+		if req.Save != nil && !*req.Save && req.SessionID == "" && req.ScopeIDs.IsZero() {
 			// save=false writes nothing (seed 001): no exchange either,
-			// unless the caller asks for a session.
+			// unless the caller asks for a session (session_id, or the
+			// session of a scope).
 			mode = ModeNone
 		} else if e.grounded.store == nil {
 			d.Notes = append(d.Notes, "this store keeps no inner_voice sessions: the call stands alone")

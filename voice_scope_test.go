@@ -207,6 +207,15 @@ func TestInnerVoiceSessionScopes(t *testing.T) {
 	if r := q(alice, cairn.AskRequest{}); r.Session.SessionID != a1.Session.SessionID || r.Session.Seq != 4 {
 		t.Fatalf("alice's call after resuming a1: %+v", r.Session)
 	}
+	// save false alone keeps no exchange; with a scope it asks for the
+	// scope's session.
+	if r := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3), Save: ptr(false)}); r.Session != nil {
+		t.Fatalf("save false alone recorded %+v", r.Session)
+	}
+	if r := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3), Save: ptr(false), ScopeIDs: alice}); r.Session == nil ||
+		r.Session.SessionID != a1.Session.SessionID || r.Session.Mode != "continue" || r.Session.Seq != 5 {
+		t.Fatalf("save false with a scope: %+v", r.Session)
+	}
 	// Over the tool's JSON arguments.
 	out, err := eng.CallJSON(ctx, "inner_voice", []byte(`{"content":"`+askQuestion+`","top_k":3,"save":false,"mode":"continue","scopeIds":{"repoId":"/src/auth","agentId":"bob"}}`))
 	if err != nil {

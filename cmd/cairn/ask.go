@@ -159,7 +159,7 @@ It is disabled unless SURR_ENABLE_INNER_VOICE=1 (exit code 5).`,
 	f.Float64Var(&confMin, "confidence-min", cairn.DefaultConfidenceMin, "minimum confidence of a staged candidate (0 to 1)")
 	f.IntVar(&maxNodes, "max-nodes", cairn.DefaultMaxNodes, "most entity candidates to stage")
 	f.IntVar(&maxEdges, "max-edges", cairn.DefaultMaxEdges, "most edge candidates to stage")
-	f.BoolVar(&noSave, "no-save", false, "do not save the answer (with no --stage-kg nothing is written)")
+	f.BoolVar(&noSave, "no-save", false, "do not save the answer (with no --stage-kg, --mode, --session or --scope nothing is written)")
 	f.BoolVar(&autoMark, "auto-mark-removal", false, "after staging, mark the sources whose knowledge was staged for removal (default SURR_AUTO_MARK_REMOVAL)")
 	f.BoolVar(&req.IncludePrivate, "private", false, "answer from private thoughts too")
 	f.StringSliceVar(&req.IncludeTags, "include-tag", nil, "only thoughts with one of these tags (repeatable)")

@@ -34,22 +34,23 @@ const (
 // AskRequest is the inner_voice tool's parameters, with the
 // specification's names.
 type AskRequest struct {
-	Content         string   `json:"content" jsonschema:"the question, in natural language"`
-	TopK            *int     `json:"top_k,omitempty" jsonschema:"most thoughts to answer from; default SURR_TOP_K (5), clamped to 1..50"`
-	SimThresh       *float64 `json:"sim_thresh,omitempty" jsonschema:"minimum cosine similarity of a source, 0 to 1; default SURR_SIM_THRESH (0.5)"`
-	StageKG         bool     `json:"stage_kg,omitempty" jsonschema:"stage knowledge-graph candidates extracted from the sources, for knowledgegraph_moderate"`
-	ConfidenceMin   *float64 `json:"confidence_min,omitempty" jsonschema:"minimum confidence of a staged candidate, 0 to 1; default 0.6"`
-	MaxNodes        *int     `json:"max_nodes,omitempty" jsonschema:"most entity candidates to stage, 0 to 1000; default 30"`
-	MaxEdges        *int     `json:"max_edges,omitempty" jsonschema:"most edge candidates to stage, 0 to 1000; default 60"`
-	Save            *bool    `json:"save,omitempty" jsonschema:"save the answer as a summary thought (is_summary, summary_of the sources, pipeline inner_voice); default true"`
-	AutoMarkRemoval *bool    `json:"auto_mark_removal,omitempty" jsonschema:"after staging, mark for removal the sources whose knowledge was staged (a candidate staged, pending or in the graph already; none when the answer is refused), for maintenance_ops to archive; default SURR_AUTO_MARK_REMOVAL (false)"`
-	IncludePrivate  bool     `json:"include_private,omitempty" jsonschema:"answer from private thoughts too"`
-	IncludeTags     []string `json:"include_tags,omitempty" jsonschema:"only thoughts with at least one of these tags"`
-	ExcludeTags     []string `json:"exclude_tags,omitempty" jsonschema:"leave out thoughts with any of these tags"`
-	Mode            string   `json:"mode,omitempty" jsonschema:"continue (the active session, or session_id, or a new one), new_thread (start a session), or none (stand alone: nothing of the exchange is kept), in any case; default continue, or none when save is false"`
-	Topic           string   `json:"topic,omitempty" jsonschema:"a new thread's topic, at most 200 characters (default: the question)"`
-	SessionID       string   `json:"session_id,omitempty" jsonschema:"the session to continue (mode continue), even one past the session timeout"`
-	Context         string   `json:"context,omitempty" jsonschema:"what the answer may draw on: kg (knowledge-graph entities and facts only), kg+thoughts, or thoughts; default CAIRN_INNER_VOICE_CONTEXT, else kg with a language model and thoughts without"`
+	Content         string       `json:"content" jsonschema:"the question, in natural language"`
+	TopK            *int         `json:"top_k,omitempty" jsonschema:"most thoughts to answer from; default SURR_TOP_K (5), clamped to 1..50"`
+	SimThresh       *float64     `json:"sim_thresh,omitempty" jsonschema:"minimum cosine similarity of a source, 0 to 1; default SURR_SIM_THRESH (0.5)"`
+	StageKG         bool         `json:"stage_kg,omitempty" jsonschema:"stage knowledge-graph candidates extracted from the sources, for knowledgegraph_moderate"`
+	ConfidenceMin   *float64     `json:"confidence_min,omitempty" jsonschema:"minimum confidence of a staged candidate, 0 to 1; default 0.6"`
+	MaxNodes        *int         `json:"max_nodes,omitempty" jsonschema:"most entity candidates to stage, 0 to 1000; default 30"`
+	MaxEdges        *int         `json:"max_edges,omitempty" jsonschema:"most edge candidates to stage, 0 to 1000; default 60"`
+	Save            *bool        `json:"save,omitempty" jsonschema:"save the answer as a summary thought (is_summary, summary_of the sources, pipeline inner_voice); default true"`
+	AutoMarkRemoval *bool        `json:"auto_mark_removal,omitempty" jsonschema:"after staging, mark for removal the sources whose knowledge was staged (a candidate staged, pending or in the graph already; none when the answer is refused), for maintenance_ops to archive; default SURR_AUTO_MARK_REMOVAL (false)"`
+	IncludePrivate  bool         `json:"include_private,omitempty" jsonschema:"answer from private thoughts too"`
+	IncludeTags     []string     `json:"include_tags,omitempty" jsonschema:"only thoughts with at least one of these tags"`
+	ExcludeTags     []string     `json:"exclude_tags,omitempty" jsonschema:"leave out thoughts with any of these tags"`
+	Mode            string       `json:"mode,omitempty" jsonschema:"continue (the active session, or session_id, or a new one), new_thread (start a session), or none (stand alone: nothing of the exchange is kept), in any case; default continue, or none when save is false and neither session_id nor scopeIds is given"`
+	Topic           string       `json:"topic,omitempty" jsonschema:"a new thread's topic, at most 200 characters (default: the question)"`
+	SessionID       string       `json:"session_id,omitempty" jsonschema:"the session to continue (mode continue), even one past the session timeout"`
+	ScopeIDs        memory.Scope `json:"scopeIds,omitzero" jsonschema:"whose session it is (sessionId, repoId, agentId, userId; each optional): continue goes on with the active session of exactly this scope, a new session gets it, and a session_id given with it must be of it; it does not restrict the memories an answer draws on; default none (the unscoped sessions)"`
+	Context         string       `json:"context,omitempty" jsonschema:"what the answer may draw on: kg (knowledge-graph entities and facts only), kg+thoughts, or thoughts; default CAIRN_INNER_VOICE_CONTEXT, else kg with a language model and thoughts without"`
 }
 
 // AskSource is a thought or a knowledge-graph record the answer drew on.
@@ -167,6 +168,8 @@ type AskSession struct {
 	ExchangeID string `json:"exchange_id"`
 	Seq        int    `json:"seq"`
 	Topic      string `json:"thread_topic"`
+	// Scope is the session's scope (absent for an unscoped session).
+	Scope memory.Scope `json:"scopeIds,omitzero"`
 	// Lifetime totals of the session, this exchange included.
 	TotalExchanges int     `json:"total_exchanges"`
 	TotalTokens    int64   `json:"total_tokens"`

@@ -462,6 +462,13 @@ func (s *flakyStore) CreateVoiceSession(ctx context.Context, v memory.InnerVoice
 	return s.DB.CreateVoiceSession(ctx, v)
 }
 
+func (s *flakyStore) OpenVoiceSession(ctx context.Context, v memory.InnerVoiceSession, since int64) (memory.InnerVoiceSession, bool, error) {
+	if err := s.write("a session"); err != nil {
+		return memory.InnerVoiceSession{}, false, err
+	}
+	return s.DB.OpenVoiceSession(ctx, v, since)
+}
+
 func (s *flakyStore) AddVoiceExchange(ctx context.Context, x memory.InnerVoiceExchange) (memory.InnerVoiceExchange, memory.InnerVoiceSession, error) {
 	if err := s.write("an exchange"); err != nil {
 		return memory.InnerVoiceExchange{}, memory.InnerVoiceSession{}, err

@@ -275,7 +275,10 @@ type voiceThread struct {
 	// exchange is recorded).
 	session *memory.InnerVoiceSession
 	topic   string
-	window  []memory.InnerVoiceExchange
+	// scope is the scope of the session started (a continued session
+	// keeps its own).
+	scope  memory.Scope
+	window []memory.InnerVoiceExchange
 }
 
 // openThread finds the session a call continues (reading only) and the
@@ -287,9 +290,10 @@ func (e *Engine) openThread(ctx context.Context, req AskRequest, q string, d *As
 	switch mode {
 	case "":
 		mode = ModeContinue
-		if req.Save != nil && !*req.Save && req.SessionID == "" {
+		if req.Save != nil && !*req.Save && req.SessionID == "" && req.ScopeIDs.IsZero() {
 			// save=false writes nothing (seed 001): no exchange either,
-			// unless the caller asks for a session.
+			// unless the caller asks for a session (session_id, or the
+			// session of a scope).
 			mode = ModeNone
 		} else if e.grounded.store == nil {
 			d.Notes = append(d.Notes, "this store keeps no inner_voice sessions: the call stands alone")
@@ -312,7 +316,10 @@ func (e *Engine) openThread(ctx context.Context, req AskRequest, q string, d *As
 	if utf8.RuneCountInString(topic) > maxTopicChars {
 		return voiceThread{}, synth.Conversation{}, memory.Errorf(memory.CodeInvalidParams, "topic has %d characters, over %d", utf8.RuneCountInString(topic), maxTopicChars)
 	}
-	th := voiceThread{mode: mode, topic: topic}
+	if err := req.ScopeIDs.Validate(); err != nil {
+		return voiceThread{}, synth.Conversation{}, err
+	}
+	th := voiceThread{mode: mode, topic: topic, scope: req.ScopeIDs}
 	if mode == ModeNone {
 		return th, synth.Conversation{}, nil
 	}
@@ -329,9 +336,13 @@ func (e *Engine) openThread(ctx context.Context, req AskRequest, q string, d *As
 		if err != nil {
 			return th, synth.Conversation{}, err
 		}
+		if !req.ScopeIDs.IsZero() && s.Scope != req.ScopeIDs {
+			return th, synth.Conversation{}, memory.Errorf(memory.CodeInvalidParams, "session %s belongs to scope %q, not %q", s.ID,
+				s.Scope.String(), req.ScopeIDs.String())
+		}
 		sess = s
 	default:
-		s, ok, err := e.grounded.store.ActiveVoiceSession(ctx, e.now().Add(-e.grounded.sessions.Timeout).UnixMilli())
+		s, ok, err := e.grounded.store.ActiveVoiceSession(ctx, req.ScopeIDs, e.sessionSince())
 		if err != nil {
 			return th, synth.Conversation{}, err
 		}
@@ -364,6 +375,12 @@ func (e *Engine) openThread(ctx context.Context, req AskRequest, q string, d *As
 		conv.Turns = append(conv.Turns, synth.Turn{Query: x.Query, Answer: answer})
 	}
 	return th, conv, nil
+}
+
+// sessionSince is the earliest last interaction of a session a call
+// continues by default (SURR_INNER_VOICE_TIMEOUT ago), in Unix ms.
+func (e *Engine) sessionSince() int64 {
+	return e.now().Add(-e.grounded.sessions.Timeout).UnixMilli()
 }
 
 // window lists a session's exchanges after its rolling summary.
@@ -399,13 +416,18 @@ func cutChars(s string, n int) string {
 	return strings.TrimSpace(string(rs[:cut])) + "…"
 }
 
-// record stores an exchange in the thread's session, creating the session
-// first when the thread starts one, and rolls the summary when the window
-// has grown past SummaryAfter.
+// record stores an exchange in the thread's session, and rolls the
+// summary when the window has grown past SummaryAfter. A new thread
+// creates its session (its scope's current one from then on); a call
+// that found no session to continue opens one, which the store decides:
+// of calls racing for one scope, from any process, one creates the
+// session and the others continue it.
 func (e *Engine) record(ctx context.Context, th voiceThread, x memory.InnerVoiceExchange) (*AskSession, []string, synth.Synthesis, error) {
 	st := e.grounded.store
 	out := &AskSession{Mode: th.mode}
 	var sess memory.InnerVoiceSession
+	// joined says another call started the session this one continues.
+	joined := false
 	if th.session == nil {
 		provider, model := "", synth.ExtractiveName
 		if c := e.grounded.llm; c != nil {
@@ -414,12 +436,19 @@ func (e *Engine) record(ctx context.Context, th voiceThread, x memory.InnerVoice
 			model = n
 		}
 		now := e.nowMs()
-		s, err := st.CreateVoiceSession(ctx, memory.InnerVoiceSession{ID: e.newID("ivs"), Version: memory.InnerVoiceSessionVersion,
-			Provider: provider, Model: model, MaxPromptTokens: e.promptBudget(), Topic: th.topic, CreatedAt: now, LastInteraction: now})
+		fresh := memory.InnerVoiceSession{ID: e.newID("ivs"), Version: memory.InnerVoiceSessionVersion, Provider: provider, Model: model,
+			MaxPromptTokens: e.promptBudget(), Topic: th.topic, CreatedAt: now, LastInteraction: now, Scope: th.scope}
+		var err error
+		if th.mode == ModeNewThread {
+			sess, err = st.CreateVoiceSession(ctx, fresh)
+			out.Created = true
+		} else {
+			sess, out.Created, err = st.OpenVoiceSession(ctx, fresh, e.sessionSince())
+			joined = !out.Created
+		}
 		if err != nil {
 			return nil, nil, synth.Synthesis{}, err
 		}
-		sess, out.Created = s, true
 	} else {
 		sess = *th.session
 	}
@@ -432,10 +461,17 @@ func (e *Engine) record(ctx context.Context, th voiceThread, x memory.InnerVoice
 	if err != nil {
 		return nil, nil, synth.Synthesis{}, err
 	}
-	out.SessionID, out.ExchangeID, out.Seq, out.Topic = sess.ID, stored.ID, stored.Seq, sess.Topic
+	out.SessionID, out.ExchangeID, out.Seq, out.Topic, out.Scope = sess.ID, stored.ID, stored.Seq, sess.Topic, sess.Scope
 	var notes []string
 	var usage synth.Synthesis
 	window := append(th.window, stored)
+	if joined {
+		// The session's window is what its calls recorded, this one's
+		// exchange included.
+		if window, err = e.window(ctx, sess); err != nil {
+			return nil, nil, synth.Synthesis{}, err
+		}
+	}
 	if fold := synth.SummaryFold(window); fold != nil {
 		s, made, note, u, err := e.rollSummary(ctx, sess, fold)
 		usage = u

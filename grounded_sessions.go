@@ -13,17 +13,18 @@ const MaxSessionPage = 1000
 
 // VoiceSessionsRequest lists inner_voice's sessions.
 type VoiceSessionsRequest struct {
-	Limit          *int `json:"limit,omitempty" jsonschema:"most sessions to list, 1..1000; default 100"`
-	Offset         int  `json:"offset,omitempty" jsonschema:"sessions to skip, for paging"`
-	IncludePrivate bool `json:"include_private,omitempty" jsonschema:"show rolling summaries drawn from private thoughts"`
+	ScopeIDs       memory.Scope `json:"scopeIds,omitzero" jsonschema:"list the sessions within this scope (each key given, sessionId, repoId, agentId, userId, must match exactly); the active session is the one of exactly this scope"`
+	Limit          *int         `json:"limit,omitempty" jsonschema:"most sessions to list, 1..1000; default 100"`
+	Offset         int          `json:"offset,omitempty" jsonschema:"sessions to skip, for paging"`
+	IncludePrivate bool         `json:"include_private,omitempty" jsonschema:"show rolling summaries drawn from private thoughts"`
 }
 
 // VoiceSessionInfo is a session as the tools show it.
 type VoiceSessionInfo struct {
 	memory.InnerVoiceSession
-	// Active says inner_voice continues this session when no session_id
-	// is given (its last interaction is within SURR_INNER_VOICE_TIMEOUT
-	// and the latest).
+	// Active says inner_voice continues this session when a call of its
+	// scope gives no session_id: it is its scope's current session and
+	// its last interaction is within SURR_INNER_VOICE_TIMEOUT.
 	Active bool `json:"active"`
 	// Hidden says the rolling summary drew on private thoughts and is
 	// left out (include_private shows it).
@@ -33,10 +34,12 @@ type VoiceSessionInfo struct {
 // VoiceSessionList is a page of sessions and the totals of them all.
 type VoiceSessionList struct {
 	Sessions []VoiceSessionInfo `json:"sessions"`
-	// ActiveSessionID is the session a call continues by default ("" when
-	// none is recent enough).
+	// ActiveSessionID is the session a call with these scopeIds (none:
+	// an unscoped call) continues by default ("" when none is recent
+	// enough).
 	ActiveSessionID string `json:"active_session_id,omitempty"`
-	// Totals aggregate every session and exchange: figures only.
+	// Totals aggregate every session within the scope and their
+	// exchanges: figures only.
 	Totals memory.InnerVoiceTotals `json:"totals"`
 }
 
@@ -100,24 +103,17 @@ func pageLimit(limit *int) (int, error) {
 	return *limit, nil
 }
 
-func (e *Engine) sessionInfo(s memory.InnerVoiceSession, active string, includePrivate bool) VoiceSessionInfo {
-	info := VoiceSessionInfo{InnerVoiceSession: s, Active: s.ID == active}
+func (e *Engine) sessionInfo(s memory.InnerVoiceSession, includePrivate bool) VoiceSessionInfo {
+	info := VoiceSessionInfo{InnerVoiceSession: s, Active: s.Current && s.LastInteraction >= e.sessionSince()}
 	if s.Summary.Private && !includePrivate {
 		info.Summary.Text, info.Hidden = "", true
 	}
 	return info
 }
 
-func (e *Engine) activeSessionID(ctx context.Context, st memory.InnerVoiceStore) (string, error) {
-	s, ok, err := st.ActiveVoiceSession(ctx, e.now().Add(-e.grounded.sessions.Timeout).UnixMilli())
-	if err != nil || !ok {
-		return "", err
-	}
-	return s.ID, nil
-}
-
-// VoiceSessions lists inner_voice's sessions, the latest interaction
-// first, with the totals of every session and exchange.
+// VoiceSessions lists inner_voice's sessions within a scope (all without
+// one), the latest interaction first, with the totals of those sessions
+// and their exchanges.
 func (e *Engine) VoiceSessions(ctx context.Context, req VoiceSessionsRequest) (VoiceSessionList, error) {
 	out := VoiceSessionList{Sessions: []VoiceSessionInfo{}}
 	st, err := e.voiceSessions()
@@ -131,17 +127,24 @@ func (e *Engine) VoiceSessions(ctx context.Context, req VoiceSessionsRequest) (V
 	if req.Offset < 0 {
 		return out, memory.Errorf(memory.CodeInvalidParams, "offset %d is negative", req.Offset)
 	}
-	if out.ActiveSessionID, err = e.activeSessionID(ctx, st); err != nil {
+	if err := req.ScopeIDs.Validate(); err != nil {
 		return out, err
 	}
-	list, err := st.VoiceSessions(ctx, req.Offset, limit)
+	active, ok, err := st.ActiveVoiceSession(ctx, req.ScopeIDs, e.sessionSince())
+	if err != nil {
+		return out, err
+	}
+	if ok {
+		out.ActiveSessionID = active.ID
+	}
+	list, err := st.VoiceSessions(ctx, req.ScopeIDs, req.Offset, limit)
 	if err != nil {
 		return out, err
 	}
 	for _, s := range list {
-		out.Sessions = append(out.Sessions, e.sessionInfo(s, out.ActiveSessionID, req.IncludePrivate))
+		out.Sessions = append(out.Sessions, e.sessionInfo(s, req.IncludePrivate))
 	}
-	out.Totals, err = st.VoiceTotals(ctx)
+	out.Totals, err = st.VoiceTotals(ctx, req.ScopeIDs)
 	return out, err
 }
 
@@ -168,11 +171,7 @@ func (e *Engine) VoiceSession(ctx context.Context, req VoiceSessionRequest) (Voi
 	if err != nil {
 		return out, err
 	}
-	active, err := e.activeSessionID(ctx, st)
-	if err != nil {
-		return out, err
-	}
-	out.Session = e.sessionInfo(s, active, req.IncludePrivate)
+	out.Session = e.sessionInfo(s, req.IncludePrivate)
 	page, err := st.VoiceExchanges(ctx, s.ID, req.After, limit+1)
 	if err != nil {
 		return out, err

@@ -11,6 +11,7 @@ import (
 	"github.com/cairnhq/cairn/httpapi"
 	"github.com/cairnhq/cairn/internal/llmtest"
 	"github.com/cairnhq/cairn/llm"
+	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/retrieve"
 )
 
@@ -109,6 +110,30 @@ func TestGroundedInnerVoiceOverHTTP(t *testing.T) {
 	}
 	if strings.Contains(text, "clock drift") || strings.Contains(text, "auth-service") {
 		t.Fatal("/metrics holds content")
+	}
+	// A scoped call has its own thread; the listing filters by scope, its
+	// keys given as query parameters.
+	reviewer := memory.Scope{RepoID: "/src/auth", AgentID: "reviewer"}
+	var scoped cairn.AskResult
+	do(t, srv, "POST", "/v1/inner-voice/ask", `{"content":"`+question+`","save":false,"mode":"continue","scopeIds":{"agentId":"reviewer","repoId":"/src/auth"}}`).decode(t, &scoped)
+	if scoped.Session == nil || !scoped.Session.Created || scoped.Session.SessionID == id || scoped.Session.Scope != reviewer {
+		t.Fatalf("a scoped ask: %+v", scoped.Session)
+	}
+	r = do(t, srv, "GET", "/v1/inner-voice/sessions?agentId=reviewer&repoId=%2Fsrc%2Fauth", "")
+	list = cairn.VoiceSessionList{}
+	r.decode(t, &list)
+	if r.status != 200 || len(list.Sessions) != 1 || list.ActiveSessionID != scoped.Session.SessionID || list.Sessions[0].Scope != reviewer ||
+		list.Totals.Exchanges != 1 {
+		t.Fatalf("sessions of the reviewer: %d %s", r.status, r.body)
+	}
+	r = do(t, srv, "GET", "/v1/inner-voice/sessions", "")
+	list = cairn.VoiceSessionList{}
+	r.decode(t, &list)
+	if len(list.Sessions) != 2 || list.ActiveSessionID != id || list.Totals.Exchanges != 4 {
+		t.Fatalf("every session: %s", r.body)
+	}
+	if r := do(t, srv, "GET", "/v1/inner-voice/sessions?agentId=", ""); r.status != 400 || r.code() != "invalid_params" {
+		t.Fatalf("an empty scope value: %d %s", r.status, r.body)
 	}
 	if r := do(t, srv, "DELETE", "/v1/inner-voice/sessions/"+id, ""); r.status != 200 || !strings.Contains(string(r.body), `"exchanges":3`) {
 		t.Fatalf("delete: %d %s", r.status, r.body)

@@ -38,6 +38,15 @@ type InnerVoiceSession struct {
 	TotalCompletionTokens int64   `json:"total_completion_tokens"`
 	TotalTokens           int64   `json:"total_tokens"`
 	TotalCost             float64 `json:"total_cost"`
+	// Scope is whose session it is (the zero scope: nobody's in
+	// particular). A session is continued by default only by calls of
+	// exactly its scope.
+	Scope Scope `json:"scopeIds,omitzero"`
+	// Current says the session is its scope's current one: the one a
+	// call without a session id continues while its last interaction is
+	// within the session timeout. A scope has at most one current session;
+	// the store holds that, whatever processes share it.
+	Current bool `json:"-"`
 }
 
 // RollingSummary summarises a session's older exchanges. It is made by
@@ -129,23 +138,34 @@ type InnerVoiceTotals struct {
 // to the context window).
 type InnerVoiceStore interface {
 	// CreateVoiceSession stores a new session (a complete record: id,
-	// version, times). A duplicate id is a conflict.
+	// version, times, scope) as the current session of its scope, in one
+	// transaction with ending the one current before (a new thread). A
+	// duplicate id is a conflict.
 	CreateVoiceSession(ctx context.Context, s InnerVoiceSession) (InnerVoiceSession, error)
+	// OpenVoiceSession continues or starts the thread of s.Scope, in one
+	// transaction: the scope's current session when its last interaction
+	// is at or after since (created false); else s, stored as the scope's
+	// current session (a current session too old is ended; created true).
+	// Calls racing for one scope, from any process sharing the store,
+	// agree on one session: one creates it, the others continue it.
+	OpenVoiceSession(ctx context.Context, s InnerVoiceSession, since int64) (out InnerVoiceSession, created bool, err error)
 	// VoiceSession returns one session; not_found when there is none.
 	VoiceSession(ctx context.Context, id string) (InnerVoiceSession, error)
-	// ActiveVoiceSession returns the session of the latest interaction at
-	// or after since (ties: the later created, then the greater id);
-	// false when none is that recent.
-	ActiveVoiceSession(ctx context.Context, since int64) (InnerVoiceSession, bool, error)
-	// VoiceSessions lists sessions, the latest interaction first (then by
-	// id); offset skips, limit caps the page (default 100).
-	VoiceSessions(ctx context.Context, offset, limit int) ([]InnerVoiceSession, error)
+	// ActiveVoiceSession returns the current session of exactly scope
+	// when its last interaction is at or after since; false when there
+	// is none or it is older.
+	ActiveVoiceSession(ctx context.Context, scope Scope, since int64) (InnerVoiceSession, bool, error)
+	// VoiceSessions lists the sessions within filter (each dimension set
+	// in it must match; the zero filter lists all), the latest interaction
+	// first (then by id); offset skips, limit caps the page (default 100).
+	VoiceSessions(ctx context.Context, filter Scope, offset, limit int) ([]InnerVoiceSession, error)
 	// AddVoiceExchange appends an exchange to its session in one
 	// transaction: it takes the session's next sequence number, adds its
-	// tokens and cost to the session's totals, counts it, and sets the
-	// session's last interaction to its timestamp (never earlier). It
-	// returns the exchange and the session as stored; not_found when the
-	// session does not exist.
+	// tokens and cost to the session's totals, counts it, sets the
+	// session's last interaction to its timestamp (never earlier) and
+	// makes the session its scope's current one. It returns the exchange
+	// and the session as stored; not_found when the session does not
+	// exist.
 	AddVoiceExchange(ctx context.Context, x InnerVoiceExchange) (InnerVoiceExchange, InnerVoiceSession, error)
 	// VoiceExchanges lists a session's exchanges with a sequence number
 	// above after, in order; limit caps the page (default 100).
@@ -159,6 +179,7 @@ type InnerVoiceStore interface {
 	// DeleteVoiceSession deletes a session and its exchanges, their text
 	// overwritten on disk; not_found when it does not exist.
 	DeleteVoiceSession(ctx context.Context, id string) error
-	// VoiceTotals aggregates every session and exchange.
-	VoiceTotals(ctx context.Context) (InnerVoiceTotals, error)
+	// VoiceTotals aggregates the sessions within filter (as VoiceSessions
+	// selects them) and their exchanges.
+	VoiceTotals(ctx context.Context, filter Scope) (InnerVoiceTotals, error)
 }

@@ -46,6 +46,13 @@ var migrations = []migration{
 		{"changes", "at", "INTEGER NOT NULL DEFAULT 0"},
 		{"changes", "fields", "TEXT NOT NULL DEFAULT ''"},
 	}},
+	{11, "inner_voice sessions: a scope each, and at most one current session per scope", schemaV11, []column{
+		{"inner_voice_sessions", "session_id", "TEXT NOT NULL DEFAULT ''"},
+		{"inner_voice_sessions", "repo_id", "TEXT NOT NULL DEFAULT ''"},
+		{"inner_voice_sessions", "agent_id", "TEXT NOT NULL DEFAULT ''"},
+		{"inner_voice_sessions", "user_id", "TEXT NOT NULL DEFAULT ''"},
+		{"inner_voice_sessions", "active", "INTEGER NOT NULL DEFAULT 0"},
+	}},
 }
 
 // SchemaVersion is the schema version this build writes.
@@ -503,6 +510,21 @@ CREATE INDEX IF NOT EXISTS inner_voice_refs_exchange ON inner_voice_refs(exchang
 	voiceForgetTrigger("thought_deleted", "AFTER DELETE ON thoughts", "OLD.id") +
 	voiceForgetTrigger("entity_deleted", "AFTER DELETE ON kg_entities", "OLD.id") +
 	voiceForgetTrigger("fact_deleted", "AFTER DELETE ON kg_observations", "OLD.id")
+
+// schemaV11 gives inner_voice's sessions a scope (the columns, added
+// before it runs: the sessions of older versions are unscoped) and a
+// current flag that a unique index holds to at most one session per
+// scope, so that processes sharing the database agree on the session a
+// call continues. Before it the active session was the one of the latest
+// interaction: that one becomes current, the others are ended (several
+// may have looked active, two first calls having raced). It may run again.
+const schemaV11 = `
+UPDATE inner_voice_sessions SET active = 1
+WHERE seq = (SELECT seq FROM inner_voice_sessions ORDER BY last_interaction DESC, created_at DESC, id DESC LIMIT 1)
+	AND NOT EXISTS (SELECT 1 FROM inner_voice_sessions WHERE active = 1);
+CREATE UNIQUE INDEX IF NOT EXISTS inner_voice_sessions_current ON inner_voice_sessions(session_id, repo_id, agent_id, user_id)
+	WHERE active = 1;
+`
 
 // voiceForgetTrigger redacts the exchanges that cite a record when it is
 // forgotten or deleted, and drops a rolling summary made from one of them

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -254,5 +255,88 @@ func TestUpgradeFromSchema9KeepsTheChangeLogAsTheLedger(t *testing.T) {
 		if got := strings.Join(parts, " "); got != w {
 			t.Errorf("history of %s after the upgrade:\n got %s\nwant %s", id, got, w)
 		}
+	}
+}
+
+// oldVoiceSessions are sessions a database of schema 10 may hold: two
+// looked active at once (first calls that raced), one is older.
+const oldVoiceSessions = `
+INSERT INTO inner_voice_sessions (id, version, provider, model, max_prompt_tokens, topic, created_at, last_interaction,
+	total_exchanges, total_prompt_tokens, total_cost) VALUES
+	('s1', 1, '', 'extractive', 8000, 'older', 50, 100, 1, 10, 0),
+	('s2', 1, 'openai', 'gpt-4o-mini', 8000, 'raced a', 200, 300, 1, 20, 0.5),
+	('s3', 1, 'openai', 'gpt-4o-mini', 8000, 'raced b', 250, 300, 1, 30, 0.25);
+INSERT INTO inner_voice_exchanges (id, session_id, seq, ts, query, answer) VALUES
+	('x1', 's1', 1, 100, 'q1', 'a1'), ('x2', 's2', 1, 300, 'q2', 'a2'), ('x3', 's3', 1, 300, 'q3', 'a3');
+`
+
+// A database of schema 10 with several sessions that looked active (two
+// first calls raced) opens at the current schema with every session and
+// exchange kept, unscoped, and one current session: the one of the
+// latest interaction (the later created on a tie), which a call goes on
+// with; running migration 11 again changes nothing.
+func TestUpgradeFromSchema10KeepsOneCurrentSession(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "cairn.db")
+	all := migrations
+	if all[8].version != 10 {
+		t.Fatalf("migrations[8] is version %d; want 10", all[8].version)
+	}
+	migrations = all[:9]
+	db, err := Open(path, nil)
+	migrations = all
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.w.Exec(oldVoiceSessions); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	db, err = Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	check := func(when string) {
+		t.Helper()
+		list, err := db.VoiceSessions(ctx, memory.Scope{}, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, s := range list {
+			got = append(got, fmt.Sprintf("%s:%s:%d:%d:%v:%q", s.ID, s.Topic, s.TotalExchanges, s.TotalPromptTokens, s.Current, s.Scope.String()))
+		}
+		want := []string{`s3:raced b:1:30:true:""`, `s2:raced a:1:20:false:""`, `s1:older:1:10:false:""`}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Fatalf("%s: sessions\n got %v\nwant %v", when, got, want)
+		}
+		for _, id := range []string{"s1", "s2", "s3"} {
+			if xs, err := db.VoiceExchanges(ctx, id, 0, 10); err != nil || len(xs) != 1 || xs[0].Answer != "a"+id[1:] {
+				t.Fatalf("%s: exchanges of %s: %+v %v", when, id, xs, err)
+			}
+		}
+	}
+	check("after the upgrade")
+	again := false
+	for _, m := range migrations {
+		if m.version == 11 {
+			if _, err := db.w.Exec(m.sql); err != nil {
+				t.Fatalf("migration 11 run again: %v", err)
+			}
+			again = true
+		}
+	}
+	if !again {
+		t.Fatal("no migration 11")
+	}
+	check("after running migration 11 again")
+	got, created, err := db.OpenVoiceSession(ctx, memory.InnerVoiceSession{ID: "s4", Version: 1, CreatedAt: 400, LastInteraction: 400}, 250)
+	if err != nil || created || got.ID != "s3" {
+		t.Fatalf("a call after the upgrade: %s created %v, %v; want s3 continued", got.ID, created, err)
+	}
+	if _, err := db.w.Exec("UPDATE inner_voice_sessions SET active = 1 WHERE id = 's2'"); err == nil {
+		t.Fatal("a second current session of one scope was stored")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/cairnhq/cairn/memory"
 )
@@ -14,17 +15,76 @@ var _ memory.InnerVoiceStore = (*DB)(nil)
 
 const voiceSessionColumns = `s.id, s.version, s.provider, s.model, s.max_prompt_tokens, s.topic, s.summary, s.summary_updated,
 	s.summary_exchanges, s.summary_savings, s.summary_coverage, s.summary_private, s.summarized_through, s.created_at,
-	s.last_interaction, s.total_exchanges, s.total_prompt_tokens, s.total_completion_tokens, s.total_cost`
+	s.last_interaction, s.total_exchanges, s.total_prompt_tokens, s.total_completion_tokens, s.total_cost,
+	s.session_id, s.repo_id, s.agent_id, s.user_id, s.active`
 
 func scanVoiceSession(sc scanner) (memory.InnerVoiceSession, error) {
 	var s memory.InnerVoiceSession
-	var private int
+	var private, active int
 	err := sc.Scan(&s.ID, &s.Version, &s.Provider, &s.Model, &s.MaxPromptTokens, &s.Topic, &s.Summary.Text, &s.Summary.LastUpdated,
 		&s.Summary.ExchangesSummarized, &s.Summary.TokenSavings, &s.Summary.CoverageRatio, &private, &s.SummarizedThrough,
-		&s.CreatedAt, &s.LastInteraction, &s.TotalExchanges, &s.TotalPromptTokens, &s.TotalCompletionTokens, &s.TotalCost)
-	s.Summary.Private = private != 0
+		&s.CreatedAt, &s.LastInteraction, &s.TotalExchanges, &s.TotalPromptTokens, &s.TotalCompletionTokens, &s.TotalCost,
+		&s.Scope.SessionID, &s.Scope.RepoID, &s.Scope.AgentID, &s.Scope.UserID, &active)
+	s.Summary.Private, s.Current = private != 0, active != 0
 	s.TotalTokens = s.TotalPromptTokens + s.TotalCompletionTokens
 	return s, err
+}
+
+// sameScope matches the sessions of exactly the scope of the four
+// arguments that follow.
+const sameScope = "s.session_id = ? AND s.repo_id = ? AND s.agent_id = ? AND s.user_id = ?"
+
+// withinScope is the condition (after WHERE) of the sessions within
+// filter, and its arguments.
+func withinScope(filter memory.Scope) (string, []any) {
+	conds, args := []string{"1 = 1"}, []any{}
+	for _, k := range memory.ScopeKeys {
+		if v := filter.Get(k); v != "" {
+			conds, args = append(conds, "s."+scopeColumn(k)+" = ?"), append(args, v)
+		}
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// currentVoiceSession reads the current session of exactly scope.
+func currentVoiceSession(ctx context.Context, tx queryer, scope memory.Scope) (memory.InnerVoiceSession, bool, error) {
+	s, err := scanVoiceSession(tx.QueryRowContext(ctx, "SELECT "+voiceSessionColumns+" FROM inner_voice_sessions s WHERE s.active = 1 AND "+
+		sameScope, scopeArgs(scope)...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return s, false, nil
+	}
+	return s, err == nil, err
+}
+
+// insertVoiceSession stores s as its scope's current session unless the
+// scope has one: false when it has (the caller ends it first, or
+// continues it).
+func insertVoiceSession(ctx context.Context, tx *sql.Tx, s memory.InnerVoiceSession) (bool, error) {
+	if err := s.Scope.Validate(); err != nil {
+		return false, err
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO inner_voice_sessions (id, version, provider, model, max_prompt_tokens, topic,
+		summary, summary_updated, summary_exchanges, summary_savings, summary_coverage, summary_private, summarized_through,
+		created_at, last_interaction, session_id, repo_id, agent_id, user_id, active)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+		ON CONFLICT (session_id, repo_id, agent_id, user_id) WHERE active = 1 DO NOTHING`,
+		s.ID, s.Version, s.Provider, s.Model, s.MaxPromptTokens, s.Topic, s.Summary.Text, s.Summary.LastUpdated,
+		s.Summary.ExchangesSummarized, s.Summary.TokenSavings, s.Summary.CoverageRatio, boolInt(s.Summary.Private),
+		s.SummarizedThrough, s.CreatedAt, max(s.LastInteraction, s.CreatedAt),
+		s.Scope.SessionID, s.Scope.RepoID, s.Scope.AgentID, s.Scope.UserID)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// endCurrentVoiceSession ends the current session of scope, if any
+// (except keep's).
+func endCurrentVoiceSession(ctx context.Context, tx *sql.Tx, scope memory.Scope, keep string) error {
+	_, err := tx.ExecContext(ctx, "UPDATE inner_voice_sessions AS s SET active = 0 WHERE s.active = 1 AND s.id <> ? AND "+sameScope,
+		append([]any{keep}, scopeArgs(scope)...)...)
+	return err
 }
 
 const voiceExchangeColumns = `x.id, x.session_id, x.seq, x.ts, x.query, x.answer, x.sources, x.confidence, x.coverage_ratio, x.refused,
@@ -66,19 +126,55 @@ func (db *DB) CreateVoiceSession(ctx context.Context, s memory.InnerVoiceSession
 	}
 	var out memory.InnerVoiceSession
 	err := db.write(ctx, "creating an inner_voice session", func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO inner_voice_sessions (id, version, provider, model, max_prompt_tokens, topic,
-			summary, summary_updated, summary_exchanges, summary_savings, summary_coverage, summary_private, summarized_through,
-			created_at, last_interaction) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			s.ID, s.Version, s.Provider, s.Model, s.MaxPromptTokens, s.Topic, s.Summary.Text, s.Summary.LastUpdated,
-			s.Summary.ExchangesSummarized, s.Summary.TokenSavings, s.Summary.CoverageRatio, boolInt(s.Summary.Private),
-			s.SummarizedThrough, s.CreatedAt, max(s.LastInteraction, s.CreatedAt))
-		if err != nil {
+		if err := endCurrentVoiceSession(ctx, tx, s.Scope, ""); err != nil {
 			return err
 		}
+		if ok, err := insertVoiceSession(ctx, tx, s); err != nil {
+			return err
+		} else if !ok {
+			// Writes take turns (BEGIN IMMEDIATE): the scope's current
+			// session was just ended.
+			return memory.Errorf(memory.CodeInternal, "the scope still has a current inner_voice session")
+		}
+		var err error
 		out, err = getVoiceSession(ctx, tx, s.ID)
 		return err
 	})
 	return out, err
+}
+
+// OpenVoiceSession implements memory.InnerVoiceStore. Writes take turns
+// (BEGIN IMMEDIATE, whatever process writes), so what it reads holds
+// until it commits.
+func (db *DB) OpenVoiceSession(ctx context.Context, s memory.InnerVoiceSession, since int64) (memory.InnerVoiceSession, bool, error) {
+	if s.ID == "" {
+		return s, false, memory.Errorf(memory.CodeInvalidParams, "an inner_voice session needs an id")
+	}
+	var out memory.InnerVoiceSession
+	created := false
+	err := db.write(ctx, "opening an inner_voice session", func(tx *sql.Tx) error {
+		created = false
+		cur, ok, err := currentVoiceSession(ctx, tx, s.Scope)
+		if err != nil {
+			return err
+		}
+		if ok && cur.LastInteraction >= since {
+			out = cur
+			return nil
+		}
+		if err := endCurrentVoiceSession(ctx, tx, s.Scope, ""); err != nil {
+			return err
+		}
+		if ok, err := insertVoiceSession(ctx, tx, s); err != nil {
+			return err
+		} else if !ok {
+			return memory.Errorf(memory.CodeInternal, "the scope still has a current inner_voice session")
+		}
+		created = true
+		out, err = getVoiceSession(ctx, tx, s.ID)
+		return err
+	})
+	return out, created, err
 }
 
 // VoiceSession implements memory.InnerVoiceStore.
@@ -93,34 +189,28 @@ func (db *DB) VoiceSession(ctx context.Context, id string) (memory.InnerVoiceSes
 }
 
 // ActiveVoiceSession implements memory.InnerVoiceStore.
-func (db *DB) ActiveVoiceSession(ctx context.Context, since int64) (memory.InnerVoiceSession, bool, error) {
+func (db *DB) ActiveVoiceSession(ctx context.Context, scope memory.Scope, since int64) (memory.InnerVoiceSession, bool, error) {
 	var out memory.InnerVoiceSession
 	found := false
 	err := db.read(ctx, "finding the active inner_voice session", func(tx queryer) error {
-		s, err := scanVoiceSession(tx.QueryRowContext(ctx, "SELECT "+voiceSessionColumns+` FROM inner_voice_sessions s
-			WHERE s.last_interaction >= ? ORDER BY s.last_interaction DESC, s.created_at DESC, s.id DESC LIMIT 1`, since))
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			return nil
-		case err != nil:
-			return err
-		}
-		out, found = s, true
-		return nil
+		s, ok, err := currentVoiceSession(ctx, tx, scope)
+		out, found = s, ok && s.LastInteraction >= since
+		return err
 	})
 	return out, found, err
 }
 
 // VoiceSessions implements memory.InnerVoiceStore.
-func (db *DB) VoiceSessions(ctx context.Context, offset, limit int) ([]memory.InnerVoiceSession, error) {
+func (db *DB) VoiceSessions(ctx context.Context, filter memory.Scope, offset, limit int) ([]memory.InnerVoiceSession, error) {
 	if limit <= 0 {
 		limit = 100
 	}
 	out := []memory.InnerVoiceSession{}
+	where, args := withinScope(filter)
 	err := db.read(ctx, "listing inner_voice sessions", func(tx queryer) error {
 		out = out[:0]
-		return eachRowArgs(ctx, tx, "SELECT "+voiceSessionColumns+` FROM inner_voice_sessions s
-			ORDER BY s.last_interaction DESC, s.id DESC LIMIT ? OFFSET ?`, []any{limit, max(0, offset)}, func(sc scanner) error {
+		return eachRowArgs(ctx, tx, "SELECT "+voiceSessionColumns+" FROM inner_voice_sessions s WHERE "+where+`
+			ORDER BY s.last_interaction DESC, s.id DESC LIMIT ? OFFSET ?`, append(args, limit, max(0, offset)), func(sc scanner) error {
 			s, err := scanVoiceSession(sc)
 			out = append(out, s)
 			return err
@@ -151,8 +241,15 @@ func (db *DB) AddVoiceExchange(ctx context.Context, x memory.InnerVoiceExchange)
 	}
 	out := x
 	err = db.write(ctx, "recording an inner_voice exchange", func(tx *sql.Tx) error {
-		if _, err := getVoiceSession(ctx, tx, x.SessionID); err != nil {
+		cur, err := getVoiceSession(ctx, tx, x.SessionID)
+		if err != nil {
 			return err
+		}
+		if !cur.Current {
+			// The session continued becomes its scope's current one.
+			if err := endCurrentVoiceSession(ctx, tx, cur.Scope, cur.ID); err != nil {
+				return err
+			}
 		}
 		if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(seq), 0) + 1 FROM inner_voice_exchanges WHERE session_id = ?",
 			x.SessionID).Scan(&out.Seq); err != nil {
@@ -178,11 +275,10 @@ func (db *DB) AddVoiceExchange(ctx context.Context, x memory.InnerVoiceExchange)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE inner_voice_sessions SET total_exchanges = total_exchanges + 1,
 			total_prompt_tokens = total_prompt_tokens + ?, total_completion_tokens = total_completion_tokens + ?,
-			total_cost = total_cost + ?, last_interaction = max(last_interaction, ?) WHERE id = ?`,
+			total_cost = total_cost + ?, last_interaction = max(last_interaction, ?), active = 1 WHERE id = ?`,
 			x.PromptTokens, x.CompletionTokens, x.CostEstimate, x.Timestamp, x.SessionID); err != nil {
 			return err
 		}
-		var err error
 		sess, err = getVoiceSession(ctx, tx, x.SessionID)
 		return err
 	})
@@ -255,16 +351,21 @@ func (db *DB) DeleteVoiceSession(ctx context.Context, id string) error {
 }
 
 // VoiceTotals implements memory.InnerVoiceStore.
-func (db *DB) VoiceTotals(ctx context.Context) (memory.InnerVoiceTotals, error) {
+func (db *DB) VoiceTotals(ctx context.Context, filter memory.Scope) (memory.InnerVoiceTotals, error) {
 	var t memory.InnerVoiceTotals
+	where, args := withinScope(filter)
 	err := db.read(ctx, "adding up inner_voice sessions", func(tx queryer) error {
 		if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(total_prompt_tokens), 0),
-			coalesce(sum(total_completion_tokens), 0), coalesce(sum(total_cost), 0) FROM inner_voice_sessions`).Scan(
+			coalesce(sum(total_completion_tokens), 0), coalesce(sum(total_cost), 0) FROM inner_voice_sessions s WHERE `+where, args...).Scan(
 			&t.Sessions, &t.PromptTokens, &t.CompletionTokens, &t.Cost); err != nil {
 			return err
 		}
+		exchanges := "inner_voice_exchanges"
+		if !filter.IsZero() {
+			exchanges = "inner_voice_exchanges WHERE session_id IN (SELECT s.id FROM inner_voice_sessions s WHERE " + where + ")"
+		}
 		return tx.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(refused), 0), coalesce(sum(degraded <> ''), 0),
-			coalesce(avg(coverage_ratio), 0), coalesce(avg(latency_ms), 0) FROM inner_voice_exchanges`).Scan(
+			coalesce(avg(coverage_ratio), 0), coalesce(avg(latency_ms), 0) FROM `+exchanges, args...).Scan(
 			&t.Exchanges, &t.Refused, &t.Degraded, &t.MeanCoverage, &t.MeanLatencyMs)
 	})
 	return t, err

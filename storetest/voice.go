@@ -1,7 +1,9 @@
 package storetest
 
 import (
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/cairnhq/cairn/memory"
@@ -19,6 +21,8 @@ var voiceTests = []struct {
 	{"VoiceSummary", testVoiceSummary},
 	{"VoiceForgetting", testVoiceForgetting},
 	{"VoiceDelete", testVoiceDelete},
+	{"VoiceScopes", testVoiceScopes},
+	{"VoiceOpenRace", testVoiceOpenRace},
 }
 
 func voiceStore(t *testing.T, s memory.Store) memory.InnerVoiceStore {
@@ -56,7 +60,7 @@ func addExchange(t *testing.T, vs memory.InnerVoiceStore, x memory.InnerVoiceExc
 
 func testVoiceSessions(t *testing.T, s memory.Store) {
 	vs := voiceStore(t, s)
-	if _, ok, err := vs.ActiveVoiceSession(ctx, 0); err != nil || ok {
+	if _, ok, err := vs.ActiveVoiceSession(ctx, memory.Scope{}, 0); err != nil || ok {
 		t.Fatalf("active session of an empty store: %v %v", ok, err)
 	}
 	in := voiceSession("ivs1", 100)
@@ -65,6 +69,9 @@ func testVoiceSessions(t *testing.T, s memory.Store) {
 		t.Fatal(err)
 	}
 	sameJSON(t, "created session", got, in)
+	if !got.Current {
+		t.Fatal("a created session is not its scope's current one")
+	}
 	if _, err := vs.CreateVoiceSession(ctx, in); memory.CodeOf(err) != memory.CodeConflict {
 		t.Fatalf("a second session with the same id: %v; want conflict", err)
 	}
@@ -76,27 +83,232 @@ func testVoiceSessions(t *testing.T, s memory.Store) {
 			t.Fatal(err)
 		}
 	}
-	list, err := vs.VoiceSessions(ctx, 0, 10)
+	list, err := vs.VoiceSessions(ctx, memory.Scope{}, 0, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ids := sessionIDs(list); !slices.Equal(ids, []string{"ivs2", "ivs3", "ivs1"}) {
 		t.Fatalf("sessions %v; want the latest interaction first", ids)
 	}
-	if page, _ := vs.VoiceSessions(ctx, 1, 1); !slices.Equal(sessionIDs(page), []string{"ivs3"}) {
+	if page, _ := vs.VoiceSessions(ctx, memory.Scope{}, 1, 1); !slices.Equal(sessionIDs(page), []string{"ivs3"}) {
 		t.Fatalf("offset 1 limit 1: %v", sessionIDs(page))
 	}
-	// The active session is the latest interaction at or after since.
-	if a, ok, err := vs.ActiveVoiceSession(ctx, 120); err != nil || !ok || a.ID != "ivs2" {
+	// The active session is the scope's current one (the last created)
+	// when its last interaction is at or after since.
+	if a, ok, err := vs.ActiveVoiceSession(ctx, memory.Scope{}, 120); err != nil || !ok || a.ID != "ivs3" || !a.Current {
 		t.Fatalf("active since 120: %v %v %v", a.ID, ok, err)
 	}
-	if _, ok, _ := vs.ActiveVoiceSession(ctx, 201); ok {
+	if _, ok, _ := vs.ActiveVoiceSession(ctx, memory.Scope{}, 151); ok {
 		t.Fatal("a session older than since is active")
+	}
+	if current := currentIDs(t, vs, memory.Scope{}); !slices.Equal(current, []string{"ivs3"}) {
+		t.Fatalf("current sessions %v; want the last created alone", current)
 	}
 	// An interaction makes a session the active one.
 	addExchange(t, vs, voiceExchange("ivx1", "ivs1", 300))
-	if a, ok, _ := vs.ActiveVoiceSession(ctx, 120); !ok || a.ID != "ivs1" {
+	if a, ok, _ := vs.ActiveVoiceSession(ctx, memory.Scope{}, 120); !ok || a.ID != "ivs1" {
 		t.Fatalf("after an exchange the active session is %v", a.ID)
+	}
+	if current := currentIDs(t, vs, memory.Scope{}); !slices.Equal(current, []string{"ivs1"}) {
+		t.Fatalf("current sessions after an exchange %v; want the one continued alone", current)
+	}
+}
+
+// currentIDs lists the current sessions within filter.
+func currentIDs(t *testing.T, vs memory.InnerVoiceStore, filter memory.Scope) []string {
+	t.Helper()
+	all, err := vs.VoiceSessions(ctx, filter, 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []string{}
+	for _, s := range all {
+		if s.Current {
+			out = append(out, s.ID)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Each scope has its own current session: opening, starting a new thread
+// and continuing one in a scope leave the others' alone; listing and the
+// totals filter by scope.
+func testVoiceScopes(t *testing.T, s memory.Store) {
+	vs := voiceStore(t, s)
+	alice := memory.Scope{RepoID: "/r", AgentID: "alice"}
+	bob := memory.Scope{RepoID: "/r", AgentID: "bob"}
+	scoped := func(id string, at int64, sc memory.Scope) memory.InnerVoiceSession {
+		v := voiceSession(id, at)
+		v.Scope = sc
+		return v
+	}
+	open := func(v memory.InnerVoiceSession, since int64) (memory.InnerVoiceSession, bool) {
+		t.Helper()
+		got, created, err := vs.OpenVoiceSession(ctx, v, since)
+		if err != nil {
+			t.Fatalf("OpenVoiceSession %s: %v", v.ID, err)
+		}
+		return got, created
+	}
+	// No current session: the one given is stored, current.
+	a1, created := open(scoped("a1", 100, alice), 50)
+	if !created || a1.ID != "a1" || a1.Scope != alice || !a1.Current {
+		t.Fatalf("first open of alice's scope: created %v, %+v", created, a1)
+	}
+	sameJSON(t, "opened session", a1, scoped("a1", 100, alice))
+	// Another scope is another thread.
+	if b1, created := open(scoped("b1", 110, bob), 50); !created || b1.ID != "b1" {
+		t.Fatalf("first open of bob's scope: created %v, %s", created, b1.ID)
+	}
+	if u1, created := open(voiceSession("u1", 120), 50); !created || u1.ID != "u1" || !u1.Scope.IsZero() {
+		t.Fatalf("first unscoped open: created %v, %+v", created, u1)
+	}
+	// A recent current session is continued; the one given is not stored.
+	if got, created := open(scoped("a2", 130, alice), 100); created || got.ID != "a1" {
+		t.Fatalf("open within the timeout: created %v, %s; want a1 continued", created, got.ID)
+	}
+	if _, err := vs.VoiceSession(ctx, "a2"); memory.CodeOf(err) != memory.CodeNotFound {
+		t.Fatalf("the session a continued open was given: %v; want not_found", err)
+	}
+	// One too old is ended, the one given takes its place.
+	if got, created := open(scoped("a3", 300, alice), 200); !created || got.ID != "a3" {
+		t.Fatalf("open past the timeout: created %v, %s; want a3", created, got.ID)
+	}
+	if old, err := vs.VoiceSession(ctx, "a1"); err != nil || old.Current {
+		t.Fatalf("the timed-out session: current %v, %v; want ended", old.Current, err)
+	}
+	if a, ok, _ := vs.ActiveVoiceSession(ctx, alice, 200); !ok || a.ID != "a3" {
+		t.Fatalf("alice's active session %s %v; want a3", a.ID, ok)
+	}
+	if a, ok, _ := vs.ActiveVoiceSession(ctx, bob, 0); !ok || a.ID != "b1" {
+		t.Fatalf("bob's active session %s %v; want b1 (untouched)", a.ID, ok)
+	}
+	// A scope is matched exactly: part of alice's is nobody's session.
+	if a, ok, _ := vs.ActiveVoiceSession(ctx, memory.Scope{RepoID: "/r"}, 0); ok {
+		t.Fatalf("the scope {repo /r} has active session %s; want none", a.ID)
+	}
+	// A new thread ends the scope's current session, not another's.
+	if _, err := vs.CreateVoiceSession(ctx, scoped("a4", 310, alice)); err != nil {
+		t.Fatal(err)
+	}
+	if got := currentIDs(t, vs, memory.Scope{}); !slices.Equal(got, []string{"a4", "b1", "u1"}) {
+		t.Fatalf("current sessions after alice's new thread: %v", got)
+	}
+	// Continuing an ended session makes it its scope's current one.
+	addExchange(t, vs, voiceExchange("ax1", "a1", 320))
+	if got := currentIDs(t, vs, memory.Scope{}); !slices.Equal(got, []string{"a1", "b1", "u1"}) {
+		t.Fatalf("current sessions after continuing a1: %v", got)
+	}
+	addExchange(t, vs, voiceExchange("bx1", "b1", 330))
+	// Listing and totals take a filter: each key given must match.
+	for _, c := range []struct {
+		filter memory.Scope
+		want   []string
+	}{
+		{memory.Scope{}, []string{"b1", "a1", "a4", "a3", "u1"}},
+		{memory.Scope{RepoID: "/r"}, []string{"b1", "a1", "a4", "a3"}},
+		{alice, []string{"a1", "a4", "a3"}},
+		{memory.Scope{AgentID: "bob"}, []string{"b1"}},
+		{memory.Scope{UserID: "nobody"}, []string{}},
+	} {
+		list, err := vs.VoiceSessions(ctx, c.filter, 0, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := c.want
+		if got := sessionIDs(list); !slices.Equal(got, want) {
+			t.Errorf("sessions within %q: %v; want %v", c.filter.String(), got, want)
+		}
+		totals, err := vs.VoiceTotals(ctx, c.filter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exchanges := 0
+		for _, s := range list {
+			exchanges += s.TotalExchanges
+		}
+		if totals.Sessions != len(want) || totals.Exchanges != exchanges || totals.PromptTokens != int64(100*exchanges) {
+			t.Errorf("totals within %q: %+v; want %d sessions, %d exchanges", c.filter.String(), totals, len(want), exchanges)
+		}
+	}
+	// Deleting the current session leaves its scope without one.
+	if err := vs.DeleteVoiceSession(ctx, "a1"); err != nil {
+		t.Fatal(err)
+	}
+	if a, ok, _ := vs.ActiveVoiceSession(ctx, alice, 0); ok {
+		t.Fatalf("alice's active session after deleting it: %s", a.ID)
+	}
+	if got, created := open(scoped("a5", 400, alice), 0); !created || got.ID != "a5" {
+		t.Fatalf("open after deleting the current session: created %v, %s", created, got.ID)
+	}
+	if _, _, err := vs.OpenVoiceSession(ctx, scoped("bad", 1, memory.Scope{AgentID: " x"}), 0); memory.CodeOf(err) != memory.CodeInvalidParams {
+		t.Fatalf("a session with a malformed scope: %v; want invalid_params", err)
+	}
+}
+
+// Calls racing to open the thread of one scope agree on one session:
+// exactly one creates it, all return it, and the scope has one current
+// session. Each round also races new threads of another scope, which all
+// create theirs, one of them left current.
+func testVoiceOpenRace(t *testing.T, s memory.Store) {
+	vs := voiceStore(t, s)
+	const callers = 8
+	scope := memory.Scope{AgentID: "racer"}
+	other := memory.Scope{AgentID: "threads"}
+	for round := range 4 {
+		at := int64(1000 * (round + 1))
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		got := make([]memory.InnerVoiceSession, callers)
+		created := make([]bool, callers)
+		errs := make([]error, 2*callers)
+		for i := range callers {
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				<-start
+				v := voiceSession(fmt.Sprintf("r%d-%d", round, i), at)
+				v.Scope = scope
+				// Each round's sessions are past the timeout of the last.
+				got[i], created[i], errs[i] = vs.OpenVoiceSession(ctx, v, at-500)
+			}()
+			go func() {
+				defer wg.Done()
+				<-start
+				v := voiceSession(fmt.Sprintf("n%d-%d", round, i), at)
+				v.Scope = other
+				_, errs[callers+i] = vs.CreateVoiceSession(ctx, v)
+			}()
+		}
+		close(start)
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+		winners := 0
+		for i := range callers {
+			if created[i] {
+				winners++
+			}
+			if got[i].ID != got[0].ID {
+				t.Fatalf("round %d: callers got sessions %s and %s", round, got[0].ID, got[i].ID)
+			}
+		}
+		if winners != 1 {
+			t.Fatalf("round %d: %d callers created a session; want 1", round, winners)
+		}
+		if cur := currentIDs(t, vs, scope); !slices.Equal(cur, []string{got[0].ID}) {
+			t.Fatalf("round %d: current sessions of the scope %v; want [%s]", round, cur, got[0].ID)
+		}
+		if cur := currentIDs(t, vs, other); len(cur) != 1 {
+			t.Fatalf("round %d: current sessions after racing new threads %v; want one", round, cur)
+		}
+		if all, _ := vs.VoiceSessions(ctx, other, 0, 1000); len(all) != callers*(round+1) {
+			t.Fatalf("round %d: %d new threads stored; want %d", round, len(all), callers*(round+1))
+		}
 	}
 }
 
@@ -150,7 +362,7 @@ func testVoiceExchanges(t *testing.T, s memory.Store) {
 	if none, err := vs.VoiceExchanges(ctx, "nope", 0, 10); err != nil || len(none) != 0 {
 		t.Fatalf("exchanges of an unknown session: %v %v", none, err)
 	}
-	tot, err := vs.VoiceTotals(ctx)
+	tot, err := vs.VoiceTotals(ctx, memory.Scope{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +486,7 @@ func testVoiceDelete(t *testing.T, s memory.Store) {
 	if xs, _ := vs.VoiceExchanges(ctx, "s2", 0, 10); len(xs) != 1 {
 		t.Fatalf("the other session lost its exchange: %+v", xs)
 	}
-	if tot, _ := vs.VoiceTotals(ctx); tot.Sessions != 1 || tot.Exchanges != 1 {
+	if tot, _ := vs.VoiceTotals(ctx, memory.Scope{}); tot.Sessions != 1 || tot.Exchanges != 1 {
 		t.Fatalf("totals after the delete: %+v", tot)
 	}
 }

@@ -40,11 +40,15 @@ refused. A model that fails gives way to the extractive answer, with the reason.
 
 Each exchange is recorded in a session: --mode continue (the default: the
 active session, or --session ID), new_thread (with --topic), or none (nothing
-kept). 'cairn inner-voice sessions' lists them.
+kept). 'cairn inner-voice sessions' lists them. --scope makes the session
+someone's (agent=.., repo=.., session=.., user=..): continue then goes on with
+the active session of exactly that scope, so agents sharing a database keep
+their threads apart; it does not restrict the memories an answer draws on.
 
 It is disabled unless SURR_ENABLE_INNER_VOICE=1 (exit code 5).`,
 		Example: `  SURR_ENABLE_INNER_VOICE=1 cairn inner-voice ask "why do session tokens expire early?"
   SURR_ENABLE_INNER_VOICE=1 cairn inner-voice ask --stage-kg --no-save --json "what does auth-service depend on?"
+  SURR_ENABLE_INNER_VOICE=1 cairn inner-voice ask --scope repo=/src/auth,agent=reviewer "who owns the auth-service?"
   SURR_ENABLE_INNER_VOICE=1 CAIRN_LLM_PROVIDER=ollama CAIRN_LLM_MODEL=llama3.2 cairn inner-voice ask --mode new_thread --topic deploys "why did the deploy fail?"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q, err := a.readText(args, "question")
@@ -118,7 +122,7 @@ It is disabled unless SURR_ENABLE_INNER_VOICE=1 (exit code 5).`,
 				if ss.Created {
 					verb = "started"
 				}
-				fmt.Fprintf(a.out, "session %s (%s, exchange %d; %q)\n", ss.SessionID, verb, ss.Seq, ss.Topic)
+				fmt.Fprintf(a.out, "session %s (%s, exchange %d; %q%s)\n", ss.SessionID, verb, ss.Seq, ss.Topic, scopeSuffix(ss.Scope))
 			}
 			switch {
 			case res.SavedThoughtID != "":
@@ -155,7 +159,7 @@ It is disabled unless SURR_ENABLE_INNER_VOICE=1 (exit code 5).`,
 	f.Float64Var(&confMin, "confidence-min", cairn.DefaultConfidenceMin, "minimum confidence of a staged candidate (0 to 1)")
 	f.IntVar(&maxNodes, "max-nodes", cairn.DefaultMaxNodes, "most entity candidates to stage")
 	f.IntVar(&maxEdges, "max-edges", cairn.DefaultMaxEdges, "most edge candidates to stage")
-	f.BoolVar(&noSave, "no-save", false, "do not save the answer (with no --stage-kg nothing is written)")
+	f.BoolVar(&noSave, "no-save", false, "do not save the answer (with no --stage-kg, --mode, --session or --scope nothing is written)")
 	f.BoolVar(&autoMark, "auto-mark-removal", false, "after staging, mark the sources whose knowledge was staged for removal (default SURR_AUTO_MARK_REMOVAL)")
 	f.BoolVar(&req.IncludePrivate, "private", false, "answer from private thoughts too")
 	f.StringSliceVar(&req.IncludeTags, "include-tag", nil, "only thoughts with one of these tags (repeatable)")
@@ -163,6 +167,7 @@ It is disabled unless SURR_ENABLE_INNER_VOICE=1 (exit code 5).`,
 	f.StringVar(&req.Mode, "mode", "", "continue (the active session; the default), new_thread, or none (nothing kept)")
 	f.StringVar(&req.Topic, "topic", "", "a new thread's topic (default: the question)")
 	f.StringVar(&req.SessionID, "session", "", "the session to continue")
+	f.Var(scopeFlag{&req.ScopeIDs}, "scope", "whose session, as session=..,repo=..,agent=..,user=.. (repeatable): continue goes on with that scope's active session")
 	f.StringVar(&req.Context, "context", "", "what the answer draws on: kg, kg+thoughts or thoughts (default: kg with a language model, thoughts without)")
 	return cmd
 }

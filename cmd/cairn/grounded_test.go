@@ -60,6 +60,24 @@ func TestGroundedInnerVoiceFromTheCommandLine(t *testing.T) {
 	if !strings.Contains(show, "1. ") || !strings.Contains(show, "2. ") || !strings.Contains(show, "grounded, coverage 1.00, 120+40 tokens") {
 		t.Fatalf("show:\n%s", show)
 	}
+	// A scoped call has its own thread; --scope lists it, as the tool does.
+	reviewer := memory.Scope{RepoID: "/src/auth", AgentID: "reviewer"}
+	scoped := decode[cairn.AskResult](t, mustCLI(t, db, "--json", "inner-voice", "ask", "--no-save", "--mode", "continue", "--scope", "agent=reviewer", "--scope", "repo=/src/auth", q))
+	if scoped.Session == nil || !scoped.Session.Created || scoped.Session.SessionID == id || scoped.Session.Scope != reviewer {
+		t.Fatalf("a scoped ask: %+v", scoped.Session)
+	}
+	if canonical(t, mustCLI(t, db, "--json", "inner-voice", "sessions", "--scope", "agent=reviewer")) !=
+		canonical(t, mustCLI(t, db, "call", "inner_voice_sessions", `{"scopeIds":{"agentId":"reviewer"}}`)) {
+		t.Fatal("sessions --scope: the CLI and the tool differ")
+	}
+	list = mustCLI(t, db, "inner-voice", "sessions", "--scope", "agent=reviewer")
+	if !strings.Contains(list, "* "+scoped.Session.SessionID) || !strings.Contains(list, "repo=/src/auth,agent=reviewer)") ||
+		strings.Contains(list, id) || !strings.Contains(list, "-- 1 session, 1 exchange") {
+		t.Fatalf("sessions --scope agent=reviewer:\n%s", list)
+	}
+	if _, errs, code := cli(t, db, "", "inner-voice", "sessions", "--scope", "team=x"); code == 0 || !strings.Contains(errs, "unknown scope key") {
+		t.Fatalf("a bad scope: exit %d %s", code, errs)
+	}
 	// A model that fails: the extractive answer, and why.
 	srv.Script(llmtest.Answer{Status: 500})
 	text = mustCLI(t, db, "inner-voice", "ask", "--no-save", "--mode", "none", q)

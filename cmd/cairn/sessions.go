@@ -20,8 +20,12 @@ func newVoiceSessionsCmd(a *app) *cobra.Command {
 the latest first: topic, model, exchanges, tokens and cost over the session's
 life, its rolling summary, and which one is active (continued when no
 --session is given, until SURR_INNER_VOICE_TIMEOUT, default 24 h, passes
-without an exchange). The totals add up every session: figures only.`,
+without an exchange; each scope has its own). --scope lists the sessions
+within a scope (each key given must match) and marks the active session of
+exactly that scope. The totals add up the sessions listed (every page):
+figures only.`,
 		Example: `  cairn inner-voice sessions
+  cairn inner-voice sessions --scope agent=reviewer
   cairn inner-voice sessions show ivs_01J...
   cairn inner-voice sessions delete ivs_01J...`,
 		Args: usageArgs(cobra.NoArgs),
@@ -48,8 +52,8 @@ without an exchange). The totals add up every session: figures only.`,
 				if s.Active {
 					mark = "*"
 				}
-				fmt.Fprintf(a.out, "%s %s  %s  %s, %d tokens, $%.4f  (%s)\n", mark, s.ID, fmtTime(s.LastInteraction),
-					plural(s.TotalExchanges, "exchange"), s.TotalTokens, s.TotalCost, modelName(s.Provider, s.Model))
+				fmt.Fprintf(a.out, "%s %s  %s  %s, %d tokens, $%.4f  (%s%s)\n", mark, s.ID, fmtTime(s.LastInteraction),
+					plural(s.TotalExchanges, "exchange"), s.TotalTokens, s.TotalCost, modelName(s.Provider, s.Model), scopeSuffix(s.Scope))
 				fmt.Fprintln(a.out, wrap(oneLine(s.Topic, 200), 78, "  "))
 			}
 			t := res.Totals
@@ -61,6 +65,7 @@ without an exchange). The totals add up every session: figures only.`,
 	f := cmd.Flags()
 	f.IntVar(&limit, "limit", 100, "most sessions to list (1 to 1000)")
 	f.IntVar(&req.Offset, "offset", 0, "sessions to skip")
+	f.Var(scopeFlag{&req.ScopeIDs}, "scope", "only sessions within this scope, as session=..,repo=..,agent=..,user=.. (repeatable)")
 	f.BoolVar(&req.IncludePrivate, "private", false, "show summaries drawn from private thoughts")
 	cmd.AddCommand(newVoiceSessionShowCmd(a), newVoiceSessionDeleteCmd(a))
 	return cmd
@@ -90,7 +95,7 @@ func newVoiceSessionShowCmd(a *app) *cobra.Command {
 				return a.emit(res)
 			}
 			s := res.Session
-			fmt.Fprintf(a.out, "%s  %q  (%s, budget %d tokens)\n", s.ID, s.Topic, modelName(s.Provider, s.Model), s.MaxPromptTokens)
+			fmt.Fprintf(a.out, "%s  %q  (%s, budget %d tokens%s)\n", s.ID, s.Topic, modelName(s.Provider, s.Model), s.MaxPromptTokens, scopeSuffix(s.Scope))
 			fmt.Fprintf(a.out, "%s, %d tokens, $%.4f; started %s, last %s\n", plural(s.TotalExchanges, "exchange"), s.TotalTokens, s.TotalCost,
 				fmtTime(s.CreatedAt), fmtTime(s.LastInteraction))
 			if s.Summary.Text != "" || s.Hidden {

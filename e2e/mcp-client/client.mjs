@@ -195,6 +195,14 @@ async function main() {
     const sv = await ok("inner_voice_session", { session_id: ans.session.session_id });
     check(sv.exchanges.length === 1 && sv.exchanges[0].coverage_ratio === 1 && sv.exchanges[0].memories_referenced.length >= 2, "inner_voice_session: " + JSON.stringify(sv));
     await fails("inner_voice", { content: "x", mode: "later" }, "invalid_params");
+    // A scoped call has its own thread: the unscoped one is not continued.
+    const scoped = await ok("inner_voice", { content: "why does clock drift break session token expiry?", top_k: 3, save: false, mode: "continue", scopeIds: { agentId: "e2e-client" } });
+    check(scoped.session && scoped.session.created && scoped.session.session_id !== ans.session.session_id && scoped.session.scopeIds.agentId === "e2e-client",
+      "scoped inner_voice: " + JSON.stringify(scoped.session));
+    const mine = await ok("inner_voice_sessions", { scopeIds: { agentId: "e2e-client" } });
+    check(mine.sessions.length === 1 && mine.active_session_id === scoped.session.session_id && mine.sessions[0].scopeIds.agentId === "e2e-client" &&
+      mine.totals.exchanges === 1, "inner_voice_sessions by scope: " + JSON.stringify(mine));
+    await fails("inner_voice", { content: "x", scopeIds: { team: "x" } }, "invalid_params");
     const del = await ok("inner_voice_session_delete", { session_id: ans.session.session_id });
     check(del.deleted === ans.session.session_id && del.exchanges === 1, "inner_voice_session_delete: " + JSON.stringify(del));
     await fails("inner_voice_session", { session_id: ans.session.session_id }, "not_found");

@@ -439,4 +439,4 @@ func (s *Server) HasExtension(name string) bool {
 }
 
 // PGVectorInstall says how to get pgvector.
-const PGVectorInstall = "pgvector is not installed: apt-get install postgresql-server-dev-15, then make && make install in the pgvector source (.ci/run does this from ../shared/vendor/pgvector-0.8.6.tar.gz)"
+const PGVectorInstall = "pgvector is not installed: apt-get install postgresql-server-dev-15, then make && make install in the pgvector source (.ci/run does this from testdata/pgvector/pgvector-0.8.6.tar.gz)"

@@ -225,9 +225,14 @@ func (r *Redactor) Redact(text string) (string, []Finding) {
 		}
 	}
 	if !r.NoEntropy {
-		for _, m := range highEntropy().FindAllStringIndex(text, -1) {
+		// Tokens are looked for around what the named rules found, not
+		// through it: the rest of a token a rule took part of is a token
+		// of its own, as it is when the text is redacted again and the
+		// marker stands there (redacting twice changes nothing more).
+		masked := maskFindings(text, found)
+		for _, m := range highEntropy().FindAllStringIndex(masked, -1) {
 			a, b := m[0], m[1]
-			if taken(a, b) || !randomLooking(text, a, b) {
+			if taken(a, b) || !randomLooking(masked, a, b) {
 				continue
 			}
 			found = append(found, Finding{Kind: "high-entropy", Start: a, End: b})
@@ -246,6 +251,22 @@ func (r *Redactor) Redact(text string) (string, []Finding) {
 	}
 	sb.WriteString(text[last:])
 	return sb.String(), found
+}
+
+// maskFindings returns text with every finding's bytes replaced by ']',
+// the byte a marker ends with, which no token holds: offsets stay those
+// of text.
+func maskFindings(text string, found []Finding) string {
+	if len(found) == 0 {
+		return text
+	}
+	b := []byte(text)
+	for _, f := range found {
+		for i := f.Start; i < f.End; i++ {
+			b[i] = ']'
+		}
+	}
+	return string(b)
 }
 
 // quick is a cheap test that the rule could match at all, so most text

@@ -119,3 +119,42 @@ func TestExtractiveSessionsFromTheCommandLine(t *testing.T) {
 		t.Fatalf("sessions:\n%s\nshow:\n%s", list, show)
 	}
 }
+
+// CAIRN_LLM_PRICES overrides the price table: cairn config shows the
+// entries and the price the model is charged at with its source, a call
+// costs that, and a bad entry stops the command naming it.
+func TestPriceTableFromTheCommandLine(t *testing.T) {
+	srv := llmtest.New(t, llm.ProviderOpenAI, llmtest.Answer{Reply: func(p string) string { return llmtest.Quote(p, 2) }})
+	t.Setenv("SURR_ENABLE_INNER_VOICE", "1")
+	t.Setenv("SURR_ARCHIVE_DIR", filepath.Join(t.TempDir(), "archive"))
+	t.Setenv("CAIRN_LLM_PROVIDER", "openai")
+	t.Setenv("CAIRN_LLM_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", llmtest.Key)
+	t.Setenv("CAIRN_LLM_PRICES", `{"gpt-4o-mini": {"input": 0.2, "output": 0.8}, "my-finetune": "1/4"}`)
+	db := filepath.Join(t.TempDir(), "cairn.db")
+	cfg := strings.Join(strings.Fields(mustCLI(t, db, "--json", "config")), "")
+	for _, want := range []string{`"prices":{"gpt-4o-mini":{"input":0.2,"output":0.8},"my-finetune":{"input":1,"output":4}}`,
+		`"modelPrice":{"price":{"input_per_mtok":0.2,"output_per_mtok":0.8},"known":true,"source":"CAIRN_LLM_PRICESgpt-4o-mini"}`} {
+		if !strings.Contains(cfg, want) {
+			t.Errorf("config lacks %s:\n%s", want, cfg)
+		}
+	}
+	if text := mustCLI(t, db, "config"); !strings.Contains(text, "openai, model gpt-4o-mini, window 128000 tokens, $0.2/$0.8 per million tokens in/out (CAIRN_LLM_PRICES gpt-4o-mini); 2 price table entries from CAIRN_LLM_PRICES") {
+		t.Errorf("config:\n%s", text)
+	}
+	for _, th := range []string{
+		"Clock drift breaks session token expiry because the auth-service depends on NTP.",
+		"The auth-service uses Redis for session tokens, and clock drift breaks session token expiry.",
+	} {
+		mustCLI(t, db, "think", "--origin", "human", th)
+	}
+	res := decode[cairn.AskResult](t, mustCLI(t, db, "--json", "inner-voice", "ask", "--no-save", "--context", "thoughts",
+		"why does clock drift break session token expiry on the auth-service?"))
+	if res.Provenance.Calls != 1 || res.Provenance.CostUSD != (120*0.2+40*0.8)/1e6 {
+		t.Fatalf("provenance %+v; want one call at the table's price", res.Provenance)
+	}
+	t.Setenv("CAIRN_LLM_PRICES", `{"gpt-4o-mini": {"input": 0.2}}`)
+	if _, errs, code := cli(t, db, "", "config"); code == 0 || !strings.Contains(errs, `CAIRN_LLM_PRICES: entry "gpt-4o-mini": want both "input" and "output"`) {
+		t.Fatalf("a bad table: exit %d %s", code, errs)
+	}
+}

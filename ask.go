@@ -101,6 +101,12 @@ type AskDiagnostics struct {
 	SummariesLeftOut []string `json:"summaries_left_out,omitempty"`
 	// SaveSkipped says why no thought was saved although save was true.
 	SaveSkipped string `json:"save_skipped,omitempty"`
+	// Degraded is embedder_unavailable when the question could not be
+	// embedded and the sources were found by words instead, among the
+	// WordPool most recent thoughts and graph records (SURR_DB_LIMIT of
+	// each kind).
+	Degraded string `json:"degraded,omitempty"`
+	WordPool int    `json:"word_pool,omitempty"`
 	// Notes are warnings that did not fail the call (a best-effort step
 	// that failed).
 	Notes     []string `json:"notes,omitempty"`
@@ -261,7 +267,9 @@ func (e *Engine) askParams(req AskRequest, d *AskDiagnostics) (askParams, error)
 // the question (the inner voice's retrieval over the persisted index, at
 // most top_k at or above sim_thresh, comparing at most SURR_DB_LIMIT
 // candidates per pool) under the context policy (kg: knowledge-graph
-// entities and facts; thoughts; or both), answers with the language
+// entities and facts; thoughts; or both) or, while the embedder is
+// unavailable, by the question's words among the SURR_DB_LIMIT most
+// recent records of each kind (diagnostics.degraded), answers with the language
 // model when one is configured (a prompt within the token budget, the
 // session's summary and recent exchanges as context) or else the
 // extractive synthesiser, checks the answer with the grounding verifier
@@ -329,6 +337,11 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 		return res, err
 	}
 	sources, thoughts, byID, iv := found.sources, found.thoughts, found.byID, found.diag
+	if d.Degraded != "" {
+		d.Notes = append(d.Notes, fmt.Sprintf("the embedder is unavailable: the sources were found by words, not by meaning, among the %d most recent "+
+			"thoughts and graph records (at most SURR_DB_LIMIT %d of each kind); sim_thresh applied to the share of the question's words a source holds",
+			d.WordPool, e.ask.DBLimit))
+	}
 	if len(sources) == 0 {
 		d.NoResults, d.Reason = true, noResultsReason(policy, iv)
 		if p.save {
@@ -559,12 +572,14 @@ func (e *Engine) askSources(ctx context.Context, req AskRequest, q string, p ask
 	k := p.topK
 	for pass := 1; ; pass++ {
 		iv, err := e.voice.Retrieve(ctx, retrieve.InnerVoiceRequest{Query: q, TopK: &k, Floor: &p.simThresh, Mix: &mix,
-			IncludePrivate: req.IncludePrivate, IncludeTags: req.IncludeTags, ExcludeTags: req.ExcludeTags, CandidateCap: e.ask.DBLimit})
+			IncludePrivate: req.IncludePrivate, IncludeTags: req.IncludeTags, ExcludeTags: req.ExcludeTags, CandidateCap: e.ask.DBLimit,
+			WordsWhenDegraded: true})
 		if err != nil {
 			return out, err
 		}
 		out.diag = iv.Diagnostics
 		d.ThoughtCandidates, d.KGCandidates, d.BelowThreshold = iv.Diagnostics.ThoughtCandidates, iv.Diagnostics.KGCandidates, 0
+		d.Degraded, d.WordPool = iv.Diagnostics.Degraded, iv.Diagnostics.WordPool
 		exhausted := len(iv.Snippets) < k
 		for _, s := range iv.Snippets {
 			thought := s.SourceType == string(memory.VectorThought)

@@ -828,3 +828,85 @@ func TestAskWithAnotherSynthesizer(t *testing.T) {
 		t.Fatalf("refusal %+v", res)
 	}
 }
+
+// With the embedder down, inner_voice answers from words rather than
+// failing: the SURR_DB_LIMIT most recent thoughts (and graph records)
+// the filters allow are scored by the question's words, the result says
+// degraded, and the answer is grounded and saved (its vector pending).
+// A matching thought older than the pool is not found; private and
+// removed ones are left out as always. inner_voice_retrieve still fails
+// with embedder_unavailable.
+func TestAskAnswersByWordsWhenTheEmbedderIsDown(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cairn.db")
+	var mu sync.Mutex
+	tick := time.UnixMilli(1_700_000_000_000)
+	clock := func() time.Time { // a second per reading: every thought is newer than the last
+		mu.Lock()
+		defer mu.Unlock()
+		tick = tick.Add(time.Second)
+		return tick
+	}
+	ask := &synth.AskConfig{TopK: 5, SimThresh: 0.5, DBLimit: 4}
+	up := openAt(t, path, &cairn.Options{Embedder: embed.Hash{Dim: 64}, InnerVoice: voiceOn(), Now: clock, Ask: ask})
+	oldest := think(t, up, cairn.ThinkRequest{Content: "The albatross migration script timed out on the replica."})
+	b := think(t, up, cairn.ThinkRequest{Content: "The albatross migration needs a longer statement timeout."})
+	c := think(t, up, cairn.ThinkRequest{Content: "The albatross migration finished once the timeout was raised to 900 seconds."})
+	think(t, up, cairn.ThinkRequest{Content: "Albatross migration timeout credentials rotate weekly.", IsPrivate: true})
+	think(t, up, cairn.ThinkRequest{Content: "Lunch is at noon on Fridays."})
+	removed := think(t, up, cairn.ThinkRequest{Content: "The albatross migration timeout rollback plan."})
+	if _, err := up.MarkThought(ctx, cairn.MarkThoughtRequest{ThoughtID: removed.ID, Status: memory.StatusRemoval}); err != nil {
+		t.Fatal(err)
+	}
+	think(t, up, cairn.ThinkRequest{Content: "Deploys happen on Tuesdays."})
+	up.Close()
+
+	down := openAt(t, path, &cairn.Options{Embedder: failing{embed.Hash{Dim: 64}}, InnerVoice: voiceOn(), Now: clock, Ask: ask})
+	if _, err := down.InnerVoice(ctx, retrieve.InnerVoiceRequest{Query: "albatross migration timeout"}); memory.CodeOf(err) != memory.CodeEmbedderUnavailable {
+		t.Fatalf("inner_voice_retrieve: %v; want embedder_unavailable", err)
+	}
+	res, err := down.Ask(ctx, cairn.AskRequest{Content: "albatross migration timeout"})
+	if err != nil {
+		t.Fatalf("inner_voice with the embedder down: %v; want an answer from words", err)
+	}
+	d := res.Diagnostics
+	if d.Degraded != string(memory.CodeEmbedderUnavailable) || d.WordPool != 4 {
+		t.Fatalf("diagnostics %+v; want degraded embedder_unavailable over a pool of the 4 most recent thoughts", d)
+	}
+	var got []string
+	for _, s := range res.Sources {
+		got = append(got, s.ThoughtID)
+		if s.Similarity < 0.5 || s.Similarity > 1 {
+			t.Errorf("source %s scored %v by words; want within [sim_thresh, 1]", s.ThoughtID, s.Similarity)
+		}
+	}
+	slices.Sort(got)
+	want := []string{b.ID, c.ID}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("sources %v; want the two matching thoughts in the pool %v (not %s, older than the pool, nor the private or removed ones)", got, want, oldest.ID)
+	}
+	if res.Refused || res.SynthesizedAnswer == "" || res.Grounding.CoverageRatio != 1 || res.SavedThoughtID == "" {
+		t.Fatalf("answer %q refused %v coverage %v saved %q; want a grounded, saved answer", res.SynthesizedAnswer, res.Refused,
+			res.Grounding.CoverageRatio, res.SavedThoughtID)
+	}
+	if !slices.ContainsFunc(d.Notes, func(n string) bool { return strings.Contains(n, "found by words") }) {
+		t.Errorf("notes %q; want one saying the sources were found by words", d.Notes)
+	}
+	if vs := vectorStatus(t, down); vs.Pending != 1 {
+		t.Errorf("vectors %+v; want the saved answer stored and pending", vs)
+	}
+	// The same over the tool table, as MCP, HTTP and the CLI call it.
+	out, err := down.CallJSON(ctx, "inner_voice", []byte(`{"content":"albatross migration timeout","save":false}`))
+	if err != nil {
+		t.Fatalf("inner_voice over the tool table: %v", err)
+	}
+	j, _ := json.Marshal(out)
+	if !strings.Contains(string(j), `"degraded":"embedder_unavailable"`) || strings.Contains(string(j), "secret-host") {
+		t.Errorf("tool result %s; want degraded embedder_unavailable and nothing of the embedder's error", j)
+	}
+	// A question none of the pool's words answer: no sources, no error.
+	res, err = down.Ask(ctx, cairn.AskRequest{Content: "kubernetes autoscaler", Save: new(false)})
+	if err != nil || len(res.Sources) != 0 || !res.Diagnostics.NoResults || res.Diagnostics.Degraded == "" {
+		t.Fatalf("a question no word answers: %+v %v; want no sources, degraded", res.Diagnostics, err)
+	}
+}

@@ -50,7 +50,8 @@ func codeRepo(t *testing.T) string {
 
 // The Engine against a real failing remote embedder: writes are kept,
 // pending; the default retrieval degrades to words and recency and says
-// so; the inner voice, reembed and doctor report embedder_unavailable;
+// so; inner_voice answers from words and says so; inner_voice_retrieve,
+// reembed and doctor report embedder_unavailable;
 // nothing any call returns shows the embedder's address, path or answer,
 // or Go's error texts. The operator's debug log keeps the detail.
 func TestFailingRemoteEmbedderEngine(t *testing.T) {
@@ -97,6 +98,13 @@ func TestFailingRemoteEmbedderEngine(t *testing.T) {
 				t.Fatalf("inner voice: %v; want embedder_unavailable", err)
 			}
 			shows("the inner voice's error", err.Error())
+			// inner_voice answers from words instead, and says so.
+			ask, err := eng.Ask(ctx, cairn.AskRequest{Content: embedtest.Query, Save: new(false)})
+			if err != nil || ask.Diagnostics.Degraded != string(memory.CodeEmbedderUnavailable) || len(ask.Sources) != 1 {
+				t.Fatalf("inner_voice: %+v %v; want the one thought found by words, degraded", ask.Diagnostics, err)
+			}
+			b, _ = json.Marshal(ask)
+			shows("inner_voice's answer", string(b))
 			rep, err := eng.Reembed(ctx, cairn.ReembedRequest{}, nil)
 			if memory.CodeOf(err) != memory.CodeEmbedderUnavailable || rep.Pending != len(embedtest.Birds)+1 {
 				t.Fatalf("reembed: %+v %v; want embedder_unavailable, all pending", rep, err)
@@ -109,6 +117,7 @@ func TestFailingRemoteEmbedderEngine(t *testing.T) {
 			for _, call := range []struct{ tool, args string }{
 				{"retrieve", `{"query":"albatross migration"}`},
 				{"inner_voice_retrieve", `{"query":"albatross migration"}`},
+				{"inner_voice", `{"content":"albatross migration","save":false}`},
 				{"reembed", `{}`},
 				{"doctor", `{}`},
 				{"code_index", string(idx)},

@@ -31,8 +31,15 @@ type LLMSettings struct {
 	MaxOutputTokens int        `json:"maxOutputTokens,omitempty"`
 	Temperature     *float64   `json:"temperature,omitempty"`
 	Price           *llm.Price `json:"price,omitempty"`
-	JSON            string     `json:"json,omitempty"`
-	APIKeySet       bool       `json:"apiKeySet"`
+	// Prices are the price table's entries given by CAIRN_LLM_PRICES, by
+	// model-name prefix, laid over the built-in table.
+	Prices map[string]llm.PriceEntry `json:"prices,omitempty"`
+	// ModelPrice is what the model's tokens cost and where that comes
+	// from (CAIRN_LLM_PRICE, CAIRN_LLM_PRICES and the prefix, the
+	// built-in table and the prefix, a local server, or unknown).
+	ModelPrice *llm.ModelPrice `json:"modelPrice,omitempty"`
+	JSON       string          `json:"json,omitempty"`
+	APIKeySet  bool            `json:"apiKeySet"`
 }
 
 func llmSettingsOf(s llm.Settings) LLMSettings {
@@ -40,7 +47,9 @@ func llmSettingsOf(s llm.Settings) LLMSettings {
 		return LLMSettings{}
 	}
 	out := LLMSettings{Provider: s.Provider, Model: s.Model, BaseURL: s.BaseURL, Retries: max(s.Retries, 0), ContextWindow: s.ContextWindow,
-		MaxOutputTokens: s.MaxOutputTokens, Temperature: s.Temperature, Price: s.Price, JSON: s.JSON, APIKeySet: s.APIKey.Set()}
+		MaxOutputTokens: s.MaxOutputTokens, Temperature: s.Temperature, Price: s.Price, Prices: s.Prices, JSON: s.JSON, APIKeySet: s.APIKey.Set()}
+	mp := s.ModelPrice()
+	out.ModelPrice = &mp
 	if s.Timeout > 0 {
 		out.Timeout = s.Timeout.String()
 	}

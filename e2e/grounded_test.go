@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,26 +19,59 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// groundedProviders are the four wire formats cairn speaks, each with
+// the environment that points cairn serve at its fake, the header its key
+// travels in and what asks the model for JSON in its request.
+var groundedProviders = []struct {
+	provider, path, keyVar, keyHeader, keyPrefix, jsonField string
+}{
+	{llm.ProviderOpenAI, "/v1", "OPENAI_API_KEY", "Authorization", "Bearer ", `"json_schema"`},
+	{llm.ProviderOllama, "", "OLLAMA_API_KEY", "Authorization", "Bearer ", `"format"`},
+	{llm.ProviderGemini, "/v1beta", "GEMINI_API_KEY", "x-goog-api-key", "", `"responseJsonSchema"`},
+	{llm.ProviderAnthropic, "/v1", "ANTHROPIC_API_KEY", "x-api-key", "", `"tool_choice"`},
+}
+
 // TestServeAnswersWithAGroundedModel runs the real `cairn serve`
-// configured by its environment with a language model: a fake OpenAI
-// server this test starts (the chat completions wire format, no network).
-// An agent asks through MCP (streamable HTTP, the official Go SDK's
-// client): the model answers from the knowledge graph, cairn checks and
-// returns the grounding contract, records the session, refuses an
+// configured by its environment with a language model: for each wire
+// format (OpenAI chat completions, Ollama's /api/chat, Gemini
+// generateContent, Anthropic Messages) a fake server this test starts (no
+// network). An agent asks through MCP (streamable HTTP, the official Go
+// SDK's client): the model answers from the knowledge graph, cairn checks
+// and returns the grounding contract, records the session, refuses an
 // ungrounded answer, answers extractively when the model fails, and counts
 // it all on /metrics; the key never shows.
 func TestServeAnswersWithAGroundedModel(t *testing.T) {
-	var mu sync.Mutex
-	var prompts []string
-	fake := llmtest.New(t, llm.ProviderOpenAI, llmtest.Answer{Reply: func(p string) string {
-		mu.Lock()
-		prompts = append(prompts, p)
-		mu.Unlock()
-		return llmtest.Quote(p, 2)
-	}})
+	for _, p := range groundedProviders {
+		t.Run(p.provider, func(t *testing.T) {
+			var mu sync.Mutex
+			var prompts []string
+			fake := llmtest.New(t, p.provider, llmtest.Answer{Reply: func(q string) string {
+				mu.Lock()
+				prompts = append(prompts, q)
+				mu.Unlock()
+				return llmtest.Quote(q, 2)
+			}})
+			serveGrounded(t, fake, p.path, p.keyVar, func() []string {
+				mu.Lock()
+				defer mu.Unlock()
+				return slices.Clone(prompts)
+			}, func(req llmtest.Request) bool {
+				return req.Header.Get(p.keyHeader) == p.keyPrefix+llmtest.Key && strings.Contains(string(req.Raw), p.jsonField)
+			})
+		})
+	}
+}
+
+// serveGrounded is TestServeAnswersWithAGroundedModel for one provider:
+// cairn serve pointed at fake (its base URL the fake's plus path, the key
+// in keyVar); prompts returns what the model was asked so far, and good
+// says whether a request carried the key and the JSON format as the
+// provider takes them.
+func serveGrounded(t *testing.T, fake *llmtest.Server, path, keyVar string, prompts func() []string, good func(llmtest.Request) bool) {
 	dir := t.TempDir()
 	base, logs := serveLogged(t, filepath.Join(dir, "cairn.db"), "SURR_ENABLE_INNER_VOICE=1", "SURR_ARCHIVE_DIR="+filepath.Join(dir, "archive"),
-		"CAIRN_LLM_PROVIDER=openai", "CAIRN_LLM_URL="+fake.URL+"/v1", "OPENAI_API_KEY="+llmtest.Key, "CAIRN_LLM_RETRIES=0")
+		"CAIRN_LLM_PROVIDER="+fake.Provider, "CAIRN_LLM_MODEL="+fake.Model, "CAIRN_LLM_URL="+fake.URL+path, keyVar+"="+llmtest.Key,
+		"CAIRN_LLM_RETRIES=0")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -85,7 +119,8 @@ func TestServeAnswersWithAGroundedModel(t *testing.T) {
 	call("inner_voice", map[string]any{"content": q, "mode": "new_thread", "topic": "session tokens"}, &ans)
 	g := ans.Grounding
 	if ans.Synthesizer != "grounded" || ans.Refused || g.Refused || g.CoverageRatio != 1 || len(g.Sources) != 2 || ans.SavedThoughtID == "" ||
-		ans.Session == nil || !ans.Session.Created || ans.Session.Topic != "session tokens" || ans.Provenance.Model != "gpt-4o-mini" {
+		ans.Session == nil || !ans.Session.Created || ans.Session.Topic != "session tokens" || ans.Provenance.Model != fake.Model ||
+		ans.Provenance.Provider != fake.Provider {
 		t.Fatalf("inner_voice: %+v", ans)
 	}
 	for _, c := range g.Sources {
@@ -94,9 +129,8 @@ func TestServeAnswersWithAGroundedModel(t *testing.T) {
 		}
 	}
 	req := fake.Requests()[0]
-	if req.Header.Get("Authorization") != "Bearer "+llmtest.Key || !strings.Contains(string(req.Raw), `"json_schema"`) ||
-		strings.Contains(prompts[0], "NTP is to blame") {
-		t.Fatalf("the model's request: %s", req.Raw)
+	if !good(req) || strings.Contains(prompts()[0], "NTP is to blame") {
+		t.Fatalf("the model's request: %v %s", req.Header, req.Raw)
 	}
 
 	// The next question continues the thread: the model sees the first
@@ -105,8 +139,8 @@ func TestServeAnswersWithAGroundedModel(t *testing.T) {
 	if ans.Session == nil || ans.Session.Seq != 2 || ans.Session.Created {
 		t.Fatalf("the second exchange: %+v", ans.Session)
 	}
-	if last := prompts[len(prompts)-1]; !strings.Contains(last, "Topic: session tokens") || !strings.Contains(last, "Q: "+q) {
-		t.Fatalf("the second prompt carries no conversation:\n%s", last)
+	if ps := prompts(); !strings.Contains(ps[len(ps)-1], "Topic: session tokens") || !strings.Contains(ps[len(ps)-1], "Q: "+q) {
+		t.Fatalf("the second prompt carries no conversation:\n%s", ps[len(ps)-1])
 	}
 
 	// An answer that adds what no source says is refused.

@@ -52,17 +52,12 @@ func (b *base) Model() string { return b.s.Model }
 // ContextWindow implements Client.
 func (b *base) ContextWindow() int { return b.s.ContextWindow }
 
-// Price implements Client: the configured price, the table's, or zero
-// (known) for a server on the user's machine.
+// Price implements Client: the configured price, the table's (with
+// Settings.Prices laid over it), or zero (known) for a server on the
+// user's machine (Settings.ModelPrice).
 func (b *base) Price() (Price, bool) {
-	if b.s.Price != nil {
-		return *b.s.Price, true
-	}
-	if local[b.s.Provider] {
-		return Price{}, true
-	}
-	info, ok := Lookup(b.s.Model)
-	return info.Price, ok
+	mp := b.s.ModelPrice()
+	return mp.Price, mp.Known
 }
 
 // CountTokens implements Client.

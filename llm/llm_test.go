@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -591,6 +592,101 @@ func TestPricesAndCost(t *testing.T) {
 	res, _ = client(t, local.Settings()).Synthesize(context.Background(), prompt("q"), llm.Config{})
 	if !res.CostKnown || res.Cost != 0 {
 		t.Fatalf("local model's cost %+v", res)
+	}
+}
+
+// The whole price table can be overridden by configuration
+// (CAIRN_LLM_PRICES, inline or as a file): an entry replaces the price
+// of its prefix or adds one (with a window when it gives one), the
+// longest prefix still wins, CAIRN_LLM_PRICE wins over the table, a
+// local server's model is priced when the table names it, and calls cost
+// what the table says.
+func TestPriceTableFromConfig(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		m := map[string]string{"CAIRN_LLM_PROVIDER": "openai", "OPENAI_API_KEY": "k"}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) string { return m[k] }
+	}
+	table := `{"gpt-4o-mini": {"input": 0.2, "output": 0.8}, "gpt-4o": "3/12",
+		"my-finetune": {"input": 1, "output": 4, "context_window": 32768}, "qwen": {"input": 0.05, "output": 0.1}}`
+	file := filepath.Join(t.TempDir(), "prices.json")
+	if err := os.WriteFile(file, []byte(table), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, given := range []string{table, file} {
+		for _, c := range []struct {
+			provider, model, price string
+			want                   llm.ModelPrice
+			window                 int
+		}{
+			{"openai", "gpt-4o-mini-2024-07-18", "", llm.ModelPrice{Price: llm.Price{Input: 0.2, Output: 0.8}, Known: true, Source: "CAIRN_LLM_PRICES gpt-4o-mini"}, 128_000},
+			{"openai", "gpt-4o-2024-08-06", "", llm.ModelPrice{Price: llm.Price{Input: 3, Output: 12}, Known: true, Source: "CAIRN_LLM_PRICES gpt-4o"}, 128_000},
+			{"openai", "gpt-4.1-mini", "", llm.ModelPrice{Price: llm.Price{Input: 0.4, Output: 1.6}, Known: true, Source: "built-in table gpt-4.1-mini"}, 1_047_576},
+			{"openai", "my-finetune-v2", "", llm.ModelPrice{Price: llm.Price{Input: 1, Output: 4}, Known: true, Source: "CAIRN_LLM_PRICES my-finetune"}, 32768},
+			{"openai", "my-finetune-v2", "7/9", llm.ModelPrice{Price: llm.Price{Input: 7, Output: 9}, Known: true, Source: "CAIRN_LLM_PRICE"}, 32768},
+			{"vllm", "qwen2.5-7b", "", llm.ModelPrice{Price: llm.Price{Input: 0.05, Output: 0.1}, Known: true, Source: "CAIRN_LLM_PRICES qwen"}, llm.DefaultContextWindow},
+			{"vllm", "llama-3", "", llm.ModelPrice{Known: true, Source: "local server"}, llm.DefaultContextWindow},
+			{"openai", "mystery", "", llm.ModelPrice{Source: "unknown"}, llm.DefaultContextWindow},
+		} {
+			s, notes, err := llm.SettingsFromEnv(env("CAIRN_LLM_PROVIDER", c.provider, "CAIRN_LLM_MODEL", c.model, "CAIRN_LLM_PRICES", given, "CAIRN_LLM_PRICE", c.price))
+			if err != nil {
+				t.Fatalf("%s %s: %v", c.provider, c.model, err)
+			}
+			if got := s.ModelPrice(); got != c.want || s.ContextWindow != c.window || len(s.Prices) != 4 {
+				t.Errorf("%s %s: price %+v window %d (%d entries); want %+v window %d", c.provider, c.model, got, s.ContextWindow, len(s.Prices), c.want, c.window)
+			}
+			if unknown := strings.Contains(strings.Join(notes, "\n"), "has no price"); unknown == c.want.Known {
+				t.Errorf("%s %s: notes %q", c.provider, c.model, notes)
+			}
+		}
+	}
+	// A call costs what the table says, and cairn config shows it.
+	srv := llmtest.New(t, llm.ProviderOpenAI, llmtest.Answer{Text: "ok"})
+	s := srv.Settings()
+	s.Prices = map[string]llm.PriceEntry{srv.Model: {Input: 2, Output: 6}}
+	res, err := client(t, s).Synthesize(context.Background(), prompt("q"), llm.Config{})
+	if err != nil || !res.CostKnown || res.Cost != (120*2+40*6)/1e6 {
+		t.Fatalf("cost %+v %v", res, err)
+	}
+	if b, _ := json.Marshal(s); !strings.Contains(string(b), `"prices":{"`+srv.Model+`":{"input":2,"output":6}}`) {
+		t.Errorf("settings %s; want the table", b)
+	}
+
+	// Bad tables are invalid_params naming what is wrong, and where.
+	for given, want := range map[string]string{
+		`{"gpt-4o": {"input": -1, "output": 2}}`:                             `entry "gpt-4o": input -1`,
+		`{"gpt-4o": {"input": 1}}`:                                           `entry "gpt-4o": want both "input" and "output"`,
+		`{"gpt-4o": {"inptu": 1, "output": 2}}`:                              `entry "gpt-4o": want {"input"`,
+		`{"gpt-4o": "cheap"}`:                                                `entry "gpt-4o": want "input/output"`,
+		`{"gpt-4o": 3}`:                                                      `entry "gpt-4o"`,
+		`{"": {"input": 1, "output": 2}}`:                                    `entry "": the model prefix is empty`,
+		`{"m": {"input": 1, "output": 2, "context_window": 10}}`:             `entry "m": context_window 10`,
+		`{"m": {"input": 1, "output": 2}, "n": {"input": 1, "output": 1e9}}`: `entry "n": output 1e+09`,
+		`{"m": {"input": 1, "output": 2}} {"n": 1}`:                          `text after the JSON object`,
+		`{"m": `: `not a JSON object`,
+		filepath.Join(t.TempDir(), "missing.json"): `no such file`,
+		`[{"m": 1}]`: `no such file`, // not an object: read as a path
+	} {
+		_, _, err := llm.SettingsFromEnv(env("CAIRN_LLM_PRICES", given))
+		if memory.CodeOf(err) != memory.CodeInvalidParams || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "CAIRN_LLM_PRICES") {
+			t.Errorf("CAIRN_LLM_PRICES=%s: %v; want invalid_params saying %q", given, err, want)
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"gpt-5": {"input": "a lot", "output": 1}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := llm.SettingsFromEnv(env("CAIRN_LLM_PRICES", bad)); memory.CodeOf(err) != memory.CodeInvalidParams ||
+		!strings.Contains(err.Error(), `file "`+bad+`": entry "gpt-5"`) {
+		t.Errorf("a bad file: %v; want the file and the entry named", err)
+	}
+	// Go callers' tables are checked by New too.
+	s = srv.Settings()
+	s.Prices = map[string]llm.PriceEntry{"x": {Input: -1}}
+	if _, err := llm.New(s); memory.CodeOf(err) != memory.CodeInvalidParams || !strings.Contains(err.Error(), `entry "x"`) {
+		t.Errorf("New with a bad table: %v", err)
 	}
 }
 

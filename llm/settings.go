@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -44,6 +45,11 @@ type Settings struct {
 	ContextWindow int `json:"context_window,omitempty"`
 	// Price, when set, overrides the model's price.
 	Price *Price `json:"price,omitempty"`
+	// Prices override or extend the built-in table (Models), by model-name
+	// prefix: an entry replaces the price of the same prefix (and its
+	// window, when it gives one) or adds a prefix; the longest prefix of
+	// the model still wins. Price, when set, wins over both.
+	Prices map[string]PriceEntry `json:"prices,omitempty"`
 	// MaxOutputTokens is a call's answer budget when its Config sets none
 	// (default 1024).
 	MaxOutputTokens int `json:"max_output_tokens"`
@@ -131,7 +137,9 @@ var local = map[string]bool{ProviderOllama: true, ProviderOllamaOpenAI: true, Pr
 // (SURR_INNER_VOICE_MODEL), CAIRN_LLM_URL, CAIRN_LLM_TIMEOUT,
 // CAIRN_LLM_RETRIES, CAIRN_LLM_CONTEXT_WINDOW, CAIRN_LLM_MAX_OUTPUT_TOKENS,
 // CAIRN_LLM_TEMPERATURE (SURR_INNER_VOICE_TEMP), CAIRN_LLM_PRICE ("input/
-// output" dollars per million tokens, like "2.5/10"), CAIRN_LLM_JSON, and
+// output" dollars per million tokens, like "2.5/10"), CAIRN_LLM_PRICES (a
+// JSON object of model prefix → price, or a file holding one; see
+// ParsePrices), CAIRN_LLM_JSON, and
 // the key from CAIRN_LLM_API_KEY or the provider's own variable (KeyVars).
 // The CAIRN_ name wins when both are set. It returns notes on every
 // default filled in or setting overridden (never a key's value). With no
@@ -207,6 +215,13 @@ func SettingsFromEnv(getenv func(string) string) (Settings, []string, error) {
 		}
 		s.Price = &p
 	}
+	if v := strings.TrimSpace(getenv("CAIRN_LLM_PRICES")); v != "" {
+		ps, err := ParsePrices(v)
+		if err != nil {
+			return s, notes, err
+		}
+		s.Prices = ps
+	}
 	if k := strings.TrimSpace(getenv("CAIRN_LLM_API_KEY")); k != "" {
 		s.APIKey = Secret(k)
 	} else {
@@ -273,8 +288,24 @@ func (s Settings) check() (Settings, []string, error) {
 	if s.MaxOutputTokens <= 0 {
 		s.MaxOutputTokens = 1024
 	}
+	keys := make([]string, 0, len(s.Prices))
+	for k := range s.Prices {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if err := checkPriceEntry(k, s.Prices[k]); err != nil {
+			return s, notes, memory.Errorf(memory.CodeInvalidParams, "CAIRN_LLM_PRICES entry %q: %s", k, err.Error())
+		}
+	}
+	if s.Price != nil {
+		if err := checkPriceEntry("price", PriceEntry{Input: s.Price.Input, Output: s.Price.Output}); err != nil {
+			return s, notes, memory.Errorf(memory.CodeInvalidParams, "CAIRN_LLM_PRICE: %s", err.Error())
+		}
+	}
 	if s.ContextWindow <= 0 {
-		if info, ok := Lookup(s.Model); ok && !local[s.Provider] {
+		info, _, overridden, ok := lookup(s.Model, s.Prices)
+		if ok && info.ContextWindow > 0 && (!local[s.Provider] || overridden) {
 			s.ContextWindow = info.ContextWindow
 		} else {
 			s.ContextWindow = DefaultContextWindow
@@ -291,10 +322,8 @@ func (s Settings) check() (Settings, []string, error) {
 	default:
 		return s, notes, memory.Errorf(memory.CodeInvalidParams, "CAIRN_LLM_JSON=%q: want schema, object or off", s.JSON)
 	}
-	if s.Price == nil && !local[s.Provider] {
-		if _, ok := Lookup(s.Model); !ok {
-			notes = append(notes, fmt.Sprintf("LLM model %s has no price in cairn's table: costs read 0 (set CAIRN_LLM_PRICE)", s.Model))
-		}
+	if !s.ModelPrice().Known {
+		notes = append(notes, fmt.Sprintf("LLM model %s has no price in cairn's table: costs read 0 (set CAIRN_LLM_PRICE or CAIRN_LLM_PRICES)", s.Model))
 	}
 	return s, notes, nil
 }

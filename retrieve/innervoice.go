@@ -125,6 +125,14 @@ type InnerVoiceRequest struct {
 	// CandidateCap, when positive, lowers each source's candidate cap
 	// (Go callers only: the inner_voice tool's SURR_DB_LIMIT).
 	CandidateCap int `json:"-"`
+	// WordsWhenDegraded, when the query cannot be embedded
+	// (embedder_unavailable), ranks by words instead of failing: the
+	// CandidateCap (else MaxCandidatesPerSource) most recent records of
+	// each kind the filters allow are scored by the share of the query's
+	// words they hold, weighted by rarity, and Diagnostics.Degraded says
+	// so (Go callers only: the inner_voice tool's answers;
+	// inner_voice.retrieve itself fails).
+	WordsWhenDegraded bool `json:"-"`
 }
 
 // Snippet is one retrieved item, in the seed's exact shape.
@@ -169,6 +177,13 @@ type InnerVoiceDiagnostics struct {
 	PrivateExcluded  int      `json:"private_excluded"`
 	TagExcluded      int      `json:"tag_excluded"`
 	CandidatesPerSrc int      `json:"candidates_per_source_cap"`
+	// Degraded is embedder_unavailable when the query could not be
+	// embedded and the candidates were ranked by words (a request with
+	// WordsWhenDegraded only, so never in inner_voice.retrieve's
+	// answers); WordPool is how many records were read and scored by
+	// words then, the most recent of each kind.
+	Degraded string `json:"-"`
+	WordPool int    `json:"-"`
 }
 
 // InnerVoiceResult is snippets and diagnostics.
@@ -312,9 +327,27 @@ func (iv *InnerVoice) retrieve(ctx context.Context, req InnerVoiceRequest, start
 	}
 	d.CandidatesPerSrc = perSrc
 
-	qv, err := embedQuery(ctx, e, q)
+	ectx := ctx
+	if dl, ok := ctx.Deadline(); ok && req.WordsWhenDegraded {
+		// Leave half of the request's time to rank by words should the
+		// embedder not answer.
+		var cancel context.CancelFunc
+		ectx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
+		defer cancel()
+	}
+	qv, err := embedQuery(ectx, e, q)
 	if err != nil {
-		return InnerVoiceResult{}, err
+		if !req.WordsWhenDegraded || !memory.IsCode(err, memory.CodeEmbedderUnavailable) || ctx.Err() != nil {
+			return InnerVoiceResult{}, err
+		}
+		d.Degraded, qv = string(memory.CodeEmbedderUnavailable), nil
+	}
+	pool := perSrc
+	if qv == nil {
+		pool = cfg.MaxCandidatesPerSource
+		if req.CandidateCap > 0 {
+			pool = req.CandidateCap
+		}
 	}
 	var out InnerVoiceResult
 	err = iv.Store.Snapshot(ctx, func(r memory.Reader) error {
@@ -325,9 +358,9 @@ func (iv *InnerVoice) retrieve(ctx context.Context, req InnerVoiceRequest, start
 		var thoughts, kg []ivCand
 		fetch := func(v *index.View) error {
 			d.PrivateExcluded, d.DimExcluded, d.TagExcluded = 0, 0, 0
-			thoughts = iv.fetch(v, qv, perSrc, memory.VectorThought, req, &d)
-			ents := iv.fetch(v, qv, perSrc, memory.VectorKGEntity, req, &d)
-			kgObs := iv.fetch(v, qv, perSrc, memory.VectorKGObservation, req, &d)
+			thoughts = iv.fetch(v, qv, pool, memory.VectorThought, req, &d)
+			ents := iv.fetch(v, qv, pool, memory.VectorKGEntity, req, &d)
+			kgObs := iv.fetch(v, qv, pool, memory.VectorKGObservation, req, &d)
 			kg = append(ents, kgObs...)
 			return nil
 		}
@@ -341,14 +374,28 @@ func (iv *InnerVoice) retrieve(ctx context.Context, req InnerVoiceRequest, start
 		if err != nil {
 			return err
 		}
+		if qv == nil {
+			// Ranked by words: read the pools, score them, keep the best.
+			d.DimExcluded, d.WordPool = 0, len(thoughts)+len(kg)
+			if err := iv.load(ctx, r, thoughts); err != nil {
+				return err
+			}
+			if err := iv.load(ctx, r, kg); err != nil {
+				return err
+			}
+			thoughts, kg = scoreWords(q, thoughts, kg)
+			thoughts = thoughts[:min(len(thoughts), perSrc)]
+		}
 		sortCands(kg)
 		kg = kg[:min(len(kg), perSrc)]
 		d.ThoughtCandidates, d.KGCandidates = len(thoughts), len(kg)
-		if err := iv.load(ctx, r, thoughts); err != nil {
-			return err
-		}
-		if err := iv.load(ctx, r, kg); err != nil {
-			return err
+		if qv != nil {
+			if err := iv.load(ctx, r, thoughts); err != nil {
+				return err
+			}
+			if err := iv.load(ctx, r, kg); err != nil {
+				return err
+			}
 		}
 		out = iv.assemble(thoughts, kg, topK, mix, floor, minFloor, &d)
 		return nil
@@ -365,7 +412,9 @@ func (iv *InnerVoice) retrieve(ctx context.Context, req InnerVoiceRequest, start
 // fetch ranks one kind's records by similarity to qv and keeps the best
 // cap, after the privacy, status and tag filters. Records without a vector
 // of the active space (pending, or embedded in another space only) are
-// counted, never compared.
+// counted, never compared. Without qv (the embedder is unavailable) it
+// keeps the cap most recent records the filters allow, vector or not, for
+// scoreWords.
 func (iv *InnerVoice) fetch(v *index.View, qv []float32, cap int, kind memory.VectorKind, req InnerVoiceRequest, d *InnerVoiceDiagnostics) []ivCand {
 	allow := func(doc uint32) bool {
 		dd := v.Doc(doc)
@@ -402,6 +451,9 @@ func (iv *InnerVoice) fetch(v *index.View, qv []float32, cap int, kind memory.Ve
 	src := srcKG
 	if kind == memory.VectorThought {
 		src = srcThoughts
+	}
+	if qv == nil {
+		return recent(v, cap, kind, src, allow)
 	}
 	for _, h := range v.Nearest(index.GroupInner, qv, cap, nil, allow) {
 		out = append(out, ivCand{doc: h.ID, kind: kind, score: float64(h.Score), src: src, rec: memory.IndexRecord{ID: v.ID(h.ID)}})

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -117,5 +119,110 @@ func TestExtractiveSessionsFromTheCommandLine(t *testing.T) {
 	show := mustCLI(t, db, "inner-voice", "sessions", "show", res.Session.SessionID)
 	if !strings.Contains(list, "(extractive)") || !strings.Contains(show, `"tokens"  (extractive, budget 8000 tokens)`) {
 		t.Fatalf("sessions:\n%s\nshow:\n%s", list, show)
+	}
+}
+
+// CAIRN_LLM_PRICES overrides the price table: cairn config shows the
+// entries and the price the model is charged at with its source, a call
+// costs that, and a bad entry stops the command naming it.
+func TestPriceTableFromTheCommandLine(t *testing.T) {
+	srv := llmtest.New(t, llm.ProviderOpenAI, llmtest.Answer{Reply: func(p string) string { return llmtest.Quote(p, 2) }})
+	t.Setenv("SURR_ENABLE_INNER_VOICE", "1")
+	t.Setenv("SURR_ARCHIVE_DIR", filepath.Join(t.TempDir(), "archive"))
+	t.Setenv("CAIRN_LLM_PROVIDER", "openai")
+	t.Setenv("CAIRN_LLM_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", llmtest.Key)
+	t.Setenv("CAIRN_LLM_PRICES", `{"gpt-4o-mini": {"input": 0.2, "output": 0.8}, "my-finetune": "1/4"}`)
+	db := filepath.Join(t.TempDir(), "cairn.db")
+	cfg := strings.Join(strings.Fields(mustCLI(t, db, "--json", "config")), "")
+	for _, want := range []string{`"prices":{"gpt-4o-mini":{"input":0.2,"output":0.8},"my-finetune":{"input":1,"output":4}}`,
+		`"modelPrice":{"price":{"input_per_mtok":0.2,"output_per_mtok":0.8},"known":true,"source":"CAIRN_LLM_PRICESgpt-4o-mini"}`} {
+		if !strings.Contains(cfg, want) {
+			t.Errorf("config lacks %s:\n%s", want, cfg)
+		}
+	}
+	if text := mustCLI(t, db, "config"); !strings.Contains(text, "openai, model gpt-4o-mini, window 128000 tokens, $0.2/$0.8 per million tokens in/out (CAIRN_LLM_PRICES gpt-4o-mini); 2 price table entries from CAIRN_LLM_PRICES") {
+		t.Errorf("config:\n%s", text)
+	}
+	for _, th := range []string{
+		"Clock drift breaks session token expiry because the auth-service depends on NTP.",
+		"The auth-service uses Redis for session tokens, and clock drift breaks session token expiry.",
+	} {
+		mustCLI(t, db, "think", "--origin", "human", th)
+	}
+	res := decode[cairn.AskResult](t, mustCLI(t, db, "--json", "inner-voice", "ask", "--no-save", "--context", "thoughts",
+		"why does clock drift break session token expiry on the auth-service?"))
+	if res.Provenance.Calls != 1 || res.Provenance.CostUSD != (120*0.2+40*0.8)/1e6 {
+		t.Fatalf("provenance %+v; want one call at the table's price", res.Provenance)
+	}
+	t.Setenv("CAIRN_LLM_PRICES", `{"gpt-4o-mini": {"input": 0.2}}`)
+	if _, errs, code := cli(t, db, "", "config"); code == 0 || !strings.Contains(errs, `CAIRN_LLM_PRICES: entry "gpt-4o-mini": want both "input" and "output"`) {
+		t.Fatalf("a bad table: exit %d %s", code, errs)
+	}
+}
+
+// The rolling summary excerpt in docs/grounding.md is what cairn makes:
+// the same ten thoughts and eleven questions, answered offline, roll the
+// summary forward at the eleventh exchange (exchanges 1 to 6 folded, five
+// left in the window) into the text the docs show.
+func TestRollingSummaryExcerpt(t *testing.T) {
+	t.Setenv("SURR_ENABLE_INNER_VOICE", "1")
+	t.Setenv("SURR_ARCHIVE_DIR", filepath.Join(t.TempDir(), "archive"))
+	db := filepath.Join(t.TempDir(), "cairn.db")
+	for _, th := range []string{
+		"The auth-service depends on NTP; clock drift breaks session token expiry.",
+		"Session token expiry on the auth-service tolerates five seconds of clock drift.",
+		"The auth-service keeps session tokens in Redis.",
+		"Redis evicts session tokens under memory pressure, which logs users out of the auth-service.",
+		"Alice owns the auth-service.",
+		"Alice reviews every change to the auth-service's session token expiry.",
+		"The billing-service calls payments-api synchronously, which blocks checkout when payments-api is slow.",
+		"Checkout blocks when payments-api is slow because the billing-service waits for it.",
+		"The staging deploy failed because migration 0042 timed out after 300 seconds.",
+		"The staging deploy was fixed by creating the index concurrently and raising the statement timeout to 900 seconds.",
+	} {
+		mustCLI(t, db, "think", "--origin", "human", th)
+	}
+	var last cairn.AskResult
+	for i, q := range []string{
+		"why does clock drift break session token expiry?",
+		"how much clock drift does session token expiry tolerate?",
+		"where does the auth-service keep session tokens?",
+		"who owns the auth-service?",
+		"why does checkout block?",
+		"what does the billing-service call?",
+		"why did the staging deploy fail?",
+		"how was the staging deploy fixed?",
+		"what does the auth-service depend on?",
+		"when does Redis evict session tokens?",
+		"what timed out in the staging deploy?",
+	} {
+		args := []string{"--json", "inner-voice", "ask", "--no-save", "--top-k", "3", "--sim-thresh", "0.3", "--mode", "continue"}
+		if i == 0 {
+			args = append(args[:len(args)-1], "new_thread", "--topic", "auth-and-deploys")
+		}
+		last = decode[cairn.AskResult](t, mustCLI(t, db, append(args, q)...))
+		if got := last.Session != nil && last.Session.Summarized; got != (i == 10) || last.Refused != (i == 4) {
+			t.Fatalf("exchange %d: summarized %v, refused %v; want a summary at the eleventh only, exchange 5 refused: %+v", i+1, got, last.Refused, last.Session)
+		}
+	}
+	if s := last.Session; s.Seq != 11 || s.SummarizedThrough != 6 {
+		t.Fatalf("the eleventh exchange's session %+v; want seq 11, summarised through 6", s)
+	}
+	shown := decode[struct {
+		Session       memory.InnerVoiceSession `json:"session"`
+		ContextWindow int                      `json:"context_window"`
+	}](t, mustCLI(t, db, "--json", "inner-voice", "sessions", "show", last.Session.SessionID))
+	sum := shown.Session.Summary
+	if shown.ContextWindow != 5 || sum.ExchangesSummarized != 6 || sum.CoverageRatio != 1 || sum.TokenSavings != 187 {
+		t.Fatalf("session %+v, window %d; want 6 exchanges summarised (coverage 1, 187 tokens saved), 5 in the window", sum, shown.ContextWindow)
+	}
+	doc, err := os.ReadFile("../../docs/grounding.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := json.Marshal(sum.Text)
+	if !strings.Contains(string(doc), `"text": `+string(text)) {
+		t.Fatalf("docs/grounding.md does not show the rolling summary cairn makes now:\n%s", text)
 	}
 }

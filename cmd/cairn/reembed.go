@@ -145,6 +145,24 @@ func (a *app) printSettings(db string, s cairn.Settings) {
 		}
 		return "off"
 	}
+	if l := s.LLM; l.Provider == "" {
+		row("language model", "none: inner_voice answers offline (CAIRN_LLM_PROVIDER sets one)")
+	} else {
+		lm := fmt.Sprintf("%s, model %s, window %d tokens", l.Provider, l.Model, l.ContextWindow)
+		if mp := l.ModelPrice; mp != nil && mp.Known {
+			lm += fmt.Sprintf(", $%g/$%g per million tokens in/out (%s)", mp.Price.Input, mp.Price.Output, mp.Source)
+		} else if mp != nil {
+			lm += ", price unknown: costs read 0 (CAIRN_LLM_PRICE or CAIRN_LLM_PRICES sets one)"
+		}
+		switch n := len(l.Prices); n {
+		case 0:
+		case 1:
+			lm += "; 1 price table entry from CAIRN_LLM_PRICES"
+		default:
+			lm += fmt.Sprintf("; %d price table entries from CAIRN_LLM_PRICES", n)
+		}
+		row("language model", "%s", lm)
+	}
 	ss := s.Sessions
 	row("voice sessions", "prompt budget %d tokens (SURR_INNER_VOICE_MAX_TOKENS), timeout %s (SURR_INNER_VOICE_TIMEOUT), metrics %s (SURR_INNER_VOICE_METRICS), cost tracking %s (SURR_INNER_VOICE_COST_TRACKING)",
 		ss.MaxPromptTokens, ss.Timeout, onOff(ss.Metrics), onOff(ss.CostTracking))

@@ -54,6 +54,18 @@ type frec struct {
 	// for it, the record is the best match whatever the test embedder's
 	// hash collisions.
 	voice string
+	// name is the second marker of a thought written for the
+	// knowledge-graph extractor ("note MARKER. `NAME` uses postgres."):
+	// inner_voice with stage_kg stages an entity candidate NAME from it.
+	name string
+}
+
+// fexch is an inner_voice exchange the model recorded.
+type fexch struct {
+	session, id string
+	// cites are the records the answer cites (its grounding's sources).
+	cites  []string
+	answer string
 }
 
 type forgetModel struct {
@@ -67,7 +79,19 @@ type forgetModel struct {
 	capsules  []string        // capsule ids
 	sessionOf map[string]string
 	summaryOf map[string]*frec // capsule → its summary
-	n         int
+	// decided are the names of decided (approved or rejected) entity
+	// candidates: forgetting the thought a candidate came from leaves a
+	// decided candidate's name (docs/forgetting.md), so those names are
+	// never counted as forgotten.
+	decided map[string]bool
+	// summaryOf lists, for each summary thought inner_voice saved, the
+	// thoughts it summarises: forgetting one forgets the summary.
+	savedFrom map[string][]string
+	exchanges []*fexch
+	// keptNames and redactedExchanges count what the checks saw: decided
+	// candidates of forgotten thoughts, exchanges redacted.
+	keptNames, redactedExchanges int
+	n                            int
 	// clock is the engine's clock.
 	clock *time.Time
 }
@@ -119,9 +143,10 @@ func (m *forgetModel) pick(live bool, kinds ...fkind) *frec {
 // forgotten in the model.
 func (m *forgetModel) forgetRec(r *frec) {
 	r.live = false
-	m.forgotten[r.marker] = true
-	for _, o := range r.old {
-		m.forgotten[o] = true
+	for _, mk := range append([]string{r.marker, r.name}, r.old...) {
+		if mk != "" && !m.decided[mk] {
+			m.forgotten[mk] = true
+		}
 	}
 	if r.kind == fEntity {
 		for _, d := range m.recs {
@@ -135,7 +160,7 @@ func (m *forgetModel) forgetRec(r *frec) {
 func (m *forgetModel) step() {
 	ctx := ctx
 	scope := memory.Scope{RepoID: "/src/shop"}
-	switch op := m.rng.IntN(20); {
+	switch op := m.rng.IntN(23); {
 	case op < 3:
 		mk := m.marker()
 		o, err := m.eng.Log(ctx, cairn.LogRequest{Kind: memory.KindCommand, Content: "ran " + mk, ScopeIDs: scope})
@@ -168,10 +193,16 @@ func (m *forgetModel) step() {
 		m.summaryOf[capID] = r
 		m.add(r)
 	case op < 7:
-		mk := m.marker()
-		th, err := m.eng.Think(ctx, cairn.ThinkRequest{Content: "note " + mk, Tags: []string{mk + "t"}, IsPrivate: m.rng.IntN(3) == 0, ScopeIDs: scope})
+		mk, content, name := m.marker(), "", ""
+		content = "note " + mk
+		if m.rng.IntN(2) == 0 {
+			// A thought the extractor finds an entity and an edge in.
+			name = m.marker()
+			content += ". `" + name + "` uses postgres."
+		}
+		th, err := m.eng.Think(ctx, cairn.ThinkRequest{Content: content, Tags: []string{mk + "t"}, IsPrivate: m.rng.IntN(3) == 0, ScopeIDs: scope})
 		m.must(err)
-		m.add(&frec{kind: fThought, id: th.ID, marker: mk, voice: th.Content})
+		m.add(&frec{kind: fThought, id: th.ID, marker: mk, name: name, voice: th.Content})
 	case op < 9:
 		mk := m.marker()
 		e, err := m.eng.CreateEntity(ctx, cairn.EntityRequest{Name: "svc " + mk, Type: "service"})
@@ -220,6 +251,10 @@ func (m *forgetModel) step() {
 	case op < 17:
 		_, err := m.eng.OptimizeIndex(ctx, true)
 		m.must(err)
+	case op < 19:
+		m.ask()
+	case op < 20:
+		m.moderate()
 	default:
 		// Forget a live record of any kind, or (now and then) one
 		// already forgotten again.
@@ -259,6 +294,147 @@ func (m *forgetModel) step() {
 			m.forgetRec(r)
 		}
 	}
+}
+
+// askQuestions are inner_voice's questions: none holds a marker (a
+// question is the caller's own text, which forgetting a record it drew on
+// leaves), and each matches some of the thoughts.
+var askQuestions = []string{"which service uses postgres", "a note about postgres", "what uses postgres"}
+
+// ask asks inner_voice a question, staging what the extractor finds in
+// the sources and recording the exchange in a session (and now and then
+// saving the answer as a summary thought).
+func (m *forgetModel) ask() {
+	save := m.rng.IntN(3) == 0
+	res, err := m.eng.Ask(ctx, cairn.AskRequest{Content: askQuestions[m.rng.IntN(len(askQuestions))], TopK: ptr(3), SimThresh: ptr(0.0),
+		StageKG: true, Save: &save, Mode: []string{"continue", "new_thread"}[m.rng.IntN(2)], IncludePrivate: true})
+	m.must(err)
+	if res.Session == nil {
+		m.t.Fatalf("inner_voice recorded no exchange: %+v", res)
+	}
+	x := &fexch{session: res.Session.SessionID, id: res.Session.ExchangeID, answer: res.SynthesizedAnswer}
+	for _, c := range res.Grounding.Sources {
+		x.cites = append(x.cites, c.SourceID)
+	}
+	m.exchanges = append(m.exchanges, x)
+	if res.SavedThoughtID != "" {
+		for _, s := range res.Sources {
+			m.savedFrom[res.SavedThoughtID] = append(m.savedFrom[res.SavedThoughtID], s.SourceID)
+		}
+	}
+}
+
+// moderate decides a pending entity candidate named by a marker: approve
+// (the entity it becomes is a record of the model) or reject, now and then
+// blocking its name.
+func (m *forgetModel) moderate() {
+	list, err := m.eng.Candidates(ctx, cairn.CandidatesRequest{Kind: "entity", Limit: 1000})
+	m.must(err)
+	var names []memory.KGCandidate
+	for _, c := range list.Candidates {
+		if strings.HasPrefix(c.Name, "zq") {
+			names = append(names, c)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	c := names[m.rng.IntN(len(names))]
+	approve := m.rng.IntN(2) == 0
+	item := cairn.ModerateItem{ID: c.ID, Decision: "reject", Block: m.rng.IntN(2) == 0}
+	if approve {
+		item = cairn.ModerateItem{ID: c.ID, Decision: "approve"}
+	}
+	res, err := m.eng.Moderate(ctx, cairn.ModerateRequest{Action: "decide", Items: []cairn.ModerateItem{item}})
+	m.must(err)
+	m.decided[c.Name] = true
+	if approve {
+		if len(res.Results) != 1 || res.Results[0].PromotedID == "" || res.Results[0].Merged {
+			m.t.Fatalf("approving %s (%s): %+v", c.ID, c.Name, res)
+		}
+		e, err := m.eng.Entity(ctx, res.Results[0].PromotedID)
+		m.must(err)
+		m.add(&frec{kind: fEntity, id: e.Entity.ID, marker: c.Name, voice: e.Entity.Name + " (" + e.Entity.Type + ")"})
+	}
+}
+
+// gone reports whether a record an exchange cites was forgotten: a record
+// of the model, or a summary thought inner_voice saved from one.
+func (m *forgetModel) gone(id string) bool {
+	if r := m.byID[id]; r != nil {
+		return !r.live && r.kind == fThought
+	}
+	for _, src := range m.savedFrom[id] {
+		if m.gone(src) {
+			return true
+		}
+	}
+	return false
+}
+
+// sessions is every inner_voice session, with every exchange and private
+// answers shown, and every knowledge-graph candidate, as text; it checks
+// each exchange: one citing a forgotten record reads [redacted] with no
+// sources, the others their answer.
+func (m *forgetModel) sessions(eng *cairn.Engine, when string) string {
+	t := m.t
+	t.Helper()
+	var all []any
+	list, err := eng.VoiceSessions(ctx, cairn.VoiceSessionsRequest{Limit: ptr(1000), IncludePrivate: true})
+	m.must(err)
+	all = append(all, list)
+	got := map[string]memory.InnerVoiceExchange{}
+	for _, s := range list.Sessions {
+		req := cairn.VoiceSessionRequest{SessionID: s.ID, Limit: ptr(1000), IncludePrivate: true}
+		for {
+			v, err := eng.VoiceSession(ctx, req)
+			m.must(err)
+			all = append(all, v)
+			for _, x := range v.Exchanges {
+				got[x.ID] = x
+			}
+			if v.NextAfter == 0 {
+				break
+			}
+			req.After = v.NextAfter
+		}
+	}
+	redacted := 0
+	for _, want := range m.exchanges {
+		x, ok := got[want.id]
+		if !ok {
+			t.Fatalf("%s: exchange %s of session %s is missing", when, want.id, want.session)
+		}
+		if slices.ContainsFunc(want.cites, m.gone) {
+			if !x.Redacted || x.Answer != memory.RedactedContent || len(x.Sources) != 0 || x.Notes != "" {
+				t.Fatalf("%s: exchange %s cites a forgotten record but reads %+v", when, x.ID, x)
+			}
+			redacted++
+		} else if x.Redacted || x.Answer != want.answer {
+			t.Fatalf("%s: exchange %s cites no forgotten record but reads %+v; want the answer %q", when, x.ID, x, want.answer)
+		}
+	}
+	cands, err := eng.Candidates(ctx, cairn.CandidatesRequest{Status: "all", Limit: 1000})
+	m.must(err)
+	all = append(all, cands)
+	// A decided candidate whose source thought was forgotten keeps its
+	// name, without the sentence it quoted; pending ones went with it.
+	for _, c := range cands.Candidates {
+		if !m.gone(c.SourceThoughtID) {
+			continue
+		}
+		if c.Status == "pending" {
+			t.Fatalf("%s: candidate %s of forgotten thought %s is still pending", when, c.ID, c.SourceThoughtID)
+		}
+		if strings.Contains(string(c.Data), "sentence") {
+			t.Fatalf("%s: candidate %s of forgotten thought %s still quotes it: %s", when, c.ID, c.SourceThoughtID, c.Data)
+		}
+		m.keptNames++
+	}
+	m.redactedExchanges = max(m.redactedExchanges, redacted)
+	b, err := json.Marshal(all)
+	m.must(err)
+	return string(b)
 }
 
 // texts is what every retrieval returns for a marker, as one string per
@@ -328,7 +504,7 @@ func (m *forgetModel) graph(eng *cairn.Engine) string {
 func (m *forgetModel) check(eng *cairn.Engine, when string) {
 	t := m.t
 	t.Helper()
-	graph := m.graph(eng)
+	graph := m.graph(eng) + m.sessions(eng, when)
 	var ex bytes.Buffer
 	_, err := eng.Export(ctx, &ex)
 	m.must(err)
@@ -345,7 +521,7 @@ func (m *forgetModel) check(eng *cairn.Engine, when string) {
 			}
 		}
 		if strings.Contains(graph, mk) {
-			t.Fatalf("%s: forgotten %s found by a knowledge-graph query", when, mk)
+			t.Fatalf("%s: forgotten %s found by a knowledge-graph, candidate or inner_voice session query", when, mk)
 		}
 		if strings.Contains(ex.String(), mk) {
 			t.Fatalf("%s: forgotten %s is in the export", when, mk)
@@ -514,15 +690,22 @@ func (m *forgetModel) checkCode(eng *cairn.Engine) {
 }
 
 // TestForgetNeverFindsForgottenText writes and forgets records of every
-// kind at random (each text with a unique marker word) and checks, along
-// the way and at the end, that no forgotten marker is found again by any
-// retrieval (retrieve with each provider, inner_voice_retrieve, the
-// knowledge graph's queries, code_hydrate), by the export, or by a byte
-// search of every file in the database's directory (open, then closed),
-// while every live marker still is. A new engine on the same files must
-// agree.
+// kind at random (each text with a unique marker word), asks inner_voice
+// about them (staging knowledge-graph candidates from its sources,
+// recording exchanges in sessions, saving some answers as summary
+// thoughts) and decides some candidates, and checks, along the way and at
+// the end, that no forgotten marker is found again by any retrieval
+// (retrieve with each provider, inner_voice_retrieve, the knowledge
+// graph's queries, the candidates, the inner_voice sessions and their
+// exchanges, code_hydrate), by the export, in a backup, or by a byte search
+// of every file in the database's directory (open, then closed), while
+// every live marker still is. An exchange citing a forgotten thought reads
+// [redacted]; a decided candidate of one keeps its name, not its sentence
+// (those names are the one exception, docs/forgetting.md). A new engine on
+// the same files must agree.
 func TestForgetNeverFindsForgottenText(t *testing.T) {
-	for _, seed := range []uint64{1, 2, 3, 6} {
+	var redacted, kept int
+	for _, seed := range []uint64{2, 5, 9, 12} {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "db", "cairn.db")
@@ -543,7 +726,8 @@ func TestForgetNeverFindsForgottenText(t *testing.T) {
 				t.Fatal(err)
 			}
 			m := &forgetModel{t: t, rng: rand.New(rand.NewPCG(seed, 0x5eed)), eng: eng, path: path, byID: map[string]*frec{},
-				forgotten: map[string]bool{}, sessionOf: map[string]string{}, summaryOf: map[string]*frec{}, clock: &clock}
+				forgotten: map[string]bool{}, sessionOf: map[string]string{}, summaryOf: map[string]*frec{}, clock: &clock,
+				decided: map[string]bool{}, savedFrom: map[string][]string{}}
 			if _, err := eng.IndexCode(ctx, cairn.CodeIndexRequest{Root: root, RepoID: "gen"}, nil); err != nil {
 				t.Fatal(err)
 			}
@@ -562,15 +746,32 @@ func TestForgetNeverFindsForgottenText(t *testing.T) {
 					kinds[r.kind]++
 				}
 			}
-			t.Logf("%d records, %d markers forgotten; forgotten by kind: %v", len(m.recs), len(m.forgotten), kinds)
+			t.Logf("%d records, %d markers forgotten; forgotten by kind: %v; %d exchanges, %d redacted; %d decided names, %d candidates kept of forgotten thoughts",
+				len(m.recs), len(m.forgotten), kinds, len(m.exchanges), m.redactedExchanges, len(m.decided), m.keptNames)
 			for _, k := range []fkind{fObservation, fSummary, fThought, fEntity, fFact, fEdge, fArtifact} {
 				if kinds[k] == 0 {
 					t.Fatalf("no %s was forgotten: %v", k, kinds)
 				}
 			}
+			// A backup taken now holds no forgotten text either.
+			bak := filepath.Join(dir, "backup", "copy.db")
+			if _, err := eng.Backup(ctx, cairn.BackupRequest{Dest: bak}); err != nil {
+				t.Fatal(err)
+			}
+			for mk := range m.forgotten {
+				if got := grepFiles(t, filepath.Dir(bak), mk); len(got) > 0 {
+					t.Fatalf("forgotten %s is in the backup", mk)
+				}
+			}
+			for _, r := range m.recs {
+				if r.live && len(grepFiles(t, filepath.Dir(bak), r.marker)) == 0 {
+					t.Fatalf("live %s (%s) is not in the backup: the byte search would prove nothing", r.kind, r.marker)
+				}
+			}
 			if err := eng.Close(); err != nil {
 				t.Fatal(err)
 			}
+			redacted, kept = redacted+m.redactedExchanges, kept+m.keptNames
 			m.checkFiles("closed")
 			for _, r := range m.recs {
 				if r.live && len(grepFiles(t, filepath.Dir(path), r.marker)) == 0 {
@@ -586,5 +787,8 @@ func TestForgetNeverFindsForgottenText(t *testing.T) {
 			m.check(eng2, "reopened")
 			m.checkCode(eng2)
 		})
+	}
+	if redacted == 0 || kept == 0 {
+		t.Fatalf("%d exchanges redacted, %d decided candidates of forgotten thoughts kept: those checks were not exercised", redacted, kept)
 	}
 }

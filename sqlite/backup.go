@@ -7,17 +7,24 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 
 	"github.com/cairnhq/cairn/memory"
+	"modernc.org/sqlite"
 )
 
 // Backup copies the database to dest and returns the copy's size in bytes.
-// It uses SQLite's VACUUM INTO: one read
-// transaction copies a consistent snapshot of the database, compacted
-// (free pages, and with them the zeroed cells of forgotten records, are
-// left out), without stopping writers in this or any other process.
+// It uses SQLite's online backup API (sqlite3_backup_init, one
+// sqlite3_backup_step of every page, sqlite3_backup_finish): the step runs
+// in one read transaction, so the copy is a consistent snapshot, page for
+// page, of the database as of the last commit before it began, while
+// writers in this and other processes go on (WAL). A step in several parts
+// would restart whenever another connection writes, and might never end
+// while agents write, so the pages are copied in one. Free pages are copied
+// too; every connection runs with secure_delete, so they hold zeros, not
+// the text of forgotten records.
 //
 // The copy is written to a new temporary file (mode 0600) in dest's
 // directory, synced, then moved to dest: with overwrite a rename, without
@@ -55,8 +62,8 @@ func (db *DB) Backup(ctx context.Context, dest string, overwrite bool) (int64, e
 	var rnd [6]byte
 	rand.Read(rnd[:])
 	tmp := filepath.Join(dir, "."+filepath.Base(abs)+".tmp-"+hex.EncodeToString(rnd[:]))
-	// VACUUM INTO writes into a file that does not exist or is empty;
-	// creating it first gives it mode 0600 whatever the umask.
+	// The backup writes into an empty database file; creating it first
+	// gives it mode 0600 whatever the umask.
 	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return 0, memory.Wrap(memory.CodeInvalidParams, err, "cannot write in %s", dir)
@@ -70,16 +77,10 @@ func (db *DB) Backup(ctx context.Context, dest string, overwrite bool) (int64, e
 		}
 	}()
 
-	// A connection of its own: the read pool's are read-only, which VACUUM
-	// INTO refuses, and the writer's would hold up this process's writes.
-	conn, err := sql.Open("sqlite", db.dsn)
-	if err != nil {
-		return 0, dbError(err, "backing up")
-	}
-	_, err = conn.ExecContext(ctx, "VACUUM INTO ?", tmp)
-	conn.Close()
-	if err != nil {
-		return 0, dbError(err, "backing up")
+	// A connection of its own, so the copy holds up neither this
+	// process's writer nor its readers.
+	if err := db.copyPages(ctx, tmp); err != nil {
+		return 0, err
 	}
 	if err := syncFile(tmp); err != nil {
 		return 0, memory.Wrap(memory.CodeDBError, err, "backing up: syncing the copy")
@@ -105,6 +106,45 @@ func (db *DB) Backup(ctx context.Context, dest string, overwrite bool) (int64, e
 	done = true
 	syncDir(dir)
 	return st.Size(), nil
+}
+
+// pageCopier is the driver connection's online backup.
+type pageCopier interface {
+	NewBackup(dstURI string) (*sqlite.Backup, error)
+}
+
+// copyPages copies every page of the database into the empty database file
+// dest with the online backup API.
+func (db *DB) copyPages(ctx context.Context, dest string) error {
+	pool, err := sql.Open("sqlite", db.dsn)
+	if err != nil {
+		return dbError(err, "backing up")
+	}
+	defer pool.Close()
+	conn, err := pool.Conn(ctx)
+	if err != nil {
+		return dbError(err, "backing up")
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		pc, ok := dc.(pageCopier)
+		if !ok {
+			return memory.Errorf(memory.CodeInternal, "backing up: the SQLite driver has no online backup")
+		}
+		b, err := pc.NewBackup("file:" + (&url.URL{Path: dest}).EscapedPath())
+		if err != nil {
+			return dbError(err, "backing up: opening the copy")
+		}
+		_, stepErr := b.Step(-1)
+		if err := b.Finish(); stepErr == nil {
+			stepErr = err
+		}
+		if stepErr != nil {
+			return dbError(stepErr, "backing up: copying the pages")
+		}
+		return nil
+	})
+	return dbError(err, "backing up")
 }
 
 // samePath reports whether a and b name the same file (by identity when

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"bytes"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -151,5 +152,71 @@ func TestBackupRefusals(t *testing.T) {
 		if strings.HasPrefix(e.Name(), ".") {
 			t.Errorf("temporary file left behind: %s", e.Name())
 		}
+	}
+}
+
+// pageCounts reads a database file's page_count and freelist_count.
+func pageCounts(t *testing.T, path string) (pages, free int) {
+	t.Helper()
+	raw, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if err := raw.QueryRow("PRAGMA page_count").Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.QueryRow("PRAGMA freelist_count").Scan(&free); err != nil {
+		t.Fatal(err)
+	}
+	return pages, free
+}
+
+// The backup is SQLite's online backup: a copy page for page, free pages
+// included (a VACUUM would leave them out), and the free pages that held
+// forgotten text hold zeros, so none of it is in the copy.
+func TestBackupCopiesEveryPage(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cairn.db")
+	db := openAt(t, path)
+	defer db.Close()
+	const secret = "wombatlichen-secret-4417"
+	var batch []memory.NewObservation
+	for i := range 80 {
+		// Long enough to spill into overflow pages, which forgetting frees.
+		batch = append(batch, obs(fmt.Sprintf("long%03d", i), secret+" "+strings.Repeat(fmt.Sprintf("filler%03d ", i), 900), int64(i)))
+	}
+	batch = append(batch, obs("kept", "a record that stays", 1000))
+	if _, err := db.AppendObservations(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 80 {
+		if _, err := db.Redact(ctx, fmt.Sprintf("long%03d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	srcPages, srcFree := pageCounts(t, path)
+	if srcFree == 0 {
+		t.Fatalf("forgetting freed no page (%d pages): the test proves nothing", srcPages)
+	}
+	db = openAt(t, path)
+	dest := filepath.Join(dir, "copy.db")
+	if _, err := db.Backup(ctx, dest, false); err != nil {
+		t.Fatal(err)
+	}
+	pages, free := pageCounts(t, dest)
+	if pages != srcPages || free != srcFree {
+		t.Fatalf("the copy has %d pages, %d free; the database %d, %d free: not a page-for-page copy", pages, free, srcPages, srcFree)
+	}
+	raw, err := os.ReadFile(dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte(secret)) || bytes.Contains(raw, []byte("filler007")) {
+		t.Fatal("the copy holds forgotten text")
+	}
+	if !bytes.Contains(raw, []byte("a record that stays")) {
+		t.Fatal("the copy lacks a live record: the byte search proves nothing")
 	}
 }

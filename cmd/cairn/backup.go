@@ -16,11 +16,12 @@ func newBackupCmd(a *app) *cobra.Command {
 		Use:   "backup DEST",
 		Short: "Copy the database to a file, safely while cairn runs",
 		Long: `Write a consistent copy of the database to DEST with SQLite's online backup
-(VACUUM INTO): other cairn processes keep reading and writing meanwhile,
-and the copy holds every write acknowledged before it started. The copy is
-compact (forgotten text, already erased, is not carried over), has mode
-0600, and is written to a temporary file first, so DEST is never
-half-written. An existing DEST is refused unless --force is given.
+API: every page is copied in one read transaction, so other cairn processes
+keep reading and writing meanwhile, and the copy holds every write
+acknowledged before it started. Forgotten text, already overwritten on
+disk, is not in it. The copy has mode 0600, and is written to a temporary
+file first, so DEST is never half-written. An existing DEST is refused
+unless --force is given.
 
 The copy is a cairn database: check it with 'cairn --db DEST doctor', use it
 with --db DEST or $CAIRN_DB. To restore, stop every cairn process using the

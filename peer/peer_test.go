@@ -3,6 +3,7 @@ package peer_test
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -71,6 +72,12 @@ func TestParseRefusesWhatItCannotRead(t *testing.T) {
 		{peer.MCPMemory, `{"type":"entity","name":"  ","entityType":"x"}`},
 		{peer.Kindling, `{"version":"2.0","observations":[]}`},
 		{peer.Kindling, `[1,2]`},
+		{peer.Kindling, `{}`},
+		{peer.Kindling, `{"bundleVersion":"1.0"}`},
+		{peer.Kindling, `{"bundleVersion":"1.0","dataset":[]}`},
+		{peer.Kindling, `{"bundleVersion":"1.0","dataset":{"version":"2.0"}}`},
+		{peer.Kindling, `{"bundleVersion":"1.0","dataset":{"observations":[]}}`},
+		{peer.Kindling, `{"version":"1.0","observations":[{"id":"kd-1","kind":"message","content":"x","provenance":[1]}]}`},
 		{peer.Mem0, `{"results":[{"id":"1","memory":" "}]}`},
 		{peer.Mem0, `[{"id":1}]`},
 		{"letta", `{}`},
@@ -88,5 +95,38 @@ func TestLabelsAreMadeValid(t *testing.T) {
 	}
 	if got := p.Dump.Entities[0].Type; got != "Company -B2B-" || len(p.Notes) != 1 {
 		t.Fatalf("type %q, notes %v", got, p.Notes)
+	}
+}
+
+// Kindling's own export writes a bundle around the store's dataset; both
+// read as the same records, and a bundle of another format version is
+// refused, naming the version found.
+func TestParseKindlingBundle(t *testing.T) {
+	o := peer.Options{Now: 1_764_000_000_000}
+	bare, err := peer.Parse(peer.Kindling, read(t, "kindling-export.json"), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle, err := peer.Parse(peer.Kindling, read(t, "kindling-bundle.json"), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(bare, bundle) {
+		t.Fatalf("the bundle reads as\n%+v\nthe bare dataset as\n%+v", bundle, bare)
+	}
+	if len(bundle.Dump.Observations) != 5 || len(bundle.Dump.Capsules) != 1 || bundle.Dump.Pins[0].ID != "kd-pin-1" {
+		t.Fatalf("bundle: %+v", bundle.Mapped)
+	}
+	for _, c := range []struct{ version, want string }{
+		{`"2.0"`, `bundle version "2.0"`},
+		{`2`, `bundle version 2:`},
+		{`null`, `bundle version null`},
+		{`"` + strings.Repeat("9", 100) + `"`, `bundle version "99999`},
+	} {
+		data := `{"bundleVersion":` + c.version + `,"exportedAt":1,"dataset":{"version":"1.0","observations":[]}}`
+		_, err := peer.Parse(peer.Kindling, []byte(data), o)
+		if memory.CodeOf(err) != memory.CodeInvalidParams || !strings.Contains(err.Error(), c.want) || len(err.Error()) > 200 {
+			t.Errorf("bundle version %s: %v; want invalid_params naming %s", c.version, err, c.want)
+		}
 	}
 }

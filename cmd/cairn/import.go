@@ -41,7 +41,8 @@ writes nothing new (records already imported are left as they are):
   mcp-memory   the official MCP memory server's memory file (JSON Lines of
                entities and relations): entities, their observations and
                relations become knowledge-graph entities, facts and edges.
-  kindling     Kindling's export (exportDatabase(), version 1.0):
+  kindling     Kindling's export: its export bundle (bundleVersion 1.0) or
+               the store's exportDatabase() dataset (version 1.0):
                observations, capsules, summaries and pins, ids and times kept.
   mem0         mem0 memories (getAll()'s {"results": [...]}, a list, or one
                a line): thoughts (origin logged), with user, agent and run as

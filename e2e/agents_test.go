@@ -196,23 +196,37 @@ func TestImportFromRealPeers(t *testing.T) {
 	}
 }
 
-// Kindling's own export writes a bundle around the store's dataset; cairn
-// imports it as it imports the bare dataset: the same records, and either
-// file after the other writes nothing.
+// Kindling's own export writes a bundle around the store's dataset, and
+// the store itself is a SQLite file (kindling.db); cairn imports each as
+// it imports the bare dataset: the same records, and any of them after
+// another writes nothing. The store file is read where it lies and left
+// as it was.
 func TestImportKindlingBundle(t *testing.T) {
 	dir := peerFiles(t)
-	bare, bundle := newHookEnv(t), newHookEnv(t)
+	storeFile := filepath.Join(dir, "kindling.db")
+	storeBefore, err := os.ReadFile(storeFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare := newHookEnv(t)
 	rb := bare.importPeer(t, "kindling", filepath.Join(dir, "kindling-export.json"))
-	rw := bundle.importPeer(t, "kindling", filepath.Join(dir, "kindling-bundle.json"))
-	if sum(rw.Imported) != 8 || !equalCounts(rw.Imported, rb.Imported) || !equalCounts(rw.Mapped, rb.Mapped) {
-		t.Fatalf("the bundle imported %+v (mapped %+v); the dataset %+v (mapped %+v)", rw.Imported, rw.Mapped, rb.Imported, rb.Mapped)
+	want := bare.run(t, nil, nil, "export")
+	for _, file := range []string{"kindling-bundle.json", "kindling.db"} {
+		h := newHookEnv(t)
+		r := h.importPeer(t, "kindling", filepath.Join(dir, file))
+		if sum(r.Imported) != 8 || !equalCounts(r.Imported, rb.Imported) || !equalCounts(r.Mapped, rb.Mapped) {
+			t.Fatalf("%s imported %+v (mapped %+v); the dataset %+v (mapped %+v)", file, r.Imported, r.Mapped, rb.Imported, rb.Mapped)
+		}
+		if got := h.run(t, nil, nil, "export"); got != want {
+			t.Fatalf("%s and the dataset import differently:\n%s\n%s", file, got, want)
+		}
+		again := h.importPeer(t, "kindling", filepath.Join(dir, "kindling-export.json"))
+		if sum(again.Imported) != 0 || sum(again.Present) != 8 {
+			t.Fatalf("the dataset after %s wrote %+v (present %+v)", file, again.Imported, again.Present)
+		}
 	}
-	if a, b := bare.run(t, nil, nil, "export"), bundle.run(t, nil, nil, "export"); a != b {
-		t.Fatalf("the two imports differ:\n%s\n%s", a, b)
-	}
-	again := bundle.importPeer(t, "kindling", filepath.Join(dir, "kindling-export.json"))
-	if sum(again.Imported) != 0 || sum(again.Present) != 8 {
-		t.Fatalf("the dataset after the bundle wrote %+v (present %+v)", again.Imported, again.Present)
+	if after, _ := os.ReadFile(storeFile); string(after) != string(storeBefore) {
+		t.Fatal("importing kindling.db changed it")
 	}
 }
 

@@ -10,6 +10,7 @@
 //                               after a session written with its own store;
 //   OUTDIR/kindling-bundle.json the same dataset as Kindling's own export
 //                               writes it: wrapped in its export bundle;
+//   OUTDIR/kindling.db          the Kindling store both were exported from;
 //   OUTDIR/mem0.json            mem0ai's Memory.getAll() after add() with
 //                               metadata (infer: false; a local stand-in
 //                               embedder, since no model can be fetched).

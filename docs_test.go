@@ -243,3 +243,47 @@ func TestFigureCheck(t *testing.T) {
 		}
 	}
 }
+
+// section returns the part of a Markdown file from the heading to the
+// next heading of its level.
+func section(t *testing.T, path, heading string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	start := strings.Index(doc, "\n"+heading+"\n")
+	if start < 0 {
+		t.Fatalf("%s has no %q", path, heading)
+	}
+	level := heading[:strings.IndexByte(heading, ' ')+1]
+	end := strings.Index(doc[start+1:], "\n"+level)
+	if end < 0 {
+		return doc[start:]
+	}
+	return doc[start : start+1+end]
+}
+
+// The hook latency figures docs/capture.md gives are the ones
+// docs/BENCHMARKS.md measured (its "Capture hooks" section), so a re-run
+// of cairn bench hooks that changes one leaves no stale figure in the
+// capture guide.
+func TestCaptureLatencyMatchesBenchmarks(t *testing.T) {
+	measured := figures(section(t, "docs/BENCHMARKS.md", "## Capture hooks"), true)
+	// The section's tables give times as bare numbers under a "ms" heading.
+	for _, m := range measured {
+		if m.kind == "" {
+			measured = append(measured, figure{text: m.text + " ms", value: m.value / 1e3, kind: "time", decimals: m.decimals + 3})
+		}
+	}
+	stated := figures(section(t, "docs/capture.md", "## Latency and the spool"), true)
+	if len(stated) < 10 {
+		t.Fatalf("docs/capture.md's latency section states %d figures; it should give the hook latencies", len(stated))
+	}
+	for _, s := range stated {
+		if !slices.ContainsFunc(measured, s.states) {
+			t.Errorf("docs/capture.md states %q, which docs/BENCHMARKS.md's Capture hooks section does not give", s.text)
+		}
+	}
+}

@@ -371,3 +371,34 @@ func (e *Engine) Unpin(ctx context.Context, pinID string) error {
 	}
 	return e.store.RemovePin(ctx, pinID)
 }
+
+// PinView is a pin, whether it is in force, and the record it points at.
+type PinView struct {
+	Pin memory.Pin `json:"pin"`
+	// Active says the pin is in force now: it has no expiry, or its expiry
+	// is still ahead.
+	Active bool `json:"active"`
+	// Target is the pinned observation or summary (a forgotten one with
+	// its content redacted), absent when the record no longer exists.
+	Target *memory.Entity `json:"target,omitempty"`
+}
+
+// PinGet reads one pin by id, expired or not, with its target.
+func (e *Engine) PinGet(ctx context.Context, pinID string) (PinView, error) {
+	if err := validateRef("pin id", pinID, false); err != nil {
+		return PinView{}, err
+	}
+	p, err := e.store.Pin(ctx, pinID)
+	if err != nil {
+		return PinView{}, err
+	}
+	v := PinView{Pin: p, Active: p.ActiveAt(e.nowMs())}
+	target, err := e.findTarget(ctx, p.TargetType, p.TargetID)
+	switch {
+	case err == nil:
+		v.Target = &target
+	case !memory.IsCode(err, memory.CodeNotFound):
+		return PinView{}, err
+	}
+	return v, nil
+}

@@ -218,6 +218,12 @@ var recordTools = []Tool{
 		Description: `Pin an observation or summary that must not be forgotten in this context (a user decision, a root cause, a constraint): while active, retrieve returns it in its scope ahead of all candidates and no token budget cuts it. By default the pin has the target's scope; ttlSeconds or expiresAt make it expire. Returns the pin.`,
 	}, func(e *Engine, ctx context.Context, in PinRequest) (memory.Pin, error) { return e.Pin(ctx, in) }),
 	newTool(Tool{
+		Name: "pin_get", Title: "Read a pin", Method: "GET", Path: "/v1/pins/{pinId}", ReadOnly: true, Idempotent: true,
+		Description: `Read one pin by id: what it points at (targetType, targetId), its reason, scope and times, active (false once its expiresAt has passed; an expired pin stays readable until unpinned), and target, the pinned observation or summary itself (absent when that record no longer exists). not_found when no pin has the id.`,
+	}, func(e *Engine, ctx context.Context, in PinRef) (PinView, error) {
+		return e.PinGet(ctx, in.PinID)
+	}),
+	newTool(Tool{
 		Name: "unpin", Title: "Remove a pin", Method: "DELETE", Path: "/v1/pins/{pinId}", Destructive: true,
 		Description: `Remove a pin by its id. The pinned record itself stays.`,
 	}, func(e *Engine, ctx context.Context, in PinRef) (Unpinned, error) {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/peer"
+	"github.com/cairnhq/cairn/sqlite"
 )
 
 // PeerImportOptions tune an import from another memory system.
@@ -54,10 +56,51 @@ func (e *Engine) ImportPeer(ctx context.Context, from string, r io.Reader, o Pee
 	if len(data) > MaxImportBytes {
 		return rep, memory.Errorf(memory.CodeInvalidParams, "the import is over %d bytes; split it", MaxImportBytes)
 	}
+	if sqlite.IsDatabase(data) {
+		if from == peer.Kindling {
+			return rep, memory.Errorf(memory.CodeInvalidParams, "this is a Kindling store file (SQLite): import it by its path, not from standard input")
+		}
+		return rep, memory.Errorf(memory.CodeInvalidParams, "the file is a SQLite database, not a %s file", from)
+	}
 	p, err := peer.Parse(from, data, peer.Options{Now: e.nowMs(), Scope: o.Scope})
 	if err != nil {
 		return rep, err
 	}
+	return e.importParsed(ctx, from, p, rep, o)
+}
+
+// ImportPeerFile is ImportPeer for an open file: Kindling's SQLite store
+// (kindling.db, found by its header) is read where it lies, read-only,
+// with the queries of Kindling's own export, and gives the records its
+// export would; any other file is read as ImportPeer reads it.
+func (e *Engine) ImportPeerFile(ctx context.Context, from string, f *os.File, o PeerImportOptions) (PeerImportReport, error) {
+	head := make([]byte, len(sqlite.Header))
+	n, _ := f.ReadAt(head, 0)
+	if from != peer.Kindling || !sqlite.IsDatabase(head[:n]) {
+		return e.ImportPeer(ctx, from, f, o)
+	}
+	rep := PeerImportReport{From: from, Imported: map[memory.Section]int{}, Present: map[memory.Section]int{}, Notes: []string{}}
+	if err := o.Scope.Validate(); err != nil {
+		return rep, err
+	}
+	db, err := sqlite.OpenForeign(f.Name())
+	if err != nil {
+		return rep, prefixError(err, "reading the Kindling store: ")
+	}
+	defer db.Close()
+	rows := func(ctx context.Context, what, query string, limit int) ([]map[string]any, error) {
+		return db.Rows(ctx, what, query, limit)
+	}
+	p, err := peer.ParseKindlingStore(ctx, rows, peer.Options{Now: e.nowMs(), Scope: o.Scope})
+	if err != nil {
+		return rep, err
+	}
+	return e.importParsed(ctx, from, p, rep, o)
+}
+
+// importParsed writes what a peer's file held: the records the database
+// lacks, in one transaction.
+func (e *Engine) importParsed(ctx context.Context, from string, p peer.Parsed, rep PeerImportReport, o PeerImportOptions) (PeerImportReport, error) {
 	rep.Mapped = p.Mapped
 	rep.Notes = append(rep.Notes, p.Notes...)
 	if p.Dump.Len() == 0 {

@@ -134,18 +134,112 @@ func TestImportFromRealPeers(t *testing.T) {
 			t.Errorf("export lacks %s", want)
 		}
 	}
-	// All or nothing: a file damaged after its first records writes none.
-	src, _ := os.ReadFile(filepath.Join(dir, "mcp-memory.jsonl"))
-	bad := filepath.Join(t.TempDir(), "bad.jsonl")
-	os.WriteFile(bad, []byte(strings.TrimRight(strings.Replace(string(src), "Alice", "Alicia", -1), "\n")+"\n{\"type\":\"entity\",\"name\":\"x\"\n"), 0o644)
-	before := h.run(t, nil, nil, "export")
-	cmd := h.cmd("import", "--from", "mcp-memory", bad)
-	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "line 6") {
-		t.Fatalf("damaged file: %v %s", err, out)
+	// All or nothing: a damaged file writes none of its records. Each
+	// damaged file holds records the database lacks (renamed), so a
+	// partial write would show.
+	src := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
 	}
-	if h.run(t, nil, nil, "export") != before {
-		t.Fatal("a failed import changed the database")
+	kindling := strings.ReplaceAll(src("kindling-export.json"), `"kd-`, `"kx-`)
+	kindlingBundle := strings.ReplaceAll(src("kindling-bundle.json"), `"kd-`, `"kx-`)
+	var mem0 struct {
+		Results []map[string]any `json:"results"`
 	}
+	if err := json.Unmarshal([]byte(src("mem0.json")), &mem0); err != nil || len(mem0.Results) != 3 {
+		t.Fatalf("mem0.json: %v", err)
+	}
+	for _, m := range mem0.Results {
+		m["id"] = "again-" + m["id"].(string)
+	}
+	mem0New, _ := json.Marshal(mem0)
+	mem0.Results[2]["memory"] = "  "
+	mem0Blank, _ := json.Marshal(mem0)
+	for _, c := range []struct {
+		name, from, data, says string
+	}{
+		{"mcp-memory, a line cut short", "mcp-memory",
+			strings.TrimRight(strings.Replace(src("mcp-memory.jsonl"), "Alice", "Alicia", -1), "\n") + "\n{\"type\":\"entity\",\"name\":\"x\"\n", "line 6"},
+		{"kindling, truncated", "kindling", kindling[:len(kindling)*2/3], "not a Kindling export"},
+		{"kindling, its last observation's provenance corrupt", "kindling",
+			strings.Replace(kindling, `"provenance": {}`, `"provenance": [1]`, 1), "observation 5 (kx-obs-5): provenance must be a JSON object"},
+		{"kindling bundle, truncated", "kindling", kindlingBundle[:len(kindlingBundle)/2], "not a Kindling export"},
+		{"kindling bundle, an unknown bundle version", "kindling",
+			strings.Replace(kindlingBundle, `"bundleVersion": "1.0"`, `"bundleVersion": "2.0"`, 1), `bundle version "2.0"`},
+		{"mem0, truncated", "mem0", string(mem0New[:len(mem0New)-40]), "not mem0's getAll() result"},
+		{"mem0, its last memory blank", "mem0", string(mem0Blank), "memory 3"},
+	} {
+		bad := filepath.Join(t.TempDir(), "damaged")
+		if err := os.WriteFile(bad, []byte(c.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		before := h.run(t, nil, nil, "export")
+		out, err := h.cmd("import", "--from", c.from, bad).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), c.says) || !strings.Contains(string(out), "invalid_params") {
+			t.Errorf("%s: %v %s; want invalid_params saying %q", c.name, err, out, c.says)
+		}
+		if h.run(t, nil, nil, "export") != before {
+			t.Fatalf("%s: a failed import changed the database", c.name)
+		}
+	}
+	// The undamaged renamed files import whole: the damage, not the
+	// renaming, was refused.
+	for _, c := range []struct{ from, data string }{{"kindling", kindling}, {"mem0", string(mem0New)}} {
+		f := filepath.Join(t.TempDir(), c.from+".json")
+		os.WriteFile(f, []byte(c.data), 0o644)
+		if rep := h.importPeer(t, c.from, f); sum(rep.Imported) == 0 {
+			t.Errorf("the renamed %s file imported nothing: %+v", c.from, rep)
+		}
+	}
+}
+
+// Kindling's own export writes a bundle around the store's dataset, and
+// the store itself is a SQLite file (kindling.db); cairn imports each as
+// it imports the bare dataset: the same records, and any of them after
+// another writes nothing. The store file is read where it lies and left
+// as it was.
+func TestImportKindlingBundle(t *testing.T) {
+	dir := peerFiles(t)
+	storeFile := filepath.Join(dir, "kindling.db")
+	storeBefore, err := os.ReadFile(storeFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare := newHookEnv(t)
+	rb := bare.importPeer(t, "kindling", filepath.Join(dir, "kindling-export.json"))
+	want := bare.run(t, nil, nil, "export")
+	for _, file := range []string{"kindling-bundle.json", "kindling.db"} {
+		h := newHookEnv(t)
+		r := h.importPeer(t, "kindling", filepath.Join(dir, file))
+		if sum(r.Imported) != 8 || !equalCounts(r.Imported, rb.Imported) || !equalCounts(r.Mapped, rb.Mapped) {
+			t.Fatalf("%s imported %+v (mapped %+v); the dataset %+v (mapped %+v)", file, r.Imported, r.Mapped, rb.Imported, rb.Mapped)
+		}
+		if got := h.run(t, nil, nil, "export"); got != want {
+			t.Fatalf("%s and the dataset import differently:\n%s\n%s", file, got, want)
+		}
+		again := h.importPeer(t, "kindling", filepath.Join(dir, "kindling-export.json"))
+		if sum(again.Imported) != 0 || sum(again.Present) != 8 {
+			t.Fatalf("the dataset after %s wrote %+v (present %+v)", file, again.Imported, again.Present)
+		}
+	}
+	if after, _ := os.ReadFile(storeFile); string(after) != string(storeBefore) {
+		t.Fatal("importing kindling.db changed it")
+	}
+}
+
+func equalCounts(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
 }
 
 // TestClaudeCodeAddsAndConnects runs the README's set-up with the client it

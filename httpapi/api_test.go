@@ -129,6 +129,7 @@ func TestRoutesMatchTools(t *testing.T) {
 		{"capsule_get", "GET", "/v1/capsules/" + c.ID, ``},
 		{"observation_get", "GET", "/v1/observations/" + o.ID, ``},
 		{"summary_get", "GET", "/v1/summaries/" + s.ID, ``},
+		{"pin_get", "GET", "/v1/pins/" + p.ID, ``},
 		{"status", "GET", "/v1/status", ``},
 		{"doctor", "POST", "/v1/doctor", `{}`},
 	} {
@@ -144,6 +145,8 @@ func TestRoutesMatchTools(t *testing.T) {
 			args = fmt.Sprintf(`{"observationId":%q}`, o.ID)
 		case "summary_get":
 			args = fmt.Sprintf(`{"summaryId":%q}`, s.ID)
+		case "pin_get":
+			args = fmt.Sprintf(`{"pinId":%q}`, p.ID)
 		}
 		want, err := eng.CallJSON(ctx, tc.tool, []byte(args))
 		if err != nil {
@@ -198,6 +201,7 @@ func TestErrorsCarryCodes(t *testing.T) {
 		{"POST", "/v1/observations", `{"kind":"message","content":"a\u0000b"}`, 400, "invalid_params"},
 		{"POST", "/v1/pins", `{"targetId":"nope"}`, 404, "not_found"},
 		{"GET", "/v1/capsules/nope", ``, 404, "not_found"},
+		{"GET", "/v1/pins/nope", ``, 404, "not_found"},
 		{"POST", "/v1/capsules", `{"scopeIds":{"sessionId":"s1"}}`, 409, "conflict"},
 		{"POST", "/v1/capsules/c1/close", `{"capsuleId":"c2"}`, 400, "invalid_params"},
 		{"POST", "/v1/capsules/c1/close", `{"summary":{"content":"s","confidence":7}}`, 400, "invalid_params"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/memory"
@@ -25,13 +26,17 @@ var resourceKinds = []struct {
 	{"observation", "observation_get", "observationId", "An observation: a tool call, command, diff, error or message"},
 	{"capsule", "capsule_get", "capsuleId", "A session capsule, with its observations' ids in order"},
 	{"summary", "summary_get", "summaryId", "A capsule's summary"},
+	{"pin", "pin_get", "pinId", "A pin: what it points at and why, whether it is in force, and the pinned record"},
 	{"thought", "thought_get", "thoughtId", "A thought: a conclusion, decision or lesson"},
 	{"entity", "kg_entity_get", "entityId", "A knowledge-graph entity"},
 }
 
 // addPromptsAndResources offers the recall prompt, a resource template per
-// record kind, and the context of a repository as a resource template.
-func addPromptsAndResources(srv *mcp.Server, eng *cairn.Engine) {
+// record kind, the context of a repository as a resource template, and
+// the records worth attaching (pins, recent capsules and summaries) as
+// the resource list.
+func addPromptsAndResources(srv *mcp.Server, eng *cairn.Engine, pageSize int) {
+	srv.AddReceivingMiddleware(listResources(eng, pageSize))
 	srv.AddPrompt(&mcp.Prompt{
 		Name:  RecallPrompt,
 		Title: "Recall what cairn knows about this repository",
@@ -152,5 +157,41 @@ func complete(eng *cairn.Engine) func(context.Context, *mcp.CompleteRequest) (*m
 		}
 		res.Completion.Values = append(res.Completion.Values, vals...)
 		return res, nil
+	}
+}
+
+// listResources answers resources/list from the engine instead of the
+// SDK's static list: the active pins, then the most recent capsules each
+// followed by its summary (cairn.ListRecords), pageSize a page, with the
+// protocol's cursor. Each is read through its template
+// (cairn://pin/{id}, ...).
+func listResources(eng *cairn.Engine, pageSize int) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			r, ok := req.(*mcp.ListResourcesRequest)
+			if method != "resources/list" || !ok {
+				return next(ctx, method, req)
+			}
+			cursor := ""
+			if r.Params != nil {
+				cursor = r.Params.Cursor
+			}
+			page, err := eng.ListRecords(ctx, cursor, pageSize)
+			if err != nil {
+				return nil, promptError(err)
+			}
+			// The list changes with every write and holds one person's
+			// memory: stale at once, cached by that person's client only.
+			res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}, NextCursor: page.Next,
+				Cacheable: mcp.Cacheable{TTLMs: 0, CacheScope: "private"}}
+			for _, rec := range page.Records {
+				res.Resources = append(res.Resources, &mcp.Resource{
+					URI: "cairn://" + rec.Kind + "/" + url.PathEscape(rec.ID), Name: rec.ID, Title: rec.Title,
+					Description: rec.Description, MIMEType: "application/json",
+					Annotations: &mcp.Annotations{LastModified: time.UnixMilli(rec.At).UTC().Format(time.RFC3339)},
+				})
+			}
+			return res, nil
+		}
 	}
 }

@@ -29,6 +29,9 @@ type Options struct {
 	// MaxRequestBytes bounds one request (one stdio line, one HTTP body).
 	// Default 8 MiB.
 	MaxRequestBytes int
+	// ResourcePageSize is how many resources one resources/list page
+	// holds. Default 50.
+	ResourcePageSize int
 }
 
 // Instructions tell a model what cairn is for and how to use it.
@@ -61,7 +64,7 @@ func New(eng *cairn.Engine, opts *Options) (*mcp.Server, error) {
 		}
 		srv.AddTool(mt, handler(eng, t, o.Logger, tm, pool))
 	}
-	addPromptsAndResources(srv, eng)
+	addPromptsAndResources(srv, eng, o.ResourcePageSize)
 	return srv, nil
 }
 
@@ -76,6 +79,10 @@ func defaults(opts *Options) Options {
 	if o.MaxRequestBytes <= 0 {
 		o.MaxRequestBytes = 8 << 20
 	}
+	if o.ResourcePageSize <= 0 {
+		o.ResourcePageSize = 50
+	}
+	o.ResourcePageSize = min(o.ResourcePageSize, cairn.MaxPageSize)
 	return o
 }
 

@@ -89,6 +89,9 @@ type PinStore interface {
 	AddPin(ctx context.Context, p Pin) (Pin, error)
 	// RemovePin deletes a pin.
 	RemovePin(ctx context.Context, id string) error
+	// Pin returns one pin by id, active or expired (not_found when no
+	// pin has the id), whether or not its target still exists.
+	Pin(ctx context.Context, id string) (Pin, error)
 	// ActivePins returns the pins active at q.Now whose scope matches q.Scope
 	// on every dimension q.Scope sets, with their targets, newest first (ties
 	// by id). Pins whose target is missing are dropped; pins on redacted

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cairnhq/cairn/memory"
 	"lukechampine.com/blake3"
@@ -181,7 +182,8 @@ func parseMCPMemory(data []byte, o Options) (Parsed, error) {
 	return p, nil
 }
 
-// kindlingExport is Kindling's exportDatabase() result.
+// kindlingExport is Kindling's exportDatabase() result: the store's
+// dataset.
 type kindlingExport struct {
 	Version      string               `json:"version"`
 	ExportedAt   int64                `json:"exportedAt"`
@@ -191,21 +193,61 @@ type kindlingExport struct {
 	Pins         []memory.Pin         `json:"pins"`
 }
 
-// parseKindling reads Kindling's export (exportDatabase, version 1.0):
-// observations, capsules with their observations in order, summaries and
-// pins, with their ids and times.
+// kindlingBundle is the file Kindling's own export writes (its core's
+// export bundle): the store's dataset, wrapped with the bundle's format
+// version, its time and optional metadata.
+type kindlingBundle struct {
+	BundleVersion json.RawMessage `json:"bundleVersion"`
+	Dataset       json.RawMessage `json:"dataset"`
+}
+
+// kindlingBundleVersion is the bundle format cairn reads.
+const kindlingBundleVersion = "1.0"
+
+// parseKindling reads Kindling's export: the bundle its export writes
+// ({bundleVersion 1.0, exportedAt, metadata, dataset}) or the bare
+// dataset of exportDatabase (version 1.0): observations, capsules with
+// their observations in order, summaries and pins, with their ids and
+// times. Both give the same records.
 func parseKindling(data []byte, o Options) (Parsed, error) {
 	p := Parsed{Mapped: map[string]int{}}
+	notKindling := memory.Errorf(memory.CodeInvalidParams, "not a Kindling export (a JSON object: an export bundle with bundleVersion and dataset, or exportDatabase's dataset with version, observations, capsules, summaries, pins)")
+	var b kindlingBundle
+	if err := json.Unmarshal(data, &b); err != nil {
+		return p, notKindling
+	}
+	if b.BundleVersion != nil {
+		var v string
+		if json.Unmarshal(b.BundleVersion, &v) != nil || v != kindlingBundleVersion {
+			return p, memory.Errorf(memory.CodeInvalidParams, "Kindling export bundle version %s: cairn reads bundle version %s", clip(string(b.BundleVersion), 40), kindlingBundleVersion)
+		}
+		if len(bytes.TrimSpace(b.Dataset)) == 0 || bytes.TrimSpace(b.Dataset)[0] != '{' {
+			return p, memory.Errorf(memory.CodeInvalidParams, "the Kindling export bundle has no dataset object")
+		}
+		data = b.Dataset
+	}
 	var ex kindlingExport
 	if err := json.Unmarshal(data, &ex); err != nil {
 		var me *memory.Error
 		if errors.As(err, &me) {
 			return p, me
 		}
-		return p, memory.Errorf(memory.CodeInvalidParams, "not a Kindling export (a JSON object with version, observations, capsules, summaries, pins)")
+		return p, notKindling
 	}
-	if ex.Version != "1.0" {
-		return p, memory.Errorf(memory.CodeInvalidParams, "Kindling export version %q: cairn reads version 1.0", ex.Version)
+	switch {
+	case ex.Version == "" && b.BundleVersion == nil:
+		return p, notKindling
+	case ex.Version != "1.0":
+		return p, memory.Errorf(memory.CodeInvalidParams, "Kindling export version %q: cairn reads version 1.0", clip(ex.Version, 40))
+	}
+	// Provenance is kept compacted, as cairn stores it: the export's
+	// indentation (a bundle nests it one level deeper) is not data.
+	for i := range ex.Observations {
+		prov, err := memory.NormalizeProvenance(ex.Observations[i].Provenance)
+		if err != nil {
+			return p, prefixed(err, "observation %d (%s): ", i+1, clip(ex.Observations[i].ID, 60))
+		}
+		ex.Observations[i].Provenance = prov
 	}
 	p.Dump.Observations = ex.Observations
 	p.Mapped["observation → observation"] = len(ex.Observations)
@@ -352,6 +394,23 @@ func parseTime(s string) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// prefixed puts a prefix on a typed error's message.
+func prefixed(err error, format string, args ...any) error {
+	pe := memory.Public(err)
+	return &memory.Error{Code: pe.Code, Message: fmt.Sprintf(format, args...) + pe.Message, Err: err}
+}
+
+// clip cuts s to n bytes (on a rune boundary) for a message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 func firstOf(ss ...string) string {

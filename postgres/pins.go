@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 
 	"github.com/cairnhq/cairn/memory"
 	"github.com/jackc/pgx/v5"
@@ -53,6 +54,20 @@ func (db *DB) RemovePin(ctx context.Context, id string) error {
 		}
 		return nil
 	})
+}
+
+// Pin implements memory.PinStore.
+func (db *DB) Pin(ctx context.Context, id string) (memory.Pin, error) {
+	var p memory.Pin
+	err := db.read(ctx, "reading pin", func(tx pgx.Tx) error {
+		var err error
+		p, err = scanPin(tx.QueryRow(ctx, "SELECT "+pinColumns+" FROM pins p WHERE p.id = $1", id))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return notFound("pin", id)
+		}
+		return err
+	})
+	return p, err
 }
 
 // ActivePins implements memory.PinStore.

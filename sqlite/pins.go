@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 
 	"github.com/cairnhq/cairn/memory"
 )
@@ -53,6 +54,20 @@ func (db *DB) RemovePin(ctx context.Context, id string) error {
 		}
 		return nil
 	})
+}
+
+// Pin implements memory.PinStore.
+func (db *DB) Pin(ctx context.Context, id string) (memory.Pin, error) {
+	var p memory.Pin
+	err := db.read(ctx, "reading pin", func(tx queryer) error {
+		var err error
+		p, err = scanPin(tx.QueryRowContext(ctx, "SELECT "+pinColumns+" FROM pins p WHERE p.id = ?", id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound("pin", id)
+		}
+		return err
+	})
+	return p, err
 }
 
 // ActivePins implements memory.PinStore.

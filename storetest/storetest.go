@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -432,10 +433,25 @@ func testPins(t *testing.T, s memory.Store) {
 			t.Errorf("ActivePins(%+v) = %v; want %v", tc.q, got, tc.want)
 		}
 	}
+	// A pin reads back by id as it was added, expired or active, whatever
+	// became of its target.
+	for _, want := range pins {
+		got, err := s.Pin(ctx, want.ID)
+		if err != nil {
+			t.Fatalf("Pin %s: %v", want.ID, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("Pin %s = %+v; want %+v", want.ID, got, want)
+		}
+	}
+	_, err = s.Pin(ctx, "p-bad")
+	wantCode(t, err, memory.CodeNotFound)
 	if err := s.RemovePin(ctx, "p-new"); err != nil {
 		t.Fatal(err)
 	}
 	wantCode(t, s.RemovePin(ctx, "p-new"), memory.CodeNotFound)
+	_, err = s.Pin(ctx, "p-new")
+	wantCode(t, err, memory.CodeNotFound)
 	if got := ids(memory.PinQuery{Scope: s1, Now: 1000}); !slices.Equal(got, []string{"p-old"}) {
 		t.Fatalf("after unpin: %v", got)
 	}

@@ -41,7 +41,9 @@ writes nothing new (records already imported are left as they are):
   mcp-memory   the official MCP memory server's memory file (JSON Lines of
                entities and relations): entities, their observations and
                relations become knowledge-graph entities, facts and edges.
-  kindling     Kindling's export (exportDatabase(), version 1.0):
+  kindling     Kindling's export: its export bundle (bundleVersion 1.0) or
+               the store's exportDatabase() dataset (version 1.0), or the
+               store file itself (kindling.db, read in place, read-only):
                observations, capsules, summaries and pins, ids and times kept.
   mem0         mem0 memories (getAll()'s {"results": [...]}, a list, or one
                a line): thoughts (origin logged), with user, agent and run as
@@ -102,16 +104,19 @@ left out.`,
 func (a *app) importPeer(cmd *cobra.Command, eng *cairn.Engine, from string, scope memory.Scope, files []string) error {
 	var reports []cairn.PeerImportReport
 	for _, name := range files {
-		var r io.Reader = a.in
-		if name != "-" {
-			f, err := os.Open(name)
-			if err != nil {
-				return prefixed(memory.Wrap(memory.CodeInvalidParams, err, "cannot open: %v", pathless(err)), name)
+		opts := cairn.PeerImportOptions{Scope: scope, EmbedProgress: a.progress("embedding " + name)}
+		var rep cairn.PeerImportReport
+		var err error
+		if name == "-" {
+			rep, err = eng.ImportPeer(cmd.Context(), from, a.in, opts)
+		} else {
+			f, oerr := os.Open(name)
+			if oerr != nil {
+				return prefixed(memory.Wrap(memory.CodeInvalidParams, oerr, "cannot open: %v", pathless(oerr)), name)
 			}
 			defer f.Close()
-			r = f
+			rep, err = eng.ImportPeerFile(cmd.Context(), from, f, opts)
 		}
-		rep, err := eng.ImportPeer(cmd.Context(), from, r, cairn.PeerImportOptions{Scope: scope, EmbedProgress: a.progress("embedding " + name)})
 		a.finishProgress()
 		if err != nil {
 			return prefixed(err, name)

@@ -8,6 +8,9 @@
 //                               add_observations over its stdio protocol;
 //   OUTDIR/kindling-export.json Kindling's SqliteKindlingStore.exportDatabase()
 //                               after a session written with its own store;
+//   OUTDIR/kindling-bundle.json the same dataset as Kindling's own export
+//                               writes it: wrapped in its export bundle;
+//   OUTDIR/kindling.db          the Kindling store both were exported from;
 //   OUTDIR/mem0.json            mem0ai's Memory.getAll() after add() with
 //                               metadata (infer: false; a local stand-in
 //                               embedder, since no model can be fetched).
@@ -96,10 +99,25 @@ async function kindling() {
   store.closeCapsule("kd-cap-1", t0 + 10000, "kd-sum-1");
   store.insertPin({ id: "kd-pin-1", targetType: "observation", targetId: "kd-obs-2", reason: "root cause", createdAt: t0 + 11000, scopeIds: scope });
   store.insertObservation({ id: "kd-obs-5", kind: "tool_call", content: "deploy checkout v1.42.0 to staging", provenance: {}, ts: t0 + 20000, scopeIds: { repoId: "/src/shop" }, redacted: false });
+  const dataset = store.exportDatabase();
   const file = path.join(out, "kindling-export.json");
-  writeFileSync(file, JSON.stringify(store.exportDatabase(), null, 2));
+  writeFileSync(file, JSON.stringify(dataset, null, 2));
+  // What a Kindling user's export writes is a bundle around that dataset,
+  // made by createExportBundle in @eddacraft/kindling-core: {bundleVersion
+  // "1.0", exportedAt, metadata (when given), dataset}. That package is not
+  // on the npm registry reachable here (kindling-core-types/ stands in for
+  // its types), so its wrapper is built here as it builds it, around the
+  // real store's dataset.
+  const bundle = {
+    bundleVersion: "1.0",
+    exportedAt: Date.now(),
+    dataset,
+    metadata: { description: "checkout session, exported for cairn's e2e test", tags: ["e2e"] },
+  };
+  const bundleFile = path.join(out, "kindling-bundle.json");
+  writeFileSync(bundleFile, JSON.stringify(bundle, null, 2));
   db.close();
-  return { file };
+  return { file, bundleFile };
 }
 
 async function mem0() {

@@ -14,7 +14,7 @@ import path from "node:path";
 
 const [mode, target, db] = process.argv.slice(2);
 const expectedTools = ["retrieve", "log", "capsule_open", "summary_set", "capsule_close", "capsule_get",
-  "observation_get", "summary_get", "pin", "unpin", "forget", "summary_forget",
+  "observation_get", "summary_get", "pin", "pin_get", "unpin", "forget", "summary_forget",
   "think", "thought_get", "thoughts_list", "thought_mark", "thought_forget", "kg_entity_create", "kg_entity_update", "kg_entity_get", "kg_entity_delete",
   "kg_entities", "kg_observe", "kg_observation_delete", "kg_edge_create", "kg_edge_delete", "kg_edges", "inner_voice_retrieve",
   "inner_voice", "kg_candidates", "knowledgegraph_moderate", "maintenance_ops",
@@ -113,9 +113,21 @@ async function main() {
   check(recall.messages.length === 1 && recall.messages[0].content.text.includes(o1.id), "recall prompt: " + JSON.stringify(recall));
   const { resourceTemplates } = await client.listResourceTemplates();
   const templates = resourceTemplates.map((t) => t.uriTemplate).sort();
-  for (const want of ["cairn://observation/{id}", "cairn://capsule/{id}", "cairn://summary/{id}", "cairn://thought/{id}", "cairn://entity/{id}", "cairn://context{?repo,branch}"]) {
+  for (const want of ["cairn://observation/{id}", "cairn://capsule/{id}", "cairn://summary/{id}", "cairn://pin/{id}", "cairn://thought/{id}", "cairn://entity/{id}", "cairn://context{?repo,branch}"]) {
     check(templates.includes(want), "resource template " + want + ": " + templates.join(","));
   }
+  // What a person can attach: the pins in force, then the recent
+  // sessions with their summaries, each readable by its URI.
+  const { resources } = await client.listResources();
+  const uris = resources.map((r) => r.uri);
+  check(uris[0] === "cairn://pin/" + pin.id && uris.includes("cairn://capsule/" + cap.id) && uris.includes("cairn://summary/" + sum.id) &&
+    resources.every((r) => r.name && r.title && r.mimeType === "application/json"), "resources/list: " + JSON.stringify(resources));
+  const pinRes = await client.readResource({ uri: "cairn://pin/" + pin.id });
+  const pinBody = JSON.parse(pinRes.contents[0].text);
+  check(pinBody.pin.id === pin.id && pinBody.active === true && pinBody.target.id === o1.id, "resources/read pin: " + pinRes.contents[0].text);
+  const pg = await ok("pin_get", { pinId: pin.id });
+  check(pg.pin.reason === "root symptom" && pg.active === true && pg.target.content === o1.content, "pin_get: " + JSON.stringify(pg));
+  await fails("pin_get", { pinId: "pin_missing" }, "not_found");
   const read = await client.readResource({ uri: "cairn://observation/" + o2.id });
   check(read.contents.length === 1 && JSON.parse(read.contents[0].text).content === o2.content, "resources/read observation");
   const readCtx = await client.readResource({ uri: "cairn://context?repo=" + encodeURIComponent("/src/e2e") });

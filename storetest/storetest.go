@@ -75,6 +75,7 @@ func Run(t *testing.T, open Opener) {
 		{"BrowseCapsules", testBrowseCapsules},
 		{"BrowseThoughts", testBrowseThoughts},
 		{"BrowseEntities", testBrowseEntities},
+		{"BrowseCodeEntities", testBrowseCodeEntities},
 		{"ScopeValues", testScopeValues},
 	}
 	tests = append(tests, curationTests...)

@@ -377,6 +377,58 @@ func (e *Engine) CodeRepos(ctx context.Context) ([]memory.CodeRepo, error) {
 	return rs, err
 }
 
+// CodeEntityBrowseRequest selects a page of a repository's code entities.
+type CodeEntityBrowseRequest struct {
+	// RepoID is the repository (default: the only one indexed).
+	RepoID string `json:"repo_id,omitempty"`
+	// Path keeps one file's entities; State one state (PROPOSED,
+	// AUTHORITATIVE, SUPERSEDED or TOMBSTONED).
+	Path  string `json:"path,omitempty"`
+	State string `json:"state,omitempty"`
+	// After is the Next of the previous page.
+	After string `json:"after,omitempty"`
+	// Limit is the page size (default 50, at most MaxPageSize).
+	Limit int `json:"limit,omitempty"`
+}
+
+// CodeEntityBrowsePage is one page of a repository's code entities, by
+// key: Total counts them all (on every page), Next is empty on the last
+// page.
+type CodeEntityBrowsePage struct {
+	RepoID string `json:"repo_id"`
+	memory.CodeEntityPage
+}
+
+// BrowseCodeEntities lists a repository's code entities by key, a page at
+// a time from a cursor: unlike CodeEntities, which stops at 10,000, every
+// entity is reached, and a page costs the same wherever it starts.
+func (e *Engine) BrowseCodeEntities(ctx context.Context, req CodeEntityBrowseRequest) (CodeEntityBrowsePage, error) {
+	b, err := e.browser()
+	if err != nil {
+		return CodeEntityBrowsePage{}, err
+	}
+	limit, err := checkPage(req.Limit)
+	if err != nil {
+		return CodeEntityBrowsePage{}, err
+	}
+	if err := validateRef("repository id", req.RepoID, true); err != nil {
+		return CodeEntityBrowsePage{}, err
+	}
+	if err := memory.ValidateText("path", req.Path, 4096); err != nil {
+		return CodeEntityBrowsePage{}, err
+	}
+	state := memory.CodeState(req.State)
+	if state != "" && !state.Valid() {
+		return CodeEntityBrowsePage{}, memory.Errorf(memory.CodeInvalidParams, "state %q is not one of PROPOSED, AUTHORITATIVE, SUPERSEDED, TOMBSTONED", req.State)
+	}
+	repo, err := e.code.Repo(ctx, req.RepoID)
+	if err != nil {
+		return CodeEntityBrowsePage{}, err
+	}
+	p, err := b.BrowseCodeEntities(ctx, memory.CodeEntityBrowse{RepoID: repo.ID, Path: req.Path, State: state, After: req.After, Limit: limit})
+	return CodeEntityBrowsePage{RepoID: repo.ID, CodeEntityPage: p}, err
+}
+
 // CodeSessions lists the sessions that have code-memory episodes, by id.
 func (e *Engine) CodeSessions(ctx context.Context) ([]string, error) {
 	ss, err := e.store.CodeSessions(ctx)

@@ -2,6 +2,8 @@ package cairn_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -161,5 +163,84 @@ func TestBrowseRequests(t *testing.T) {
 	v, err := eng.ScopeValues(ctx)
 	if err != nil || !slices.Contains(v.Repos, "github.com/acme/shop") || !slices.Contains(v.Sessions, "s1") {
 		t.Fatalf("scope values %+v %v", v, err)
+	}
+}
+
+// A repository's code entities come a page at a time by key, each once,
+// with the count on every page; a bad state, cursor or repository changes
+// nothing and says so.
+func TestBrowseCodeEntities(t *testing.T) {
+	eng := openSample(t, nil)
+	if _, err := eng.BrowseCodeEntities(ctx, cairn.CodeEntityBrowseRequest{}); !memory.IsCode(err, memory.CodeNotFound) {
+		t.Fatalf("no repository indexed: %v", err)
+	}
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"a.go": "package p\n\nfunc Alpha() {}\n\nfunc Beta() {}\n",
+		"b.go": "package p\n\nfunc Gamma() {}\n\nfunc delta() {}\n\nfunc Epsilon() {}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := eng.IndexCode(ctx, cairn.CodeIndexRequest{Root: dir, RepoID: "p"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	all, err := eng.CodeEntities(ctx, cairn.CodeEntitiesRequest{RepoID: "p"})
+	if err != nil || all.Total < 5 {
+		t.Fatalf("entities: %+v %v", all, err)
+	}
+	var want []string
+	for _, e := range all.Entities {
+		want = append(want, e.Key)
+	}
+	slices.Sort(want)
+	var got []string
+	req := cairn.CodeEntityBrowseRequest{Limit: 2} // the only repository
+	for pages := 1; ; pages++ {
+		p, err := eng.BrowseCodeEntities(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.RepoID != "p" || p.Total != all.Total {
+			t.Fatalf("page %d: repo %q, total %d; want p, %d", pages, p.RepoID, p.Total, all.Total)
+		}
+		for _, e := range p.Entities {
+			got = append(got, e.Key)
+		}
+		if p.Next == "" {
+			if want := (all.Total + 1) / 2; pages != want {
+				t.Errorf("%d pages; want %d", pages, want)
+			}
+			break
+		}
+		req.After = p.Next
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("paged %v; want %v", got, want)
+	}
+	p, err := eng.BrowseCodeEntities(ctx, cairn.CodeEntityBrowseRequest{RepoID: "p", Path: "b.go"})
+	if err != nil || p.Total != len(p.Entities) || p.Next != "" || len(p.Entities) == 0 {
+		t.Fatalf("b.go: %+v %v", p, err)
+	}
+	for _, e := range p.Entities {
+		if e.Path != "b.go" {
+			t.Errorf("b.go lists %s", e.Key)
+		}
+	}
+	for name, tc := range map[string]struct {
+		req  cairn.CodeEntityBrowseRequest
+		code memory.Code
+	}{
+		"state":   {cairn.CodeEntityBrowseRequest{State: "LIVE"}, memory.CodeInvalidParams},
+		"cursor":  {cairn.CodeEntityBrowseRequest{After: "not-a-cursor"}, memory.CodeInvalidParams},
+		"limit":   {cairn.CodeEntityBrowseRequest{Limit: 1001}, memory.CodeInvalidParams},
+		"path":    {cairn.CodeEntityBrowseRequest{Path: "a\x00.go"}, memory.CodeInvalidParams},
+		"repo id": {cairn.CodeEntityBrowseRequest{RepoID: " p"}, memory.CodeInvalidParams},
+		"unknown": {cairn.CodeEntityBrowseRequest{RepoID: "q"}, memory.CodeNotFound},
+	} {
+		if _, err := eng.BrowseCodeEntities(ctx, tc.req); !memory.IsCode(err, tc.code) {
+			t.Errorf("%s: %v; want %s", name, err, tc.code)
+		}
 	}
 }

@@ -8,6 +8,12 @@ import (
 	"github.com/cairnhq/cairn/memory"
 )
 
+// Repo finds a registered repository: the one named, or the only one
+// indexed (not_found when none is, invalid_params when several are).
+func (m *Memory) Repo(ctx context.Context, id string) (memory.CodeRepo, error) {
+	return m.repo(ctx, id)
+}
+
 // repo finds a registered repository: the one named, or the only one.
 func (m *Memory) repo(ctx context.Context, id string) (memory.CodeRepo, error) {
 	if id != "" {

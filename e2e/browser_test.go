@@ -205,13 +205,14 @@ func seededDB(t *testing.T) (string, uiseed.Seeded) {
 }
 
 // The web page in a real browser: every page loads against a seeded
-// store, the main flows work (search and a score's explanation, pin,
-// forget with its confirmation, approving a candidate and rejecting one
-// with the blocklist, exporting and finalizing the removal queue, a
-// hydration, sign-in), a stored <script> stays text, a request without
-// the CSRF token or from another origin is refused, and nothing breaks the
-// Content-Security-Policy. Screenshots of every page go to
-// $CAIRN_E2E_ARTIFACTS (and to docs/img with -docs-img).
+// store, the main flows work (search and a score's explanation, a
+// summary's evidence, pin, forget with its confirmation, marking a thought
+// for removal and back, approving a candidate and rejecting one with the
+// blocklist, exporting and finalizing the removal queue, a repository's
+// entities and their filter, a hydration, sign-in), a stored <script>
+// stays text, a request without the CSRF token or from another origin is
+// refused, and nothing breaks the Content-Security-Policy. Screenshots of
+// every page go to $CAIRN_E2E_ARTIFACTS (and to docs/img with -docs-img).
 func TestWebPageInChromium(t *testing.T) {
 	if _, err := chromiumPath(); err != nil && os.Getenv("CI") == "" {
 		t.Skipf("needs Chromium for the browser tests (apt-get install -y chromium): %v", err)
@@ -257,6 +258,20 @@ func TestWebPageInChromium(t *testing.T) {
 		b.follow(`article.capsule a.title[href="/capsules/cap_s1"]`)
 		b.wantText("ol.steps", "TestValidateToken_ClockSkew")
 		b.shot("capsule")
+		// The capsule's summary, with its provenance and evidence.
+		b.follow(`a[href="/summaries/sum_s1"]`)
+		b.wantText("h1", "sum_s1")
+		b.wantText(".text.big", "came from clock skew between the auth service and the API servers")
+		b.wantText("table.kv", "confidence\t90.0%")
+		for _, ev := range []string{"obs_s1_04", "obs_s1_06", "obs_s1_09"} {
+			if n := evalJS[int](b, `document.querySelectorAll('table.kv a[href="/observations/`+ev+`"]').length`); n != 1 {
+				t.Errorf("the summary's evidence does not link %s", ev)
+			}
+		}
+		b.wantText("aside", "Not pinned")
+		b.shot("summary")
+		b.follow(`table.kv a[href="/observations/obs_s1_06"]`)
+		b.wantText("h1", "obs_s1_06")
 	})
 
 	t.Run("pin", func(t *testing.T) {
@@ -333,6 +348,24 @@ func TestWebPageInChromium(t *testing.T) {
 		b.open("/thoughts")
 		b.wantText("main", "Clock skew between auth")
 		b.shot("thoughts")
+		// A thought's page: its text, provenance and status.
+		b.follow(`article.thought a.id[href="/thoughts/` + sd.Thought + `"]`)
+		b.wantText(".text.big", "Clock skew between auth and the API servers breaks fresh tokens")
+		kv := b.text("table.kv")
+		for _, want := range []string{"human", "#auth", "#incident", "active", "shared", "0.9"} {
+			if !strings.Contains(kv, want) {
+				t.Errorf("the thought's provenance lacks %q:\n%s", want, kv)
+			}
+		}
+		b.shot("thought")
+		// Marking it for removal, then making it active again.
+		b.follow(`form[action="/thoughts/` + sd.Thought + `/mark"] button[type="submit"]`)
+		b.wantText("table.kv", "marked for removal")
+		b.follow(`form[action="/thoughts/` + sd.Thought + `/mark"] button[type="submit"]`)
+		b.wantText("aside", "Mark for removal")
+		if kv := b.text("table.kv"); strings.Contains(kv, "marked for removal") {
+			t.Errorf("the thought is still marked: %s", kv)
+		}
 		b.open("/graph")
 		b.shot("entities")
 		b.open("/graph/" + sd.Entity + "?depth=2")
@@ -430,6 +463,22 @@ func TestWebPageInChromium(t *testing.T) {
 		b.t = t
 		b.open("/code")
 		b.shot("code")
+		// A repository's entities, and one of them.
+		b.follow(`a[href^="/code/entities?repo=shop"]`)
+		b.wantText("h1", "shop")
+		b.wantText(".pagehead", "entities")
+		b.wantText("table.list", "internal/auth/session.go::ValidateToken")
+		if n := evalJS[int](b, `document.querySelectorAll("table.list tbody tr").length`); n < 3 {
+			t.Errorf("the repository lists %d entities", n)
+		}
+		b.shot("code-entities")
+		b.do(chromedp.SetValue(chromedp.CSS(`select[name="state"]`), "TOMBSTONED"))
+		b.follow(`form.filters button[type="submit"]`)
+		if n := evalJS[int](b, `document.querySelectorAll("table.list tbody tr").length`); n != 0 {
+			t.Errorf("%d tombstoned entities listed", n)
+		}
+		b.wantText(".pagehead", "in state TOMBSTONED")
+		b.open("/code")
 		b.follow(`a[href="/code/episodes/` + sd.Episode + `"]`)
 		b.wantText("table.hydration", "ValidateToken")
 		b.wantText("table.hydration", "query mention")

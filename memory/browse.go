@@ -13,6 +13,8 @@ type Browser interface {
 	BrowseThoughts(ctx context.Context, f ThoughtBrowse) (ThoughtPage, error)
 	// BrowseEntities lists knowledge-graph entities by name.
 	BrowseEntities(ctx context.Context, f EntityBrowse) (EntityPage, error)
+	// BrowseCodeEntities lists a repository's code entities by key.
+	BrowseCodeEntities(ctx context.Context, f CodeEntityBrowse) (CodeEntityPage, error)
 	// ScopeValues lists the values of each scope dimension that records
 	// use, the most recently used first, at most limit of each.
 	ScopeValues(ctx context.Context, limit int) (ScopeValues, error)
@@ -87,6 +89,26 @@ type EntityBrowse struct {
 type EntityPage struct {
 	Entities []KGEntity `json:"entities"`
 	Next     Cursor     `json:"next,omitempty"`
+}
+
+// CodeEntityBrowse selects a page of one repository's code entities.
+type CodeEntityBrowse struct {
+	// RepoID is the repository (required).
+	RepoID string
+	// Path keeps one file's entities; State one state; empty for all.
+	Path  string
+	State CodeState
+	After Cursor
+	Limit int
+}
+
+// CodeEntityPage is one page of code entities, by key (in byte order);
+// Total counts every entity the filter selects, on every page; Next is
+// empty on the last page.
+type CodeEntityPage struct {
+	Entities []CodeEntity `json:"entities"`
+	Total    int          `json:"total"`
+	Next     Cursor       `json:"next,omitempty"`
 }
 
 // ScopeValues are the values in use of each scope dimension.

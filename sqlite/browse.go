@@ -266,3 +266,77 @@ func (db *DB) ScopeValues(ctx context.Context, limit int) (memory.ScopeValues, e
 	})
 	return out, err
 }
+
+// codeEntityCursor encodes a position in a repository's key order, and
+// parseCodeEntityCursor reads it back ("" is the first page).
+func codeEntityCursor(key string) memory.Cursor {
+	return "k" + base64.RawURLEncoding.EncodeToString([]byte(key))
+}
+
+func parseCodeEntityCursor(c memory.Cursor) (string, error) {
+	if c == "" {
+		return "", nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(c, "k"))
+	if err != nil || !strings.HasPrefix(c, "k") || len(b) == 0 || strings.ContainsRune(string(b), 0) {
+		return "", memory.Errorf(memory.CodeInvalidParams, "cursor %q is not one this store made", c)
+	}
+	return string(b), nil
+}
+
+// checkCodeEntityBrowse checks what every store checks of f.
+func checkCodeEntityBrowse(f memory.CodeEntityBrowse) (after string, err error) {
+	if err := checkLimit(f.Limit); err != nil {
+		return "", err
+	}
+	if f.RepoID == "" {
+		return "", memory.Errorf(memory.CodeInvalidParams, "a repository is required to list code entities")
+	}
+	if f.State != "" && !f.State.Valid() {
+		return "", memory.Errorf(memory.CodeInvalidParams, "state %q is not one of PROPOSED, AUTHORITATIVE, SUPERSEDED, TOMBSTONED", f.State)
+	}
+	return parseCodeEntityCursor(f.After)
+}
+
+// BrowseCodeEntities implements memory.Browser: a range of the primary
+// key (repo_id, key) from the cursor on, and the filter's count.
+func (db *DB) BrowseCodeEntities(ctx context.Context, f memory.CodeEntityBrowse) (memory.CodeEntityPage, error) {
+	page := memory.CodeEntityPage{Entities: []memory.CodeEntity{}}
+	after, err := checkCodeEntityBrowse(f)
+	if err != nil {
+		return page, err
+	}
+	filter := func(q *query) {
+		if f.Path != "" {
+			q.add(" AND e.path = ?", f.Path)
+		}
+		if f.State != "" {
+			q.add(" AND e.state = ?", string(f.State))
+		}
+	}
+	err = db.read(ctx, "listing code entities", func(tx queryer) error {
+		page = memory.CodeEntityPage{Entities: []memory.CodeEntity{}}
+		q := newQuery("SELECT count(*) FROM code_entities e WHERE e.repo_id = ?", f.RepoID)
+		filter(q)
+		if err := tx.QueryRowContext(ctx, q.sql.String(), q.args...).Scan(&page.Total); err != nil {
+			return err
+		}
+		q = newQuery("SELECT "+codeEntityColumns+" FROM code_entities e WHERE e.repo_id = ?", f.RepoID)
+		filter(q)
+		if after != "" {
+			q.add(" AND e.key > ?", after)
+		}
+		q.add(" ORDER BY e.key LIMIT ?", f.Limit+1)
+		err := eachRowArgs(ctx, tx, q.sql.String(), q.args, func(s scanner) error {
+			e, err := scanCodeEntity(s)
+			page.Entities = append(page.Entities, e)
+			return err
+		})
+		if err == nil && len(page.Entities) > f.Limit {
+			page.Entities = page.Entities[:f.Limit]
+			page.Next = codeEntityCursor(page.Entities[f.Limit-1].Key)
+		}
+		return err
+	})
+	return page, err
+}

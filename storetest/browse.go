@@ -183,6 +183,86 @@ func testBrowseEntities(t *testing.T, s memory.Store) {
 	wantCode(t, err, memory.CodeInvalidParams)
 }
 
+func testBrowseCodeEntities(t *testing.T, s memory.Store) {
+	b := browser(t, s)
+	h := artifact("x").Hash
+	var es []memory.CodeEntity
+	// Keys whose byte order differs from a dictionary's: upper case first,
+	// "_" between the cases.
+	for _, sym := range []string{"b", "B", "a", "_z", "A", "c"} {
+		state := memory.StateAuthoritative
+		if sym == "B" || sym == "c" {
+			state = memory.StateProposed
+		}
+		es = append(es, codeEntity("r1", "a.go", sym, state, h))
+	}
+	es = append(es, codeEntity("r1", "b.go", "Main", memory.StateAuthoritative, h), codeEntity("r2", "a.go", "A", memory.StateAuthoritative, h))
+	applyCode(t, s, memory.CodeChange{Entities: es})
+	list := func(f memory.CodeEntityBrowse) (keys []string, pages int) {
+		t.Helper()
+		for {
+			p, err := b.BrowseCodeEntities(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pages++
+			if p.Total != len(keys)+len(p.Entities) && p.Next == "" {
+				t.Errorf("%+v: total %d, %d listed", f, p.Total, len(keys)+len(p.Entities))
+			}
+			for _, x := range p.Entities {
+				if x.RepoID != f.RepoID {
+					t.Errorf("%+v lists %s of %s", f, x.Key, x.RepoID)
+				}
+				keys = append(keys, x.Key)
+			}
+			if p.Next == "" {
+				return keys, pages
+			}
+			if len(p.Entities) != f.Limit {
+				t.Errorf("%+v: a page of %d before the last", f, len(p.Entities))
+			}
+			f.After = p.Next
+		}
+	}
+	for _, tc := range []struct {
+		f     memory.CodeEntityBrowse
+		want  []string
+		pages int
+	}{
+		{memory.CodeEntityBrowse{RepoID: "r1", Limit: 2}, []string{"a.go::A", "a.go::B", "a.go::_z", "a.go::a", "a.go::b", "a.go::c", "b.go::Main"}, 4},
+		{memory.CodeEntityBrowse{RepoID: "r1", Limit: 7}, []string{"a.go::A", "a.go::B", "a.go::_z", "a.go::a", "a.go::b", "a.go::c", "b.go::Main"}, 1},
+		{memory.CodeEntityBrowse{RepoID: "r1", Limit: 1, Path: "a.go", State: memory.StateProposed}, []string{"a.go::B", "a.go::c"}, 2},
+		{memory.CodeEntityBrowse{RepoID: "r1", Limit: 10, Path: "b.go"}, []string{"b.go::Main"}, 1},
+		{memory.CodeEntityBrowse{RepoID: "r2", Limit: 10}, []string{"a.go::A"}, 1},
+		{memory.CodeEntityBrowse{RepoID: "r3", Limit: 10}, nil, 1},
+	} {
+		got, pages := list(tc.f)
+		if !slices.Equal(got, tc.want) || pages != tc.pages {
+			t.Errorf("%+v: %v over %d pages; want %v over %d", tc.f, got, pages, tc.want, tc.pages)
+		}
+	}
+	// Total counts the whole filter on every page.
+	p, err := b.BrowseCodeEntities(ctx, memory.CodeEntityBrowse{RepoID: "r1", State: memory.StateAuthoritative, Limit: 2})
+	if err != nil || p.Total != 5 || len(p.Entities) != 2 || p.Next == "" {
+		t.Fatalf("first page of r1's authoritative entities: %+v %v", p, err)
+	}
+	if p, err = b.BrowseCodeEntities(ctx, memory.CodeEntityBrowse{RepoID: "r1", State: memory.StateAuthoritative, After: p.Next, Limit: 2}); err != nil || p.Total != 5 {
+		t.Fatalf("second page: %+v %v", p, err)
+	}
+	for name, f := range map[string]memory.CodeEntityBrowse{
+		"cursor":   {RepoID: "r1", After: "e!!", Limit: 1},
+		"empty":    {RepoID: "r1", After: "k", Limit: 1},
+		"no repo":  {Limit: 1},
+		"state":    {RepoID: "r1", State: "LIVE", Limit: 1},
+		"no limit": {RepoID: "r1"},
+	} {
+		_, err := b.BrowseCodeEntities(ctx, f)
+		if !memory.IsCode(err, memory.CodeInvalidParams) {
+			t.Errorf("%s: %v; want invalid_params", name, err)
+		}
+	}
+}
+
 func testScopeValues(t *testing.T, s memory.Store) {
 	b := browser(t, s)
 	add(t, s, obs("o1", "a", 1, memory.Scope{SessionID: "old", RepoID: "r1"}),

@@ -76,6 +76,7 @@ func Run(t *testing.T, open Opener) {
 		{"BrowseCapsules", testBrowseCapsules},
 		{"BrowseThoughts", testBrowseThoughts},
 		{"BrowseEntities", testBrowseEntities},
+		{"BrowseCodeEntities", testBrowseCodeEntities},
 		{"ScopeValues", testScopeValues},
 	}
 	tests = append(tests, curationTests...)

@@ -41,7 +41,7 @@ func (u *UI) code(w http.ResponseWriter, r *http.Request) {
 	}
 	var v codeView
 	for _, rp := range repos {
-		n, err := u.eng.CodeEntities(ctx, cairn.CodeEntitiesRequest{RepoID: rp.ID, Limit: 1})
+		n, err := u.eng.BrowseCodeEntities(ctx, cairn.CodeEntityBrowseRequest{RepoID: rp.ID, Limit: 1})
 		if err != nil {
 			u.fail(w, r, err)
 			return
@@ -73,12 +73,12 @@ func (u *UI) code(w http.ResponseWriter, r *http.Request) {
 	u.render(w, r, http.StatusOK, "code", "Code memory", "code", v)
 }
 
-// codeEntitiesView lists a repository's entities.
+// codeEntitiesView lists a repository's entities, a page at a time by
+// key.
 type codeEntitiesView struct {
 	Repo, Path, State string
 	Entities          []codeEntityRow
 	Total             int
-	From              int
 	Pager             pager
 }
 
@@ -90,23 +90,23 @@ type codeEntityRow struct {
 func (u *UI) codeEntities(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	v := codeEntitiesView{Repo: q.Get("repo"), Path: q.Get("path"), State: q.Get("state")}
-	v.From, _ = strconv.Atoi(q.Get("from"))
-	v.From = max(0, min(v.From, 10000-pageSize))
-	list, err := u.eng.CodeEntities(r.Context(), cairn.CodeEntitiesRequest{RepoID: v.Repo, Path: v.Path, State: v.State, Limit: v.From + pageSize})
+	page, err := u.eng.BrowseCodeEntities(r.Context(), cairn.CodeEntityBrowseRequest{RepoID: v.Repo, Path: v.Path, State: v.State,
+		After: q.Get("after"), Limit: pageSize})
 	if err != nil {
 		u.fail(w, r, err)
 		return
 	}
-	v.Repo, v.Total = list.RepoID, list.Total
-	for _, e := range list.Entities[min(v.From, len(list.Entities)):] {
+	v.Repo, v.Total = page.RepoID, page.Total
+	for _, e := range page.Entities {
 		v.Entities = append(v.Entities, codeEntityRow{CodeEntity: e, Link: link("/code/entity", "repo", e.RepoID, "key", e.Key)})
 	}
 	base := []string{"repo", v.Repo, "path", v.Path, "state", v.State}
-	if v.From > 0 {
-		v.Pager.Prev = link("/code/entities", append(base, "from", strconv.Itoa(max(0, v.From-pageSize)))...)
+	v.Pager.PrevLabel, v.Pager.NextLabel = "First", "Next"
+	if page.Next != "" {
+		v.Pager.Next = link("/code/entities", append(base, "after", page.Next)...)
 	}
-	if v.From+pageSize < v.Total && v.From+pageSize < 10000 {
-		v.Pager.Next = link("/code/entities", append(base, "from", strconv.Itoa(v.From+pageSize))...)
+	if q.Get("after") != "" {
+		v.Pager.Prev = link("/code/entities", base...)
 	}
 	u.render(w, r, http.StatusOK, "codeentities", "Entities of "+v.Repo, "code", v)
 }

@@ -2,12 +2,16 @@ package webui_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -19,6 +23,7 @@ import (
 	"github.com/cairnhq/cairn/httpapi"
 	"github.com/cairnhq/cairn/internal/uiseed"
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/sqlite"
 	"github.com/cairnhq/cairn/webui"
 )
 
@@ -26,6 +31,8 @@ var ctx = context.Background()
 
 // site is a server with the page over a seeded engine.
 type site struct {
+	// db is the database file.
+	db     string
 	srv    *httptest.Server
 	eng    *cairn.Engine
 	seeded uiseed.Seeded
@@ -48,7 +55,8 @@ func newSite(t *testing.T, o siteOptions) *site {
 	if o.engine != nil {
 		o.engine(opts)
 	}
-	eng, err := cairn.Open(filepath.Join(dir, "cairn.db"), opts)
+	db := filepath.Join(dir, "cairn.db")
+	eng, err := cairn.Open(db, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +81,7 @@ func newSite(t *testing.T, o siteOptions) *site {
 	t.Cleanup(srv.Close)
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	return &site{srv: srv, eng: eng, seeded: seeded, client: client}
+	return &site{db: db, srv: srv, eng: eng, seeded: seeded, client: client}
 }
 
 type page struct {
@@ -140,6 +148,10 @@ func TestPagesRender(t *testing.T) {
 		{"/", "What do you want to remember"},
 		{"/search?q=why+does+checkout+say+session+expired&repo=github.com%2Facme%2Fshop", "Why this result"},
 		{"/search?q=clock+skew&provider=local-fts&budget=200", "bm25"},
+		// The tiers: the pin in the repository's scope with its reason,
+		// the open capsule's summary in session s3's.
+		{"/search?q=session+clock+skew+token+tests&repo=github.com%2Facme%2Fshop", `<p class="reason">Team decision on webhook idempotency</p>`},
+		{"/search?q=invoice+background+job&session=s3", `<h2>Current summary`},
 		{"/timeline", "Fix &#39;session expired&#39; errors at checkout"},
 		{"/timeline?repo=github.com%2Facme%2Fshop&status=open", "Render invoice PDFs"},
 		{"/capsules/cap_s1", "Observations"},
@@ -184,8 +196,45 @@ func TestPagesRender(t *testing.T) {
 			t.Errorf("GET %s: %d %s", a.path, p.status, p.header.Get("Content-Type"))
 		}
 	}
+	// The tiers hold what they should: the pin (its record linked), the
+	// session's running summary.
+	tier := func(body, name string) string {
+		m := regexp.MustCompile(`(?s)<h2>` + name + ` .*?</section>`).FindString(body)
+		if m == "" {
+			t.Errorf("no %s tier", name)
+		}
+		return m
+	}
+	p := s.get(t, "/search?q=session+clock+skew+token+tests&repo=github.com%2Facme%2Fshop")
+	if pins := tier(p.body, "Pins"); !strings.Contains(pins, `href="/observations/obs_s2_09"`) || !strings.Contains(pins, "every webhook handler must be idempotent") {
+		t.Errorf("the pins tier: %s", pins)
+	}
+	p = s.get(t, "/search?q=invoice+background+job&session=s3")
+	if cur := tier(p.body, "Current summary"); !strings.Contains(cur, `<article class="card current">`) ||
+		!strings.Contains(cur, "Running summary: <mark>invoice</mark> rendering") || !strings.Contains(cur, `href="/summaries/sum_`) {
+		t.Errorf("the current summary tier: %s", cur)
+	}
+	if strings.Contains(p.body, "<h2>Pins ") {
+		t.Error("a pins tier where no pin is in scope")
+	}
+	// The token budget cuts the candidates, and says so; pins stay.
+	const cands = `class="card cand"`
+	full := s.get(t, "/search?q=session+clock+skew+token+tests")
+	cut := s.get(t, "/search?q=session+clock+skew+token+tests&budget=60")
+	if n, m := strings.Count(full.body, cands), strings.Count(cut.body, cands); m == 0 || m >= n {
+		t.Errorf("budget 60 shows %d candidates, no budget %d", m, n)
+	}
+	if strings.Contains(full.body, "cut to the token budget") || !strings.Contains(cut.body, "cut to the token budget") {
+		t.Error("the page does not say when the budget cut the candidates")
+	}
+	if used := regexp.MustCompile(`<span>(\d+) tokens of 60</span>`).FindStringSubmatch(cut.body); used == nil || atoi(t, used[1]) > 60 {
+		t.Errorf("the result bar under budget 60: %v", used)
+	}
+	if !strings.Contains(cut.body, "<h2>Pins ") {
+		t.Error("the budget cut the pins")
+	}
 	// Past the first ten, a candidate's breakdown is one link away.
-	p := s.get(t, "/search?q=session+clock+skew+token+tests")
+	p = s.get(t, "/search?q=session+clock+skew+token+tests")
 	if !strings.Contains(p.body, "&amp;why=11#c11") || strings.Count(p.body, `<details class="why"`) != 10 {
 		t.Errorf("breakdowns: %d inline\n%.500s", strings.Count(p.body, `<details class="why"`), p.body)
 	}
@@ -491,25 +540,20 @@ func TestHostCheck(t *testing.T) {
 	}
 }
 
-// Lists paginate with cursors: every capsule and thought is reached once.
-func TestPagination(t *testing.T) {
-	s := newSite(t, siteOptions{})
-	for i := range 120 {
-		if _, err := s.eng.OpenCapsule(ctx, cairn.OpenCapsuleRequest{Intent: "bulk capsule " + itoa(i), ScopeIDs: memory.Scope{RepoID: "bulk"}}); err != nil {
-			t.Fatal(err)
-		}
-	}
+// walkPages follows a list's "next" links from start and returns what re's
+// first group matches on each page (each must appear on one page only)
+// and how many pages there were.
+func walkPages(t *testing.T, s *site, start string, re *regexp.Regexp) (map[string]bool, int) {
+	t.Helper()
 	seen := map[string]bool{}
-	next := "/timeline?repo=bulk"
-	pages := 0
-	intent := regexp.MustCompile(`bulk capsule (\d+)`)
+	next, pages := start, 0
 	for next != "" {
 		p := s.get(t, next)
 		wantStatus(t, p, 200)
 		pages++
-		for _, m := range intent.FindAllStringSubmatch(p.body, -1) {
+		for _, m := range re.FindAllStringSubmatch(p.body, -1) {
 			if seen[m[1]] {
-				t.Fatalf("capsule %s on two pages", m[1])
+				t.Fatalf("%s on two pages (page %d: %s)", m[1], pages, next)
 			}
 			seen[m[1]] = true
 		}
@@ -518,14 +562,173 @@ func TestPagination(t *testing.T) {
 			next = strings.ReplaceAll(m[1], "&amp;", "&")
 		}
 	}
-	if len(seen) != 120 || pages != 3 {
-		t.Fatalf("%d capsules over %d pages", len(seen), pages)
+	return seen, pages
+}
+
+// Lists paginate: every capsule of the timeline, every thought and every
+// observation of a capsule is reached once, page after page.
+func TestPagination(t *testing.T) {
+	s := newSite(t, siteOptions{})
+	for i := range 120 {
+		if _, err := s.eng.OpenCapsule(ctx, cairn.OpenCapsuleRequest{Intent: "bulk capsule " + itoa(i), ScopeIDs: memory.Scope{RepoID: "bulk"}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.eng.Think(ctx, cairn.ThinkRequest{Content: "bulk thought " + itoa(i), ScopeIDs: memory.Scope{RepoID: "bulk"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("timeline", func(t *testing.T) {
+		seen, pages := walkPages(t, s, "/timeline?repo=bulk", regexp.MustCompile(`bulk capsule (\d+)`))
+		if len(seen) != 120 || pages != 3 {
+			t.Fatalf("%d capsules over %d pages", len(seen), pages)
+		}
+	})
+	t.Run("thoughts", func(t *testing.T) {
+		seen, pages := walkPages(t, s, "/thoughts?repo=bulk", regexp.MustCompile(`bulk thought (\d+)`))
+		if len(seen) != 120 || pages != 3 {
+			t.Fatalf("%d thoughts over %d pages", len(seen), pages)
+		}
+		// The second page's "newer" link leads back to the first.
+		p := s.get(t, "/thoughts?repo=bulk")
+		m := regexp.MustCompile(`href="([^"]+)" rel="next"`).FindStringSubmatch(p.body)
+		second := s.get(t, strings.ReplaceAll(m[1], "&amp;", "&"))
+		if prev := regexp.MustCompile(`href="([^"]+)" rel="prev"`).FindStringSubmatch(second.body); prev == nil ||
+			strings.ReplaceAll(prev[1], "&amp;", "&") != "/thoughts?repo=bulk" {
+			t.Errorf("the second page leads back to %v", prev)
+		}
+	})
+	t.Run("capsule observations", func(t *testing.T) {
+		c, err := s.eng.OpenCapsule(ctx, cairn.OpenCapsuleRequest{Intent: "a long session", ScopeIDs: memory.Scope{SessionID: "long"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 230 {
+			if _, err := s.eng.Log(ctx, cairn.LogRequest{Kind: memory.KindMessage, Content: "bulk step " + itoa(i),
+				ScopeIDs: memory.Scope{SessionID: "long"}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		seen, pages := walkPages(t, s, "/capsules/"+c.ID, regexp.MustCompile(`bulk step (\d+)`))
+		if len(seen) != 230 || pages != 3 {
+			t.Fatalf("%d observations over %d pages", len(seen), pages)
+		}
+		// In order, numbered by position.
+		p := s.get(t, "/capsules/"+c.ID+"?from=100")
+		if first := regexp.MustCompile(`bulk step (\d+)`).FindStringSubmatch(p.body); first == nil || first[1] != "100" {
+			t.Errorf("the second page starts at %v", first)
+		}
+	})
+}
+
+// A repository's code entities are paged by key: all of them are
+// reached, past the 10,000 one listing of the code_entities tool returns.
+func TestCodeEntitiesPaging(t *testing.T) {
+	s := newSite(t, siteOptions{})
+	// Written through a second connection to the database, as another
+	// process's index would: indexing this many functions takes long.
+	st, err := sqlite.Open(s.db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const n = 10_050
+	sum := sha256.Sum256([]byte("func F() {}"))
+	art := memory.Artifact{Hash: hex.EncodeToString(sum[:]), Type: memory.ArtifactCode, Content: "func F() {}", CreatedAt: 1}
+	change := memory.CodeChange{Artifacts: []memory.Artifact{art}}
+	for i := range n {
+		sym := fmt.Sprintf("F%05d", i)
+		change.Entities = append(change.Entities, memory.CodeEntity{RepoID: "big", Key: "big.go::" + sym, Path: "big.go", Symbol: sym,
+			Kind: "function", Language: "go", StartLine: i + 1, EndLine: i + 1, Method: "ast", State: memory.StateAuthoritative,
+			ArtifactHash: art.Hash, UpdatedAt: 1})
+	}
+	if err := st.PutCodeRepo(ctx, memory.CodeRepo{ID: "big", Root: t.TempDir(), IndexedAt: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.ApplyCode(ctx, change); err != nil {
+		t.Fatal(err)
+	}
+	if tool, err := s.eng.CodeEntities(ctx, cairn.CodeEntitiesRequest{RepoID: "big", Limit: 10_000}); err != nil || len(tool.Entities) != 10_000 || tool.Total != n {
+		t.Fatalf("the tool's listing: %d of %d, %v", len(tool.Entities), tool.Total, err)
+	}
+	first := s.get(t, "/code/entities?repo=big")
+	wantStatus(t, first, 200)
+	if !strings.Contains(first.body, "10050 entities") {
+		t.Errorf("the first page does not count every entity:\n%.2000s", first.body)
+	}
+	seen, pages := walkPages(t, s, "/code/entities?repo=big", regexp.MustCompile(`<code>big\.go::F(\d{5})</code>`))
+	if len(seen) != n || pages != (n+49)/50 {
+		t.Fatalf("%d entities over %d pages; want %d over %d", len(seen), pages, n, (n+49)/50)
+	}
+	if !seen["10049"] {
+		t.Error("the last entity was not reached")
+	}
+	if p := s.get(t, "/code"); !strings.Contains(p.body, "10050") {
+		t.Errorf("the code page does not count big's entities:\n%.2000s", p.body)
+	}
+	// A forged cursor is refused; a filter keeps to its file.
+	if p := s.get(t, "/code/entities?repo=big&after=bogus"); p.status != http.StatusBadRequest || !strings.Contains(p.body, "invalid_params") {
+		t.Errorf("a forged cursor: %d %.500s", p.status, p.body)
+	}
+	if p := s.get(t, "/code/entities?repo=big&path=other.go"); !strings.Contains(p.body, "0 entities in other.go") || strings.Contains(p.body, "big.go::") {
+		t.Errorf("another file: %.1500s", p.body)
 	}
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 func slogNew(l *webui.ErrorLog) *slog.Logger { return slog.New(l.Handler(slog.DiscardHandler)) }
+
+// "Run them and repair" on the health page repairs what the checks found
+// and shows the result: a damaged retrieval index is rebuilt.
+func TestDoctorRepair(t *testing.T) {
+	s := newSite(t, siteOptions{})
+	if _, err := s.eng.OptimizeIndex(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	segs, _ := filepath.Glob(filepath.Join(s.db+"-index", "seg-*.cseg"))
+	if len(segs) == 0 {
+		t.Fatal("the retrieval index wrote no segment")
+	}
+	data, err := os.ReadFile(segs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []int{len(data) / 3, len(data) / 2, 2 * len(data) / 3} {
+		data[at] ^= 0xff // inside its sections
+	}
+	if err := os.WriteFile(segs[0], data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	checks := s.get(t, "/health?doctor=1")
+	wantStatus(t, checks, 200)
+	if !strings.Contains(checks.body, "Some checks failed.") || strings.Contains(checks.body, "Repaired:") {
+		t.Fatalf("the checks on a damaged index:\n%.4000s", checks.body)
+	}
+	p := s.do(t, "POST", "/health/doctor", url.Values{"csrf": {csrf(t, checks)}})
+	wantStatus(t, p, 200)
+	for _, want := range []string{"Every check passed after repairs.", "<li>Repaired: rebuilt the retrieval index</li>"} {
+		if !strings.Contains(p.body, want) {
+			t.Errorf("after the repair the page lacks %q:\n%.4000s", want, p.body)
+		}
+	}
+	// The repair is real: the checks pass on their own now.
+	rep, err := s.eng.Doctor(ctx, cairn.DoctorRequest{})
+	if err != nil || !rep.OK {
+		t.Fatalf("doctor after the page's repair: %+v %v", rep, err)
+	}
+	if p = s.get(t, "/health?doctor=1"); !strings.Contains(p.body, "Every check passed.") {
+		t.Errorf("the checks after the repair:\n%.4000s", p.body)
+	}
+}
 
 // Without moderation the page neither shows nor serves it.
 func TestModerationAbsent(t *testing.T) {

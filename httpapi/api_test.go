@@ -358,7 +358,7 @@ func TestImportExport(t *testing.T) {
 // on serving.
 func TestSlowClientIsCutOff(t *testing.T) {
 	eng := newEngine(t)
-	api := httpapi.New(eng, &httpapi.Options{ReadHeaderTimeout: 200 * time.Millisecond})
+	api := httpapi.New(eng, &httpapi.Options{ReadHeaderTimeout: time.Second})
 	hs := api.HTTPServer()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -372,11 +372,13 @@ func TestSlowClientIsCutOff(t *testing.T) {
 	}
 	defer conn.Close()
 	fmt.Fprintf(conn, "POST /v1/retrieve HTTP/1.1\r\nHost: localhost\r\n") // and then nothing
-	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-	start := time.Now()
-	io.ReadAll(conn)
-	if time.Since(start) > 4*time.Second {
-		t.Fatal("the server kept a slow client's connection open")
+	// The deadline is a safety net for a broken server, far above the
+	// configured timeout, not a measurement.
+	conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if _, err := io.ReadAll(conn); err != nil {
+		if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			t.Fatal("the server kept a slow client's connection open")
+		}
 	}
 	res, err := http.Get("http://" + ln.Addr().String() + "/healthz")
 	if err != nil || res.StatusCode != 200 {

@@ -119,9 +119,13 @@ func trickle(c net.Conn, s string, pause time.Duration, stop <-chan struct{}) {
 	}
 }
 
+// healthy checks that the server answers a well-behaved client, on a new
+// connection each time: a kept-alive one could meet the server's idle
+// timeout on its way out, which says nothing of the server.
 func healthy(t *testing.T, ts *httptest.Server, when string) {
 	t.Helper()
-	res, err := ts.Client().Get(ts.URL + "/healthz")
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	res, err := client.Get(ts.URL + "/healthz")
 	if err != nil || res.StatusCode != 200 {
 		t.Fatalf("%s: /healthz %v %v", when, res, err)
 	}
@@ -137,8 +141,11 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 	eng := bigEngine(t)
 	before := export(t, eng)
 	ts, watch := limitedServer(t, eng, &httpapi.Options{
-		ReadHeaderTimeout: 100 * time.Millisecond, ReadTimeout: 300 * time.Millisecond,
-		WriteTimeout: 300 * time.Millisecond, IdleTimeout: 200 * time.Millisecond, MaxHeaderBytes: 4 << 10,
+		// Timeouts well above how long a loaded machine may keep the
+		// test's own well-behaved requests waiting for a core: a
+		// health check must never be cut off as a slow client.
+		ReadHeaderTimeout: time.Second, ReadTimeout: 1500 * time.Millisecond,
+		WriteTimeout: 1500 * time.Millisecond, IdleTimeout: time.Second, MaxHeaderBytes: 4 << 10,
 	})
 
 	t.Run("headers trickled", func(t *testing.T) {
@@ -218,7 +225,7 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 func TestExportOutlastsWriteTimeout(t *testing.T) {
 	eng := bigEngine(t)
 	want := export(t, eng)
-	const timeout = 300 * time.Millisecond
+	const timeout = time.Second
 	ts, _ := limitedServer(t, eng, &httpapi.Options{WriteTimeout: timeout})
 	c := dial(t, ts)
 	c.(*net.TCPConn).SetReadBuffer(64 << 10)

@@ -24,7 +24,10 @@ index as on separate hosts, spread --clients concurrent callers over them for
 --seconds (retrieves, and a --write-share of writes), and report calls per
 second and the latency of each. Last, with two replicas, it writes a unique
 word through one and polls the other's retrieve until it is returned,
---lag-samples times: the replication lag.
+--lag-samples times with each provider: the replication lag. With hybrid, the
+default, the other replica's own index catches up from the database's change
+log before it searches (the path replication takes); local-fts queries the
+database directly.
 
 On a machine with few cores the servers, the database and the callers share
 them: more replicas then measure contention, not scale.`,
@@ -70,7 +73,7 @@ them: more replicas then measure contention, not scale.`,
 	f.IntVar(&o.Clients, "clients", o.Clients, "concurrent callers, spread over the servers")
 	f.Float64Var(&o.Seconds, "seconds", o.Seconds, "seconds each measurement runs")
 	f.Float64Var(&o.WriteShare, "write-share", o.WriteShare, "share of calls that write an observation (0 to 1)")
-	f.IntVar(&o.LagSamples, "lag-samples", o.LagSamples, "writes timed for the replication lag (0 skips)")
+	f.IntVar(&o.LagSamples, "lag-samples", o.LagSamples, "writes timed for the replication lag, with each provider (0 skips)")
 	f.Uint64Var(&o.Seed, "seed", o.Seed, "generator seed")
 	f.StringVar(&o.Dir, "dir", "", "directory for the servers' index files (default the system's temporary directory)")
 	f.StringVar(&jsonOut, "json", "", "also write the report as JSON to this file (- for standard output)")

@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -181,16 +181,25 @@ func TestReplicasOneOpenCapsulePerSession(t *testing.T) {
 // A replica killed (SIGKILL) while clients write through it loses no
 // acknowledged write and leaves no batch half-written: every import is in
 // the database whole or not at all, and the other replicas, and a doctor
-// run, find the database sound.
+// run, find the database sound. The kill comes at a moment when at least
+// one import has been sent whole to the replica and not yet answered.
 func TestReplicaKilledMidWrite(t *testing.T) {
 	db := pgDatabase(t)
 	victim := startReplica(t, db)
 	survivor := startReplica(t, db)
 	const perBatch = 200
 	var acked sync.Map
-	var nacked atomic.Int64
-	enough := make(chan struct{})
-	var once sync.Once
+	// Under mu: imports written whole to the replica (sent), those of
+	// them answered since, and the imports acknowledged (200).
+	var mu sync.Mutex
+	var sent, answered, acks int
+	changed := make(chan struct{}, 1)
+	notify := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var wg sync.WaitGroup
@@ -205,30 +214,67 @@ func TestReplicaKilledMidWrite(t *testing.T) {
 					fmt.Fprintf(&lines, `{"observation":{"id":"%s-%d","kind":"message","content":"batch %s line %d about the outage","provenance":{},"ts":%d,"scopeIds":{"repoId":"/kill"}}}`+"\n",
 						batch, i, batch, i, 1700000000000+int64(i))
 				}
-				req, _ := http.NewRequestWithContext(ctx, "POST", victim.base+"/v1/import", strings.NewReader(lines.String()))
+				// 0: not yet sent whole; 1: sent, awaiting the answer; 2: done.
+				state := 0
+				trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
+					mu.Lock()
+					if info.Err == nil && state == 0 {
+						state = 1
+						sent++
+					}
+					mu.Unlock()
+					notify()
+				}}
+				req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), "POST", victim.base+"/v1/import", strings.NewReader(lines.String()))
 				res, err := http.DefaultClient.Do(req)
+				ok := err == nil && res.StatusCode == 200
+				if err == nil {
+					res.Body.Close()
+				}
+				mu.Lock()
+				if state == 1 {
+					answered++
+				}
+				state = 2
+				if ok {
+					acked.Store(batch, true)
+					acks++
+				}
+				mu.Unlock()
+				notify()
 				if err != nil {
 					return // the replica died
-				}
-				res.Body.Close()
-				if res.StatusCode == 200 {
-					acked.Store(batch, true)
-					if nacked.Add(1) >= 6 {
-						once.Do(func() { close(enough) })
-					}
 				}
 			}
 		}()
 	}
-	// Kill it once some batches are acknowledged and others are in
-	// flight.
-	select {
-	case <-enough:
-	case <-time.After(2 * time.Minute):
-		t.Fatal("no batch acknowledged")
+	// Kill it once some batches are acknowledged and at least one other
+	// has been sent and not answered: the check and the kill hold mu, so
+	// no answer is counted in between.
+	timeout := time.After(2 * time.Minute)
+	inFlight := 0
+	for inFlight == 0 {
+		select {
+		case <-changed:
+		case <-timeout:
+			mu.Lock()
+			defer mu.Unlock()
+			t.Fatalf("no moment with 6 imports acknowledged and one in flight (sent %d, answered %d, acknowledged %d)", sent, answered, acks)
+		}
+		mu.Lock()
+		if acks >= 6 && sent-answered > 0 {
+			inFlight = sent - answered
+			if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				mu.Unlock()
+				t.Fatal(err)
+			}
+		}
+		mu.Unlock()
 	}
-	victim.cmd.Process.Signal(syscall.SIGKILL)
 	wg.Wait()
+	if inFlight < 1 {
+		t.Fatalf("%d imports in flight at the kill; want at least 1", inFlight)
+	}
 
 	eng, err := cairn.Open(db, &cairn.Options{IndexDir: cairn.IndexInMemory})
 	if err != nil {
@@ -268,7 +314,7 @@ func TestReplicaKilledMidWrite(t *testing.T) {
 	if res.status != 200 || !bytes.Contains(res.body, []byte("outage")) {
 		t.Fatalf("the surviving replica after the kill: %d %s", res.status, res.body)
 	}
-	t.Logf("%d batches acknowledged before the kill, %d in the database", n, len(counts))
+	t.Logf("%d imports in flight at the kill; %d acknowledged, %d in the database", inFlight, n, len(counts))
 }
 
 // /healthz answers 200 while the database answers and 503 with a

@@ -61,7 +61,7 @@ them: more replicas then measure contention, not scale.`,
 					return err
 				}
 			}
-			fmt.Fprintf(a.out, "cairn bench replicas: %d CPUs (%s), %d records, %d callers, %.0f s a run, %.0f%% writes\n\n",
+			fmt.Fprintf(a.out, "cairn bench replicas: %d CPUs (%s), %d records, %d callers, %g s a run, %.0f%% writes\n\n",
 				rep.Machine.CPUs, rep.Machine.CPUModel, rep.Records, rep.Clients, rep.Seconds, 100*rep.WriteShare)
 			return bench.WriteReplicasTable(a.out, rep)
 		},

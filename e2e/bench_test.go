@@ -87,8 +87,9 @@ func TestBenchReplicas(t *testing.T) {
 	if len(rep.Runs) != 2 || rep.Runs[0].Replicas != 1 || rep.Runs[1].Replicas != 2 {
 		t.Fatalf("runs %+v", rep.Runs)
 	}
+	_, procStat := os.Stat("/proc/stat")
 	for _, r := range rep.Runs {
-		if r.Calls == 0 || r.Errors != 0 {
+		if r.Calls == 0 || r.Errors != 0 || (procStat == nil && r.ServerCPUMs <= 0) || r.CallerCPUMs < 0 || r.OtherCPUMs < 0 {
 			t.Errorf("run %+v", r)
 		}
 	}
@@ -100,7 +101,7 @@ func TestBenchReplicas(t *testing.T) {
 			t.Errorf("lag %+v", l)
 		}
 	}
-	for _, want := range []string{"replication lag", "provider", "hybrid", "local-fts", "retrieves per write"} {
+	for _, want := range []string{"replication lag", "provider", "hybrid", "local-fts", "retrieves per write", "CPU ms/call"} {
 		if !strings.Contains(string(table), want) {
 			t.Errorf("the table lacks %q:\n%s", want, table)
 		}

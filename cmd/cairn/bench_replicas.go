@@ -22,7 +22,9 @@ database --postgres (dropped at the end), then, for each count in --replicas,
 start that many 'cairn serve' processes on it, each with its own retrieval
 index as on separate hosts, spread --clients concurrent callers over them for
 --seconds (retrieves, and a --write-share of writes), and report calls per
-second and the latency of each. Last, with two replicas, it writes a unique
+second, the latency of each, and the CPU time per call of the servers, of
+the callers and of the rest of the machine (the database, when it runs
+there). Last, with two replicas, it writes a unique
 word through one and polls the other's retrieve until it is returned,
 --lag-samples times with each provider: the replication lag. With hybrid, the
 default, the other replica's own index catches up from the database's change

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -80,6 +81,13 @@ type ReplicaRun struct {
 	Retrieve Stats   `json:"retrieve"`
 	Write    Stats   `json:"write"`
 	Load1    float64 `json:"load1"`
+	// CPU time per call over the run, in ms (Linux; 0 elsewhere): the
+	// cairn servers' (ServerCPUMs), the callers' (this process), and the
+	// rest of the machine's busy time (OtherCPUMs: the database server
+	// when it runs on the same machine, and whatever else runs there).
+	ServerCPUMs float64 `json:"serverCpuMsPerCall"`
+	CallerCPUMs float64 `json:"callerCpuMsPerCall"`
+	OtherCPUMs  float64 `json:"otherCpuMsPerCall"`
 }
 
 // LagResult summarises the replication lag samples of one provider.
@@ -286,6 +294,20 @@ func measureReplicas(ctx context.Context, procs []*replicaProc, bodies []string,
 	var errs atomic.Int64
 	deadline := time.Now().Add(time.Duration(o.Seconds * float64(time.Second)))
 	var wg sync.WaitGroup
+	serverTicks := func() (int64, bool) {
+		var sum int64
+		for _, p := range procs {
+			n, ok := procTicks(strconv.Itoa(p.cmd.Process.Pid))
+			if !ok {
+				return 0, false
+			}
+			sum += n
+		}
+		return sum, true
+	}
+	s0, sok := serverTicks()
+	c0, cok := cpuTicks()
+	m0, mok := machineTicks()
 	t0 := time.Now()
 	for c := range o.Clients {
 		wg.Add(1)
@@ -321,6 +343,9 @@ func measureReplicas(ctx context.Context, procs []*replicaProc, bodies []string,
 	}
 	wg.Wait()
 	secs := time.Since(t0).Seconds()
+	s1, sok1 := serverTicks()
+	c1, cok1 := cpuTicks()
+	m1, mok1 := machineTicks()
 	stats := func(d []time.Duration) Stats {
 		s := Stats{Clients: o.Clients, Requests: len(d), Seconds: secs, RPS: float64(len(d)) / secs}
 		if len(d) > 0 {
@@ -332,6 +357,11 @@ func measureReplicas(ctx context.Context, procs []*replicaProc, bodies []string,
 	run.Calls = len(reads) + len(writes)
 	run.Errors = int(errs.Load())
 	run.CallsPS = float64(run.Calls) / secs
+	if sok && sok1 && cok && cok1 && mok && mok1 && run.Calls > 0 {
+		perCall := func(ticks int64) float64 { return float64(ticks) * 1000 / clockTicks / float64(run.Calls) }
+		run.ServerCPUMs, run.CallerCPUMs = perCall(s1-s0), perCall(c1-c0)
+		run.OtherCPUMs = perCall(max(0, (m1-m0)-(s1-s0)-(c1-c0)))
+	}
 	return run
 }
 
@@ -385,10 +415,11 @@ func measureLag(ctx context.Context, a, b *replicaProc, provider string, samples
 // WriteReplicasTable prints the report as aligned tables.
 func WriteReplicasTable(w io.Writer, rep ReplicasReport) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "replicas\tcallers\tcalls/s\tretrieve/s\tretrieve p50 ms\tp99 ms\twrites/s\twrite p50 ms\tp99 ms\terrors\tload\t")
+	fmt.Fprintln(tw, "replicas\tcallers\tcalls/s\tretrieve/s\tretrieve p50 ms\tp99 ms\twrites/s\twrite p50 ms\tp99 ms\terrors\tload\tCPU ms/call: servers\tcallers\trest\t")
 	for _, r := range rep.Runs {
-		fmt.Fprintf(tw, "%d\t%d\t%.0f\t%.0f\t%.2f\t%.2f\t%.0f\t%.2f\t%.2f\t%d\t%.2f\t\n", r.Replicas, rep.Clients, r.CallsPS,
-			r.Retrieve.RPS, r.Retrieve.P50, r.Retrieve.P99, r.Write.RPS, r.Write.P50, r.Write.P99, r.Errors, r.Load1)
+		fmt.Fprintf(tw, "%d\t%d\t%.0f\t%.0f\t%.2f\t%.2f\t%.0f\t%.2f\t%.2f\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t\n", r.Replicas, rep.Clients, r.CallsPS,
+			r.Retrieve.RPS, r.Retrieve.P50, r.Retrieve.P99, r.Write.RPS, r.Write.P50, r.Write.P99, r.Errors, r.Load1,
+			r.ServerCPUMs, r.CallerCPUMs, r.OtherCPUMs)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -1054,8 +1054,12 @@ const clockTicks = 100
 
 // cpuTicks is this process's user + system CPU time in clock ticks, from
 // /proc/self/stat.
-func cpuTicks() (int64, bool) {
-	b, err := os.ReadFile("/proc/self/stat")
+func cpuTicks() (int64, bool) { return procTicks("self") }
+
+// procTicks is process pid's ("self": this one's) user + system CPU time
+// in clock ticks, from /proc/PID/stat.
+func procTicks(pid string) (int64, bool) {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
 	if err != nil {
 		return 0, false
 	}
@@ -1071,6 +1075,32 @@ func cpuTicks() (int64, bool) {
 	u, err1 := strconv.ParseInt(f[11], 10, 64)
 	k, err2 := strconv.ParseInt(f[12], 10, 64)
 	return u + k, err1 == nil && err2 == nil
+}
+
+// machineTicks is the CPU time all of the machine's cores spent busy
+// (not idle or waiting for I/O), in clock ticks, from /proc/stat.
+func machineTicks() (int64, bool) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, false
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0, false
+	}
+	var busy int64
+	for i, v := range f[1:9] {
+		if i == 3 || i == 4 { // idle, iowait
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		busy += n
+	}
+	return busy, true
 }
 
 // procStatus reads the kB figures of /proc/self/status, in MiB (empty off

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/cairnhq/cairn/memory"
@@ -53,12 +54,13 @@ type MigrateReport struct {
 
 // Migrate copies every record of the database at from into the empty
 // database at to (each a SQLite file or a PostgreSQL URL, in either
-// direction), streaming: the source is read in one snapshot, the records
-// go to the target in parts through one transaction, so the target gets
-// all of them or, on any failure, none. It then checks that both hold the
-// same counts and that their exports have the same SHA-256, and copies
-// the vectors of o.Space (derived data: a vector that fails to copy is
-// embedded again by the target's servers).
+// direction), streaming: the source is read in one snapshot, and the
+// records go to the target in parts through one transaction. Before it
+// commits, that transaction checks that both databases hold the same
+// counts and that their exports have the same SHA-256, and copies the
+// vectors of o.Space: the target gets all of it or, on any failure (a
+// check that does not verify included), nothing, so a failed migration
+// can simply be run again.
 func Migrate(ctx context.Context, from, to string, o MigrateOptions) (MigrateReport, error) {
 	start := time.Now()
 	rep := MigrateReport{From: displayPath(from), To: displayPath(to), Sections: map[string]int{}}
@@ -144,47 +146,51 @@ func Migrate(ctx context.Context, from, to string, o MigrateOptions) (MigrateRep
 		}
 		return d, nil
 	}
-	err = loader.Load(ctx, next, func(done int) { progress("records", done, max(total, done)) })
+	// Verifying and copying the vectors happen inside the load's
+	// transaction: a migration that does not verify, or whose vectors
+	// fail to copy, leaves the target as it was.
+	check := func(l memory.Loaded) error {
+		rep.SourceDigest = hex.EncodeToString(srcHash.Sum(nil))
+		progress("verifying", 0, rep.Records)
+		dstStats, err := l.Stats(ctx)
+		if err != nil {
+			return err
+		}
+		if diff := statsDiff(srcStats, dstStats); diff != "" {
+			return memory.Errorf(memory.CodeDBError, "the migration does not verify: %s; nothing was written to the target", diff)
+		}
+		dstHash := sha256.New()
+		enc := exportEncoder(dstHash)
+		n := 0
+		if err := l.Export(ctx, func(r memory.Record) error {
+			n++
+			if n%5000 == 0 {
+				progress("verifying", n, rep.Records)
+			}
+			return enc.Encode(r)
+		}); err != nil {
+			return err
+		}
+		rep.TargetDigest = hex.EncodeToString(dstHash.Sum(nil))
+		progress("verifying", n, rep.Records)
+		if rep.TargetDigest != rep.SourceDigest || n != rep.Records {
+			return memory.Errorf(memory.CodeDBError, "the migration does not verify: the source's export has SHA-256 %s (%d records), the target's %s (%d); nothing was written to the target",
+				rep.SourceDigest, rep.Records, rep.TargetDigest, n)
+		}
+		if !o.Space.IsZero() {
+			rep.Space = o.Space.String()
+			if rep.Vectors, err = copyVectors(ctx, src, l, o.Space, srcStats, progress); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	err = loader.Load(ctx, next, func(done int) { progress("records", done, max(total, done)) }, check)
 	cancel()
 	for range records { // let the export goroutine end
 	}
 	if err != nil {
 		return rep, err
-	}
-	rep.SourceDigest = hex.EncodeToString(srcHash.Sum(nil))
-
-	progress("verifying", 0, rep.Records)
-	dstStats, err = dst.Stats(ctx)
-	if err != nil {
-		return rep, err
-	}
-	if a, b := comparableStats(srcStats), comparableStats(dstStats); a != b {
-		return rep, memory.Errorf(memory.CodeDBError, "the migration does not verify: the source counts %s, the target %s (the target keeps what was written, for inspection)", a, b)
-	}
-	dstHash := sha256.New()
-	enc := exportEncoder(dstHash)
-	n := 0
-	if err := dst.Export(ctx, func(r memory.Record) error {
-		n++
-		if n%5000 == 0 {
-			progress("verifying", n, rep.Records)
-		}
-		return enc.Encode(r)
-	}); err != nil {
-		return rep, err
-	}
-	rep.TargetDigest = hex.EncodeToString(dstHash.Sum(nil))
-	progress("verifying", n, rep.Records)
-	if rep.TargetDigest != rep.SourceDigest || n != rep.Records {
-		return rep, memory.Errorf(memory.CodeDBError, "the migration does not verify: the source's export has SHA-256 %s (%d records), the target's %s (%d) (the target keeps what was written, for inspection)",
-			rep.SourceDigest, rep.Records, rep.TargetDigest, n)
-	}
-
-	if !o.Space.IsZero() {
-		rep.Space = o.Space.String()
-		if rep.Vectors, err = copyVectors(ctx, src, dst, o.Space, srcStats, progress); err != nil {
-			return rep, err
-		}
 	}
 	rep.Millis = time.Since(start).Milliseconds()
 	return rep, nil
@@ -203,19 +209,40 @@ func recordCount(st memory.Stats) int {
 		st.Edges + st.CodeEntities + st.CodeEpisodes
 }
 
-// comparableStats are the counts two databases holding the same records
-// share (not their paths, sizes or schema versions).
-func comparableStats(st memory.Stats) string {
-	st.Path, st.SizeBytes, st.SchemaVersion = "", 0, 0
-	return fmt.Sprintf("%+v", st)
+// statsDiff names the counts in which two databases differ ("" when they
+// hold as many records of every kind; paths, sizes and schema versions
+// are not compared).
+func statsDiff(src, dst memory.Stats) string {
+	counts := func(st memory.Stats) []int {
+		return []int{st.Observations, st.Redacted, st.IndexedObservations, st.Capsules, st.OpenCapsules, st.Summaries,
+			st.RedactedSummaries, st.IndexedSummaries, st.Pins, st.Thoughts, st.RedactedThoughts, st.Entities,
+			st.EntityObservations, st.Edges, st.CodeEntities, st.CodeEpisodes}
+	}
+	names := []string{"observations", "redacted observations", "indexed observations", "capsules", "open capsules", "summaries",
+		"redacted summaries", "indexed summaries", "pins", "thoughts", "redacted thoughts", "entities",
+		"entity observations", "edges", "code entities", "code episodes"}
+	a, b := counts(src), counts(dst)
+	var diffs []string
+	for i := range a {
+		if a[i] != b[i] {
+			diffs = append(diffs, fmt.Sprintf("%s %d in the source, %d in the target", names[i], a[i], b[i]))
+		}
+	}
+	return strings.Join(diffs, ", ")
+}
+
+// embeddingFiller stores vectors: a store, or a load's transaction.
+type embeddingFiller interface {
+	FillEmbeddings(ctx context.Context, es []memory.Embedding) (int, error)
 }
 
 // copyVectors copies the vectors of space, in batches.
-func copyVectors(ctx context.Context, src, dst memory.Store, space memory.Space, st memory.Stats, progress func(string, int, int)) (int, error) {
+func copyVectors(ctx context.Context, src memory.Store, dst embeddingFiller, space memory.Space, st memory.Stats, progress func(string, int, int)) (int, error) {
 	total := st.Observations - st.Redacted + st.Summaries - st.RedactedSummaries + st.Thoughts - st.RedactedThoughts +
 		st.Entities + st.EntityObservations + st.Edges
 	var batch []memory.Embedding
 	copied := 0
+	var fillErr error
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
@@ -224,6 +251,7 @@ func copyVectors(ctx context.Context, src, dst memory.Store, space memory.Space,
 		copied += n
 		batch = batch[:0]
 		progress("vectors", copied, total)
+		fillErr = err
 		return err
 	}
 	err := src.Snapshot(ctx, func(r memory.Reader) error {
@@ -241,6 +269,11 @@ func copyVectors(ctx context.Context, src, dst memory.Store, space memory.Space,
 	})
 	if err == nil {
 		err = flush()
+	}
+	if fillErr != nil {
+		// The source's reader wraps what its callback returned: name the
+		// target's failure, not the source's.
+		err = fillErr
 	}
 	var me *memory.Error
 	if err != nil && !errors.As(err, &me) {

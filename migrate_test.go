@@ -5,6 +5,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/embed"
 	"github.com/cairnhq/cairn/internal/forgettest"
+	"github.com/cairnhq/cairn/internal/pgtest"
 	"github.com/cairnhq/cairn/memory"
 )
 
@@ -188,5 +191,84 @@ func TestMigrateIsAllOrNothing(t *testing.T) {
 	}
 	if _, err := cairn.Migrate(context.Background(), lite, pg, cairn.MigrateOptions{}); err != nil {
 		t.Fatalf("running it again: %v", err)
+	}
+}
+
+// A migration into a target that does not keep what it is given fails
+// verification with a db_error that names no internals, and so does one
+// whose vectors fail to copy; either way the target is left as it was
+// (verification and vectors run inside the load's transaction), so once
+// the cause is gone the same command simply succeeds.
+func TestMigrateThatDoesNotVerifyChangesNothing(t *testing.T) {
+	ctx := context.Background()
+	lite := filepath.Join(t.TempDir(), "from.db")
+	eng, err := cairn.Open(lite, &cairn.Options{IndexDir: cairn.IndexInMemory})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(parityDataset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Import(ctx, f, cairn.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := eng.Reembed(ctx, cairn.ReembedRequest{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	eng.Close()
+	want, wantVec := exportOf(t, lite)
+	pins := strings.Count(want, `{"pin":`)
+	if pins == 0 {
+		t.Fatal("the source holds no pins")
+	}
+
+	srv := pgtest.Shared(t)
+	pg := pgURL(t)
+	u, _ := url.Parse(pg)
+	schema := u.Query().Get("cairn_schema")
+	if _, empty := exportOf(t, pg); empty.InSpace != 0 { // creates the schema
+		t.Fatal("a new schema holds vectors")
+	}
+	exec := func(sql string) {
+		t.Helper()
+		if _, err := srv.Exec(pg, strings.ReplaceAll(sql, "SCHEMA", schema)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec(`CREATE FUNCTION SCHEMA.alter_content() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.content := NEW.content || ' (altered)'; RETURN NEW; END $$;
+		CREATE FUNCTION SCHEMA.drop_row() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
+		CREATE FUNCTION SCHEMA.refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the secret-trigger'; END $$`)
+	g, _ := embed.NewGloVe()
+	for _, tc := range []struct {
+		name, trigger, message string
+	}{
+		{"content altered on insert", "BEFORE INSERT ON SCHEMA.observations FOR EACH ROW EXECUTE FUNCTION SCHEMA.alter_content()", "does not verify: the source's export has SHA-256"},
+		{"pins dropped on insert", "BEFORE INSERT ON SCHEMA.pins FOR EACH ROW EXECUTE FUNCTION SCHEMA.drop_row()", fmt.Sprintf("does not verify: pins %d in the source, 0 in the target", pins)},
+		{"vectors refused", "BEFORE INSERT ON SCHEMA.embeddings FOR EACH ROW EXECUTE FUNCTION SCHEMA.refuse()", "copying the vectors failed"},
+	} {
+		exec("CREATE TRIGGER t_test " + tc.trigger)
+		_, err := cairn.Migrate(ctx, lite, pg, cairn.MigrateOptions{Space: g.Space(), PartSize: 500})
+		if memory.CodeOf(err) != memory.CodeDBError || !strings.Contains(err.Error(), tc.message) {
+			t.Fatalf("%s: %v; want db_error %q", tc.name, err, tc.message)
+		}
+		msg := memory.Public(err).Message
+		for _, internal := range []string{"postgres", "127.0.0.1", schema + ".", "SELECT", "INSERT", "trigger", "secret", "SQLSTATE", "pgx", "altered"} {
+			if strings.Contains(msg, internal) {
+				t.Errorf("%s: the error shows %q: %s", tc.name, internal, msg)
+			}
+		}
+		if got, vec := exportOf(t, pg); got != "" || vec.InSpace != 0 {
+			t.Fatalf("%s: the failed migration left %d bytes of records and %d vectors in the target", tc.name, len(got), vec.InSpace)
+		}
+		exec("DROP TRIGGER t_test ON " + strings.Fields(tc.trigger)[3])
+	}
+	rep, err := cairn.Migrate(ctx, lite, pg, cairn.MigrateOptions{Space: g.Space(), PartSize: 500})
+	if err != nil {
+		t.Fatalf("running it again once the target keeps what it is given: %v", err)
+	}
+	if got, vec := exportOf(t, pg); got != want || vec.InSpace != wantVec.InSpace || rep.Vectors != wantVec.InSpace || rep.TargetDigest != rep.SourceDigest {
+		t.Fatalf("the migration run again: report %+v, vectors %+v; want %+v", rep, vec, wantVec)
 	}
 }

@@ -59,3 +59,51 @@ func TestBenchHooks(t *testing.T) {
 		t.Fatalf("report %+v", rep)
 	}
 }
+
+// `cairn bench replicas` runs end to end on a small database: every count
+// of servers is measured, and the replication lag with each provider —
+// hybrid, whose index on the other server catches up from the change log,
+// and local-fts, which queries the database — named in the JSON and the
+// table.
+func TestBenchReplicas(t *testing.T) {
+	db := pgDatabase(t)
+	file := filepath.Join(t.TempDir(), "replicas.json")
+	cmd := exec.Command(cairnBin, "bench", "replicas", "--postgres", db, "--replicas", "1,2", "--records", "200", "--clients", "2",
+		"--seconds", "0.5", "--lag-samples", "4", "--dir", t.TempDir(), "--json", file)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	table, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("bench replicas: %v\n%s", err, stderr.String())
+	}
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep bench.ReplicasReport
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatalf("report %s: %v", raw, err)
+	}
+	if len(rep.Runs) != 2 || rep.Runs[0].Replicas != 1 || rep.Runs[1].Replicas != 2 {
+		t.Fatalf("runs %+v", rep.Runs)
+	}
+	_, procStat := os.Stat("/proc/stat")
+	for _, r := range rep.Runs {
+		if r.Calls == 0 || r.Errors != 0 || (procStat == nil && r.ServerCPUMs <= 0) || r.CallerCPUMs < 0 || r.OtherCPUMs < 0 {
+			t.Errorf("run %+v", r)
+		}
+	}
+	if len(rep.Lag) != 2 || rep.Lag[0].Provider != "hybrid" || rep.Lag[1].Provider != "local-fts" {
+		t.Fatalf("lag %+v; want hybrid, then local-fts", rep.Lag)
+	}
+	for _, l := range rep.Lag {
+		if l.Samples != 4 || l.P50Ms <= 0 || l.P99Ms < l.P50Ms || l.MaxMs < l.P99Ms || l.Polls < 1 {
+			t.Errorf("lag %+v", l)
+		}
+	}
+	for _, want := range []string{"replication lag", "provider", "hybrid", "local-fts", "retrieves per write", "CPU ms/call"} {
+		if !strings.Contains(string(table), want) {
+			t.Errorf("the table lacks %q:\n%s", want, table)
+		}
+	}
+}

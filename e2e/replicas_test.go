@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -26,11 +26,21 @@ import (
 type replica struct {
 	base string
 	cmd  *exec.Cmd
+	// log is what the server wrote to its standard error.
+	logMu sync.Mutex
+	log   strings.Builder
+	// exited is closed once the process has been waited for.
+	exited chan struct{}
 }
 
 func startReplica(t *testing.T, db string, env ...string) *replica {
 	t.Helper()
-	dir := t.TempDir()
+	return startReplicaIn(t, db, t.TempDir(), env...)
+}
+
+// startReplicaIn starts a replica whose index and cache live in dir.
+func startReplicaIn(t *testing.T, db, dir string, env ...string) *replica {
+	t.Helper()
 	cmd := exec.Command(cairnBin, "serve", "--addr", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), append([]string{"CAIRN_DB=" + db, "CAIRN_INDEX_DIR=" + filepath.Join(dir, "index"),
 		"XDG_CACHE_HOME=" + dir}, env...)...)
@@ -41,25 +51,20 @@ func startReplica(t *testing.T, db string, env ...string) *replica {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	r := &replica{cmd: cmd}
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-		}
-	})
+	r := &replica{cmd: cmd, exited: make(chan struct{})}
 	addr := make(chan string, 1)
+	// Wait closes stderr once the process exits: what the reader has not
+	// read by then is lost, which only an exited replica's last lines are.
+	go func() { cmd.Wait(); close(r.exited) }()
 	go func() {
 		buf := make([]byte, 4096)
-		var line strings.Builder
 		for {
 			n, err := stderr.Read(buf)
-			line.Write(buf[:n])
-			if m := listening.FindStringSubmatch(line.String()); m != nil {
+			r.logMu.Lock()
+			r.log.Write(buf[:n])
+			m := listening.FindStringSubmatch(r.log.String())
+			r.logMu.Unlock()
+			if m != nil {
 				select {
 				case addr <- m[1]:
 				default:
@@ -70,6 +75,15 @@ func startReplica(t *testing.T, db string, env ...string) *replica {
 			}
 		}
 	}()
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-r.exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-r.exited
+		}
+	})
 	select {
 	case a := <-addr:
 		r.base = "http://" + strings.TrimSuffix(a, ")")
@@ -77,6 +91,24 @@ func startReplica(t *testing.T, db string, env ...string) *replica {
 		t.Fatal("cairn serve did not start on PostgreSQL")
 	}
 	return r
+}
+
+// stop shuts the replica down (SIGINT) and waits for it to exit.
+func (r *replica) stop(t *testing.T) {
+	t.Helper()
+	r.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-r.exited:
+	case <-time.After(30 * time.Second):
+		t.Fatal("cairn serve did not stop on SIGINT")
+	}
+}
+
+// logText is what the replica has logged so far.
+func (r *replica) logText() string {
+	r.logMu.Lock()
+	defer r.logMu.Unlock()
+	return r.log.String()
 }
 
 // pgDatabase is a fresh database on the package's PostgreSQL server.
@@ -142,6 +174,77 @@ func TestReplicasReadTheirWritesEverywhere(t *testing.T) {
 	}
 }
 
+// A replica stopped and started again with the same index directory
+// catches up from the database's change log: its persisted index files
+// are behind by what other replicas wrote and forgot meanwhile, and its
+// first hybrid retrieves after the restart return every new write and no
+// forgotten one, without rebuilding the index.
+func TestRestartedReplicaCatchesUpFromTheChangeLog(t *testing.T) {
+	db := pgDatabase(t)
+	dir := t.TempDir()
+	a := startReplicaIn(t, db, dir)
+	b := startReplica(t, db)
+	write := func(r *replica, text string) string {
+		t.Helper()
+		res := call(t, "POST", r.base+"/v1/observations", fmt.Sprintf(`{"kind":"message","content":%q,"scopeIds":{"repoId":"/restart"}}`, text))
+		if res.status != 201 {
+			t.Fatalf("write: %d %s", res.status, res.body)
+		}
+		var o memory.Observation
+		json.Unmarshal(res.body, &o)
+		return o.ID
+	}
+	hybrid := func(r *replica, word string) []byte {
+		t.Helper()
+		res := call(t, "POST", r.base+"/v1/retrieve", fmt.Sprintf(`{"query":%q,"provider":"hybrid","scopeIds":{"repoId":"/restart"}}`, word))
+		if res.status != 200 || !bytes.Contains(res.body, []byte(`"providerUsed":"hybrid"`)) {
+			t.Fatalf("retrieve %s: %d %s", word, res.status, res.body)
+		}
+		return res.body
+	}
+	before := map[string]string{}
+	for i := range 5 {
+		word := fmt.Sprintf("beforeword%dq", i)
+		before[word] = write(a, "the "+word+" was logged before the restart")
+	}
+	for word, id := range before {
+		if !bytes.Contains(hybrid(a, word), []byte(id)) {
+			t.Fatalf("replica A does not return its own write %s", word)
+		}
+	}
+	a.stop(t)
+	if _, err := os.Stat(filepath.Join(dir, "index", "MANIFEST")); err != nil {
+		t.Fatalf("replica A left no index files behind: %v", err)
+	}
+
+	// While A is down: new writes through B, and one of A's writes
+	// forgotten through B.
+	after := map[string]string{}
+	for i := range 5 {
+		word := fmt.Sprintf("afterword%dq", i)
+		after[word] = write(b, "the "+word+" was logged while replica A was down")
+	}
+	if res := call(t, "POST", b.base+"/v1/observations/"+before["beforeword0q"]+"/forget", `{}`); res.status != 200 {
+		t.Fatalf("forget through B: %d %s", res.status, res.body)
+	}
+
+	a = startReplicaIn(t, db, dir)
+	for word, id := range after {
+		if !bytes.Contains(hybrid(a, word), []byte(id)) {
+			t.Fatalf("the restarted replica A does not return %s, written through B while it was down", word)
+		}
+	}
+	for word, id := range before {
+		got := bytes.Contains(hybrid(a, word), []byte(id))
+		if forgotten := word == "beforeword0q"; got == forgotten {
+			t.Fatalf("the restarted replica A: %s returned %v; forgotten through B while A was down: %v", word, got, forgotten)
+		}
+	}
+	if log := a.logText(); strings.Contains(log, "rebuilding the retrieval index") || strings.Contains(log, "in memory for this process") {
+		t.Fatalf("the restarted replica did not use its index files:\n%s", log)
+	}
+}
+
 // Replicas racing to open a capsule for one session: the database lets
 // exactly one of them win; the others answer 409 conflict.
 func TestReplicasOneOpenCapsulePerSession(t *testing.T) {
@@ -181,16 +284,25 @@ func TestReplicasOneOpenCapsulePerSession(t *testing.T) {
 // A replica killed (SIGKILL) while clients write through it loses no
 // acknowledged write and leaves no batch half-written: every import is in
 // the database whole or not at all, and the other replicas, and a doctor
-// run, find the database sound.
+// run, find the database sound. The kill comes at a moment when at least
+// one import has been sent whole to the replica and not yet answered.
 func TestReplicaKilledMidWrite(t *testing.T) {
 	db := pgDatabase(t)
 	victim := startReplica(t, db)
 	survivor := startReplica(t, db)
 	const perBatch = 200
 	var acked sync.Map
-	var nacked atomic.Int64
-	enough := make(chan struct{})
-	var once sync.Once
+	// Under mu: imports written whole to the replica (sent), those of
+	// them answered since, and the imports acknowledged (200).
+	var mu sync.Mutex
+	var sent, answered, acks int
+	changed := make(chan struct{}, 1)
+	notify := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var wg sync.WaitGroup
@@ -205,30 +317,67 @@ func TestReplicaKilledMidWrite(t *testing.T) {
 					fmt.Fprintf(&lines, `{"observation":{"id":"%s-%d","kind":"message","content":"batch %s line %d about the outage","provenance":{},"ts":%d,"scopeIds":{"repoId":"/kill"}}}`+"\n",
 						batch, i, batch, i, 1700000000000+int64(i))
 				}
-				req, _ := http.NewRequestWithContext(ctx, "POST", victim.base+"/v1/import", strings.NewReader(lines.String()))
+				// 0: not yet sent whole; 1: sent, awaiting the answer; 2: done.
+				state := 0
+				trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
+					mu.Lock()
+					if info.Err == nil && state == 0 {
+						state = 1
+						sent++
+					}
+					mu.Unlock()
+					notify()
+				}}
+				req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), "POST", victim.base+"/v1/import", strings.NewReader(lines.String()))
 				res, err := http.DefaultClient.Do(req)
+				ok := err == nil && res.StatusCode == 200
+				if err == nil {
+					res.Body.Close()
+				}
+				mu.Lock()
+				if state == 1 {
+					answered++
+				}
+				state = 2
+				if ok {
+					acked.Store(batch, true)
+					acks++
+				}
+				mu.Unlock()
+				notify()
 				if err != nil {
 					return // the replica died
-				}
-				res.Body.Close()
-				if res.StatusCode == 200 {
-					acked.Store(batch, true)
-					if nacked.Add(1) >= 6 {
-						once.Do(func() { close(enough) })
-					}
 				}
 			}
 		}()
 	}
-	// Kill it once some batches are acknowledged and others are in
-	// flight.
-	select {
-	case <-enough:
-	case <-time.After(2 * time.Minute):
-		t.Fatal("no batch acknowledged")
+	// Kill it once some batches are acknowledged and at least one other
+	// has been sent and not answered: the check and the kill hold mu, so
+	// no answer is counted in between.
+	timeout := time.After(2 * time.Minute)
+	inFlight := 0
+	for inFlight == 0 {
+		select {
+		case <-changed:
+		case <-timeout:
+			mu.Lock()
+			defer mu.Unlock()
+			t.Fatalf("no moment with 6 imports acknowledged and one in flight (sent %d, answered %d, acknowledged %d)", sent, answered, acks)
+		}
+		mu.Lock()
+		if acks >= 6 && sent-answered > 0 {
+			inFlight = sent - answered
+			if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				mu.Unlock()
+				t.Fatal(err)
+			}
+		}
+		mu.Unlock()
 	}
-	victim.cmd.Process.Signal(syscall.SIGKILL)
 	wg.Wait()
+	if inFlight < 1 {
+		t.Fatalf("%d imports in flight at the kill; want at least 1", inFlight)
+	}
 
 	eng, err := cairn.Open(db, &cairn.Options{IndexDir: cairn.IndexInMemory})
 	if err != nil {
@@ -268,7 +417,7 @@ func TestReplicaKilledMidWrite(t *testing.T) {
 	if res.status != 200 || !bytes.Contains(res.body, []byte("outage")) {
 		t.Fatalf("the surviving replica after the kill: %d %s", res.status, res.body)
 	}
-	t.Logf("%d batches acknowledged before the kill, %d in the database", n, len(counts))
+	t.Logf("%d imports in flight at the kill; %d acknowledged, %d in the database", inFlight, n, len(counts))
 }
 
 // /healthz answers 200 while the database answers and 503 with a

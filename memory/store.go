@@ -448,8 +448,23 @@ type Loader interface {
 	// empty one, as Import would import them joined: in one transaction,
 	// all of them or, on any error (next's included), none. Records may
 	// name records of earlier parts. progress, when non-nil, is told how
-	// many records are written so far.
-	Load(ctx context.Context, next func() (Dump, error), progress func(done int)) error
+	// many records are written so far. check, when non-nil, runs after
+	// the last part, inside the transaction, before it commits: it sees
+	// what the load wrote, vectors it fills commit with the records, and
+	// an error from it rolls everything back as any other would.
+	Load(ctx context.Context, next func() (Dump, error), progress func(done int), check func(Loaded) error) error
+}
+
+// Loaded is a Load's transaction as its check sees it, before the
+// commit: the target's records as they will be once committed.
+type Loaded interface {
+	// Stats counts the records, as Store.Stats does.
+	Stats(ctx context.Context) (Stats, error)
+	// Export calls fn for every record, as Bulk.Export does.
+	Export(ctx context.Context, fn func(Record) error) error
+	// FillEmbeddings stores vectors of records that have none in their
+	// space, as VectorStore.FillEmbeddings does, in the same transaction.
+	FillEmbeddings(ctx context.Context, es []Embedding) (int, error)
 }
 
 // Record holds exactly one record of any type; it is the unit of export and

@@ -50,8 +50,9 @@ func (db *DB) analyzeAfter(ctx context.Context, n int) {
 
 var _ memory.Loader = (*DB)(nil)
 
-// Load implements memory.Loader: the parts go in through one transaction.
-func (db *DB) Load(ctx context.Context, next func() (memory.Dump, error), progress func(done int)) error {
+// Load implements memory.Loader: the parts go in through one transaction,
+// and check runs in it before the commit.
+func (db *DB) Load(ctx context.Context, next func() (memory.Dump, error), progress func(done int), check func(memory.Loaded) error) error {
 	if progress == nil {
 		progress = func(int) {}
 	}
@@ -87,12 +88,34 @@ func (db *DB) Load(ctx context.Context, next func() (memory.Dump, error), progre
 		}
 		progress(c.done)
 		total = c.done
+		if check != nil {
+			return check(loadedTx{db: db, tx: tx})
+		}
 		return nil
 	})
 	if err == nil {
 		db.analyzeAfter(ctx, total)
 	}
 	return err
+}
+
+// loadedTx is a Load's transaction as its check sees it.
+type loadedTx struct {
+	db *DB
+	tx pgx.Tx
+}
+
+func (l loadedTx) Stats(ctx context.Context) (memory.Stats, error) { return l.db.stats(ctx, l.tx) }
+
+func (l loadedTx) Export(ctx context.Context, fn func(memory.Record) error) error {
+	return exportAll(ctx, l.tx, fn)
+}
+
+func (l loadedTx) FillEmbeddings(ctx context.Context, es []memory.Embedding) (int, error) {
+	if err := checkEmbeddings(es); err != nil {
+		return 0, err
+	}
+	return l.db.putEmbeddingsTx(ctx, l.tx, es, true)
 }
 
 // importCount counts the records an import has written and reports them
@@ -378,35 +401,43 @@ func (e extraScan) Scan(dest ...any) error { return e.s.Scan(append(dest, e.extr
 
 // Stats implements memory.Store.
 func (db *DB) Stats(ctx context.Context) (memory.Stats, error) {
-	st := memory.Stats{Path: db.display}
+	var st memory.Stats
 	err := db.read(ctx, "reading stats", func(tx pgx.Tx) error {
-		var version string
-		for _, c := range []struct {
-			q    string
-			dest []any
-		}{
-			{"SELECT value FROM meta WHERE key = 'schema_version'", []any{&version}},
-			{`SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-				WHERE n.nspname = '` + db.schema + `' AND c.relkind IN ('r', 'S')`, []any{&st.SizeBytes}},
-			{"SELECT count(*), count(*) FILTER (WHERE redacted), count(*) FILTER (WHERE fts IS NOT NULL) FROM observations",
-				[]any{&st.Observations, &st.Redacted, &st.IndexedObservations}},
-			{"SELECT count(*), count(*) FILTER (WHERE status = 'open') FROM capsules", []any{&st.Capsules, &st.OpenCapsules}},
-			{"SELECT count(*), count(*) FILTER (WHERE redacted), count(*) FILTER (WHERE fts IS NOT NULL) FROM summaries",
-				[]any{&st.Summaries, &st.RedactedSummaries, &st.IndexedSummaries}},
-			{"SELECT count(*) FROM pins", []any{&st.Pins}},
-			{"SELECT count(*), count(*) FILTER (WHERE redacted) FROM thoughts", []any{&st.Thoughts, &st.RedactedThoughts}},
-			{"SELECT count(*) FROM kg_entities", []any{&st.Entities}},
-			{"SELECT count(*) FROM kg_observations", []any{&st.EntityObservations}},
-			{"SELECT count(*) FROM kg_edges", []any{&st.Edges}},
-			{"SELECT count(*) FROM code_entities", []any{&st.CodeEntities}},
-			{"SELECT count(*) FROM code_episodes", []any{&st.CodeEpisodes}},
-		} {
-			if err := tx.QueryRow(ctx, c.q).Scan(c.dest...); err != nil {
-				return err
-			}
-		}
-		fmt.Sscan(version, &st.SchemaVersion)
-		return nil
+		var err error
+		st, err = db.stats(ctx, tx)
+		return err
 	})
 	return st, err
+}
+
+// stats counts the records tx sees.
+func (db *DB) stats(ctx context.Context, tx pgx.Tx) (memory.Stats, error) {
+	st := memory.Stats{Path: db.display}
+	var version string
+	for _, c := range []struct {
+		q    string
+		dest []any
+	}{
+		{"SELECT value FROM meta WHERE key = 'schema_version'", []any{&version}},
+		{`SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+			WHERE n.nspname = '` + db.schema + `' AND c.relkind IN ('r', 'S')`, []any{&st.SizeBytes}},
+		{"SELECT count(*), count(*) FILTER (WHERE redacted), count(*) FILTER (WHERE fts IS NOT NULL) FROM observations",
+			[]any{&st.Observations, &st.Redacted, &st.IndexedObservations}},
+		{"SELECT count(*), count(*) FILTER (WHERE status = 'open') FROM capsules", []any{&st.Capsules, &st.OpenCapsules}},
+		{"SELECT count(*), count(*) FILTER (WHERE redacted), count(*) FILTER (WHERE fts IS NOT NULL) FROM summaries",
+			[]any{&st.Summaries, &st.RedactedSummaries, &st.IndexedSummaries}},
+		{"SELECT count(*) FROM pins", []any{&st.Pins}},
+		{"SELECT count(*), count(*) FILTER (WHERE redacted) FROM thoughts", []any{&st.Thoughts, &st.RedactedThoughts}},
+		{"SELECT count(*) FROM kg_entities", []any{&st.Entities}},
+		{"SELECT count(*) FROM kg_observations", []any{&st.EntityObservations}},
+		{"SELECT count(*) FROM kg_edges", []any{&st.Edges}},
+		{"SELECT count(*) FROM code_entities", []any{&st.CodeEntities}},
+		{"SELECT count(*) FROM code_episodes", []any{&st.CodeEpisodes}},
+	} {
+		if err := tx.QueryRow(ctx, c.q).Scan(c.dest...); err != nil {
+			return st, err
+		}
+	}
+	fmt.Sscan(version, &st.SchemaVersion)
+	return st, nil
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/cairnhq/cairn/internal/pgtest"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/postgres"
 	"github.com/jackc/pgx/v5"
@@ -412,5 +414,99 @@ func TestPing(t *testing.T) {
 	defer cancel()
 	if err := db.Ping(c); memory.CodeOf(err) != memory.CodeDBError {
 		t.Fatalf("ping on a closed pool: %v", err)
+	}
+}
+
+// In auto mode, a role that may not create the vector extension (pgvector
+// is not a trusted extension: CREATE EXTENSION vector needs a superuser)
+// gets a schema that keeps vectors as arrays, and vectors work there:
+// stored, loaded for the retrieval index, searched in the database. With
+// cairn_vectors=pgvector the same role is refused.
+func TestAutoVectorsFallBackToArraysWhenTheExtensionIsRefused(t *testing.T) {
+	srv := pgtest.Shared(t)
+	role := fmt.Sprintf("plain_%d", os.Getpid())
+	admin, err := pgx.Connect(ctx, srv.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	for _, q := range []string{"CREATE ROLE " + role + " LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE", "CREATE DATABASE " + role + " OWNER " + role} {
+		if _, err := admin.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		srv.DropDatabase(role)
+		admin, err := pgx.Connect(ctx, srv.URL("postgres"))
+		if err == nil {
+			admin.Exec(ctx, "DROP ROLE IF EXISTS "+role)
+			admin.Close(ctx)
+		}
+	})
+	if srv.HasExtension("vector") {
+		// The extension is there: what the role meets is the refusal.
+		c, err := pgx.Connect(ctx, srv.URLAs(role, role))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Exec(ctx, "CREATE EXTENSION vector")
+		c.Close(ctx)
+		if err == nil || !strings.Contains(err.Error(), "permission denied") {
+			t.Fatalf("CREATE EXTENSION vector as a role that is not a superuser: %v; want permission denied", err)
+		}
+	} else {
+		t.Logf("pgvector is not installed here, so the role cannot create the extension for that reason too (%s)", pgtest.PGVectorInstall)
+	}
+	base := srv.URLAs(role, role)
+	db := open(t, base+"&cairn_schema=plain")
+	defer db.Close()
+	if db.Vectors() != "array" {
+		t.Fatalf("a role refused the extension got vectors kept as %q; want array", db.Vectors())
+	}
+	var installed bool
+	c := raw(t, base+"&cairn_schema=plain")
+	if err := c.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector')").Scan(&installed); err != nil || installed {
+		t.Fatalf("the vector extension was installed in the role's database: %v %v", installed, err)
+	}
+	var column string
+	if err := c.QueryRow(ctx, `SELECT format_type(a.atttypid, a.atttypmod) FROM pg_attribute a
+		WHERE a.attrelid = 'plain.embeddings'::regclass AND a.attname = 'vec'`).Scan(&column); err != nil || column != "real[]" {
+		t.Fatalf("the embeddings' column is %q (%v); want real[]", column, err)
+	}
+
+	space := memory.Space{Provider: "test", Model: "m", Dim: 3}
+	if _, err := db.AppendObservations(ctx, []memory.NewObservation{note("a", "north wind", memory.Scope{}), note("b", "south sea", memory.Scope{})}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutEmbeddings(ctx, []memory.Embedding{
+		{Kind: memory.VectorObservation, ID: "a", Space: space, Vector: []float32{1, 0, 0}},
+		{Kind: memory.VectorObservation, ID: "b", Space: space, Vector: []float32{0, 1, 0}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if vs, err := db.VectorStats(ctx, space); err != nil || vs.InSpace != 2 {
+		t.Fatalf("vector stats %+v %v; want 2 in the space", vs, err)
+	}
+	loaded := map[string][]float32{}
+	if err := db.Snapshot(ctx, func(r memory.Reader) error {
+		_, err := r.LoadIndex(ctx, space, func(rec memory.IndexRecord) error {
+			loaded[rec.ID] = rec.Vector
+			return nil
+		})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(loaded["a"], []float32{1, 0, 0}) || !slices.Equal(loaded["b"], []float32{0, 1, 0}) {
+		t.Fatalf("the index loads %v", loaded)
+	}
+	hits, err := db.NearestObservations(ctx, space, []float32{0.1, 0.9, 0}, 2, memory.Scope{})
+	if err != nil || len(hits) != 2 || hits[0].ID != "b" {
+		t.Fatalf("nearest: %+v %v; want b first", hits, err)
+	}
+
+	if _, err := postgres.Open(ctx, base+"&cairn_schema=wants_pgvector&cairn_vectors=pgvector", nil); memory.CodeOf(err) != memory.CodeDBError ||
+		!strings.Contains(err.Error(), "installable by this role") {
+		t.Fatalf("cairn_vectors=pgvector for a role refused the extension: %v; want db_error", err)
 	}
 }

@@ -60,114 +60,130 @@ func (db *DB) FillEmbeddings(ctx context.Context, es []memory.Embedding) (int, e
 // reading their texts to the commit, so a record rewritten or forgotten
 // meanwhile never keeps a vector of its old text.
 func (db *DB) putEmbeddings(ctx context.Context, es []memory.Embedding, fill bool) (int, error) {
+	if err := checkEmbeddings(es); err != nil {
+		return 0, err
+	}
+	var n int
+	err := db.write(ctx, "storing vectors", func(tx pgx.Tx) error {
+		var err error
+		n, err = db.putEmbeddingsTx(ctx, tx, es, fill)
+		return err
+	})
+	return n, err
+}
+
+// checkEmbeddings refuses vectors of unknown kinds, of the wrong length,
+// or holding NaN or Inf.
+func checkEmbeddings(es []memory.Embedding) error {
 	for _, e := range es {
 		if _, ok := specOf(e.Kind); !ok {
-			return 0, memory.Errorf(memory.CodeInvalidParams, "unknown vector kind %q", e.Kind)
+			return memory.Errorf(memory.CodeInvalidParams, "unknown vector kind %q", e.Kind)
 		}
 		if len(e.Vector) != e.Space.Dim || e.Space.Dim <= 0 {
-			return 0, memory.Errorf(memory.CodeInvalidParams, "vector of %s %s has %d dimensions; its space has %d", e.Kind, e.ID, len(e.Vector), e.Space.Dim)
+			return memory.Errorf(memory.CodeInvalidParams, "vector of %s %s has %d dimensions; its space has %d", e.Kind, e.ID, len(e.Vector), e.Space.Dim)
 		}
 		for _, x := range e.Vector {
 			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return 0, memory.Errorf(memory.CodeInvalidParams, "vector of %s %s holds NaN or Inf", e.Kind, e.ID)
+				return memory.Errorf(memory.CodeInvalidParams, "vector of %s %s holds NaN or Inf", e.Kind, e.ID)
 			}
 		}
 	}
+	return nil
+}
+
+// putEmbeddingsTx stores checked vectors in tx (see putEmbeddings).
+func (db *DB) putEmbeddingsTx(ctx context.Context, tx pgx.Tx, es []memory.Embedding, fill bool) (int, error) {
 	conflict := "DO UPDATE SET vec = excluded.vec, created_at = excluded.created_at"
 	if fill {
 		conflict = "DO NOTHING"
 	}
-	var n int
-	err := db.write(ctx, "storing vectors", func(tx pgx.Tx) error {
-		n = 0
-		texts := map[memory.VectorKind]map[string]string{}
-		for _, spec := range kindSpecs {
-			var ids []string
-			for _, e := range es {
-				if e.Kind == spec.kind {
-					ids = append(ids, e.ID)
-				}
-			}
-			if len(ids) == 0 {
-				continue
-			}
-			slices.Sort(ids)
-			ids = slices.Compact(ids)
-			if _, err := tx.Exec(ctx, "SELECT 1 FROM (SELECT x.id FROM "+spec.table+" x WHERE x.id = ANY($1) ORDER BY x.id FOR SHARE) l", ids); err != nil {
-				return err
-			}
-			m := map[string]string{}
-			err := eachRow(ctx, tx, "SELECT x.id, "+spec.text+" FROM "+spec.table+" x WHERE x.id = ANY($1) AND "+spec.live, []any{ids}, func(s scanner) error {
-				var id, text string
-				err := s.Scan(&id, &text)
-				m[id] = text
-				return err
-			})
-			if err != nil {
-				return err
-			}
-			texts[spec.kind] = m
-		}
-		// One statement per space: the ids and the vectors (laid end to
-		// end in one array, sliced per row) go in as arrays.
-		type group struct {
-			kinds, refs []string
-			flat        []float32
-		}
-		groups := map[memory.Space]*group{}
-		var spaces []memory.Space
-		// A record given twice in one space: the last vector wins, as it
-		// would written one at a time (the first, when filling).
-		type key struct {
-			sp   memory.Space
-			kind memory.VectorKind
-			id   string
-		}
-		last := map[key]int{}
-		for i, e := range es {
-			k := key{e.Space, e.Kind, e.ID}
-			if _, seen := last[k]; !seen || !fill {
-				last[k] = i
+	n := 0
+	texts := map[memory.VectorKind]map[string]string{}
+	for _, spec := range kindSpecs {
+		var ids []string
+		for _, e := range es {
+			if e.Kind == spec.kind {
+				ids = append(ids, e.ID)
 			}
 		}
-		for i, e := range es {
-			if last[key{e.Space, e.Kind, e.ID}] != i {
-				continue
-			}
-			text, ok := texts[e.Kind][e.ID]
-			if !ok {
-				continue // deleted or forgotten meanwhile: its vector must not outlive it
-			}
-			if fill && e.Text != "" && text != e.Text {
-				continue // rewritten meanwhile: it waits for a vector of its new text
-			}
-			g := groups[e.Space]
-			if g == nil {
-				g = &group{}
-				groups[e.Space] = g
-				spaces = append(spaces, e.Space)
-			}
-			g.kinds, g.refs, g.flat = append(g.kinds, string(e.Kind)), append(g.refs, e.ID), append(g.flat, e.Vector...)
+		if len(ids) == 0 {
+			continue
 		}
-		for _, sp := range spaces {
-			g := groups[sp]
-			vec := "$6::real[]"
-			if db.vectors == vectorsPGVector {
-				vec = "($6::real[])::vector"
-			}
-			vec = strings.Replace(vec, "$6::real[]", "($6::real[])[(u.i - 1) * $5::int + 1 : u.i * $5::int]", 1)
-			tag, err := tx.Exec(ctx, `INSERT INTO embeddings (kind, ref, provider, model, dim, vec)
-				SELECT u.kind, u.ref, $3, $4, $5::int, `+vec+` FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(kind, ref, i)
-				ORDER BY u.i
-				ON CONFLICT (provider, model, dim, kind, ref) `+conflict, g.kinds, g.refs, sp.Provider, sp.Model, sp.Dim, g.flat)
-			if err != nil {
-				return err
-			}
-			n += int(tag.RowsAffected())
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
+		if _, err := tx.Exec(ctx, "SELECT 1 FROM (SELECT x.id FROM "+spec.table+" x WHERE x.id = ANY($1) ORDER BY x.id FOR SHARE) l", ids); err != nil {
+			return 0, err
 		}
-		return nil
-	})
-	return n, err
+		m := map[string]string{}
+		err := eachRow(ctx, tx, "SELECT x.id, "+spec.text+" FROM "+spec.table+" x WHERE x.id = ANY($1) AND "+spec.live, []any{ids}, func(s scanner) error {
+			var id, text string
+			err := s.Scan(&id, &text)
+			m[id] = text
+			return err
+		})
+		if err != nil {
+			return 0, err
+		}
+		texts[spec.kind] = m
+	}
+	// One statement per space: the ids and the vectors (laid end to
+	// end in one array, sliced per row) go in as arrays.
+	type group struct {
+		kinds, refs []string
+		flat        []float32
+	}
+	groups := map[memory.Space]*group{}
+	var spaces []memory.Space
+	// A record given twice in one space: the last vector wins, as it
+	// would written one at a time (the first, when filling).
+	type key struct {
+		sp   memory.Space
+		kind memory.VectorKind
+		id   string
+	}
+	last := map[key]int{}
+	for i, e := range es {
+		k := key{e.Space, e.Kind, e.ID}
+		if _, seen := last[k]; !seen || !fill {
+			last[k] = i
+		}
+	}
+	for i, e := range es {
+		if last[key{e.Space, e.Kind, e.ID}] != i {
+			continue
+		}
+		text, ok := texts[e.Kind][e.ID]
+		if !ok {
+			continue // deleted or forgotten meanwhile: its vector must not outlive it
+		}
+		if fill && e.Text != "" && text != e.Text {
+			continue // rewritten meanwhile: it waits for a vector of its new text
+		}
+		g := groups[e.Space]
+		if g == nil {
+			g = &group{}
+			groups[e.Space] = g
+			spaces = append(spaces, e.Space)
+		}
+		g.kinds, g.refs, g.flat = append(g.kinds, string(e.Kind)), append(g.refs, e.ID), append(g.flat, e.Vector...)
+	}
+	for _, sp := range spaces {
+		g := groups[sp]
+		vec := "$6::real[]"
+		if db.vectors == vectorsPGVector {
+			vec = "($6::real[])::vector"
+		}
+		vec = strings.Replace(vec, "$6::real[]", "($6::real[])[(u.i - 1) * $5::int + 1 : u.i * $5::int]", 1)
+		tag, err := tx.Exec(ctx, `INSERT INTO embeddings (kind, ref, provider, model, dim, vec)
+			SELECT u.kind, u.ref, $3, $4, $5::int, `+vec+` FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(kind, ref, i)
+			ORDER BY u.i
+			ON CONFLICT (provider, model, dim, kind, ref) `+conflict, g.kinds, g.refs, sp.Provider, sp.Model, sp.Dim, g.flat)
+		if err != nil {
+			return 0, err
+		}
+		n += int(tag.RowsAffected())
+	}
+	return n, nil
 }
 
 // PendingEmbeddings implements memory.VectorStore. Ids of different kinds

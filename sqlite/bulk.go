@@ -36,8 +36,9 @@ func (db *DB) Import(ctx context.Context, d memory.Dump, progress func(done int)
 var _ memory.Loader = (*DB)(nil)
 
 // Load implements memory.Loader: the parts go in through one write
-// transaction, which holds the database's write lock until the last.
-func (db *DB) Load(ctx context.Context, next func() (memory.Dump, error), progress func(done int)) error {
+// transaction, which holds the database's write lock until the last, and
+// check runs in it before the commit.
+func (db *DB) Load(ctx context.Context, next func() (memory.Dump, error), progress func(done int), check func(memory.Loaded) error) error {
 	if progress == nil {
 		progress = func(int) {}
 	}
@@ -66,8 +67,27 @@ func (db *DB) Load(ctx context.Context, next func() (memory.Dump, error), progre
 			}
 		}
 		progress(done)
+		if check != nil {
+			return check(loadedTx{db: db, tx: tx})
+		}
 		return nil
 	})
+}
+
+// loadedTx is a Load's transaction as its check sees it.
+type loadedTx struct {
+	db *DB
+	tx *sql.Tx
+}
+
+func (l loadedTx) Stats(ctx context.Context) (memory.Stats, error) { return l.db.stats(ctx, l.tx) }
+
+func (l loadedTx) Export(ctx context.Context, fn func(memory.Record) error) error {
+	return exportAll(ctx, l.tx, fn)
+}
+
+func (l loadedTx) FillEmbeddings(ctx context.Context, es []memory.Embedding) (int, error) {
+	return putEmbeddingsTx(ctx, l.tx, es, true)
 }
 
 // importDump writes one dump inside a write transaction, counting the
@@ -261,106 +281,109 @@ func importEdge(ctx context.Context, tx queryer, g memory.KGEdge) error {
 // Export implements memory.Bulk. It reads one snapshot.
 func (db *DB) Export(ctx context.Context, fn func(memory.Record) error) error {
 	var fnErr error
-	err := db.read(ctx, "exporting", func(tx queryer) error {
-		emit := func(r memory.Record) error {
-			if err := fn(r); err != nil {
-				fnErr = err
-				return err
-			}
-			return nil
-		}
-		if err := eachRow(ctx, tx, "SELECT "+obsColumns+" FROM observations o ORDER BY o.seq", func(s scanner) error {
-			o, err := scanObservation(s)
-			if err != nil {
-				return err
-			}
-			return emit(memory.Record{Observation: &o})
-		}); err != nil {
+	emit := func(r memory.Record) error {
+		if err := fn(r); err != nil {
+			fnErr = err
 			return err
 		}
-		var capIDs []string
-		if err := eachRow(ctx, tx, "SELECT id FROM capsules ORDER BY seq", func(s scanner) error {
-			var id string
-			err := s.Scan(&id)
-			capIDs = append(capIDs, id)
-			return err
-		}); err != nil {
-			return err
-		}
-		for _, id := range capIDs {
-			c, err := getCapsule(ctx, tx, id)
-			if err != nil {
-				return err
-			}
-			c.SummaryID = ""
-			if err := emit(memory.Record{Capsule: &c}); err != nil {
-				return err
-			}
-		}
-		if err := eachRow(ctx, tx, "SELECT "+sumColumns+" FROM summaries s ORDER BY s.seq", func(s scanner) error {
-			m, err := scanSummary(s)
-			if err != nil {
-				return err
-			}
-			return emit(memory.Record{Summary: &m})
-		}); err != nil {
-			return err
-		}
-		if err := eachRow(ctx, tx, "SELECT "+pinColumns+" FROM pins p ORDER BY p.seq", func(s scanner) error {
-			p, err := scanPin(s)
-			if err != nil {
-				return err
-			}
-			return emit(memory.Record{Pin: &p})
-		}); err != nil {
-			return err
-		}
-		// Thoughts, then the knowledge graph: entities before the
-		// observations and edges that name them. Each kind goes in insertion
-		// order, which Import keeps, so an imported copy lists records (and
-		// breaks ties) as the original does.
-		if err := eachRow(ctx, tx, "SELECT "+thoughtColumns+" FROM thoughts t ORDER BY t.seq", func(s scanner) error {
-			t, err := scanThought(s)
-			if err != nil {
-				return err
-			}
-			return emit(memory.Record{Thought: &t})
-		}); err != nil {
-			return err
-		}
-		if err := eachRow(ctx, tx, "SELECT "+entityColumns+" FROM kg_entities e ORDER BY e.seq", func(s scanner) error {
-			e, err := scanEntity(s)
-			if err != nil {
-				return err
-			}
-			return emit(memory.Record{KGEntity: &e})
-		}); err != nil {
-			return err
-		}
-		if err := eachRow(ctx, tx, "SELECT "+kgObsColumns+" FROM kg_observations o ORDER BY o.seq", func(s scanner) error {
-			o, err := scanKGObs(s)
-			if err != nil {
-				return err
-			}
-			return emit(memory.Record{KGObservation: &o})
-		}); err != nil {
-			return err
-		}
-		if err := eachRow(ctx, tx, "SELECT "+edgeColumns+" FROM kg_edges g ORDER BY g.seq", func(s scanner) error {
-			g, err := scanEdge(s)
-			if err != nil {
-				return err
-			}
-			return emit(memory.Record{KGEdge: &g})
-		}); err != nil {
-			return err
-		}
-		return exportCode(ctx, tx, emit)
-	})
+		return nil
+	}
+	err := db.read(ctx, "exporting", func(tx queryer) error { return exportAll(ctx, tx, emit) })
 	if fnErr != nil {
 		return fnErr
 	}
 	return err
+}
+
+// exportAll calls emit for every record tx sees, in Export's order.
+func exportAll(ctx context.Context, tx queryer, emit func(memory.Record) error) error {
+	if err := eachRow(ctx, tx, "SELECT "+obsColumns+" FROM observations o ORDER BY o.seq", func(s scanner) error {
+		o, err := scanObservation(s)
+		if err != nil {
+			return err
+		}
+		return emit(memory.Record{Observation: &o})
+	}); err != nil {
+		return err
+	}
+	var capIDs []string
+	if err := eachRow(ctx, tx, "SELECT id FROM capsules ORDER BY seq", func(s scanner) error {
+		var id string
+		err := s.Scan(&id)
+		capIDs = append(capIDs, id)
+		return err
+	}); err != nil {
+		return err
+	}
+	for _, id := range capIDs {
+		c, err := getCapsule(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		c.SummaryID = ""
+		if err := emit(memory.Record{Capsule: &c}); err != nil {
+			return err
+		}
+	}
+	if err := eachRow(ctx, tx, "SELECT "+sumColumns+" FROM summaries s ORDER BY s.seq", func(s scanner) error {
+		m, err := scanSummary(s)
+		if err != nil {
+			return err
+		}
+		return emit(memory.Record{Summary: &m})
+	}); err != nil {
+		return err
+	}
+	if err := eachRow(ctx, tx, "SELECT "+pinColumns+" FROM pins p ORDER BY p.seq", func(s scanner) error {
+		p, err := scanPin(s)
+		if err != nil {
+			return err
+		}
+		return emit(memory.Record{Pin: &p})
+	}); err != nil {
+		return err
+	}
+	// Thoughts, then the knowledge graph: entities before the
+	// observations and edges that name them. Each kind goes in insertion
+	// order, which Import keeps, so an imported copy lists records (and
+	// breaks ties) as the original does.
+	if err := eachRow(ctx, tx, "SELECT "+thoughtColumns+" FROM thoughts t ORDER BY t.seq", func(s scanner) error {
+		t, err := scanThought(s)
+		if err != nil {
+			return err
+		}
+		return emit(memory.Record{Thought: &t})
+	}); err != nil {
+		return err
+	}
+	if err := eachRow(ctx, tx, "SELECT "+entityColumns+" FROM kg_entities e ORDER BY e.seq", func(s scanner) error {
+		e, err := scanEntity(s)
+		if err != nil {
+			return err
+		}
+		return emit(memory.Record{KGEntity: &e})
+	}); err != nil {
+		return err
+	}
+	if err := eachRow(ctx, tx, "SELECT "+kgObsColumns+" FROM kg_observations o ORDER BY o.seq", func(s scanner) error {
+		o, err := scanKGObs(s)
+		if err != nil {
+			return err
+		}
+		return emit(memory.Record{KGObservation: &o})
+	}); err != nil {
+		return err
+	}
+	if err := eachRow(ctx, tx, "SELECT "+edgeColumns+" FROM kg_edges g ORDER BY g.seq", func(s scanner) error {
+		g, err := scanEdge(s)
+		if err != nil {
+			return err
+		}
+		return emit(memory.Record{KGEdge: &g})
+	}); err != nil {
+		return err
+	}
+	return exportCode(ctx, tx, emit)
 }
 
 func eachRow(ctx context.Context, tx queryer, q string, fn func(scanner) error) error {
@@ -379,35 +402,43 @@ func eachRow(ctx context.Context, tx queryer, q string, fn func(scanner) error) 
 
 // Stats implements memory.Store.
 func (db *DB) Stats(ctx context.Context) (memory.Stats, error) {
-	st := memory.Stats{Path: db.path}
+	var st memory.Stats
 	err := db.read(ctx, "reading stats", func(tx queryer) error {
-		var pages, pageSize int64
-		for _, c := range []struct {
-			q    string
-			dest []any
-		}{
-			{"PRAGMA user_version", []any{&st.SchemaVersion}},
-			{"PRAGMA page_count", []any{&pages}},
-			{"PRAGMA page_size", []any{&pageSize}},
-			{"SELECT count(*), coalesce(sum(redacted), 0) FROM observations", []any{&st.Observations, &st.Redacted}},
-			{"SELECT count(*), coalesce(sum(status = 'open'), 0) FROM capsules", []any{&st.Capsules, &st.OpenCapsules}},
-			{"SELECT count(*), coalesce(sum(redacted), 0) FROM summaries", []any{&st.Summaries, &st.RedactedSummaries}},
-			{"SELECT count(*) FROM pins", []any{&st.Pins}},
-			{"SELECT count(*) FROM observations_fts", []any{&st.IndexedObservations}},
-			{"SELECT count(*) FROM summaries_fts", []any{&st.IndexedSummaries}},
-			{"SELECT count(*), coalesce(sum(redacted), 0) FROM thoughts", []any{&st.Thoughts, &st.RedactedThoughts}},
-			{"SELECT count(*) FROM kg_entities", []any{&st.Entities}},
-			{"SELECT count(*) FROM kg_observations", []any{&st.EntityObservations}},
-			{"SELECT count(*) FROM kg_edges", []any{&st.Edges}},
-			{"SELECT count(*) FROM code_entities", []any{&st.CodeEntities}},
-			{"SELECT count(*) FROM code_episodes", []any{&st.CodeEpisodes}},
-		} {
-			if err := tx.QueryRowContext(ctx, c.q).Scan(c.dest...); err != nil {
-				return err
-			}
-		}
-		st.SizeBytes = pages * pageSize
-		return nil
+		var err error
+		st, err = db.stats(ctx, tx)
+		return err
 	})
 	return st, err
+}
+
+// stats counts the records tx sees.
+func (db *DB) stats(ctx context.Context, tx queryer) (memory.Stats, error) {
+	st := memory.Stats{Path: db.path}
+	var pages, pageSize int64
+	for _, c := range []struct {
+		q    string
+		dest []any
+	}{
+		{"PRAGMA user_version", []any{&st.SchemaVersion}},
+		{"PRAGMA page_count", []any{&pages}},
+		{"PRAGMA page_size", []any{&pageSize}},
+		{"SELECT count(*), coalesce(sum(redacted), 0) FROM observations", []any{&st.Observations, &st.Redacted}},
+		{"SELECT count(*), coalesce(sum(status = 'open'), 0) FROM capsules", []any{&st.Capsules, &st.OpenCapsules}},
+		{"SELECT count(*), coalesce(sum(redacted), 0) FROM summaries", []any{&st.Summaries, &st.RedactedSummaries}},
+		{"SELECT count(*) FROM pins", []any{&st.Pins}},
+		{"SELECT count(*) FROM observations_fts", []any{&st.IndexedObservations}},
+		{"SELECT count(*) FROM summaries_fts", []any{&st.IndexedSummaries}},
+		{"SELECT count(*), coalesce(sum(redacted), 0) FROM thoughts", []any{&st.Thoughts, &st.RedactedThoughts}},
+		{"SELECT count(*) FROM kg_entities", []any{&st.Entities}},
+		{"SELECT count(*) FROM kg_observations", []any{&st.EntityObservations}},
+		{"SELECT count(*) FROM kg_edges", []any{&st.Edges}},
+		{"SELECT count(*) FROM code_entities", []any{&st.CodeEntities}},
+		{"SELECT count(*) FROM code_episodes", []any{&st.CodeEpisodes}},
+	} {
+		if err := tx.QueryRowContext(ctx, c.q).Scan(c.dest...); err != nil {
+			return st, err
+		}
+	}
+	st.SizeBytes = pages * pageSize
+	return st, nil
 }

@@ -43,54 +43,61 @@ func (db *DB) FillEmbeddings(ctx context.Context, es []memory.Embedding) (int, e
 // of records without one in the space whose text is still the embedded
 // one. It returns how many it stored.
 func (db *DB) putEmbeddings(ctx context.Context, es []memory.Embedding, fill bool) (int, error) {
+	var n int
+	err := db.write(ctx, "storing vectors", func(tx *sql.Tx) error {
+		var err error
+		n, err = putEmbeddingsTx(ctx, tx, es, fill)
+		return err
+	})
+	return n, err
+}
+
+// putEmbeddingsTx stores vectors in tx (see putEmbeddings).
+func putEmbeddingsTx(ctx context.Context, tx *sql.Tx, es []memory.Embedding, fill bool) (int, error) {
 	conflict := "DO UPDATE SET vector = excluded.vector, created_at = excluded.created_at"
 	if fill {
 		conflict = "DO NOTHING"
 	}
-	var n int
-	err := db.write(ctx, "storing vectors", func(tx *sql.Tx) error {
-		n = 0
-		ins, err := tx.PrepareContext(ctx, `INSERT INTO embeddings (kind, ref, provider, model, dim, vector) VALUES (?, ?, ?, ?, ?, ?)
-			ON CONFLICT (provider, model, dim, kind, ref) `+conflict)
+	n := 0
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO embeddings (kind, ref, provider, model, dim, vector) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (provider, model, dim, kind, ref) `+conflict)
+	if err != nil {
+		return 0, err
+	}
+	defer ins.Close()
+	for _, e := range es {
+		spec, ok := specOf(e.Kind)
+		if !ok {
+			return 0, memory.Errorf(memory.CodeInvalidParams, "unknown vector kind %q", e.Kind)
+		}
+		if len(e.Vector) != e.Space.Dim || e.Space.Dim <= 0 {
+			return 0, memory.Errorf(memory.CodeInvalidParams, "vector of %s %s has %d dimensions; its space has %d", e.Kind, e.ID, len(e.Vector), e.Space.Dim)
+		}
+		for _, x := range e.Vector {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return 0, memory.Errorf(memory.CodeInvalidParams, "vector of %s %s holds NaN or Inf", e.Kind, e.ID)
+			}
+		}
+		var text string
+		err := tx.QueryRowContext(ctx, spec.textSQL(), e.ID).Scan(&text)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // deleted or forgotten meanwhile: its vector must not outlive it
+		}
 		if err != nil {
-			return err
+			return 0, err
 		}
-		defer ins.Close()
-		for _, e := range es {
-			spec, ok := specOf(e.Kind)
-			if !ok {
-				return memory.Errorf(memory.CodeInvalidParams, "unknown vector kind %q", e.Kind)
-			}
-			if len(e.Vector) != e.Space.Dim || e.Space.Dim <= 0 {
-				return memory.Errorf(memory.CodeInvalidParams, "vector of %s %s has %d dimensions; its space has %d", e.Kind, e.ID, len(e.Vector), e.Space.Dim)
-			}
-			for _, x := range e.Vector {
-				if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-					return memory.Errorf(memory.CodeInvalidParams, "vector of %s %s holds NaN or Inf", e.Kind, e.ID)
-				}
-			}
-			var text string
-			err := tx.QueryRowContext(ctx, spec.textSQL(), e.ID).Scan(&text)
-			if errors.Is(err, sql.ErrNoRows) {
-				continue // deleted or forgotten meanwhile: its vector must not outlive it
-			}
-			if err != nil {
-				return err
-			}
-			if fill && e.Text != "" && text != e.Text {
-				continue // rewritten meanwhile: it waits for a vector of its new text
-			}
-			res, err := ins.ExecContext(ctx, string(e.Kind), e.ID, e.Space.Provider, e.Space.Model, e.Space.Dim, encodeVector(e.Vector))
-			if err != nil {
-				return err
-			}
-			if k, err := res.RowsAffected(); err == nil {
-				n += int(k)
-			}
+		if fill && e.Text != "" && text != e.Text {
+			continue // rewritten meanwhile: it waits for a vector of its new text
 		}
-		return nil
-	})
-	return n, err
+		res, err := ins.ExecContext(ctx, string(e.Kind), e.ID, e.Space.Provider, e.Space.Model, e.Space.Dim, encodeVector(e.Vector))
+		if err != nil {
+			return 0, err
+		}
+		if k, err := res.RowsAffected(); err == nil {
+			n += int(k)
+		}
+	}
+	return n, nil
 }
 
 // PendingEmbeddings implements memory.VectorStore. Ids of different kinds

@@ -354,7 +354,7 @@ func testLedgerImports(t *testing.T, s memory.Store, c *clock) {
 	if l, ok := s.(memory.Loader); ok {
 		c.ms = 3000
 		parts := []memory.Dump{{Thoughts: []memory.Thought{thought("t3", "loaded", 10, s1)}}, {}}
-		if err := l.Load(ctx, func() (memory.Dump, error) { d := parts[0]; parts = parts[1:]; return d, nil }, nil); err != nil {
+		if err := l.Load(ctx, func() (memory.Dump, error) { d := parts[0]; parts = parts[1:]; return d, nil }, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		want["t3"] = "import@3000 thought"

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/cairnhq/cairn/memory"
@@ -58,7 +59,7 @@ func testLoadInParts(t *testing.T, from, to memory.Store) {
 	broken := exportParts(t, from, 3)
 	last := &broken[len(broken)-1]
 	last.Edges = append(last.Edges, memory.KGEdge{ID: "g-bad", Source: "ghost", Target: "e1", Relation: "r", CreatedAt: 1})
-	if err := loader.Load(ctx, feed(broken), nil); memory.CodeOf(err) != memory.CodeNotFound {
+	if err := loader.Load(ctx, feed(broken), nil, nil); memory.CodeOf(err) != memory.CodeNotFound {
 		t.Fatalf("loading a part with a dangling edge: %v; want not_found", err)
 	}
 	if snapshot(t, to) != empty {
@@ -72,7 +73,7 @@ func testLoadInParts(t *testing.T, from, to memory.Store) {
 			return memory.Dump{}, failing
 		}
 		return feed(parts[n-1:])()
-	}, nil)
+	}, nil, nil)
 	if !errors.Is(err, failing) && memory.CodeOf(err) == "" {
 		t.Fatalf("a load whose source failed: %v", err)
 	}
@@ -80,9 +81,57 @@ func testLoadInParts(t *testing.T, from, to memory.Store) {
 		t.Fatal("a load whose source failed left records behind")
 	}
 
+	// A check that fails after the last part, inside the transaction,
+	// having seen every record and filled vectors: nothing stays, vectors
+	// included.
+	space := memory.Space{Provider: "hash", Model: "load", Dim: 2}
+	vectors := func(l memory.Loaded) error {
+		var es []memory.Embedding
+		if err := l.Export(ctx, func(r memory.Record) error {
+			if r.Thought != nil {
+				es = append(es, memory.Embedding{Kind: memory.VectorThought, ID: r.Thought.ID, Space: space, Vector: []float32{1, 0}})
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		n, err := l.FillEmbeddings(ctx, es)
+		if err == nil && (n != len(es) || n == 0) {
+			err = fmt.Errorf("filled %d of %d vectors", n, len(es))
+		}
+		return err
+	}
+	refused := memory.Errorf(memory.CodeDBError, "the check refused it")
+	var seen memory.Stats
+	err = loader.Load(ctx, feed(exportParts(t, from, 3)), nil, func(l memory.Loaded) error {
+		var err error
+		if seen, err = l.Stats(ctx); err != nil {
+			return err
+		}
+		if err := vectors(l); err != nil {
+			return err
+		}
+		return refused
+	})
+	if !errors.Is(err, refused) {
+		t.Fatalf("a load whose check failed: %v; want the check's error", err)
+	}
+	if want, _ := from.Stats(ctx); seen.Thoughts != want.Thoughts || seen.Edges != want.Edges || seen.Observations != want.Observations {
+		t.Fatalf("the check saw %+v; want the loaded records' counts %+v", seen, want)
+	}
+	if snapshot(t, to) != empty {
+		t.Fatal("a load whose check failed left records behind")
+	}
+	if vs, err := to.VectorStats(ctx, space); err != nil || vs.InSpace != 0 {
+		t.Fatalf("a load whose check failed left vectors behind: %+v %v", vs, err)
+	}
+
 	var calls []int
-	if err := loader.Load(ctx, feed(exportParts(t, from, 3)), func(done int) { calls = append(calls, done) }); err != nil {
+	if err := loader.Load(ctx, feed(exportParts(t, from, 3)), func(done int) { calls = append(calls, done) }, vectors); err != nil {
 		t.Fatal(err)
+	}
+	if vs, err := to.VectorStats(ctx, space); err != nil || vs.InSpace != len(knowledgeDump().Thoughts) {
+		t.Fatalf("vectors filled by the check: %+v %v; want %d", vs, err, len(knowledgeDump().Thoughts))
 	}
 	if second, _ := exportAll(t, to); second != first {
 		t.Fatalf("export → load in parts → export differs:\n%s\n%s", first, second)

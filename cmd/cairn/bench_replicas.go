@@ -22,9 +22,14 @@ database --postgres (dropped at the end), then, for each count in --replicas,
 start that many 'cairn serve' processes on it, each with its own retrieval
 index as on separate hosts, spread --clients concurrent callers over them for
 --seconds (retrieves, and a --write-share of writes), and report calls per
-second and the latency of each. Last, with two replicas, it writes a unique
+second, the latency of each, and the CPU time per call of the servers, of
+the callers and of the rest of the machine (the database, when it runs
+there). Last, with two replicas, it writes a unique
 word through one and polls the other's retrieve until it is returned,
---lag-samples times: the replication lag.
+--lag-samples times with each provider: the replication lag. With hybrid, the
+default, the other replica's own index catches up from the database's change
+log before it searches (the path replication takes); local-fts queries the
+database directly.
 
 On a machine with few cores the servers, the database and the callers share
 them: more replicas then measure contention, not scale.`,
@@ -58,7 +63,7 @@ them: more replicas then measure contention, not scale.`,
 					return err
 				}
 			}
-			fmt.Fprintf(a.out, "cairn bench replicas: %d CPUs (%s), %d records, %d callers, %.0f s a run, %.0f%% writes\n\n",
+			fmt.Fprintf(a.out, "cairn bench replicas: %d CPUs (%s), %d records, %d callers, %g s a run, %.0f%% writes\n\n",
 				rep.Machine.CPUs, rep.Machine.CPUModel, rep.Records, rep.Clients, rep.Seconds, 100*rep.WriteShare)
 			return bench.WriteReplicasTable(a.out, rep)
 		},
@@ -70,7 +75,7 @@ them: more replicas then measure contention, not scale.`,
 	f.IntVar(&o.Clients, "clients", o.Clients, "concurrent callers, spread over the servers")
 	f.Float64Var(&o.Seconds, "seconds", o.Seconds, "seconds each measurement runs")
 	f.Float64Var(&o.WriteShare, "write-share", o.WriteShare, "share of calls that write an observation (0 to 1)")
-	f.IntVar(&o.LagSamples, "lag-samples", o.LagSamples, "writes timed for the replication lag (0 skips)")
+	f.IntVar(&o.LagSamples, "lag-samples", o.LagSamples, "writes timed for the replication lag, with each provider (0 skips)")
 	f.Uint64Var(&o.Seed, "seed", o.Seed, "generator seed")
 	f.StringVar(&o.Dir, "dir", "", "directory for the servers' index files (default the system's temporary directory)")
 	f.StringVar(&jsonOut, "json", "", "also write the report as JSON to this file (- for standard output)")

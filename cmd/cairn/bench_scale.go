@@ -26,7 +26,8 @@ over sessions in 20 repositories, with a long-tail vocabulary) at each of
 --sizes records, into a temporary database per size, and measure:
 
   - ingest: records per second batched (--batch per transaction, embedding
-    excluded) and one by one (--one-by-one records, a transaction each);
+    excluded) and one by one (--one-by-one records, a transaction each),
+    with the latency (p50/p99) of each one-by-one write;
   - embedding: the built-in GloVe embedder alone, and cairn reembed
     (embedding plus storing the vectors), in records per second;
   - the database's size on disk;

@@ -19,14 +19,13 @@ func newMigrateCmd(a *app) *cobra.Command {
 file into PostgreSQL (--to postgres://...), PostgreSQL into a SQLite file, or
 between two of either. The source is read in one snapshot (it may keep serving
 meanwhile; later writes are not copied) and streamed to the target in parts
-through one transaction: the target gets all of the records or, if anything
-fails, none, so a failed migration can simply be run again. A progress bar
-shows on a terminal.
-
-Then it verifies: both databases must hold the same counts, and their exports
-(what 'cairn export' writes) the same SHA-256, which it prints. Last it copies
-the vectors of the active embedder's space (--vectors=false leaves them to
-be embedded again by the target's servers, or 'cairn reembed').
+through one transaction. Before that transaction commits, it verifies (both
+databases must hold the same counts, and their exports, what 'cairn export'
+writes, the same SHA-256, which it prints) and copies the vectors of the
+active embedder's space (--vectors=false leaves them to be embedded again by
+the target's servers, or 'cairn reembed'). So the target gets all of it or,
+if anything fails (verification and the vectors included), nothing, and a
+failed migration can simply be run again. A progress bar shows on a terminal.
 
 Connection strings may hold a password; it is never printed. The target's
 retrieval indexes are built by its servers on their first search.`,

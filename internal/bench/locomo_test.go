@@ -10,9 +10,12 @@ import (
 
 	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/internal/bench"
+	"github.com/cairnhq/cairn/internal/pgtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden rank_stats files")
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // TestLoCoMoRankStats pins retrieval quality: it runs the LoCoMo protocol
 // (testdata/locomo/locomo10.json, CC BY-NC 4.0, evaluation only) with each
@@ -22,6 +25,24 @@ func TestLoCoMoRankStats(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the LoCoMo run takes a few seconds per provider")
 	}
+	runLoCoMo(t, filepath.Join(t.TempDir(), "locomo.db"), "", *update)
+}
+
+// TestLoCoMoRankStatsPostgres runs the same protocol on PostgreSQL, with
+// the same embedder, and requires the same golden figures: the records,
+// the change log each server's index is fed from, and local-fts's FTS5
+// bm25 computed in SQL must rank exactly as on SQLite.
+func TestLoCoMoRankStatsPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the LoCoMo run on PostgreSQL takes tens of seconds")
+	}
+	srv := pgtest.Shared(t)
+	runLoCoMo(t, srv.NewDatabase(t)+"&cairn_schema=locomo", filepath.Join(t.TempDir(), "index"), false)
+}
+
+// runLoCoMo loads the dataset into the database at db, embeds it, and
+// compares each provider's figures with the goldens (or rewrites them).
+func runLoCoMo(t *testing.T, db, indexDir string, rewrite bool) {
 	ds, err := bench.LoadLoCoMo("../../testdata/locomo/locomo10.json")
 	if err != nil {
 		t.Fatal(err)
@@ -30,12 +51,16 @@ func TestLoCoMoRankStats(t *testing.T) {
 		t.Fatalf("%d questions after cleaning; want 1535", n)
 	}
 	latest := ds.Latest().Add(24 * time.Hour)
-	eng, err := cairn.Open(filepath.Join(t.TempDir(), "locomo.db"), &cairn.Options{Now: func() time.Time { return latest }})
+	eng, err := cairn.Open(db, &cairn.Options{Now: func() time.Time { return latest }, IndexDir: indexDir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer eng.Close()
 	ctx := context.Background()
+	store := "SQLite"
+	if cairn.IsPostgres(db) {
+		store = "PostgreSQL"
+	}
 	if err := eng.ImportDump(ctx, ds.Dump()); err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +75,7 @@ func TestLoCoMoRankStats(t *testing.T) {
 			}
 			got := bench.RankStats(rep)
 			path := filepath.Join("../../testdata/locomo", "rank_stats."+provider+".txt")
-			if *update {
+			if rewrite {
 				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -61,7 +86,8 @@ func TestLoCoMoRankStats(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got != string(want) {
-				t.Errorf("LoCoMo figures changed (review, then go test ./internal/bench -run RankStats -update):\n--- %s\n%s--- now\n%s", path, want, got)
+				t.Errorf("LoCoMo figures on %s changed (review, then go test ./internal/bench -run RankStats -update):\n--- %s\n%s--- now\n%s",
+					store, path, want, got)
 			}
 		})
 	}

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/retrieve"
 )
 
 // ReplicasOptions configure the replicas benchmark.
@@ -60,9 +62,15 @@ type ReplicasReport struct {
 	Runs       []ReplicaRun `json:"runs"`
 	// Lag is the time from a write's acknowledgement by one replica to
 	// the first retrieve of another that returns it, polled without
-	// pause.
-	Lag LagResult `json:"lag"`
+	// pause: once with each of LagProviders.
+	Lag []LagResult `json:"lag"`
 }
+
+// LagProviders are the providers the replication lag is measured with:
+// hybrid, the default, answers from each replica's own index, which
+// catches up from the database's change log before every search (the
+// path replication takes); local-fts queries the database directly.
+var LagProviders = []string{retrieve.HybridName, retrieve.LocalFTSName}
 
 // ReplicaRun is one number of replicas under load.
 type ReplicaRun struct {
@@ -73,14 +81,24 @@ type ReplicaRun struct {
 	Retrieve Stats   `json:"retrieve"`
 	Write    Stats   `json:"write"`
 	Load1    float64 `json:"load1"`
+	// CPU time per call over the run, in ms (Linux; 0 elsewhere): the
+	// cairn servers' (ServerCPUMs), the callers' (this process), and the
+	// rest of the machine's busy time (OtherCPUMs: the database server
+	// when it runs on the same machine, and whatever else runs there).
+	ServerCPUMs float64 `json:"serverCpuMsPerCall"`
+	CallerCPUMs float64 `json:"callerCpuMsPerCall"`
+	OtherCPUMs  float64 `json:"otherCpuMsPerCall"`
 }
 
-// LagResult summarises the replication lag samples.
+// LagResult summarises the replication lag samples of one provider.
 type LagResult struct {
-	Samples int     `json:"samples"`
-	P50Ms   float64 `json:"p50Ms"`
-	P99Ms   float64 `json:"p99Ms"`
-	MaxMs   float64 `json:"maxMs"`
+	// Provider is the retrieval provider the other replica was polled
+	// with.
+	Provider string  `json:"provider"`
+	Samples  int     `json:"samples"`
+	P50Ms    float64 `json:"p50Ms"`
+	P99Ms    float64 `json:"p99Ms"`
+	MaxMs    float64 `json:"maxMs"`
 	// Polls is the mean number of retrieves until the write was found
 	// (1: the first retrieve after the acknowledgement found it).
 	Polls float64 `json:"polls"`
@@ -156,7 +174,7 @@ func post(url, body string) ([]byte, error) {
 // with its own retrieval index, as on separate hosts), spreads Clients
 // callers over them for Seconds (retrieves, and WriteShare writes), and
 // measures throughput and latency; last it measures the replication lag
-// between two replicas.
+// between two replicas, with each of LagProviders.
 func Replicas(ctx context.Context, o ReplicasOptions) (ReplicasReport, error) {
 	rep := ReplicasReport{Machine: machine(), Records: o.Records, Clients: o.Clients, Seconds: o.Seconds, WriteShare: o.WriteShare}
 	if o.Log == nil {
@@ -251,7 +269,13 @@ func Replicas(ctx context.Context, o ReplicasOptions) (ReplicasReport, error) {
 		if err != nil {
 			return rep, err
 		}
-		rep.Lag, err = measureLag(ctx, procs[0], procs[1], o.LagSamples)
+		for _, provider := range LagProviders {
+			var lag LagResult
+			if lag, err = measureLag(ctx, procs[0], procs[1], provider, o.LagSamples); err != nil {
+				break
+			}
+			rep.Lag = append(rep.Lag, lag)
+		}
 		for _, p := range procs {
 			p.stop()
 		}
@@ -270,6 +294,20 @@ func measureReplicas(ctx context.Context, procs []*replicaProc, bodies []string,
 	var errs atomic.Int64
 	deadline := time.Now().Add(time.Duration(o.Seconds * float64(time.Second)))
 	var wg sync.WaitGroup
+	serverTicks := func() (int64, bool) {
+		var sum int64
+		for _, p := range procs {
+			n, ok := procTicks(strconv.Itoa(p.cmd.Process.Pid))
+			if !ok {
+				return 0, false
+			}
+			sum += n
+		}
+		return sum, true
+	}
+	s0, sok := serverTicks()
+	c0, cok := cpuTicks()
+	m0, mok := machineTicks()
 	t0 := time.Now()
 	for c := range o.Clients {
 		wg.Add(1)
@@ -305,6 +343,9 @@ func measureReplicas(ctx context.Context, procs []*replicaProc, bodies []string,
 	}
 	wg.Wait()
 	secs := time.Since(t0).Seconds()
+	s1, sok1 := serverTicks()
+	c1, cok1 := cpuTicks()
+	m1, mok1 := machineTicks()
 	stats := func(d []time.Duration) Stats {
 		s := Stats{Clients: o.Clients, Requests: len(d), Seconds: secs, RPS: float64(len(d)) / secs}
 		if len(d) > 0 {
@@ -316,16 +357,21 @@ func measureReplicas(ctx context.Context, procs []*replicaProc, bodies []string,
 	run.Calls = len(reads) + len(writes)
 	run.Errors = int(errs.Load())
 	run.CallsPS = float64(run.Calls) / secs
+	if sok && sok1 && cok && cok1 && mok && mok1 && run.Calls > 0 {
+		perCall := func(ticks int64) float64 { return float64(ticks) * 1000 / clockTicks / float64(run.Calls) }
+		run.ServerCPUMs, run.CallerCPUMs = perCall(s1-s0), perCall(c1-c0)
+		run.OtherCPUMs = perCall(max(0, (m1-m0)-(s1-s0)-(c1-c0)))
+	}
 	return run
 }
 
-// measureLag writes a unique word through a and polls b's retrieve for it
-// until it is returned, samples times.
-func measureLag(ctx context.Context, a, b *replicaProc, samples int) (LagResult, error) {
+// measureLag writes a unique word through a and polls b's retrieve with
+// provider for it until it is returned, samples times.
+func measureLag(ctx context.Context, a, b *replicaProc, provider string, samples int) (LagResult, error) {
 	var lags []time.Duration
 	polls := 0
 	for i := range samples {
-		word := fmt.Sprintf("lagmarker%dx%d", os.Getpid(), i)
+		word := fmt.Sprintf("lagmarker%dx%sx%d", os.Getpid(), strings.ReplaceAll(provider, "-", ""), i)
 		body, err := post(a.base+"/v1/observations", fmt.Sprintf(`{"kind":"message","content":"the %s was written","scopeIds":{"repoId":"/bench/lag"}}`, word))
 		if err != nil {
 			return LagResult{}, err
@@ -333,7 +379,7 @@ func measureLag(ctx context.Context, a, b *replicaProc, samples int) (LagResult,
 		var o memory.Observation
 		json.Unmarshal(body, &o)
 		acked := time.Now()
-		q := fmt.Sprintf(`{"query":%q,"provider":"local-fts","scopeIds":{"repoId":"/bench/lag"},"maxCandidates":3}`, word)
+		q := fmt.Sprintf(`{"query":%q,"provider":%q,"scopeIds":{"repoId":"/bench/lag"},"maxCandidates":3}`, word, provider)
 		for {
 			if ctx.Err() != nil {
 				return LagResult{}, memory.Wrap(memory.CodeInternal, ctx.Err(), "interrupted")
@@ -342,6 +388,14 @@ func measureLag(ctx context.Context, a, b *replicaProc, samples int) (LagResult,
 			res, err := post(b.base+"/v1/retrieve", q)
 			if err != nil {
 				return LagResult{}, err
+			}
+			var r struct {
+				Provenance struct {
+					ProviderUsed string `json:"providerUsed"`
+				} `json:"provenance"`
+			}
+			if json.Unmarshal(res, &r); r.Provenance.ProviderUsed != provider {
+				return LagResult{}, memory.Errorf(memory.CodeInternal, "the replica answered with provider %q, not %s", r.Provenance.ProviderUsed, provider)
 			}
 			if bytes.Contains(res, []byte(o.ID)) {
 				break
@@ -352,7 +406,7 @@ func measureLag(ctx context.Context, a, b *replicaProc, samples int) (LagResult,
 		}
 		lags = append(lags, time.Since(acked))
 	}
-	r := LagResult{Samples: len(lags), Polls: float64(polls) / float64(len(lags))}
+	r := LagResult{Provider: provider, Samples: len(lags), Polls: float64(polls) / float64(len(lags))}
 	r.P50Ms, r.P99Ms = Percentile(lags, 0.50), Percentile(lags, 0.99)
 	r.MaxMs = Percentile(lags, 1)
 	return r, nil
@@ -361,17 +415,23 @@ func measureLag(ctx context.Context, a, b *replicaProc, samples int) (LagResult,
 // WriteReplicasTable prints the report as aligned tables.
 func WriteReplicasTable(w io.Writer, rep ReplicasReport) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "replicas\tcallers\tcalls/s\tretrieve/s\tretrieve p50 ms\tp99 ms\twrites/s\twrite p50 ms\tp99 ms\terrors\tload\t")
+	fmt.Fprintln(tw, "replicas\tcallers\tcalls/s\tretrieve/s\tretrieve p50 ms\tp99 ms\twrites/s\twrite p50 ms\tp99 ms\terrors\tload\tCPU ms/call: servers\tcallers\trest\t")
 	for _, r := range rep.Runs {
-		fmt.Fprintf(tw, "%d\t%d\t%.0f\t%.0f\t%.2f\t%.2f\t%.0f\t%.2f\t%.2f\t%d\t%.2f\t\n", r.Replicas, rep.Clients, r.CallsPS,
-			r.Retrieve.RPS, r.Retrieve.P50, r.Retrieve.P99, r.Write.RPS, r.Write.P50, r.Write.P99, r.Errors, r.Load1)
+		fmt.Fprintf(tw, "%d\t%d\t%.0f\t%.0f\t%.2f\t%.2f\t%.0f\t%.2f\t%.2f\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t\n", r.Replicas, rep.Clients, r.CallsPS,
+			r.Retrieve.RPS, r.Retrieve.P50, r.Retrieve.P99, r.Write.RPS, r.Write.P50, r.Write.P99, r.Errors, r.Load1,
+			r.ServerCPUMs, r.CallerCPUMs, r.OtherCPUMs)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if l := rep.Lag; l.Samples > 0 {
-		fmt.Fprintf(w, "\nreplication lag (write acknowledged by one replica → returned by another's retrieve), %d writes: p50 %.2f ms, p99 %.2f ms, max %.2f ms; %.2f retrieves per write\n",
-			l.Samples, l.P50Ms, l.P99Ms, l.MaxMs, l.Polls)
+	if len(rep.Lag) == 0 {
+		return nil
 	}
-	return nil
+	fmt.Fprintln(w, "\nreplication lag: a write acknowledged by one replica, then the other's retrieve polled until it returns the write")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "provider\twrites\tlag p50 ms\tp99 ms\tmax ms\tretrieves per write\t")
+	for _, l := range rep.Lag {
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t\n", l.Provider, l.Samples, l.P50Ms, l.P99Ms, l.MaxMs, l.Polls)
+	}
+	return tw.Flush()
 }

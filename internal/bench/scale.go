@@ -202,9 +202,12 @@ type BuildResult struct {
 	IngestCPUSeconds float64 `json:"ingestCpuSeconds"`
 	IngestPerCPUSec  float64 `json:"ingestPerCpuSec"`
 	// OneByOne records were written into a separate database, one
-	// transaction each.
+	// transaction each (the write path of a single observation);
+	// OneByOneP50Ms and OneByOneP99Ms are the latency of one such write.
 	OneByOne       int     `json:"oneByOne"`
 	OneByOnePerSec float64 `json:"oneByOnePerSec"`
+	OneByOneP50Ms  float64 `json:"oneByOneP50Ms"`
+	OneByOneP99Ms  float64 `json:"oneByOneP99Ms"`
 	// EmbedPerSec is the GloVe embedder alone on EmbedSample texts of the
 	// stream; ReembedSeconds and ReembedPerSec embedding every record and
 	// storing its vector (cairn reembed).
@@ -712,9 +715,16 @@ func ScaleBuild(ctx context.Context, o BuildOptions) (BuildResult, error) {
 	}
 
 	if o.OneByOne > 0 {
-		if res.OneByOnePerSec, err = oneByOne(ctx, o.Dir, t, o.Seed+1, o.OneByOne); err != nil {
+		lat, err := oneByOne(ctx, o.Dir, t, o.Seed+1, o.OneByOne)
+		if err != nil {
 			return res, err
 		}
+		var spent time.Duration
+		for _, d := range lat {
+			spent += d
+		}
+		res.OneByOnePerSec = float64(len(lat)) / spent.Seconds()
+		res.OneByOneP50Ms, res.OneByOneP99Ms = Percentile(lat, 0.50), Percentile(lat, 0.99)
 	}
 	res.PeakRSSMiB = procStatus()["VmHWM"]
 	res.Load1 = load1()
@@ -722,9 +732,9 @@ func ScaleBuild(ctx context.Context, o BuildOptions) (BuildResult, error) {
 }
 
 // oneByOne writes n generated records into a new database, one
-// transaction each, and returns the records per second. The database is
+// transaction each, and returns how long each write took. The database is
 // removed afterwards.
-func oneByOne(ctx context.Context, dir string, t target, seed uint64, n int) (float64, error) {
+func oneByOne(ctx context.Context, dir string, t target, seed uint64, n int) ([]time.Duration, error) {
 	path := filepath.Join(dir, "one-by-one.db")
 	index := ""
 	if t.Postgres != "" {
@@ -737,20 +747,20 @@ func oneByOne(ctx context.Context, dir string, t target, seed uint64, n int) (fl
 	now := genNow(n)
 	eng, err := cairn.Open(path, &cairn.Options{Now: func() time.Time { return now }, SkipEmbedOnWrite: true, IndexDir: index})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer eng.Close()
 	gen := NewMemoryGen(seed, n)
-	var spent time.Duration
+	lat := make([]time.Duration, 0, n)
 	for !gen.Done() {
 		d := gen.Next(1)
 		t0 := time.Now()
 		if err := eng.ImportDump(ctx, d); err != nil {
-			return 0, err
+			return nil, err
 		}
-		spent += time.Since(t0)
+		lat = append(lat, time.Since(t0))
 	}
-	return float64(n) / spent.Seconds(), nil
+	return lat, nil
 }
 
 func removeDB(path string) {
@@ -1044,8 +1054,12 @@ const clockTicks = 100
 
 // cpuTicks is this process's user + system CPU time in clock ticks, from
 // /proc/self/stat.
-func cpuTicks() (int64, bool) {
-	b, err := os.ReadFile("/proc/self/stat")
+func cpuTicks() (int64, bool) { return procTicks("self") }
+
+// procTicks is process pid's ("self": this one's) user + system CPU time
+// in clock ticks, from /proc/PID/stat.
+func procTicks(pid string) (int64, bool) {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
 	if err != nil {
 		return 0, false
 	}
@@ -1061,6 +1075,32 @@ func cpuTicks() (int64, bool) {
 	u, err1 := strconv.ParseInt(f[11], 10, 64)
 	k, err2 := strconv.ParseInt(f[12], 10, 64)
 	return u + k, err1 == nil && err2 == nil
+}
+
+// machineTicks is the CPU time all of the machine's cores spent busy
+// (not idle or waiting for I/O), in clock ticks, from /proc/stat.
+func machineTicks() (int64, bool) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, false
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0, false
+	}
+	var busy int64
+	for i, v := range f[1:9] {
+		if i == 3 || i == 4 { // idle, iowait
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		busy += n
+	}
+	return busy, true
 }
 
 // procStatus reads the kB figures of /proc/self/status, in MiB (empty off
@@ -1142,11 +1182,11 @@ func sizeLabel(s SizeReport) string {
 // WriteScaleTable prints the report as aligned tables.
 func WriteScaleTable(w io.Writer, rep ScaleReport) error {
 	tw := newTable(w)
-	fmt.Fprintln(tw, "size\trecords\tingest rec/s (batched)\trec/CPU-s\tone-by-one rec/s\tembed rec/s (GloVe)\treembed rec/s\tdb MiB\tbuild peak MiB\tload\t")
+	fmt.Fprintln(tw, "size\trecords\tingest rec/s (batched)\trec/CPU-s\tone-by-one rec/s\twrite p50 ms\twrite p99 ms\tembed rec/s (GloVe)\treembed rec/s\tdb MiB\tbuild peak MiB\tload\t")
 	for _, s := range rep.Sizes {
 		b := s.Build
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%.0f\t%.2f\t\n", sizeLabel(s), b.Total, b.IngestPerSec, b.IngestPerCPUSec,
-			b.OneByOnePerSec, b.EmbedPerSec, b.ReembedPerSec, float64(b.DBBytes)/(1<<20), b.PeakRSSMiB, b.Load1)
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t%.0f\t%.0f\t%.1f\t%.0f\t%.2f\t\n", sizeLabel(s), b.Total, b.IngestPerSec, b.IngestPerCPUSec,
+			b.OneByOnePerSec, b.OneByOneP50Ms, b.OneByOneP99Ms, b.EmbedPerSec, b.ReembedPerSec, float64(b.DBBytes)/(1<<20), b.PeakRSSMiB, b.Load1)
 	}
 	tw.Flush()
 	fmt.Fprintln(w)

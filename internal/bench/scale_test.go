@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cairnhq/cairn/internal/bench"
+	"github.com/cairnhq/cairn/internal/pgtest"
 	"github.com/cairnhq/cairn/memory"
 )
 
@@ -74,7 +75,7 @@ func TestScaleReport(t *testing.T) {
 	s := rep.Sizes[0]
 	b, v := s.Build, s.Serve
 	if b.Total != 300 || len(b.Records) != 8 || b.IngestPerSec <= 0 || b.OneByOnePerSec <= 0 || b.EmbedPerSec <= 0 ||
-		b.ReembedPerSec <= 0 || b.DBBytes <= 0 || b.EmbedSample == 0 {
+		b.ReembedPerSec <= 0 || b.DBBytes <= 0 || b.EmbedSample == 0 || b.OneByOneP50Ms <= 0 || b.OneByOneP99Ms < b.OneByOneP50Ms {
 		t.Errorf("build %+v", b)
 	}
 	if v.OpenMs <= 0 || v.ColdStartMs < v.OpenMs || v.InnerVoiceFirstMs <= 0 {
@@ -100,7 +101,7 @@ func TestScaleReport(t *testing.T) {
 	if err := bench.WriteScaleTable(&out, rep); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"retrieve hybrid", "retrieve local-fts", "inner_voice.retrieve", "cold start ms", "300", "(approximate)", "byte-identical to the exact"} {
+	for _, want := range []string{"retrieve hybrid", "retrieve local-fts", "inner_voice.retrieve", "cold start ms", "300", "(approximate)", "byte-identical to the exact", "write p50 ms", "write p99 ms"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}
@@ -115,6 +116,39 @@ func TestScaleReport(t *testing.T) {
 	// The temporary databases are gone.
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
 		t.Errorf("left behind: %v", left)
+	}
+}
+
+// With --postgres every size is measured on SQLite and then on
+// PostgreSQL, each with its one-by-one write rate and latency.
+func TestScaleReportPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds databases")
+	}
+	pg := pgtest.Shared(t).NewDatabase(t)
+	rep, err := bench.Scale(context.Background(), bench.ScaleOptions{Sizes: []int{300}, Queries: 10, Concurrency: []int{1},
+		Providers: []string{"hybrid"}, Seed: 3, Batch: 100, OneByOne: 30, Dir: t.TempDir(), Postgres: pg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Sizes) != 2 || rep.Sizes[0].Store != "sqlite" || rep.Sizes[1].Store != "postgres" {
+		t.Fatalf("sizes %+v; want 300 on sqlite, then on postgres", rep.Sizes)
+	}
+	for _, s := range rep.Sizes {
+		b := s.Build
+		if b.Total != 300 || b.OneByOne != 30 || b.OneByOnePerSec <= 0 || b.OneByOneP50Ms <= 0 || b.OneByOneP99Ms < b.OneByOneP50Ms {
+			t.Errorf("%s build %+v", s.Store, b)
+		}
+		if len(s.Serve.Runs) == 0 {
+			t.Errorf("%s: nothing measured", s.Store)
+		}
+	}
+	var out bytes.Buffer
+	if err := bench.WriteScaleTable(&out, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "300 pg") || !strings.Contains(out.String(), "write p99 ms") {
+		t.Errorf("table:\n%s", out.String())
 	}
 }
 

@@ -427,6 +427,32 @@ func (s *Server) NewDatabase(tb testing.TB) string {
 	return s.URL(name)
 }
 
+// URLAs is the connection string of database name for another role
+// (the server trusts every role on loopback).
+func (s *Server) URLAs(role, name string) string {
+	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", role, s.Port, name)
+}
+
+// Exec runs SQL with psql as the superuser in the database that the
+// connection string url names (its other parameters are ignored), and
+// returns what it printed (unaligned, tuples only).
+func (s *Server) Exec(url, sql string) (string, error) {
+	name := url
+	if i := strings.Index(name, "://"); i >= 0 {
+		name = name[i+3:]
+	}
+	if i := strings.IndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	name, _, _ = strings.Cut(name, "?")
+	out, err := s.command("psql", "-h", "127.0.0.1", "-p", strconv.Itoa(s.Port), "-U", s.Superuser, "-d", name,
+		"-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("psql in %s: %v: %s", name, err, bytes.TrimSpace(out))
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
 // HasExtension reports whether the server can CREATE EXTENSION name (its
 // control file is installed).
 func (s *Server) HasExtension(name string) bool {

@@ -2,8 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"encoding/base64"
-	"strconv"
 	"strings"
 
 	"github.com/cairnhq/cairn/memory"
@@ -20,39 +18,16 @@ type withExtra struct {
 
 func (w withExtra) Scan(dest ...any) error { return w.s.Scan(append(dest, w.extra...)...) }
 
-// seqCursor encodes a row's seq as a cursor, and parseSeqCursor reads it
-// back ("" is the first page: no bound).
-func seqCursor(seq int64) memory.Cursor { return "s" + strconv.FormatInt(seq, 10) }
-
-func parseSeqCursor(c memory.Cursor) (int64, error) {
-	if c == "" {
-		return 0, nil
-	}
-	n, err := strconv.ParseInt(strings.TrimPrefix(c, "s"), 10, 64)
-	if err != nil || !strings.HasPrefix(c, "s") || n <= 0 {
-		return 0, memory.Errorf(memory.CodeInvalidParams, "cursor %q is not one this store made", c)
-	}
-	return n, nil
-}
-
-// checkLimit bounds a page size.
-func checkLimit(n int) error {
-	if n < 1 || n > 1000 {
-		return memory.Errorf(memory.CodeInvalidParams, "page size %d is out of range [1, 1000]", n)
-	}
-	return nil
-}
-
 // BrowseCapsules implements memory.Browser.
 func (db *DB) BrowseCapsules(ctx context.Context, f memory.CapsuleFilter) (memory.CapsulePage, error) {
 	page := memory.CapsulePage{Capsules: []memory.CapsuleListing{}}
-	if err := checkLimit(f.Limit); err != nil {
+	if err := memory.CheckPageSize(f.Limit); err != nil {
 		return page, err
 	}
 	if f.Status != "" && f.Status != memory.CapsuleOpen && f.Status != memory.CapsuleClosed {
 		return page, memory.Errorf(memory.CodeInvalidParams, "capsule status %q: want open or closed", f.Status)
 	}
-	after, err := parseSeqCursor(f.After)
+	after, err := memory.ParseSeqCursor(f.After)
 	if err != nil {
 		return page, err
 	}
@@ -80,7 +55,7 @@ func (db *DB) BrowseCapsules(ctx context.Context, f memory.CapsuleFilter) (memor
 		}
 		if len(page.Capsules) > f.Limit {
 			page.Capsules = page.Capsules[:f.Limit]
-			page.Next = seqCursor(seqs[f.Limit-1])
+			page.Next = memory.SeqCursor(seqs[f.Limit-1])
 		}
 		if len(page.Capsules) == 0 {
 			return nil
@@ -123,10 +98,10 @@ func (db *DB) BrowseCapsules(ctx context.Context, f memory.CapsuleFilter) (memor
 // BrowseThoughts implements memory.Browser.
 func (db *DB) BrowseThoughts(ctx context.Context, f memory.ThoughtBrowse) (memory.ThoughtPage, error) {
 	page := memory.ThoughtPage{Thoughts: []memory.Thought{}}
-	if err := checkLimit(f.Limit); err != nil {
+	if err := memory.CheckPageSize(f.Limit); err != nil {
 		return page, err
 	}
-	after, err := parseSeqCursor(f.After)
+	after, err := memory.ParseSeqCursor(f.After)
 	if err != nil {
 		return page, err
 	}
@@ -162,37 +137,20 @@ func (db *DB) BrowseThoughts(ctx context.Context, f memory.ThoughtBrowse) (memor
 		})
 		if err == nil && len(page.Thoughts) > f.Limit {
 			page.Thoughts = page.Thoughts[:f.Limit]
-			page.Next = seqCursor(seqs[f.Limit-1])
+			page.Next = memory.SeqCursor(seqs[f.Limit-1])
 		}
 		return err
 	})
 	return page, err
 }
 
-// entityCursor encodes a position in the name order.
-func entityCursor(nameKey, id string) memory.Cursor {
-	return "e" + base64.RawURLEncoding.EncodeToString([]byte(nameKey+"\x00"+id))
-}
-
-func parseEntityCursor(c memory.Cursor) (nameKey, id string, err error) {
-	if c == "" {
-		return "", "", nil
-	}
-	b, derr := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(c, "e"))
-	k, i, ok := strings.Cut(string(b), "\x00")
-	if derr != nil || !ok || !strings.HasPrefix(c, "e") || i == "" {
-		return "", "", memory.Errorf(memory.CodeInvalidParams, "cursor %q is not one this store made", c)
-	}
-	return k, i, nil
-}
-
 // BrowseEntities implements memory.Browser.
 func (db *DB) BrowseEntities(ctx context.Context, f memory.EntityBrowse) (memory.EntityPage, error) {
 	page := memory.EntityPage{Entities: []memory.KGEntity{}}
-	if err := checkLimit(f.Limit); err != nil {
+	if err := memory.CheckPageSize(f.Limit); err != nil {
 		return page, err
 	}
-	afterKey, afterID, err := parseEntityCursor(f.After)
+	afterKey, afterID, err := memory.ParseEntityCursor(f.After)
 	if err != nil {
 		return page, err
 	}
@@ -219,7 +177,7 @@ func (db *DB) BrowseEntities(ctx context.Context, f memory.EntityBrowse) (memory
 		})
 		if err == nil && len(page.Entities) > f.Limit {
 			page.Entities = page.Entities[:f.Limit]
-			page.Next = entityCursor(keys[f.Limit-1], page.Entities[f.Limit-1].ID)
+			page.Next = memory.EntityCursor(keys[f.Limit-1], page.Entities[f.Limit-1].ID)
 		}
 		return err
 	})
@@ -231,7 +189,7 @@ func (db *DB) BrowseEntities(ctx context.Context, f memory.EntityBrowse) (memory
 // table the most recently written first.
 func (db *DB) ScopeValues(ctx context.Context, limit int) (memory.ScopeValues, error) {
 	out := memory.ScopeValues{Sessions: []string{}, Repos: []string{}, Agents: []string{}, Users: []string{}}
-	if err := checkLimit(limit); err != nil {
+	if err := memory.CheckPageSize(limit); err != nil {
 		return out, err
 	}
 	err := db.read(ctx, "listing scope values", func(tx queryer) error {
@@ -267,42 +225,11 @@ func (db *DB) ScopeValues(ctx context.Context, limit int) (memory.ScopeValues, e
 	return out, err
 }
 
-// codeEntityCursor encodes a position in a repository's key order, and
-// parseCodeEntityCursor reads it back ("" is the first page).
-func codeEntityCursor(key string) memory.Cursor {
-	return "k" + base64.RawURLEncoding.EncodeToString([]byte(key))
-}
-
-func parseCodeEntityCursor(c memory.Cursor) (string, error) {
-	if c == "" {
-		return "", nil
-	}
-	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(c, "k"))
-	if err != nil || !strings.HasPrefix(c, "k") || len(b) == 0 || strings.ContainsRune(string(b), 0) {
-		return "", memory.Errorf(memory.CodeInvalidParams, "cursor %q is not one this store made", c)
-	}
-	return string(b), nil
-}
-
-// checkCodeEntityBrowse checks what every store checks of f.
-func checkCodeEntityBrowse(f memory.CodeEntityBrowse) (after string, err error) {
-	if err := checkLimit(f.Limit); err != nil {
-		return "", err
-	}
-	if f.RepoID == "" {
-		return "", memory.Errorf(memory.CodeInvalidParams, "a repository is required to list code entities")
-	}
-	if f.State != "" && !f.State.Valid() {
-		return "", memory.Errorf(memory.CodeInvalidParams, "state %q is not one of PROPOSED, AUTHORITATIVE, SUPERSEDED, TOMBSTONED", f.State)
-	}
-	return parseCodeEntityCursor(f.After)
-}
-
 // BrowseCodeEntities implements memory.Browser: a range of the primary
 // key (repo_id, key) from the cursor on, and the filter's count.
 func (db *DB) BrowseCodeEntities(ctx context.Context, f memory.CodeEntityBrowse) (memory.CodeEntityPage, error) {
 	page := memory.CodeEntityPage{Entities: []memory.CodeEntity{}}
-	after, err := checkCodeEntityBrowse(f)
+	after, err := f.Check()
 	if err != nil {
 		return page, err
 	}
@@ -334,7 +261,7 @@ func (db *DB) BrowseCodeEntities(ctx context.Context, f memory.CodeEntityBrowse)
 		})
 		if err == nil && len(page.Entities) > f.Limit {
 			page.Entities = page.Entities[:f.Limit]
-			page.Next = codeEntityCursor(page.Entities[f.Limit-1].Key)
+			page.Next = memory.KeyCursor(page.Entities[f.Limit-1].Key)
 		}
 		return err
 	})

@@ -144,11 +144,11 @@ func (x Extractive) Synthesize(ctx context.Context, question string, sources []S
 		if slices.ContainsFunc(taken, func(t piece) bool { return t.hash == p.hash || redundant(t, p) }) {
 			continue
 		}
-		n := utf8.RuneCountInString(p.text) + 1 // and a space or a stop
-		if len(taken) == 0 && n > max {
+		n := p.cost()
+		if len(taken) == 0 && n-1 > max { // longer than the answer may be, stop included
 			p.end = p.start + cutAt(p.text, max-1)
 			p.text = runeSlice(sources[p.src].Text, p.start, p.end)
-			n = utf8.RuneCountInString(p.text) + 1
+			n = p.cost()
 			p.cut = true
 		}
 		if used+n > max && len(taken) > 0 {
@@ -170,7 +170,7 @@ func (x Extractive) Synthesize(ctx context.Context, question string, sources []S
 	texts := make([]string, len(taken))
 	for i, p := range taken {
 		t := p.text
-		if !strings.HasSuffix(t, ".") && !strings.HasSuffix(t, "!") && !strings.HasSuffix(t, "?") {
+		if !stopped(t) {
 			t += "."
 		}
 		texts[i] = t
@@ -193,7 +193,7 @@ func (x Extractive) diversify(taken, pieces []piece, max int) []piece {
 		per, chars := map[int]int{}, 0
 		for _, p := range ps {
 			per[p.src]++
-			chars += utf8.RuneCountInString(p.text) + 1
+			chars += p.cost()
 		}
 		return per, chars
 	}
@@ -216,7 +216,7 @@ func (x Extractive) diversify(taken, pieces []piece, max int) []piece {
 		if !p.relevant || srcs[p.src] || slices.ContainsFunc(taken, func(t piece) bool { return t.hash == p.hash || redundant(t, p) }) {
 			continue
 		}
-		n := utf8.RuneCountInString(p.text) + 1
+		n := p.cost()
 		if n > max/2 {
 			continue // it would crowd out the rest of the answer
 		}
@@ -227,7 +227,7 @@ func (x Extractive) diversify(taken, pieces []piece, max int) []piece {
 		for i := len(keep) - 1; i >= 0 && room+n > max; i-- {
 			if per[keep[i].src] > 1 {
 				per[keep[i].src]--
-				room -= utf8.RuneCountInString(keep[i].text) + 1
+				room -= keep[i].cost()
 				keep = slices.Delete(keep, i, i+1)
 			}
 		}
@@ -256,6 +256,21 @@ func withCopies(taken, pieces []piece) {
 		}
 		slices.SortFunc(p.also, func(a, b piece) int { return cmp.Compare(a.src, b.src) })
 	}
+}
+
+// cost is how many characters the sentence adds to an answer: its own,
+// the full stop added when it has none, and the space before the next.
+func (p piece) cost() int {
+	n := utf8.RuneCountInString(p.text) + 1
+	if !stopped(p.text) {
+		n++
+	}
+	return n
+}
+
+// stopped reports whether a sentence ends with its own stop.
+func stopped(s string) bool {
+	return strings.HasSuffix(s, ".") || strings.HasSuffix(s, "!") || strings.HasSuffix(s, "?")
 }
 
 // cutAt returns how many characters of s to keep to stay within max:

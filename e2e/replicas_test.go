@@ -50,10 +50,13 @@ func startReplica(t *testing.T, db string, env ...string) *replica {
 		case <-done:
 		case <-time.After(10 * time.Second):
 			cmd.Process.Kill()
+			<-done
 		}
 	})
 	addr := make(chan string, 1)
+	gone := make(chan struct{})
 	go func() {
+		defer close(gone)
 		buf := make([]byte, 4096)
 		var line strings.Builder
 		for {
@@ -70,12 +73,7 @@ func startReplica(t *testing.T, db string, env ...string) *replica {
 			}
 		}
 	}()
-	select {
-	case a := <-addr:
-		r.base = "http://" + strings.TrimSuffix(a, ")")
-	case <-time.After(30 * time.Second):
-		t.Fatal("cairn serve did not start on PostgreSQL")
-	}
+	r.base = waitListening(t, addr, gone)
 	return r
 }
 
@@ -224,7 +222,7 @@ func TestReplicaKilledMidWrite(t *testing.T) {
 	// flight.
 	select {
 	case <-enough:
-	case <-time.After(2 * time.Minute):
+	case <-time.After(stuck):
 		t.Fatal("no batch acknowledged")
 	}
 	victim.cmd.Process.Signal(syscall.SIGKILL)
@@ -282,7 +280,10 @@ func TestHealthzChecksTheDatabase(t *testing.T) {
 	if err := srv.CreateDatabase("h"); err != nil {
 		t.Fatal(err)
 	}
-	r := startReplica(t, srv.URL("h")+"&connect_timeout=1")
+	// A connect timeout bounds the health check once the server is gone
+	// (refused at once here), and is far above what connecting to a
+	// running server takes on a loaded machine.
+	r := startReplica(t, srv.URL("h")+"&connect_timeout=10")
 	if res := call(t, "GET", r.base+"/healthz", ""); res.status != 200 || !bytes.Contains(res.body, []byte(`"database":"ok"`)) {
 		t.Fatalf("healthz with the database up: %d %s", res.status, res.body)
 	}

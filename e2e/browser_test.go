@@ -70,7 +70,9 @@ func newBrowser(t *testing.T, base string) *browser {
 		chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("hide-scrollbars", true),
 		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 1000))
 	ctx, cancelTab := chromedp.NewContext(alloc)
-	ctx, cancelTime := context.WithTimeout(ctx, 4*time.Minute)
+	// A safety net for the whole session, far above what Chromium needs
+	// on a loaded machine; each wait for an element has its own.
+	ctx, cancelTime := context.WithTimeout(ctx, 3*stuck)
 	t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
 	b := &browser{t: t, ctx: ctx, base: base, shots: shots}
 	if err := chromedp.Do(ctx); err != nil { // starts the browser
@@ -114,7 +116,7 @@ func (b *browser) follow(sel string) {
 
 func (b *browser) text(sel string) string {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	ctx, cancel := context.WithTimeout(b.ctx, stuck)
 	defer cancel()
 	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
 	if err != nil {

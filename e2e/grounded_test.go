@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/internal/llmtest"
@@ -73,7 +72,7 @@ func serveGrounded(t *testing.T, fake *llmtest.Server, path, keyVar string, prom
 		"CAIRN_LLM_PROVIDER="+fake.Provider, "CAIRN_LLM_MODEL="+fake.Model, "CAIRN_LLM_URL="+fake.URL+path, keyVar+"="+llmtest.Key,
 		"CAIRN_LLM_RETRIES=0")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), stuck)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil)
 	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)

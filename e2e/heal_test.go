@@ -53,7 +53,7 @@ func TestServeHealsPendingRecords(t *testing.T) {
 	}
 
 	base, lines := serveLogged(t, db)
-	deadline := time.After(2 * time.Minute)
+	deadline := time.After(stuck)
 	for healed := false; !healed; {
 		select {
 		case l := <-lines:
@@ -85,7 +85,7 @@ func TestMCPHealsPendingRecords(t *testing.T) {
 	if out, code := run(t, db, downEmbedder, "log", "the registry times out under load"); code != 0 {
 		t.Fatalf("cairn log with the embedder down: exit %d\n%s", code, out)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), stuck)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil)
 	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(cairnBin, "--db", db, "mcp")}, nil)

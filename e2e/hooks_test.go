@@ -25,6 +25,7 @@ type hookEnv struct {
 func newHookEnv(t *testing.T) hookEnv {
 	t.Helper()
 	dir := t.TempDir()
+	waitForProcessesIn(t, dir)
 	h := hookEnv{home: filepath.Join(dir, "home"), repo: filepath.Join(dir, "shop"), db: filepath.Join(dir, "cairn.db")}
 	h.spool = h.db + "-spool"
 	os.MkdirAll(filepath.Join(h.repo, ".git"), 0o755)
@@ -87,7 +88,7 @@ func (h hookEnv) count(t *testing.T, s string) int {
 func (h hookEnv) waitSpool(t *testing.T) {
 	t.Helper()
 	for start := time.Now(); h.spooled(t) > 0 || !h.writerDone(); time.Sleep(10 * time.Millisecond) {
-		if time.Since(start) > 30*time.Second {
+		if time.Since(start) > stuck {
 			t.Fatalf("%d batches still in the spool", h.spooled(t))
 		}
 	}

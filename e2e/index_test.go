@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -72,7 +71,7 @@ func TestReadYourWritesAcrossProcesses(t *testing.T) {
 		cli(t, "--db", db, "log", "--kind", "message", fmt.Sprintf("warm-up note %d about the deploy pipeline", i))
 	}
 	cli(t, "--db", db, "retrieve", "deploy pipeline") // writes the index's files
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), stuck)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil)
 	session, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(cairnBin, "--db", db, "mcp")}, nil)

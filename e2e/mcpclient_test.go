@@ -40,7 +40,11 @@ func TestOfficialMCPClient(t *testing.T) {
 		t.Logf("%s", strings.TrimSpace(string(out)))
 	}
 	t.Run("stdio", func(t *testing.T) {
-		run(t, "stdio", cairnBin, filepath.Join(t.TempDir(), "cairn.db"))
+		dir := t.TempDir()
+		// The client may exit before the cairn mcp it started has closed
+		// the database.
+		waitForProcessesIn(t, dir)
+		run(t, "stdio", cairnBin, filepath.Join(dir, "cairn.db"))
 	})
 	t.Run("streamable-http", func(t *testing.T) {
 		url := serve(t, filepath.Join(t.TempDir(), "cairn.db"), "SURR_ENABLE_INNER_VOICE=0", "SURR_ARCHIVE_DIR="+filepath.Join(t.TempDir(), "archive"))

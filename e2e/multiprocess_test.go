@@ -11,7 +11,6 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/memory"
@@ -26,7 +25,7 @@ func TestManyProcessesOneDatabase(t *testing.T) {
 	const agents, writes = 4, 60
 	db := filepath.Join(t.TempDir(), "shared.db")
 	base := serve(t, db)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), stuck)
 	defer cancel()
 
 	var mu sync.Mutex

@@ -53,10 +53,12 @@ func startReplicaIn(t *testing.T, db, dir string, env ...string) *replica {
 	}
 	r := &replica{cmd: cmd, exited: make(chan struct{})}
 	addr := make(chan string, 1)
+	gone := make(chan struct{})
 	// Wait closes stderr once the process exits: what the reader has not
 	// read by then is lost, which only an exited replica's last lines are.
 	go func() { cmd.Wait(); close(r.exited) }()
 	go func() {
+		defer close(gone)
 		buf := make([]byte, 4096)
 		for {
 			n, err := stderr.Read(buf)
@@ -84,12 +86,7 @@ func startReplicaIn(t *testing.T, db, dir string, env ...string) *replica {
 			<-r.exited
 		}
 	})
-	select {
-	case a := <-addr:
-		r.base = "http://" + strings.TrimSuffix(a, ")")
-	case <-time.After(30 * time.Second):
-		t.Fatal("cairn serve did not start on PostgreSQL")
-	}
+	r.base = waitListening(t, addr, gone)
 	return r
 }
 
@@ -99,7 +96,7 @@ func (r *replica) stop(t *testing.T) {
 	r.cmd.Process.Signal(os.Interrupt)
 	select {
 	case <-r.exited:
-	case <-time.After(30 * time.Second):
+	case <-time.After(stuck):
 		t.Fatal("cairn serve did not stop on SIGINT")
 	}
 }
@@ -354,7 +351,7 @@ func TestReplicaKilledMidWrite(t *testing.T) {
 	// Kill it once some batches are acknowledged and at least one other
 	// has been sent and not answered: the check and the kill hold mu, so
 	// no answer is counted in between.
-	timeout := time.After(2 * time.Minute)
+	timeout := time.After(stuck)
 	inFlight := 0
 	for inFlight == 0 {
 		select {
@@ -431,7 +428,10 @@ func TestHealthzChecksTheDatabase(t *testing.T) {
 	if err := srv.CreateDatabase("h"); err != nil {
 		t.Fatal(err)
 	}
-	r := startReplica(t, srv.URL("h")+"&connect_timeout=1")
+	// A connect timeout bounds the health check once the server is gone
+	// (refused at once here), and is far above what connecting to a
+	// running server takes on a loaded machine.
+	r := startReplica(t, srv.URL("h")+"&connect_timeout=10")
 	if res := call(t, "GET", r.base+"/healthz", ""); res.status != 200 || !bytes.Contains(res.body, []byte(`"database":"ok"`)) {
 		t.Fatalf("healthz with the database up: %d %s", res.status, res.body)
 	}

@@ -123,13 +123,36 @@ func TestConfiguredRetries(t *testing.T) {
 func TestRemoteCooldownAfterDeadline(t *testing.T) {
 	srv := embedtest.Start(t, embedtest.Hang, 4)
 	e := embed.NewOllama(embed.Remote{BaseURL: srv.URL, Model: embedtest.Model, Dim: 4, Timeout: time.Hour})
-	dctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-	defer cancel()
-	_, err := e.Embed(dctx, []string{"x"})
+	// The deadline passes once the provider holds the request, not after
+	// a fixed time a loaded machine could spend before sending it.
+	_, err := e.Embed(deadlineAt(srv.Received), []string{"x"})
 	if memory.CodeOf(err) != memory.CodeEmbedderUnavailable || !strings.Contains(memory.Public(err).Message, "ran out of time") {
 		t.Fatalf("past the deadline: %v", err)
 	}
 	if _, err := e.Embed(ctx, []string{"x"}); memory.CodeOf(err) != memory.CodeEmbedderUnavailable || srv.Calls.Load() != 1 {
 		t.Fatalf("after a deadline passed: %v after %d requests; want a failure without a request", err, srv.Calls.Load())
+	}
+}
+
+// deadlineContext is a context whose deadline passes when its channel
+// closes: a caller that runs out of time at a moment the test chooses.
+type deadlineContext struct {
+	context.Context
+	passed <-chan struct{}
+}
+
+// deadlineAt returns a context whose deadline passes when passed closes.
+func deadlineAt(passed <-chan struct{}) context.Context {
+	return deadlineContext{Context: context.Background(), passed: passed}
+}
+
+func (c deadlineContext) Done() <-chan struct{} { return c.passed }
+
+func (c deadlineContext) Err() error {
+	select {
+	case <-c.passed:
+		return context.DeadlineExceeded
+	default:
+		return nil
 	}
 }

@@ -269,7 +269,7 @@ func startServe(bin, db string) (string, func(), error) {
 	select {
 	case a := <-addr:
 		return "http://" + strings.TrimSuffix(a, ")"), stop, nil
-	case <-time.After(30 * time.Second):
+	case <-time.After(2 * time.Minute): // far above a start on a loaded machine
 		stop()
 		return "", nil, memory.Errorf(memory.CodeInternal, "cairn serve did not start")
 	}

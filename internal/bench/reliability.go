@@ -313,10 +313,10 @@ func (r *rel) startServer(db string, env []string, flags ...string) (*server, er
 			s.base = "http://" + strings.TrimSuffix(a, ")")
 			s.ready = time.Since(t0)
 		}
-	case <-time.After(60 * time.Second):
+	case <-time.After(2 * time.Minute): // far above a start on a loaded machine
 		c.Process.Kill()
 		r.wait(c)
-		return nil, memory.Errorf(memory.CodeInternal, "cairn serve did not start within a minute")
+		return nil, memory.Errorf(memory.CodeInternal, "cairn serve did not start within two minutes")
 	}
 	return s, nil
 }

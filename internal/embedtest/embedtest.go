@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -62,16 +63,22 @@ type Server struct {
 	Dim  int
 	// Calls counts the requests received.
 	Calls atomic.Int64
+	// Received is closed when the first request has arrived (and been
+	// counted), for a test that must act once the server holds a request
+	// rather than after a guessed time.
+	Received chan struct{}
+	received sync.Once
 }
 
 // Start runs a server in mode for vectors of dim dimensions; it stops when
 // the test ends.
 func Start(t testing.TB, mode Mode, dim int) *Server {
 	t.Helper()
-	s := &Server{Mode: mode, Dim: dim}
+	s := &Server{Mode: mode, Dim: dim, Received: make(chan struct{})}
 	release := make(chan struct{})
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.Calls.Add(1)
+		s.received.Do(func() { close(s.Received) })
 		s.serve(w, r, release)
 	}))
 	// Cleanups run last first: release hanging handlers, then close.
@@ -118,16 +125,19 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, release chan stru
 }
 
 // Timeout is the client timeout of the embedders Embedder and Env make for
-// a failing server: short, so a hanging server costs little. A working
-// server gets the default (30s), so that a loaded machine never makes it
-// look down.
+// a hanging server: short, so a server that never answers costs little.
+// Every other server gets 30s, so that a loaded machine never makes an
+// answer late: a failing server must fail the way its mode says (a 500, a
+// reset, a malformed answer), never by a timeout because the test process
+// waited for a core. Only the Hang server, which never answers, can miss
+// the short timeout.
 const Timeout = 200 * time.Millisecond
 
 func (s *Server) timeout() time.Duration {
-	if s.Mode == Working {
-		return 30 * time.Second
+	if s.Mode == Hang {
+		return Timeout
 	}
-	return Timeout
+	return 30 * time.Second
 }
 
 // Embedder returns an Ollama embedder of the server, with the default

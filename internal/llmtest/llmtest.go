@@ -104,8 +104,9 @@ func model(provider string) string {
 }
 
 // Settings are a client's settings for this server: its URL, the key, a
-// short timeout, 2 retries and a Sleep that records the wait and returns
-// at once.
+// timeout of 30s (no answer of the fake's misses it, however loaded the
+// machine; a test of a model that never answers sets a short one), 2
+// retries and a Sleep that records the wait and returns at once.
 func (s *Server) Settings() llm.Settings {
 	base := s.URL + "/v1"
 	switch s.Provider {
@@ -116,7 +117,7 @@ func (s *Server) Settings() llm.Settings {
 	}
 	return llm.Settings{
 		Provider: s.Provider, Model: s.Model, BaseURL: base, APIKey: llm.Secret(Key),
-		Timeout: 2 * time.Second, Retries: 2, ContextWindow: 32_000,
+		Timeout: 30 * time.Second, Retries: 2, ContextWindow: 32_000,
 		Sleep: func(ctx context.Context, d time.Duration) error {
 			s.mu.Lock()
 			s.waits = append(s.waits, d)

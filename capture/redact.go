@@ -88,9 +88,66 @@ func compileLazily(rs []rule) []rule {
 	return rs
 }
 
-// highEntropy finds long tokens of many kinds of character that no rule
-// named: an unknown provider's key or a random password.
-var highEntropy = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9+/_=-]{32,}`) })
+// longTokens finds the candidates of the high-entropy rule (an unknown
+// provider's key or a random password): every run of 32 or more of the
+// characters keys are written with, [A-Za-z0-9+/_=-], as start and end
+// offsets. It is what the regular expression `[A-Za-z0-9+/_=-]{32,}`
+// finds, without running one over every text written.
+func longTokens(text string) [][2]int {
+	var out [][2]int
+	start := -1
+	for i := 0; i <= len(text); i++ {
+		if i < len(text) && isTokenByte(text[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && i-start >= 32 {
+			out = append(out, [2]int{start, i})
+		}
+		start = -1
+	}
+	return out
+}
+
+func isTokenByte(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' ||
+		c == '+' || c == '/' || c == '_' || c == '=' || c == '-'
+}
+
+// asciiLower is text with ASCII letters in lower case, for the quick
+// tests of rules that match regardless of case (their patterns' keywords
+// are ASCII). The two other letters that Go's (?i) folds onto ASCII ones,
+// the long s (ſ) and the Kelvin sign (K), become s and k: a quick test
+// must pass whatever the pattern would match.
+func asciiLower(text string) string {
+	if strings.ContainsAny(text, "\u017f\u212a") {
+		text = strings.NewReplacer("\u017f", "s", "\u212a", "k").Replace(text)
+	}
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(text)
+			for j := i; j < len(b); j++ {
+				if b[j] >= 'A' && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return text
+}
+
+// containsAny reports whether s holds any of subs.
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
 
 // isPlaceholder says a matched value is a stand-in, not a secret:
 // ${VAR}, $VAR, <token>, xxx, ***, "changeme" and the like.
@@ -198,8 +255,9 @@ func (r *Redactor) Redact(text string) (string, []Finding) {
 		}
 		return false
 	}
+	lower := asciiLower(text)
 	for _, ru := range rules {
-		if !ru.quick(text) {
+		if !ru.quick(text, lower) {
 			continue
 		}
 		re := ru.re()
@@ -230,7 +288,7 @@ func (r *Redactor) Redact(text string) (string, []Finding) {
 		// of its own, as it is when the text is redacted again and the
 		// marker stands there (redacting twice changes nothing more).
 		masked := maskFindings(text, found)
-		for _, m := range highEntropy().FindAllStringIndex(masked, -1) {
+		for _, m := range longTokens(masked) {
 			a, b := m[0], m[1]
 			if taken(a, b) || !randomLooking(masked, a, b) {
 				continue
@@ -270,13 +328,17 @@ func maskFindings(text string, found []Finding) string {
 }
 
 // quick is a cheap test that the rule could match at all, so most text
-// never runs most regular expressions.
-func (ru rule) quick(text string) bool {
+// never runs most regular expressions: what every match must contain
+// (lower is text in lower case, for the rules that ignore case). A rule
+// without one runs on every text.
+func (ru rule) quick(text, lower string) bool {
 	switch ru.kind {
 	case "private-key":
 		return strings.Contains(text, "PRIVATE KEY")
+	case "aws-key":
+		return containsAny(text, "AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA")
 	case "github-token":
-		return strings.Contains(text, "gh") || strings.Contains(text, "github_pat_")
+		return containsAny(text, "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")
 	case "gitlab-token":
 		return strings.Contains(text, "glpat-")
 	case "anthropic-key":
@@ -314,7 +376,15 @@ func (ru rule) quick(text string) bool {
 	case "cli-password":
 		return strings.Contains(text, "curl") || strings.Contains(text, "--pass")
 	case "azure-key":
-		return strings.Contains(strings.ToLower(text), "key=")
+		return strings.Contains(lower, "key=")
+	case "twilio-key":
+		return strings.Contains(text, "SK")
+	case "auth-header":
+		return strings.Contains(lower, "authorization")
+	case "bearer-token":
+		return strings.Contains(lower, "bearer")
+	case "secret-assignment":
+		return strings.ContainsAny(text, "=:") && containsAny(lower, "pass", "secret", "token", "key", "credential", "pwd")
 	}
 	return true
 }

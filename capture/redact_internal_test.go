@@ -1,0 +1,99 @@
+package capture
+
+import (
+	"bufio"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// texts are the redaction corpus's secrets and look-alikes, with texts
+// that spell the rules' keywords in the letters Go's case folding maps
+// onto ASCII ones.
+func texts(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	f, err := os.Open("testdata/redaction/secrets.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var c struct{ Text string }
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, c.Text)
+	}
+	b, err := os.ReadFile("testdata/redaction/lookalikes.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = append(out, strings.Split(string(b), "\n")...)
+	return append(out,
+		"DB_PAſſWORD=hunter2hunter2", "api_\u212aey: 0123456789abcdef", "AccountKey=\u212a"+strings.Repeat("A", 30),
+		"x-api-KEY: 9f8e7d6c5b4a", "PROXY-AUTHORIZATION: Basic dXNlcjpwYXNz", "BEARER abcdefghijklmnopqrstuvwxyz012345")
+}
+
+// A rule's quick test passes every text its pattern matches: skipping a
+// pattern never skips a secret.
+func TestQuickTestsNeverSkipAMatch(t *testing.T) {
+	for _, text := range texts(t) {
+		lower := asciiLower(text)
+		for _, ru := range rules {
+			if ru.re().MatchString(text) && !ru.quick(text, lower) {
+				t.Errorf("%s matches %q, but its quick test skips it", ru.kind, text)
+			}
+		}
+	}
+}
+
+// longTokens finds what the regular expression it stands for finds.
+func TestLongTokensAsTheRegexp(t *testing.T) {
+	re := regexp.MustCompile(`[A-Za-z0-9+/_=-]{32,}`)
+	cases := texts(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := "aZ09+/_=- .\n:é"
+	for range 2000 {
+		b := make([]byte, rng.IntN(200))
+		for i := range b {
+			if rng.IntN(10) == 0 {
+				b[i] = alphabet[rng.IntN(len(alphabet))]
+			} else {
+				b[i] = "abcXYZ0189"[rng.IntN(10)]
+			}
+		}
+		cases = append(cases, string(b))
+	}
+	for _, text := range cases {
+		var want [][2]int
+		for _, m := range re.FindAllStringIndex(text, -1) {
+			want = append(want, [2]int{m[0], m[1]})
+		}
+		if got := longTokens(text); !slices.Equal(got, want) {
+			t.Fatalf("longTokens(%q) = %v; the regexp finds %v", text, got, want)
+		}
+	}
+}
+
+// BenchmarkRedact redacts texts as agents write them, most with no secret.
+func BenchmarkRedact(b *testing.B) {
+	texts := []string{
+		"go test ./... failed: TestCheckout expected 200, got 401 (session expired)",
+		"Refactored the retry loop in internal/queue/worker.go to back off exponentially; the flaky test passes 50 times in a row now.",
+		"Decided to keep the token bucket at 100 requests per minute per key until the billing team confirms the new limits.",
+		strings.Repeat("The deploy pipeline retries twice, then pages the on-call engineer. ", 8),
+	}
+	var r Redactor
+	for b.Loop() {
+		for _, t := range texts {
+			r.Redact(t)
+		}
+	}
+}

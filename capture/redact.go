@@ -384,9 +384,40 @@ func (ru rule) quick(text, lower string) bool {
 	case "bearer-token":
 		return strings.Contains(lower, "bearer")
 	case "secret-assignment":
-		return strings.ContainsAny(text, "=:") && containsAny(lower, "pass", "secret", "token", "key", "credential", "pwd")
+		return strings.ContainsAny(text, "=:") && assignmentQuick(lower)
 	}
 	return true
+}
+
+// assignmentQuick says lower could hold a secret assignment: one of the
+// rule's keywords, then what the pattern lets stand between it and the
+// assignment (more letters, digits or '_', a quote, blanks), then '=' or
+// ':'. The pattern itself backtracks from every separator in the text; a
+// text that only mentions a key or a token, as most do, never runs it.
+func assignmentQuick(lower string) bool {
+	for _, kw := range []string{"pass", "secret", "token", "key", "credential", "pwd"} {
+		for from := 0; ; {
+			i := strings.Index(lower[from:], kw)
+			if i < 0 {
+				break
+			}
+			j := from + i + len(kw)
+			for j < len(lower) && (lower[j] >= 'a' && lower[j] <= 'z' || lower[j] >= '0' && lower[j] <= '9' || lower[j] == '_') {
+				j++
+			}
+			if j < len(lower) && (lower[j] == '"' || lower[j] == '\'') {
+				j++
+			}
+			for j < len(lower) && strings.IndexByte(" \t\n\f\r", lower[j]) >= 0 {
+				j++
+			}
+			if j < len(lower) && (lower[j] == '=' || lower[j] == ':') {
+				return true
+			}
+			from += i + 1
+		}
+	}
+	return false
 }
 
 // randomLooking says the token text[a:b] looks generated rather than

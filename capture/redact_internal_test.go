@@ -44,7 +44,22 @@ func texts(t *testing.T) []string {
 // A rule's quick test passes every text its pattern matches: skipping a
 // pattern never skips a secret.
 func TestQuickTestsNeverSkipAMatch(t *testing.T) {
-	for _, text := range texts(t) {
+	cases := texts(t)
+	// Texts assembled from the pieces the patterns are made of, in every
+	// order: keywords in any case, what may stand between a keyword and
+	// its value, separators and values.
+	pieces := []string{"PASSWORD", "passwd", "Secret", "TOKEN", "api_key", "API-KEY", "access", "Key", "credentials",
+		"_PWD", "session", "\u212aey", "pa\u017f\u017f", "export ", "x", "_1", ".", "-", "\"", "'", " ", "\t", "\n",
+		"=", ":", ": ", "= ", "hunter2hunter2", "s3cr3tValue", "${VAR}", "AKIA", "sk-", "bearer ", "://u:p@h", ","}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(8) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		cases = append(cases, b.String())
+	}
+	for _, text := range cases {
 		lower := asciiLower(text)
 		for _, ru := range rules {
 			if ru.re().MatchString(text) && !ru.quick(text, lower) {

@@ -183,9 +183,9 @@ func Replicas(ctx context.Context, o ReplicasOptions) (ReplicasReport, error) {
 	if len(o.Replicas) == 0 || o.Clients < 1 || o.Seconds <= 0 || o.Records < 100 {
 		return rep, memory.Errorf(memory.CodeInvalidParams, "replicas, clients, seconds and at least 100 records are needed")
 	}
-	dir, err := os.MkdirTemp(o.Dir, "cairn-replicas-")
+	dir, err := workDir(o.Dir, "cairn-replicas-")
 	if err != nil {
-		return rep, memory.Wrap(memory.CodeInternal, err, "temporary directory: %v", err)
+		return rep, err
 	}
 	defer os.RemoveAll(dir)
 	db := WithSchema(o.Postgres, fmt.Sprintf("cairn_replicas_%d", os.Getpid()))

@@ -414,9 +414,9 @@ func Scale(ctx context.Context, o ScaleOptions) (ScaleReport, error) {
 	start := time.Now()
 	rep := ScaleReport{Machine: machine(), Seed: o.Seed, Queries: o.Queries, Concurrency: o.Concurrency,
 		Providers: o.Providers, Isolated: o.Binary != ""}
-	dir, err := os.MkdirTemp(o.Dir, "cairn-scale-")
+	dir, err := workDir(o.Dir, "cairn-scale-")
 	if err != nil {
-		return rep, memory.Wrap(memory.CodeInternal, err, "temporary directory: %v", err)
+		return rep, err
 	}
 	defer os.RemoveAll(dir)
 	targets := []target{{}}

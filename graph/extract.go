@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -154,10 +155,15 @@ type mention struct {
 var (
 	bulletRE = regexp.MustCompile(`^\s*(?:#{1,6}|[-*+•]|\d+[.)]|>)\s+`)
 	// A label opens a line: one to three words and a colon ("Sources:",
-	// "Root cause:", "Note to self:").
-	mdLabelRE = regexp.MustCompile(`^\s*[\p{L}][\p{L}\p{N}'’]*(?:\s+[\p{L}\p{N}'’]+){0,2}\s*:(?:\s|$)`)
-	linkRE    = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
-	urlRE     = regexp.MustCompile(`\b(?:https?|ftp)://\S+`)
+	// "Root cause:", "Note to self:"). Compiled on first use, as are the
+	// other patterns with Unicode classes: each costs a few tenths of a
+	// millisecond, which every cairn process (a hook's too) would pay at
+	// start.
+	mdLabelRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*[\p{L}][\p{L}\p{N}'’]*(?:\s+[\p{L}\p{N}'’]+){0,2}\s*:(?:\s|$)`)
+	})
+	linkRE = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+	urlRE  = regexp.MustCompile(`\b(?:https?|ftp)://\S+`)
 )
 
 // splitSentences splits text into sentences of tokens, line by line,
@@ -166,7 +172,7 @@ func splitSentences(text string) []sentence {
 	var out []sentence
 	for _, line := range strings.Split(text, "\n") {
 		line = bulletRE.ReplaceAllString(line, "")
-		if loc := mdLabelRE.FindStringIndex(line); loc != nil {
+		if loc := mdLabelRE().FindStringIndex(line); loc != nil {
 			line = line[loc[1]:]
 		}
 		line = linkRE.ReplaceAllString(line, "$1")

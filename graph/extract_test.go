@@ -25,13 +25,19 @@ type fixtureThought struct {
 
 func loadFixture(t testing.TB) []fixtureThought {
 	t.Helper()
-	f, err := os.Open("../testdata/kg_extraction/thoughts.jsonl")
+	return loadFixtureFile(t, "../testdata/kg_extraction/thoughts.jsonl")
+}
+
+func loadFixtureFile(t testing.TB, path string) []fixtureThought {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	var out []fixtureThought
 	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		var ft fixtureThought
 		if err := json.Unmarshal(sc.Bytes(), &ft); err != nil {

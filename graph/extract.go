@@ -53,6 +53,7 @@ type Extraction struct {
 // the default staging threshold: rules below it never stage alone.
 const (
 	confCode       = 0.85 // `backticked` identifier or path
+	confCodeWord   = 0.55 // `backticked` ordinary English word
 	confCamel      = 0.85 // internal capitals: PostgreSQL, GitHub, gRPC
 	confIdent      = 0.8  // kebab or snake case with a component suffix or an uncommon part
 	confKnown      = 0.8  // a well-known technology, in any case
@@ -61,6 +62,9 @@ const (
 	confAcronym    = 0.7  // NTP, JWT (not generic: API, URL)
 	confInitial    = 0.65 // a capitalised uncommon word opening a sentence, before a verb
 	confInitialLow = 0.4  // a capitalised uncommon word opening a sentence, alone
+	confAlnum      = 0.7  // a lower-case word of letters and digits: amd64, python2
+	confRare       = 0.7  // a lower-case word English does not know, where names stand
+	confRareLow    = 0.5  // the same elsewhere
 	mentionBoost   = 0.05 // per further mention, at most two
 	confMax        = 0.95
 	// Edge confidences by pattern, capped by the weaker entity's.
@@ -128,6 +132,8 @@ type token struct {
 	text string
 	word bool // a word (letters, digits, inner - _ . / + #)
 	code bool // a `backticked` span
+	flag bool // a word right after "-" or "--": a command-line flag
+	poss bool // a word followed by a possessive "'s"
 }
 
 type sentence struct {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 var ambiguousTech = set(`go make node bun vault helm spark lambda rails cargo celery consul envoy jaeger flink locust honeycomb okta nats`)
@@ -19,79 +20,217 @@ func identParts(w string) []string {
 func (x *extractor) wordRule(t token, initial bool) (rule, typ string, conf float64) {
 	w := t.text
 	lw := strings.ToLower(w)
-	if t.code {
-		if strings.ContainsAny(w, " \t") || len(w) > 120 || strings.ContainsAny(w, "<>{}()[];=\"'$|&*!?,\\") {
-			// Markup, code and shell snippets are not names: an
-			// identifier or a path holds none of these.
-			return "", "", 0
-		}
-		if strings.Contains(w, "/") || strings.Contains(w, ".") {
-			return "code", "file", confCode
-		}
-		return "code", "component", confCode
-	}
-	if !t.word || isNumeric(w) || pronouns[lw] || calendar[lw] || genericAcronyms[lw] {
+	switch {
+	case t.code:
+		return codeRule(w)
+	case !t.word || t.flag || utf8.RuneCountInString(w) < 2 || isNumeric(w) || isValue(lw) || isReference(w) ||
+		numTypeRE.MatchString(w) || hashRE.MatchString(w) || pronouns[lw] || calendar[lw] || genericAcronyms[lw]:
 		return "", "", 0
+	case cveRE.MatchString(w):
+		return "cve", "vulnerability", confCode
 	}
 	if canon, ok := knownTech[lw]; ok && (isCapitalised(w) || hasInnerCapital(canon) || !ambiguousTech[lw] && !commonWords[lw]) {
 		if !initial || !commonWords[lw] {
 			return "known", "technology", confKnown
 		}
 	}
-	if strings.Contains(w, ".") && !strings.Contains(w, "/") && !isCapitalised(w) && !hasInnerCapital(w) && !fileExt.MatchString(w) {
-		// Dotted names (orders.customer_id, e.g) are fields and
-		// abbreviations, not entities.
-		return "", "", 0
-	}
-	if strings.ContainsAny(w, "-_") {
-		parts := identParts(w)
-		if last := parts[len(parts)-1]; strings.HasSuffix(last, "ed") || strings.HasSuffix(last, "ing") {
-			// rate-limited, short-lived, self-hosted: adjectives.
-			return "", "", 0
-		}
-		if len(parts) < 2 {
-			return "", "", 0
-		}
-		uncommon := false
-		for _, p := range parts {
-			if !commonWords[p] && !isNumeric(p) {
-				uncommon = true
-			}
-		}
-		if componentSuffixes[parts[len(parts)-1]] && !compoundHeads[parts[0]] {
-			return "ident", "service", confIdent
-		}
-		if componentSuffixes[parts[len(parts)-1]] || uncommon && !isCapitalised(w) && hasLetters(parts) {
-			if !uncommon {
-				return "", "", 0
-			}
-			return "ident", "component", confIdent
-		}
-		return "", "", 0
-	}
-	if strings.ContainsAny(w, "./") && !isCapitalised(w) && !hasInnerCapital(w) {
-		// A path or a file name: session.go, deploy/values.yaml.
-		if strings.Contains(w, "/") || fileExt.MatchString(w) {
-			return "path", "file", confIdent
-		}
-		return "", "", 0
-	}
 	switch {
-	case hasInnerCapital(w):
-		return "camel", "technology", confCamel
-	case isAcronym(w):
-		return "acronym", "technology", confAcronym
-	case isCapitalised(w) && !initial:
-		// Capitalised inside a sentence: a name, even when the word is
-		// common otherwise (Go, Vault).
-		return "cap", "concept", confCap
-	case isCapitalised(w) && initial && !commonWords[lw]:
-		return "initial", "concept", confInitialLow
+	case strings.Contains(w, "/"):
+		return pathRule(w)
+	case isFileName(w):
+		return "path", "file", confIdent
+	case strings.Contains(w, "."):
+		return dottedRule(w)
+	case strings.ContainsAny(w, "-_"):
+		return identRule(w)
+	}
+	return plainRule(w, lw, initial)
+}
+
+// codeRule classifies a `backticked` span: an identifier or a path, not
+// markup, code or a shell snippet (which hold spaces or operators).
+func codeRule(w string) (rule, typ string, conf float64) {
+	if utf8.RuneCountInString(w) < 2 || strings.ContainsAny(w, " \t") || len(w) > 120 || strings.ContainsAny(w, "<>{}()[];=\"'$|&*!?,\\#") {
+		return "", "", 0
+	}
+	if r, ok := rank(w); ok && r < commonRank && !isKnownName(strings.ToLower(w)) {
+		return "code", "component", confCodeWord // `double`, `metric`: a word in code type
+	}
+	if strings.Contains(w, "/") || strings.Contains(w, ".") {
+		if rule, _, _ := pathRule(w); rule == "" && !strings.Contains(w, ".") {
+			return "", "", 0 // alternatives: `Create/Connect`
+		}
+		return "code", "file", confCode
+	}
+	return "code", "component", confCode
+}
+
+var (
+	cveRE = regexp.MustCompile(`^(?i:cve)-\d{4}-\d{4,}$`)
+	// A value with its unit or an ordinal: 64kb, 150mb, 10ms, 2x, 1st.
+	valueRE = regexp.MustCompile(`^\d+(?:\.\d+)?(?:[a-z]{1,3}|[a-z]{1,2}/s)$`)
+	// Numeric types and one-letter names with digits: uint16, float32,
+	// m1, x2 (no entities).
+	numTypeRE = regexp.MustCompile(`^(?:u?int|float|complex|i|u|f)\d+$|^[a-z]\d$`)
+	// A commit hash: hexadecimal, seven characters or more, with a digit.
+	hashRE = regexp.MustCompile(`^[0-9a-f]*[0-9][0-9a-f]*$`)
+	// A macro, constant or environment variable: upper case and '_'.
+	macroRE = regexp.MustCompile(`^_?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$`)
+)
+
+func isValue(lw string) bool { return valueRE.MatchString(lw) }
+
+// isReference reports an issue or bug reference (ITS#9126, gtk#4947).
+func isReference(w string) bool {
+	k := strings.LastIndexByte(w, '#')
+	return k >= 0 && k+1 < len(w) && isNumeric(w[k+1:])
+}
+
+// pathRule classifies a word holding '/': a path or a module (a file
+// when it starts with '/' or ends in a file extension), unless its parts
+// are alternatives (I/O, and/or, read/write, Create/Connect).
+func pathRule(w string) (rule, typ string, conf float64) {
+	if strings.HasPrefix(w, "/") || isFileName(w) {
+		return "path", "file", confIdent
+	}
+	parts := strings.Split(w, "/")
+	short, common, capital := true, true, true
+	for _, p := range parts {
+		short = short && utf8.RuneCountInString(p) < 2
+		common = common && isCommon(p)
+		capital = capital && isCapitalised(p) && !strings.ContainsAny(p, ".-_")
+	}
+	if short || common || capital || genericAcronyms[strings.ToLower(parts[0])] {
+		return "", "", 0
+	}
+	if strings.Contains(parts[0], ".") {
+		return "path", "technology", confIdent // a module: go.uber.org/atomic
+	}
+	return "path", "file", confIdent
+}
+
+// fileExtRE ends the names of files: source, build, packaging, data and
+// documentation files, shared libraries and manual pages.
+var fileExtRE = regexp.MustCompile(`[\p{L}\d]\.(?i:go|py|js|ts|tsx|jsx|rs|java|kt|rb|c|h|cc|cpp|hpp|cs|sh|bash|zsh|yaml|yml|json|toml|md|rst|txt|sql|proto|cfg|ini|conf|env|lock|mod|sum|patch|diff|dpatch|pc|la|a|o|in|ac|am|mk|cmake|vim|el|pl|pm|t|xml|html|css|svg|png|gz|xz|bz2|zip|tar|deb|symbols|install|postinst|postrm|preinst|prerm|service|socket|timer|typelib|desktop|csv|log|rev|news|s|asm|so(?:\.\d+)*|[1-9])$`)
+
+func isFileName(w string) bool { return fileExtRE.MatchString(w) }
+
+// dottedRule classifies a word holding '.' that is no file name: a
+// selector of code (ResultReader.Read, ulid.Make) when a part is
+// capitalised; lower-case dotted names are fields and abbreviations
+// (orders.customer_id, e.g).
+func dottedRule(w string) (rule, typ string, conf float64) {
+	for _, p := range strings.Split(w, ".") {
+		if p != "" && (isCapitalised(p) || hasInnerCapital(p)) {
+			return "selector", "component", confCamel
+		}
 	}
 	return "", "", 0
 }
 
-var fileExt = regexp.MustCompile(`\.(?:go|py|js|ts|tsx|jsx|rs|java|kt|rb|c|h|cc|cpp|cs|sh|yaml|yml|json|toml|md|sql|proto|txt|cfg|ini|conf|env|lock|mod|sum)$`)
+// adjPrefixes open hyphenated adjectives and compounds: non-degenerate,
+// pre-dependency, mid-stream, per-arch.
+var adjPrefixes = set(`non pre post mid per multi sub self co anti semi cross re un inter over under well half de dis ex`)
+
+// identRule classifies a kebab- or snake-case word: an identifier of a
+// service or component (auth-service, libxfixes-dev, dh-exec), or no
+// entity when it is a phrase of ordinary words (error-prone, wake-up,
+// denial-of-service), an adjective (rate-limited, 32-bit) or a flag.
+func identRule(w string) (rule, typ string, conf float64) {
+	parts := identParts(w)
+	if len(parts) >= 2 && macroRE.MatchString(w) {
+		return "macro", "component", confIdent // HAVE_CONFIG_H, AUTOPKGTEST_TMP
+	}
+	if len(parts) < 2 || isCapitalised(w) && !hasInnerCapital(w) {
+		return "", "", 0
+	}
+	last := parts[len(parts)-1]
+	if strings.HasSuffix(last, "ed") || strings.HasSuffix(last, "ing") || adjPrefixes[parts[0]] || isDigits(parts[0]) {
+		// rate-limited, short-lived, non-degenerate, 32-bit: adjectives.
+		return "", "", 0
+	}
+	common, function, short := true, false, true
+	for _, p := range parts {
+		r, ok := rank(p)
+		common = common && (commonWords[p] || isNumeric(p) || ok && r < identCommonRank)
+		function = function || functionWords[p]
+		short = short && len(p) < 2
+	}
+	switch {
+	case short || !hasLetters(parts):
+		return "", "", 0
+	case common && function && len(parts) <= 3:
+		return "", "", 0 // a phrase: denial-of-service, copy-on-write
+	case componentSuffixes[last] && !compoundHeads[parts[0]]:
+		return "ident", "service", confIdent
+	case common && len(parts) == 2 && !isAgentNoun(last):
+		return "", "", 0 // ordinary words: error-prone, wake-up, cherry-pick
+	case common:
+		// fraud-detector, superfluous-file-pattern: a name, unless a noun
+		// follows (mentions decides).
+		return "identCommon", "component", confIdent
+	}
+	return "ident", "component", confIdent
+}
+
+// identCommonRank bounds the ordinary words of identifiers: a part ranked
+// below it is an English word (null 22,797, dh 22,561), above it a name
+// (sphinx 35,086, x11 68,684).
+const identCommonRank = 30000
+
+// functionWords join the words of a phrase.
+var functionWords = set(`of to in on at by for from with the a an and or vs via into onto per as than after before without within`)
+
+// plainRule classifies a word of letters and digits only.
+func plainRule(w, lw string, initial bool) (rule, typ string, conf float64) {
+	switch {
+	case len(w) > 2 && strings.HasSuffix(w, "s") && isAcronym(w[:len(w)-1]):
+		return "acronyms", "technology", confAcronym // ULIDs: the plural of a name
+	case hasInnerCapital(w):
+		return "camel", "technology", confCamel
+	case isAcronym(w):
+		if r, ok := rank(lw); ok && r < 1000 {
+			return "", "", 0 // OR, IT, AS: a word in capitals
+		}
+		return "acronym", "technology", confAcronym
+	case isCapitalised(w) && isPluralOfWord(lw):
+		return "", "", 0 // Writers, Breaks, Files: ordinary words
+	case isCapitalised(w) && !initial:
+		// Capitalised inside a sentence: a name, even when the word is
+		// common otherwise (Go, Vault).
+		return "cap", "concept", confCap
+	case isCapitalised(w) && !commonWords[lw] && !interjections[lw]:
+		return "initial", "concept", confInitialLow
+	case isCapitalised(w):
+		return "", "", 0
+	case hasDigit(w) && hasLetters([]string{w}):
+		return "alnum", "technology", confAlnum // amd64, wine64, python2
+	case isLatin(w) && !strings.ContainsAny(w, "'’") && !interjections[lw] && !isKnownWord(lw) && !isCompound(lw) && utf8.RuneCountInString(w) >= 3:
+		return "rare", "technology", confRare // lintian, zstd, debhelper
+	}
+	return "", "", 0
+}
+
+// isPluralOfWord reports a plural (or third person) of an ordinary word.
+func isPluralOfWord(lw string) bool {
+	base, ok := strings.CutSuffix(lw, "s")
+	return ok && len(base) >= 3 && isKnownWord(base) && !isKnownName(lw)
+}
+
+// isKnownName reports a well-known technology.
+func isKnownName(lw string) bool { _, ok := knownTech[lw]; return ok }
+
+// isCompound reports a word made of two ordinary words (workaround,
+// filename, goroutines, icecream): jargon, not a name.
+func isCompound(lw string) bool {
+	for k := 2; k <= len(lw)-2; k++ {
+		a, b := lw[:k], lw[k:]
+		if (len(a) >= 3 && isCommon(a) || len(a) == 2 && commonWords[a]) && len(b) >= 3 && isCommon(b) {
+			return true
+		}
+	}
+	return false
+}
 
 func hasLetters(parts []string) bool {
 	for _, p := range parts {
@@ -104,13 +243,47 @@ func hasLetters(parts []string) bool {
 	return false
 }
 
+// isAgentNoun reports a noun of what does something (detector,
+// scheduler, dashboard): a compound of ordinary words ending in one names
+// a component (fraud-detector).
+func isAgentNoun(w string) bool {
+	return len(w) >= 5 && (strings.HasSuffix(w, "er") || strings.HasSuffix(w, "or")) || componentSuffixes[w] || componentNouns[w]
+}
+
+// componentNouns end names of components besides componentSuffixes.
+var componentNouns = set(`dashboard board bot tool kit hub box console monitor site`)
+
+// interjections open a line of conversation, before a name ("Hey Gina").
+var interjections = set(`hey hi hello dear thanks thank congrats congratulations oh wow yeah yes ok okay well`)
+
+// isLatin reports a word of Latin letters and digits.
+func isLatin(w string) bool {
+	for _, r := range w {
+		if r > unicode.MaxLatin1 && !unicode.Is(unicode.Latin, r) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasDigit(w string) bool { return strings.ContainsAny(w, "0123456789") }
+
 // mentions finds the entity mentions of a sentence and records them.
 func (x *extractor) mentions(s sentence) []mention {
 	var out []mention
 	toks := s.toks
 	for i := 0; i < len(toks); {
-		initial := !slices.ContainsFunc(toks[:i], func(t token) bool { return t.word || t.code })
+		// A word opens the sentence, or a part of it after a label's
+		// colon, a dash or a parenthesis.
+		initial := !slices.ContainsFunc(toks[:i], func(t token) bool { return t.word || t.code }) ||
+			i > 0 && (toks[i-1].text == ":" || toks[i-1].text == "-" || toks[i-1].text == "(")
 		rule, typ, conf := x.wordRule(toks[i], initial)
+		if rule == "rare" && !rareCue(toks, i, initial) {
+			conf = confRareLow
+		}
+		if rule == "identCommon" && i+1 < len(toks) && toks[i+1].word && isCommonNoun(toks[i+1].text) {
+			rule = "" // it qualifies the noun after it: "a dead-letter queue"
+		}
 		if rule == "cap" || rule == "initial" {
 			lw := strings.ToLower(toks[i].text)
 			switch {
@@ -132,13 +305,21 @@ func (x *extractor) mentions(s sentence) []mention {
 		// after a name is dropped): Chen Wei, Acme Corp, GitHub Actions,
 		// Grafana Loki, Project Falcon.
 		if rule == "cap" || rule == "initial" || rule == "known" || rule == "camel" || rule == "acronym" {
-			for j < len(toks) && toks[j].word && isCapitalised(toks[j].text) && !isNumeric(toks[j].text) &&
-				!calendar[strings.ToLower(toks[j].text)] && !genericAcronyms[strings.ToLower(toks[j].text)] && j-i < 4 {
+			for j < len(toks) && toks[j].word && isCapitalised(toks[j].text) && !isNumeric(toks[j].text) && !strings.Contains(toks[j].text, "/") &&
+				!calendar[strings.ToLower(toks[j].text)] && !genericAcronyms[strings.ToLower(toks[j].text)] &&
+				!genericAcronyms[strings.ToLower(strings.TrimSuffix(toks[j].text, "s"))] && j-i < 4 {
 				j++
 			}
 		}
+		// A standard's number is part of its name: IEEE 754, RFC 4648.
+		if rule == "acronym" && j == i+1 && j < len(toks) && toks[j].word && len(toks[j].text) >= 3 && isDigits(toks[j].text) {
+			j++
+		}
 		name := joinWords(toks[i:j])
-		if j-i > 1 {
+		if rule == "acronyms" {
+			name = strings.TrimSuffix(name, "s")
+		}
+		if j-i > 1 && !(rule == "acronym" && isDigits(toks[j-1].text)) {
 			last := strings.ToLower(toks[j-1].text)
 			first := strings.ToLower(toks[i].text)
 			switch {
@@ -159,9 +340,18 @@ func (x *extractor) mentions(s sentence) []mention {
 			lw := strings.ToLower(name)
 			if x.capsSeen[lw] {
 				conf = confCap
+			} else if j == i+1 && !isKnownWord(lw) && !isCompound(lw) {
+				conf = confInitial // a word English does not know: Emscripten
 			} else if j < len(toks) && toks[j].word && (humanVerbs[strings.ToLower(toks[j].text)] || relationStarts[strings.ToLower(toks[j].text)]) {
 				conf = confInitial
+			} else if j+1 < len(toks) && (toks[j].text == "and" || toks[j].text == ",") && toks[j+1].word && isCapitalised(toks[j+1].text) &&
+				!commonWords[strings.ToLower(toks[j+1].text)] {
+				conf = confInitial // a list of names: "Alice and Marco paired"
 			}
+		}
+		if rule == "cap" && j == i+1 && isLanguageOrNation(strings.ToLower(name)) {
+			i = j // a language or a nationality: "Spanish translations"
+			continue
 		}
 		if typ == "concept" && j < len(toks) && toks[j].word && humanVerbs[strings.ToLower(toks[j].text)] && j-i <= 2 && rule != "known" {
 			typ = "person"
@@ -174,6 +364,69 @@ func (x *extractor) mentions(s sentence) []mention {
 		i = j
 	}
 	return out
+}
+
+// rareCue reports a place where a name stands, for a lower-case word
+// English does not know: opening the sentence (sentences open with a
+// capital), in a list, after a preposition or a verb of use, or before a
+// noun that says what a name is ("the zstd package").
+func rareCue(toks []token, i int, initial bool) bool {
+	if initial {
+		return true
+	}
+	if j := i + 1; j < len(toks) && (toks[j].word && classNouns[strings.ToLower(toks[j].text)] || toks[j].text == ":") {
+		return true
+	}
+	if j := i + 1; j < len(toks) && toks[j].word && (genericAcronyms[strings.ToLower(toks[j].text)] || isCommonNoun(toks[j].text)) {
+		return false // it qualifies the noun after it: "iterator API", "symlinks better"
+	}
+	p := strings.ToLower(toks[i-1].text)
+	switch {
+	case p == "," || p == "and" || p == "or":
+		// In a list, when the next item is no ordinary word.
+		return !listOfWords(toks, i)
+	case toks[i-1].word:
+		return nameCues[p] || relationStarts[p]
+	}
+	return false
+}
+
+// isCommonNoun reports a lower-case ordinary word (not a function word,
+// a verb of relation or a clause word), such as a noun a word qualifies.
+func isCommonNoun(w string) bool {
+	lw := strings.ToLower(w)
+	return !isCapitalised(w) && isKnownWord(lw) && !functionWords[lw] && !relationStarts[lw] && !clauseBreaks[lw] && !fillers[lw] &&
+		!negations[lw] && !strings.HasSuffix(lw, "ly")
+}
+
+// listOfWords reports a list whose item after toks[i] is an ordinary
+// word ("structs, maps, slices").
+func listOfWords(toks []token, i int) bool {
+	for j := i + 1; j < len(toks) && j <= i+3; j++ {
+		if toks[j].word && toks[j].text != "and" && toks[j].text != "or" {
+			return isCommon(toks[j].text) && !isCapitalised(toks[j].text)
+		}
+	}
+	return false
+}
+
+// classNouns say what kind of named thing comes before them.
+var classNouns = set(`package packages library libraries tool tools command commands module modules binary binaries driver drivers
+plugin plugins program programs crate crates daemon format protocol utility script project repository port target
+architecture arch build function method type interface struct variable option field file files backend frontend`)
+
+// nameCues come before a name: prepositions and verbs of use and change.
+var nameCues = set(`on from using use uses of by in for via into against than like including such
+replace replaces replaced support supports require requires requiring call calls called run runs
+build builds install installs enable enables disable disables drop drops add adds bump bumps`)
+
+func isDigits(w string) bool {
+	for _, r := range w {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return w != ""
 }
 
 // personCue words before a name say it is a person ("with Bob").

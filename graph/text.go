@@ -19,7 +19,9 @@ var (
 		return regexp.MustCompile(`^\s*[\p{L}][\p{L}\p{N}'’]*(?:\s+[\p{L}\p{N}'’]+){0,2}\s*:(?:\s|$)`)
 	})
 	linkRE = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
-	urlRE  = regexp.MustCompile(`\b(?:https?|ftp)://\S+`)
+	// A reference link: [text][label].
+	refLinkRE = regexp.MustCompile(`\[([^\]]*)\]\[[^\]]*\]`)
+	urlRE     = regexp.MustCompile(`\b(?:https?|ftp)://\S+`)
 )
 
 // splitSentences splits text into sentences of tokens, line by line,
@@ -28,10 +30,11 @@ func splitSentences(text string) []sentence {
 	var out []sentence
 	for _, line := range strings.Split(text, "\n") {
 		line = bulletRE.ReplaceAllString(line, "")
-		if loc := mdLabelRE().FindStringIndex(line); loc != nil {
+		if loc := mdLabelRE().FindStringIndex(line); loc != nil && !namesComponent(line[:loc[1]]) {
 			line = line[loc[1]:]
 		}
 		line = linkRE.ReplaceAllString(line, "$1")
+		line = refLinkRE.ReplaceAllString(line, "$1")
 		line = urlRE.ReplaceAllString(line, " ")
 		line = strings.NewReplacer("**", "", "__", "", "*", " ").Replace(line)
 		toks := tokenize(line)
@@ -51,6 +54,15 @@ func splitSentences(text string) []sentence {
 	return out
 }
 
+// namesComponent reports a label that names what the line is about
+// ("lintian: renamed tag", "zstd: fix ...", as change logs and commit
+// messages write) rather than a markdown label ("Sources:", "Note:"): one
+// word that is no English word.
+func namesComponent(label string) bool {
+	w := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(label), ":"))
+	return w != "" && !strings.ContainsAny(w, " \t") && !isKnownWord(w)
+}
+
 func joinTokens(ts []token) string {
 	var b strings.Builder
 	for i, t := range ts {
@@ -66,7 +78,9 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 
 // tokenize cuts a line into words, code spans and punctuation. Inner
 // '-', '_', '.', '/', '+' and '#' join a word when a letter or digit
-// follows; a possessive "'s" is dropped.
+// follows; a '/' opening a word after a space keeps it (an absolute path);
+// a word right after a '-' or "--" that follows a space is a command-line
+// flag; a possessive "'s" is dropped and marked.
 func tokenize(line string) []token {
 	var out []token
 	rs := []rune(line)
@@ -81,33 +95,15 @@ func tokenize(line string) []token {
 				j++
 			}
 			if j < len(rs) && j > i+1 {
-				out = append(out, token{text: string(rs[i+1 : j]), code: true})
+				if c := codeName(string(rs[i+1 : j])); c != "" {
+					out = append(out, token{text: c, code: true})
+				}
 				i = j + 1
 			} else {
 				i++
 			}
-		case isWordRune(r):
-			j := i + 1
-			for j < len(rs) {
-				if isWordRune(rs[j]) {
-					j++
-					continue
-				}
-				if strings.ContainsRune("-_./+#", rs[j]) && j+1 < len(rs) && isWordRune(rs[j+1]) {
-					j += 2
-					continue
-				}
-				break
-			}
-			w := string(rs[i:j])
-			out = append(out, token{text: w, word: true})
-			i = j
-			if i+1 < len(rs) && (rs[i] == '\'' || rs[i] == '’') && (rs[i+1] == 's' || rs[i+1] == 't') {
-				if rs[i+1] == 't' { // don't, doesn't: keep the negation
-					out[len(out)-1].text += "'t"
-				}
-				i += 2
-			}
+		case isWordRune(r) || r == '/' && i+1 < len(rs) && isWordRune(rs[i+1]) && (i == 0 || unicode.IsSpace(rs[i-1])):
+			i = wordAt(rs, i, &out)
 		default:
 			out = append(out, token{text: string(r)})
 			i++
@@ -116,22 +112,74 @@ func tokenize(line string) []token {
 	return out
 }
 
+// wordAt reads the word starting at rs[i] into out and returns where it
+// ends.
+func wordAt(rs []rune, i int, out *[]token) int {
+	j := i + 1
+	for j < len(rs) {
+		if isWordRune(rs[j]) {
+			j++
+			continue
+		}
+		if strings.ContainsRune("-_./+#", rs[j]) && j+1 < len(rs) && isWordRune(rs[j+1]) {
+			j += 2
+			continue
+		}
+		break
+	}
+	t := token{text: string(rs[i:j]), word: true}
+	// A flag: "-h", "--disable-fft", after a space or at the start.
+	if k := i - 1; k >= 0 && rs[k] == '-' {
+		for k >= 0 && rs[k] == '-' {
+			k--
+		}
+		t.flag = k < 0 || unicode.IsSpace(rs[k]) || rs[k] == '('
+	}
+	*out = append(*out, t)
+	if j+1 < len(rs) && (rs[j] == '\'' || rs[j] == '’') && (rs[j+1] == 's' || rs[j+1] == 't') {
+		if rs[j+1] == 't' { // don't, doesn't: keep the negation
+			(*out)[len(*out)-1].text += "'t"
+		} else {
+			(*out)[len(*out)-1].poss = true
+		}
+		j += 2
+	}
+	return j
+}
+
+// codeName is the name a code span gives: the span, trimmed, without a
+// leading * or & and without the call or type arguments that follow an
+// identifier (f(x), T[K], g()); "" when it is not one name.
+func codeName(c string) string {
+	c = strings.TrimLeft(strings.TrimSpace(c), "*&")
+	if k := strings.IndexAny(c, "(["); k > 0 && (strings.HasSuffix(c, ")") || strings.HasSuffix(c, "]") || strings.Contains(c[k:], ") ")) {
+		if head := c[:k]; !strings.ContainsAny(head, " \t") {
+			c = head
+		}
+	}
+	return c
+}
+
 func isCapitalised(w string) bool {
 	r, _ := utf8.DecodeRuneInString(w)
 	return unicode.IsUpper(r)
 }
 
-// hasInnerCapital reports an upper-case letter after the first character
-// with a lower-case letter somewhere (PostgreSQL, gRPC, macOS; not NTP).
+// hasInnerCapital reports an upper-case letter inside a part of a word
+// (parts are separated by - _ . / + #) with a lower-case letter
+// somewhere: PostgreSQL, gRPC, macOS, libXrender; not NTP, not
+// Rules-Requires-Root.
 func hasInnerCapital(w string) bool {
 	lower, inner := false, false
-	for i, r := range w {
+	prev := ' '
+	for _, r := range w {
 		if unicode.IsLower(r) {
 			lower = true
 		}
-		if i > 0 && unicode.IsUpper(r) {
+		if unicode.IsUpper(r) && (unicode.IsLetter(prev) || unicode.IsDigit(prev)) {
 			inner = true
 		}
+		prev = r
 	}
 	return lower && inner
 }
@@ -150,12 +198,17 @@ func isAcronym(w string) bool {
 	return letters >= 2 && len(w) <= 6
 }
 
+// isNumeric reports a number, a version or a value of digits and
+// separators: 42, 1.24, v2.3.1, 14:00, 12%, 1920x1080 (not x86).
 func isNumeric(w string) bool {
+	w = strings.TrimPrefix(strings.TrimPrefix(w, "v"), "V")
 	digits := 0
-	for _, r := range w {
-		if unicode.IsDigit(r) {
+	for i, r := range w {
+		switch {
+		case unicode.IsDigit(r):
 			digits++
-		} else if !strings.ContainsRune(".,-_/:xv%", r) {
+		case r == 'x' && i > 0:
+		case !strings.ContainsRune(".,-_/:%", r):
 			return false
 		}
 	}

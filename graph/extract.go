@@ -182,10 +182,6 @@ func (x *extractor) addEntity(name, typ string, conf float64, rule string, s sen
 	}
 }
 
-// relation is a phrase of the relation vocabulary. Its words may hold one
-// "*": up to three words that are not an entity ("publishes events to").
-// passive turns the edge around; swap marks "replaced X with Y", whose
-
 func (x *extractor) result() Extraction {
 	var out Extraction
 	for _, e := range x.ents {

@@ -6,6 +6,9 @@ import (
 	"strings"
 )
 
+// relation is a phrase of the relation vocabulary. Its words may hold one
+// "*": up to three words that are not an entity ("publishes events to").
+// passive turns the edge around; swap marks "replaced X with Y", whose
 // two objects are the edge's target and source.
 type relation struct {
 	words   []string
@@ -23,6 +26,7 @@ var relations = func() []relation {
 	}
 	add("depends_on", false, "depends on", "depend on", "depended on", "depending on", "relies on", "rely on", "relied on", "requires", "required")
 	add("uses", false, "uses", "is using", "are using", "use", "used")
+	add("depends_on", true, "is required by", "are required by", "required by")
 	add("uses", true, "is used by", "are used by", "used by")
 	add("calls", false, "calls", "call", "called", "invokes")
 	add("calls", true, "is called by", "called by")
@@ -46,6 +50,7 @@ var relations = func() []relation {
 	add("fixed", false, "fixed", "fixes")
 	add("reviewed", false, "reviewed", "reviews")
 	add("created", false, "created", "wrote", "authored", "built")
+	add("created", true, "is created by", "was created by", "created by", "authored by", "was written by", "written by", "developed by", "is developed by")
 	add("built_with", false, "is built with", "built with", "is written in", "written in")
 	add("monitors", false, "monitors", "scrapes")
 	add("integrates_with", false, "integrates with", "integrate with")
@@ -53,6 +58,7 @@ var relations = func() []relation {
 	// come before the plain phrases of their length.
 	out = append([]relation{
 		{words: []string{"replaced"}, rel: "replaces", swap: true},
+		{words: []string{"replace"}, rel: "replaces", swap: true},
 		{words: []string{"migrated", "from"}, rel: "replaces", swap: true},
 		{words: []string{"moved", "from"}, rel: "replaces", swap: true}}, out...)
 	// Longest phrases first, so "is owned by" wins over "owned".

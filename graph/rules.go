@@ -24,7 +24,7 @@ func (x *extractor) wordRule(t token, initial bool) (rule, typ string, conf floa
 	case t.code:
 		return codeRule(w)
 	case !t.word || t.flag || utf8.RuneCountInString(w) < 2 || isNumeric(w) || isValue(lw) || isReference(w) ||
-		numTypeRE.MatchString(w) || hashRE.MatchString(w) || pronouns[lw] || calendar[lw] || genericAcronyms[lw]:
+		numTypeRE.MatchString(w) || hashRE.MatchString(w) || pronouns[lw] || calendar[lw] || genericAcronyms[lw] || units[w]:
 		return "", "", 0
 	case cveRE.MatchString(w):
 		return "cve", "vulnerability", confCode
@@ -96,7 +96,7 @@ func pathRule(w string) (rule, typ string, conf float64) {
 	parts := strings.Split(w, "/")
 	short, common, capital := true, true, true
 	for _, p := range parts {
-		short = short && utf8.RuneCountInString(p) < 2
+		short = short && (utf8.RuneCountInString(p) < 2 || isNumeric(p))
 		common = common && isCommon(p)
 		capital = capital && isCapitalised(p) && !strings.ContainsAny(p, ".-_")
 	}
@@ -185,6 +185,9 @@ var functionWords = set(`of to in on at by for from with the a an and or vs via 
 func plainRule(w, lw string, initial bool) (rule, typ string, conf float64) {
 	switch {
 	case len(w) > 2 && strings.HasSuffix(w, "s") && isAcronym(w[:len(w)-1]):
+		if genericAcronyms[lw[:len(lw)-1]] {
+			return "", "", 0 // SDKs, APIs
+		}
 		return "acronyms", "technology", confAcronym // ULIDs: the plural of a name
 	case hasInnerCapital(w):
 		return "camel", "technology", confCamel
@@ -272,99 +275,165 @@ func hasDigit(w string) bool { return strings.ContainsAny(w, "0123456789") }
 func (x *extractor) mentions(s sentence) []mention {
 	var out []mention
 	toks := s.toks
+	loud := isShouting(toks)
 	for i := 0; i < len(toks); {
-		// A word opens the sentence, or a part of it after a label's
-		// colon, a dash or a parenthesis.
-		initial := !slices.ContainsFunc(toks[:i], func(t token) bool { return t.word || t.code }) ||
-			i > 0 && (toks[i-1].text == ":" || toks[i-1].text == "-" || toks[i-1].text == "(")
-		rule, typ, conf := x.wordRule(toks[i], initial)
-		if rule == "rare" && !rareCue(toks, i, initial) {
-			conf = confRareLow
-		}
-		if rule == "identCommon" && i+1 < len(toks) && toks[i+1].word && isCommonNoun(toks[i+1].text) {
-			rule = "" // it qualifies the noun after it: "a dead-letter queue"
-		}
-		if rule == "cap" || rule == "initial" {
-			lw := strings.ToLower(toks[i].text)
-			switch {
-			case i+1 < len(toks) && toks[i+1].text == ":":
-				// A label inside a line ("> Quote: fine").
-				rule = ""
-			case rule == "cap" && commonWords[lw] && !toks[i-1].word:
-				// A common word capitalised after punctuation is style
-				// (a list, a label), not a name.
-				rule = ""
-			}
-		}
-		if rule == "" {
+		m, typ, conf, rule, ok := x.mentionAt(toks, i, loud)
+		if !ok {
 			i++
 			continue
 		}
-		j := i + 1
-		// A run of capitalised words (and a version or number right
-		// after a name is dropped): Chen Wei, Acme Corp, GitHub Actions,
-		// Grafana Loki, Project Falcon.
-		if rule == "cap" || rule == "initial" || rule == "known" || rule == "camel" || rule == "acronym" {
-			for j < len(toks) && toks[j].word && isCapitalised(toks[j].text) && !isNumeric(toks[j].text) && !strings.Contains(toks[j].text, "/") &&
-				!calendar[strings.ToLower(toks[j].text)] && !genericAcronyms[strings.ToLower(toks[j].text)] &&
-				!genericAcronyms[strings.ToLower(strings.TrimSuffix(toks[j].text, "s"))] && j-i < 4 {
-				j++
-			}
-		}
-		// A standard's number is part of its name: IEEE 754, RFC 4648.
-		if rule == "acronym" && j == i+1 && j < len(toks) && toks[j].word && len(toks[j].text) >= 3 && isDigits(toks[j].text) {
-			j++
-		}
-		name := joinWords(toks[i:j])
-		if rule == "acronyms" {
-			name = strings.TrimSuffix(name, "s")
-		}
-		if j-i > 1 && !(rule == "acronym" && isDigits(toks[j-1].text)) {
-			last := strings.ToLower(toks[j-1].text)
-			first := strings.ToLower(toks[i].text)
-			switch {
-			case orgSuffixes[last]:
-				typ, conf = "organization", confMultiCap
-			case first == "project":
-				typ, conf = "project", confMultiCap
-			case rule == "known" || rule == "camel":
-				conf = max(conf, confMultiCap)
-			default:
-				conf = confMultiCap
-			}
-			rule = "multicap"
-		}
-		if rule == "initial" {
-			// A capitalised word opening a sentence is a name when a verb
-			// follows it, or when it is capitalised inside a sentence too.
-			lw := strings.ToLower(name)
-			if x.capsSeen[lw] {
-				conf = confCap
-			} else if j == i+1 && !isKnownWord(lw) && !isCompound(lw) {
-				conf = confInitial // a word English does not know: Emscripten
-			} else if j < len(toks) && toks[j].word && (humanVerbs[strings.ToLower(toks[j].text)] || relationStarts[strings.ToLower(toks[j].text)]) {
-				conf = confInitial
-			} else if j+1 < len(toks) && (toks[j].text == "and" || toks[j].text == ",") && toks[j+1].word && isCapitalised(toks[j+1].text) &&
-				!commonWords[strings.ToLower(toks[j+1].text)] {
-				conf = confInitial // a list of names: "Alice and Marco paired"
-			}
-		}
-		if rule == "cap" && j == i+1 && isLanguageOrNation(strings.ToLower(name)) {
-			i = j // a language or a nationality: "Spanish translations"
-			continue
-		}
-		if typ == "concept" && j < len(toks) && toks[j].word && humanVerbs[strings.ToLower(toks[j].text)] && j-i <= 2 && rule != "known" {
-			typ = "person"
-		}
-		if typ == "concept" && i > 0 && toks[i-1].word && personCue[strings.ToLower(toks[i-1].text)] {
-			typ = "person"
-		}
-		x.addEntity(name, typ, conf, rule, s)
-		out = append(out, mention{s: i, e: j, name: name})
-		i = j
+		x.addEntity(m.name, typ, conf, rule, s)
+		out = append(out, m)
+		i = m.e
 	}
 	return out
 }
+
+// mentionAt reads the mention starting at token i, if one does: its span
+// and name, type, confidence and rule.
+func (x *extractor) mentionAt(toks []token, i int, loud bool) (m mention, typ string, conf float64, rule string, ok bool) {
+	// A word opens the sentence, or a part of it after a label's colon,
+	// a dash or a parenthesis.
+	initial := !slices.ContainsFunc(toks[:i], func(t token) bool { return t.word || t.code }) ||
+		i > 0 && (toks[i-1].text == ":" || toks[i-1].text == "-" || toks[i-1].text == "(")
+	rule, typ, conf = x.wordRule(toks[i], initial)
+	if rule == "" || !inContext(toks, i, rule, initial, loud) {
+		return m, "", 0, "", false
+	}
+	if rule == "rare" && !rareCue(toks, i, initial) {
+		conf = confRareLow
+	}
+	j := runEnd(toks, i, rule)
+	name := joinWords(toks[i:j])
+	if rule == "acronyms" {
+		name = strings.TrimSuffix(name, "s")
+	}
+	if j-i > 1 && !(rule == "acronym" && isDigits(toks[j-1].text)) {
+		last := strings.ToLower(toks[j-1].text)
+		first := strings.ToLower(toks[i].text)
+		switch {
+		case orgSuffixes[last]:
+			typ, conf = "organization", confMultiCap
+		case first == "project":
+			typ, conf = "project", confMultiCap
+		case rule == "known" || rule == "camel":
+			conf = max(conf, confMultiCap)
+		default:
+			conf = confMultiCap
+		}
+		rule = "multicap"
+	}
+	if rule == "initial" {
+		conf = x.initialConfidence(toks, i, j, strings.ToLower(name))
+	}
+	if rule == "cap" && j == i+1 && isLanguageOrNation(strings.ToLower(name)) {
+		return m, "", 0, "", false // a language or a nationality: "Spanish translations"
+	}
+	if typ == "concept" && j < len(toks) && toks[j].word && humanVerbs[strings.ToLower(toks[j].text)] && j-i <= 2 && rule != "known" {
+		typ = "person"
+	}
+	if typ == "concept" && i > 0 && toks[i-1].word && personCue[strings.ToLower(toks[i-1].text)] {
+		typ = "person"
+	}
+	return mention{s: i, e: j, name: name}, typ, conf, rule, true
+}
+
+// inContext checks a word's rule against its neighbours: a label inside
+// a line ("> Quote: fine"), a common word capitalised after punctuation
+// (a list's style), a field's name ("the Homepage field"), a unit after a
+// number ("3.0 GHz"), capitals in a shouting sentence (a licence's
+// "IN NO EVENT SHALL"), a phrase of ordinary words before a noun ("a
+// dead-letter queue") are no mentions.
+func inContext(toks []token, i int, rule string, initial, loud bool) bool {
+	w := toks[i].text
+	lw := strings.ToLower(w)
+	next := ""
+	if i+1 < len(toks) {
+		next = strings.ToLower(toks[i+1].text)
+	}
+	capsRule := rule == "cap" || rule == "initial" || rule == "acronym" || rule == "acronyms"
+	switch {
+	case capsRule && next == ":":
+		return false
+	case rule == "cap" && commonWords[lw] && !toks[i-1].word:
+		return false
+	case (rule == "cap" || rule == "initial") && fieldNouns[next]:
+		return false
+	case i > 0 && toks[i-1].word && isNumeric(toks[i-1].text) && utf8.RuneCountInString(w) <= 4 && rule != "known" && rule != "code":
+		return false
+	case loud && capsRule && strings.ToUpper(w) == w:
+		return false
+	case rule == "identCommon" && i+1 < len(toks) && toks[i+1].word && isCommonNoun(toks[i+1].text):
+		return false
+	}
+	return true
+}
+
+// runEnd extends a mention over a run of capitalised words (Chen Wei,
+// Acme Corp, GitHub Actions, Grafana Loki); a version or number after a
+// name is left out, except a standard's number (IEEE 754, RFC 4648).
+func runEnd(toks []token, i int, rule string) int {
+	j := i + 1
+	if rule == "cap" || rule == "initial" || rule == "known" || rule == "camel" || rule == "acronym" {
+		for j < len(toks) && j-i < 4 && continuesRun(toks[j].text, rule) {
+			j++
+		}
+	}
+	if rule == "acronym" && j == i+1 && j < len(toks) && toks[j].word && len(toks[j].text) >= 3 && isDigits(toks[j].text) {
+		j++
+	}
+	return j
+}
+
+// continuesRun reports whether word w goes on a run of capitalised
+// words whose first word was found by rule: not a number, a path, a
+// month, a generic acronym, a hyphenated word ("Declare
+// Rules-Requires-Root"), nor an acronym after a technology's name ("Go
+// MCP": two names side by side).
+func continuesRun(w, rule string) bool {
+	lw := strings.ToLower(w)
+	return isCapitalised(w) && !isNumeric(w) && !strings.ContainsAny(w, "/-") && !calendar[lw] && !genericAcronyms[lw] &&
+		!genericAcronyms[strings.TrimSuffix(lw, "s")] && !((rule == "known" || rule == "camel") && isAcronym(w))
+}
+
+// initialConfidence is the confidence of a capitalised word opening a
+// sentence: a name when it is capitalised inside a sentence too, when
+// English does not know it (Emscripten), when a verb follows it ("Alice
+// owns"), or when a list of names goes on ("Alice and Marco paired").
+func (x *extractor) initialConfidence(toks []token, i, j int, lw string) float64 {
+	switch {
+	case x.capsSeen[lw]:
+		return confCap
+	case j == i+1 && !isKnownWord(lw) && !isCompound(lw):
+		return confInitial
+	case j < len(toks) && toks[j].word && (humanVerbs[strings.ToLower(toks[j].text)] || relationStarts[strings.ToLower(toks[j].text)]):
+		return confInitial
+	case j+1 < len(toks) && (toks[j].text == "and" || toks[j].text == ",") && toks[j+1].word && isCapitalised(toks[j+1].text) &&
+		!commonWords[strings.ToLower(toks[j+1].text)]:
+		return confInitial
+	}
+	return confInitialLow
+}
+
+// isShouting reports a sentence written mostly in capitals (a licence's
+// "IN NO EVENT SHALL THE AUTHORS ..."): its capitals are no acronyms.
+func isShouting(toks []token) bool {
+	words, upper := 0, 0
+	for _, t := range toks {
+		if !t.word || utf8.RuneCountInString(t.text) < 2 || !hasLetters([]string{t.text}) {
+			continue
+		}
+		words++
+		if strings.ToUpper(t.text) == t.text {
+			upper++
+		}
+	}
+	return words >= 4 && upper*5 >= words*3
+}
+
+// fieldNouns after a capitalised word make it the name of a field or an
+// element of a form, not an entity ("the Homepage field").
+var fieldNouns = set(`field fields section stanza header headers entry tag key attribute property parameter button menu tab column`)
 
 // rareCue reports a place where a name stands, for a lower-case word
 // English does not know: opening the sentence (sentences open with a

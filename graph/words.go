@@ -116,3 +116,31 @@ Honeycomb PagerDuty Opsgenie Okta Auth0 Keycloak WebAssembly Wasm Bazel Make CMa
 	}
 	return m
 }()
+
+// relativePronouns may stand between a subject and its verb ("an
+// HTTPClient that uses ...").
+var relativePronouns = set(`that which who whom`)
+
+// prepositions open a phrase whose noun is no subject ("libraries on
+// Linux use ..."); "in" is left out: "the consumer in email-worker reads"
+// is the service's.
+var prepositions = set(`on at for from with to of by into onto via under over about within without across through`)
+
+// copulas and articles open a predicate that says what its subject is
+// ("Tern is a migration tool that uses pgx").
+var (
+	copulas  = set(`is are was were`)
+	articles = set(`a an the`)
+)
+
+// namingNouns say what the mention before them is, and so leave it the
+// subject or object: "the zstd package", "the SIGPROF signal" (a plural
+// says what is made with it: "the Terraform modules").
+var namingNouns = set(`package library tool command module binary driver plugin program crate daemon format protocol utility
+script project repository function method type interface struct variable option field file signal macro flag setting class
+constant wrapper helper API`)
+
+// units are symbols of units of measure, as written (case matters: "MB"
+// is a unit, "mb" may be a name).
+var units = set(`Hz kHz MHz GHz THz B KB MB GB TB PB KiB MiB GiB TiB PiB kB Kb Mb Gb kb bps kbps Mbps Gbps ms µs ns us
+sec secs mins hrs fps dpi ppi px pt em rem vh vw mm cm km kg mg mAh mW kW MW GW Wh kWh RPS QPS TPS IOPS LOC`)

@@ -59,6 +59,7 @@ const (
 	confKnown      = 0.8  // a well-known technology, in any case
 	confMultiCap   = 0.75 // several capitalised words: Chen Wei, Acme Corp
 	confCap        = 0.7  // a capitalised word inside a sentence
+	confCapRole    = 0.55 // an ordinary word capitalised after an article: "the Proxy"
 	confAcronym    = 0.7  // NTP, JWT (not generic: API, URL)
 	confInitial    = 0.65 // a capitalised uncommon word opening a sentence, before a verb
 	confInitialLow = 0.4  // a capitalised uncommon word opening a sentence, alone

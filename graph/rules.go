@@ -228,7 +228,7 @@ func isKnownName(lw string) bool { _, ok := knownTech[lw]; return ok }
 func isCompound(lw string) bool {
 	for k := 2; k <= len(lw)-2; k++ {
 		a, b := lw[:k], lw[k:]
-		if (len(a) >= 3 && isCommon(a) || len(a) == 2 && commonWords[a]) && len(b) >= 3 && isCommon(b) {
+		if (len(a) >= 3 && isVeryCommon(a) || len(a) == 2 && commonWords[a]) && len(b) >= 4 && isVeryCommon(b) {
 			return true
 		}
 	}
@@ -267,6 +267,13 @@ func isLatin(w string) bool {
 		}
 	}
 	return true
+}
+
+// isVeryCommon reports a word among the 10,000 most frequent (lin and
+// tian, names, are rarer: "lintian" is no compound).
+func isVeryCommon(w string) bool {
+	r, ok := rank(w)
+	return commonWords[w] || ok && r < 10000
 }
 
 func hasDigit(w string) bool { return strings.ContainsAny(w, "0123456789") }
@@ -325,6 +332,12 @@ func (x *extractor) mentionAt(toks []token, i int, loud bool) (m mention, typ st
 	}
 	if rule == "initial" {
 		conf = x.initialConfidence(toks, i, j, strings.ToLower(name))
+	}
+	if rule == "cap" && j == i+1 && i > 0 && articles[strings.ToLower(toks[i-1].text)] && isCommon(name) &&
+		(toks[i].poss || j == len(toks) || !isCommonNoun(toks[j].text)) {
+		// "The Client calls", "the Proxy's handler": a role, capitalised
+		// (where "the Temporal docs" names what the docs are of).
+		conf = confCapRole
 	}
 	if rule == "cap" && j == i+1 && isLanguageOrNation(strings.ToLower(name)) {
 		return m, "", 0, "", false // a language or a nationality: "Spanish translations"
@@ -446,8 +459,8 @@ func rareCue(toks []token, i int, initial bool) bool {
 	if j := i + 1; j < len(toks) && (toks[j].word && classNouns[strings.ToLower(toks[j].text)] || toks[j].text == ":") {
 		return true
 	}
-	if j := i + 1; j < len(toks) && toks[j].word && (genericAcronyms[strings.ToLower(toks[j].text)] || isCommonNoun(toks[j].text)) {
-		return false // it qualifies the noun after it: "iterator API", "symlinks better"
+	if j := i + 1; j < len(toks) && toks[j].word && genericAcronyms[strings.ToLower(toks[j].text)] {
+		return false // it qualifies a generic acronym: "iterator API"
 	}
 	p := strings.ToLower(toks[i-1].text)
 	switch {

@@ -137,8 +137,8 @@ var (
 // subject or object: "the zstd package", "the SIGPROF signal" (a plural
 // says what is made with it: "the Terraform modules").
 var namingNouns = set(`package library tool command module binary driver plugin program crate daemon format protocol utility
-script project repository function method type interface struct variable option field file signal macro flag setting class
-constant wrapper helper API`)
+script project repository function method type interface struct structure variable option field file signal macro flag setting
+class constant wrapper helper API`)
 
 // units are symbols of units of measure, as written (case matters: "MB"
 // is a unit, "mb" may be a name).

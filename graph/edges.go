@@ -311,10 +311,14 @@ func (x *extractor) addEdge(src, rel, dst string, conf float64, rule string, s s
 			if conf > g.Confidence {
 				x.edges[i].Confidence, x.edges[i].SourceID, x.edges[i].Sentence, x.edges[i].Rule = conf, s.source, s.text, rule
 			}
+			if !slices.Contains(g.SourceIDs, s.source) {
+				x.edges[i].SourceIDs = append(x.edges[i].SourceIDs, s.source)
+			}
 			return
 		}
 	}
-	x.edges = append(x.edges, ExtractedEdge{Source: src, Relation: rel, Target: dst, Confidence: conf, SourceID: s.source, Sentence: s.text, Rule: rule})
+	x.edges = append(x.edges, ExtractedEdge{Source: src, Relation: rel, Target: dst, Confidence: conf, SourceID: s.source, Sentence: s.text,
+		Rule: rule, SourceIDs: []string{s.source}})
 }
 
 // qualifies reports whether mention mi qualifies a noun that follows it

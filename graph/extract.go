@@ -26,6 +26,10 @@ type ExtractedEntity struct {
 	SourceID string `json:"source_id"`
 	Sentence string `json:"sentence"`
 	Rule     string `json:"rule"`
+	// SourceIDs are every text that mentions it, in the order read: a
+	// source whose entity is reported under another source's id still
+	// holds that knowledge.
+	SourceIDs []string `json:"source_ids"`
 	// Mentions counts its mentions across the texts.
 	Mentions int `json:"mentions"`
 }
@@ -40,6 +44,8 @@ type ExtractedEdge struct {
 	SourceID   string  `json:"source_id"`
 	Sentence   string  `json:"sentence"`
 	Rule       string  `json:"rule"`
+	// SourceIDs are every text that states it.
+	SourceIDs []string `json:"source_ids"`
 }
 
 // Extraction is what Extract finds: entities and edges, most confident
@@ -171,10 +177,14 @@ func (x *extractor) addEntity(name, typ string, conf float64, rule string, s sen
 	key := memory.NameKey(name)
 	e, ok := x.ents[key]
 	if !ok {
-		x.ents[key] = &ExtractedEntity{Name: name, Type: typ, Confidence: conf, SourceID: s.source, Sentence: s.text, Rule: rule, Mentions: 1}
+		x.ents[key] = &ExtractedEntity{Name: name, Type: typ, Confidence: conf, SourceID: s.source, Sentence: s.text, Rule: rule, Mentions: 1,
+			SourceIDs: []string{s.source}}
 		return
 	}
 	e.Mentions++
+	if !slices.Contains(e.SourceIDs, s.source) {
+		e.SourceIDs = append(e.SourceIDs, s.source)
+	}
 	if conf > e.Confidence {
 		e.Name, e.Confidence, e.SourceID, e.Sentence, e.Rule = name, conf, s.source, s.text, rule
 	}

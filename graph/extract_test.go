@@ -409,3 +409,53 @@ func BenchmarkExtract(b *testing.B) {
 		graph.Extract(texts)
 	}
 }
+
+// Every source that mentions an entity or states an edge is named, not
+// only the one whose mention was the most confident: a thought whose
+// knowledge another thought also holds still holds it.
+func TestExtractNamesEverySource(t *testing.T) {
+	x := graph.Extract([]graph.Text{
+		{ID: "a", Content: "The billing-service uses PostgreSQL for invoices."},
+		{ID: "b", Content: "Kafka is fine. billing-service uses PostgreSQL too."},
+		{ID: "c", Content: "Nothing to see here."},
+	})
+	for _, e := range x.Entities {
+		want := []string{"a", "b"}
+		if e.Name == "Kafka" {
+			want = []string{"b"}
+		}
+		if !slices.Equal(e.SourceIDs, want) || !slices.Contains(e.SourceIDs, e.SourceID) {
+			t.Errorf("%s: source ids %v (source %s), want %v", e.Name, e.SourceIDs, e.SourceID, want)
+		}
+	}
+	if len(x.Edges) != 1 || !slices.Equal(x.Edges[0].SourceIDs, []string{"a", "b"}) {
+		t.Errorf("edges %+v: want billing-service uses PostgreSQL from a and b", x.Edges)
+	}
+}
+
+// A candidate quoting a private thought says so in its data; one quoting
+// a public thought does not.
+func TestPlanMarksCandidatesFromPrivateThoughts(t *testing.T) {
+	x := graph.Extract([]graph.Text{
+		{ID: "secret", Content: "Alice owns the payroll-service."},
+		{ID: "public", Content: "The ledger-api depends on Redis."},
+	})
+	n := 0
+	plan := graph.Plan(x, graph.StageOptions{MinConfidence: 0.6, MaxNodes: 30, MaxEdges: 60, Private: map[string]bool{"secret": true},
+		NewID: func(p string) string { n++; return fmt.Sprintf("%s_%d", p, n) }})
+	if len(plan.Candidates) < 4 {
+		t.Fatalf("plan %+v: want the entities and edges of both thoughts", plan)
+	}
+	for _, c := range plan.Candidates {
+		var data struct {
+			Private  bool   `json:"private"`
+			Sentence string `json:"sentence"`
+		}
+		if err := json.Unmarshal(c.Data, &data); err != nil {
+			t.Fatal(err)
+		}
+		if want := c.SourceThoughtID == "secret"; data.Private != want {
+			t.Errorf("%s %q from %s: private %v, want %v (%s)", c.Kind, c.Key(), c.SourceThoughtID, data.Private, want, c.Data)
+		}
+	}
+}

@@ -110,11 +110,7 @@ func (e *edgeScan) relationAt(i int, r relation, end int) int {
 // relation, carried by "and" or a comma; else the subject of "X is a ..."
 // whose predicate the phrase goes on ("Tern is a tool that uses pgx").
 func (e *edgeScan) subjects(i int, r relation) ([]int, float64) {
-	k := i - 1
-	for k >= 0 && !e.isMention(k) && (e.word(k) && (fillers[e.lower(k)] || negations[e.lower(k)] || relativePronouns[e.lower(k)] ||
-		strings.HasSuffix(e.lower(k), "ly")) || e.isBracket(k)) {
-		k--
-	}
+	k := e.skipToSubject(i - 1)
 	if e.word(k) && (namingNouns[e.lower(k)] || namingNouns[strings.TrimSuffix(e.lower(k), "s")]) && e.isMention(e.skipBrackets(k-1, -1)) {
 		k = e.skipBrackets(k-1, -1)
 	}
@@ -137,6 +133,36 @@ func (e *edgeScan) subjects(i int, r relation) ([]int, float64) {
 		return []int{mi}, confEdgeCarried
 	}
 	return nil, 0
+}
+
+// skipToSubject steps back from k over what may stand between a subject
+// and its verb: fillers, negations, adverbs, brackets, a relative pronoun
+// (with its comma: "X, which uses"), a parenthesis ("X (since 2021)
+// uses").
+func (e *edgeScan) skipToSubject(k int) int {
+	for k >= 0 && !e.isMention(k) {
+		switch {
+		case e.word(k) && (fillers[e.lower(k)] || negations[e.lower(k)] || strings.HasSuffix(e.lower(k), "ly")) || e.isBracket(k):
+			k--
+		case e.word(k) && relativePronouns[e.lower(k)]:
+			k--
+			if k >= 1 && e.toks[k].text == "," && e.isMention(k-1) {
+				k--
+			}
+		case e.toks[k].text == ")":
+			open := k
+			for open >= 0 && e.toks[open].text != "(" {
+				open--
+			}
+			if open <= 0 {
+				return k
+			}
+			k = open - 1
+		default:
+			return k
+		}
+	}
+	return k
 }
 
 // listBefore returns mention mi with the mentions listed before it with

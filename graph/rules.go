@@ -24,7 +24,8 @@ func (x *extractor) wordRule(t token, initial bool) (rule, typ string, conf floa
 	case t.code:
 		return codeRule(w)
 	case !t.word || t.flag || utf8.RuneCountInString(w) < 2 || isNumeric(w) || isValue(lw) || isReference(w) ||
-		numTypeRE.MatchString(w) || hashRE.MatchString(w) || pronouns[lw] || calendar[lw] || genericAcronyms[lw] || units[w]:
+		numTypeRE.MatchString(w) || hashRE.MatchString(w) || pronouns[lw] || calendar[lw] || genericAcronyms[lw] || units[w] ||
+		codeJargon[lw] && !isCapitalised(w):
 		return "", "", 0
 	case cveRE.MatchString(w):
 		return "cve", "vulnerability", confCode
@@ -52,6 +53,9 @@ func (x *extractor) wordRule(t token, initial bool) (rule, typ string, conf floa
 func codeRule(w string) (rule, typ string, conf float64) {
 	if utf8.RuneCountInString(w) < 2 || strings.ContainsAny(w, " \t") || len(w) > 120 || strings.ContainsAny(w, "<>{}()[];=\"'$|&*!?,\\#") {
 		return "", "", 0
+	}
+	if codeJargon[w] {
+		return "", "", 0 // `nil`, `ctx`, `func`
 	}
 	if r, ok := rank(w); ok && r < commonRank && !isKnownName(strings.ToLower(w)) {
 		return "code", "component", confCodeWord // `double`, `metric`: a word in code type
@@ -417,8 +421,8 @@ func (x *extractor) initialConfidence(toks []token, i, j int, lw string) float64
 	switch {
 	case x.capsSeen[lw]:
 		return confCap
-	case j == i+1 && !isKnownWord(lw) && !isCompound(lw):
-		return confInitial
+	case j == i+1 && !isKnownWord(lw) && !isCompound(lw) && verbFollows(toks, j):
+		return confInitial // a word English does not know, before its verb: "Emscripten supports"
 	case j < len(toks) && toks[j].word && (humanVerbs[strings.ToLower(toks[j].text)] || relationStarts[strings.ToLower(toks[j].text)]):
 		return confInitial
 	case j+1 < len(toks) && (toks[j].text == "and" || toks[j].text == ",") && toks[j+1].word && isCapitalised(toks[j+1].text) &&
@@ -426,6 +430,25 @@ func (x *extractor) initialConfidence(toks []token, i, j int, lw string) float64
 		return confInitial
 	}
 	return confInitialLow
+}
+
+// verbFollows reports a verb, or the end of a clause, at token j: what
+// follows a name opening a sentence ("Emscripten only supports", "Tern
+// is"), where an instruction's verb is followed by its object
+// ("Relicense the code", "Refactor parser").
+func verbFollows(toks []token, j int) bool {
+	for j < len(toks) && toks[j].word && fillers[strings.ToLower(toks[j].text)] && !copulas[strings.ToLower(toks[j].text)] {
+		j++
+	}
+	if j >= len(toks) || !toks[j].word {
+		return j >= len(toks) || toks[j].text == "," || toks[j].text == ":" || toks[j].text == "'"
+	}
+	lw := strings.ToLower(toks[j].text)
+	if copulas[lw] || humanVerbs[lw] || relationStarts[lw] || fillers[lw] {
+		return true
+	}
+	base, ok := strings.CutSuffix(lw, "s")
+	return ok && len(base) >= 3 && isKnownWord(base) && !isCapitalised(toks[j].text) && !determiners[lw]
 }
 
 // isShouting reports a sentence written mostly in capitals (a licence's

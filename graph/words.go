@@ -144,3 +144,12 @@ class constant wrapper helper API`)
 // is a unit, "mb" may be a name).
 var units = set(`Hz kHz MHz GHz THz B KB MB GB TB PB KiB MiB GiB TiB PiB kB Kb Mb Gb kb bps kbps Mbps Gbps ms µs ns us
 sec secs mins hrs fps dpi ppi px pt em rem vh vw mm cm km kg mg mAh mW kW MW GW Wh kWh RPS QPS TPS IOPS LOC`)
+
+// codeJargon are the keywords, built-in types and everyday abbreviations
+// of programming, in any case: words of code, not names of things.
+var codeJargon = set(`nil null true false none undefined void err errs ctx struct structs func funcs fn def const var let int
+uint float double bool boolean byte bytes rune runes str string strings char error any map maps chan slice slices array enum
+impl trait mut pub self this args argv argc kwargs stdin stdout stderr regex regexp regexes mutex mutexes goroutine goroutines
+async await sync repo repos config configs env tmp src dst dir dirs pkg pkgs lib libs util utils init ptr buf len idx foo bar
+baz qux symlink symlinks hostname hostnames localhost codec codecs iterator iterators getter setter callback callbacks
+namespace namespaces runtime`)

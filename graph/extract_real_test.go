@@ -9,7 +9,7 @@ import (
 	"github.com/cairnhq/cairn/memory"
 )
 
-// The real-text fixture: 575 sentences nobody here wrote (Debian
+// The real-text fixture: 780 sentences nobody here wrote (Debian
 // changelogs, LoCoMo's conversations, the READMEs and CHANGELOGs of Go
 // modules, the standard library's doc comments), labelled by hand with
 // what a careful person would stage (testdata/kg_extraction/README.md).

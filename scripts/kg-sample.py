@@ -28,6 +28,14 @@ states few relations between two named things, and edges need cases.
 Labels are added by hand afterwards; this script only draws.
 
     python3 scripts/kg-sample.py LOCOMO_JSON GOMODCACHE GOROOT/src > draw.jsonl
+
+A second batch (drawn later, when the first halves had too few cases of
+some kinds) continues each order past what the fixture holds: PLAIN2
+sentences of every origin (the standard library's doc comments too) and
+EDGE2 more edge sentences, at most one per Debian package and two per
+other file:
+
+    python3 scripts/kg-sample.py --second FIXTURE LOCOMO_JSON GOMODCACHE GOROOT/src > draw2.jsonl
 """
 import glob
 import gzip
@@ -234,7 +242,40 @@ def draw(origin, items, group=lambda where: where, per_group=1000):
             print(json.dumps({"origin": origin, "where": uniq[s], "stratum": stratum, "text": s}, ensure_ascii=False))
 
 
+PLAIN2 = {"debian": 45, "gomod": 45, "gostd": 45, "locomo": 20}
+EDGE2 = {"debian": 25, "gostd": 25}
+
+
+def second(fixture, sources):
+    """Draws the second batch: the next sentences of each order that the
+    fixture does not hold."""
+    held = {json.loads(line)["text"] for line in open(fixture)}
+    for origin, items in sources:
+        items = [(w, s) for w, s in items if MIN_LEN <= len(s) <= MAX_LEN and sum(c.isalpha() for c in s) > len(s) / 2]
+        uniq = {}
+        for where, s in items:
+            uniq.setdefault(s, where)
+        per = 1 if origin == "debian" else 2
+        for stratum, n, keyed, ok in (("plain2", PLAIN2.get(origin, 0), origin, lambda s: True),
+                                      ("edge2", EDGE2.get(origin, 0), "edge:" + origin, edgey)):
+            out, count = [], {}
+            for s in sorted(uniq, key=lambda s: key(keyed, s)):
+                if len(out) >= n:
+                    break
+                if s in held or not ok(s) or count.get(uniq[s], 0) >= per:
+                    continue
+                out.append(s)
+                held.add(s)
+                count[uniq[s]] = count.get(uniq[s], 0) + 1
+            for s in out:
+                print(json.dumps({"origin": origin, "where": uniq[s], "stratum": stratum, "text": s}, ensure_ascii=False))
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "--second":
+        second(sys.argv[2], (("debian", debian()), ("locomo", locomo(sys.argv[3])), ("gomod", gomod(sys.argv[4])),
+                             ("gostd", gostd(sys.argv[5]))))
+        sys.exit(0)
     draw("debian", debian(), per_group=1)
     draw("locomo", locomo(sys.argv[1]))
     draw("gomod", gomod(sys.argv[2]), per_group=4)

@@ -82,6 +82,10 @@ func (e *edgeScan) relationAt(i int, r relation, end int) int {
 	if len(objs) == 0 {
 		return end - 1
 	}
+	if a := e.ms[objs[0]].e; e.word(a) && e.lower(a) == "as" && e.isMention(a+1) {
+		// "X moved to Conn as LoadType": a move and a new name, no relation.
+		return end - 1
+	}
 	if r.swap {
 		next, done := e.replaceWith(r, objs[0], negated)
 		if done {
@@ -110,6 +114,15 @@ func (e *edgeScan) relationAt(i int, r relation, end int) int {
 // relation, carried by "and" or a comma; else the subject of "X is a ..."
 // whose predicate the phrase goes on ("Tern is a tool that uses pgx").
 func (e *edgeScan) subjects(i int, r relation) ([]int, float64) {
+	if r.words[0] == "using" {
+		// A participle: the sentence's subject uses it ("WriteAll writes
+		// ... using Writer.Write"), not the noun before it ("modules
+		// using WASI").
+		if mi := e.sentenceSubject(); mi >= 0 {
+			return []int{mi}, confEdgeCarried
+		}
+		return nil, 0
+	}
 	k := e.skipToSubject(i - 1)
 	if e.word(k) && (namingNouns[e.lower(k)] || namingNouns[strings.TrimSuffix(e.lower(k), "s")]) && e.isMention(e.skipBrackets(k-1, -1)) {
 		k = e.skipBrackets(k-1, -1)
@@ -132,7 +145,27 @@ func (e *edgeScan) subjects(i int, r relation) ([]int, float64) {
 	if mi := e.predicateSubject(i); mi >= 0 {
 		return []int{mi}, confEdgeCarried
 	}
+	if mi := e.sentenceSubject(); mi >= 0 && e.word(k) && e.lower(k) == "then" {
+		return []int{mi}, confEdgeCarried // "X writes ... using Y and then calls Z"
+	}
 	return nil, 0
+}
+
+// sentenceSubject is the mention that opens the sentence as its subject
+// (a verb of the third person follows it: "cpuinit sets up ..."), or -1.
+func (e *edgeScan) sentenceSubject() int {
+	if len(e.ms) == 0 || e.ms[0].s != 0 {
+		return -1
+	}
+	v := e.ms[0].e
+	if !e.word(v) || isCapitalised(e.toks[v].text) {
+		return -1
+	}
+	lw := e.lower(v)
+	if copulas[lw] || relationStarts[lw] || strings.HasSuffix(lw, "s") && !strings.HasSuffix(lw, "ss") {
+		return 0
+	}
+	return -1
 }
 
 // skipToSubject steps back from k over what may stand between a subject
@@ -204,6 +237,20 @@ func (e *edgeScan) predicateSubject(i int) int {
 	return -1
 }
 
+// skipParenthesis steps over a parenthesis that opens at k ("X (if not
+// nil) or else Y").
+func (e *edgeScan) skipParenthesis(k int) int {
+	if k >= len(e.toks) || e.toks[k].text != "(" {
+		return k
+	}
+	for j := k + 1; j < len(e.toks); j++ {
+		if e.toks[j].text == ")" {
+			return j + 1
+		}
+	}
+	return k
+}
+
 // skipBrackets steps from k in direction dir over brackets and quotes.
 func (e *edgeScan) skipBrackets(k, dir int) int {
 	for e.isBracket(k) {
@@ -227,8 +274,9 @@ func (e *edgeScan) objects(end int, r relation) []int {
 		mi := e.at[k] - 1
 		objs = append(objs, mi)
 		k = e.ms[mi].e
-		j := k
-		for j < len(e.toks) && (e.toks[j].text == "," || e.isBracket(j) || e.word(j) && (e.lower(j) == "and" || e.lower(j) == "or" || determiners[e.lower(j)])) {
+		j := e.skipParenthesis(k)
+		for j < len(e.toks) && (e.toks[j].text == "," || e.isBracket(j) || e.word(j) && (e.lower(j) == "and" || e.lower(j) == "or" ||
+			e.lower(j) == "else" || determiners[e.lower(j)])) {
 			j++
 		}
 		if j == k || !e.isMention(j) || r.swap {

@@ -141,6 +141,8 @@ type token struct {
 	code bool // a `backticked` span
 	flag bool // a word right after "-" or "--": a command-line flag
 	poss bool // a word followed by a possessive "'s"
+	// spaced marks a token that follows a space (or opens the line).
+	spaced bool
 }
 
 type sentence struct {

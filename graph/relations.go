@@ -25,7 +25,7 @@ var relations = func() []relation {
 		}
 	}
 	add("depends_on", false, "depends on", "depend on", "depended on", "depending on", "relies on", "rely on", "relied on", "requires", "required")
-	add("uses", false, "uses", "is using", "are using", "use", "used")
+	add("uses", false, "uses", "is using", "are using", "use", "used", "using")
 	add("depends_on", true, "is required by", "are required by", "required by")
 	add("uses", true, "is used by", "are used by", "used by")
 	add("calls", false, "calls", "call", "called", "invokes")

@@ -54,8 +54,8 @@ func codeRule(w string) (rule, typ string, conf float64) {
 	if utf8.RuneCountInString(w) < 2 || strings.ContainsAny(w, " \t") || len(w) > 120 || strings.ContainsAny(w, "<>{}()[];=\"'$|&*!?,\\#") {
 		return "", "", 0
 	}
-	if codeJargon[w] {
-		return "", "", 0 // `nil`, `ctx`, `func`
+	if codeJargon[w] || numTypeRE.MatchString(w) || len(w) > 2 && w[1] == '.' && w[0] >= 'a' && w[0] <= 'z' {
+		return "", "", 0 // `nil`, `ctx`, `float32`, `g.String()`: words and examples of code
 	}
 	if r, ok := rank(w); ok && r < commonRank && !isKnownName(strings.ToLower(w)) {
 		return "code", "component", confCodeWord // `double`, `metric`: a word in code type
@@ -101,10 +101,10 @@ func pathRule(w string) (rule, typ string, conf float64) {
 	short, common, capital := true, true, true
 	for _, p := range parts {
 		short = short && (utf8.RuneCountInString(p) < 2 || isNumeric(p))
-		common = common && isCommon(p)
+		common = common && (isCommon(p) || codeJargon[strings.ToLower(p)])
 		capital = capital && isCapitalised(p) && !strings.ContainsAny(p, ".-_")
 	}
-	if short || common || capital || genericAcronyms[strings.ToLower(parts[0])] {
+	if short || common || capital || genericAcronyms[strings.ToLower(parts[0])] || isCapitalised(parts[0]) && isCommon(parts[0]) {
 		return "", "", 0
 	}
 	if strings.Contains(parts[0], ".") {
@@ -154,9 +154,11 @@ func identRule(w string) (rule, typ string, conf float64) {
 		return "", "", 0
 	}
 	common, function, short := true, false, true
+	if adjectiveRE.MatchString(last) && isCommon(last) {
+		return "", "", 0 // IEEE754-compatible, runtime-internal: adjectives
+	}
 	for _, p := range parts {
-		r, ok := rank(p)
-		common = common && (commonWords[p] || isNumeric(p) || ok && r < identCommonRank)
+		common = common && (commonWords[p] || codeJargon[p] || isNumeric(p) || isIdentWord(p))
 		function = function || functionWords[p]
 		short = short && len(p) < 2
 	}
@@ -175,6 +177,28 @@ func identRule(w string) (rule, typ string, conf float64) {
 		return "identCommon", "component", confIdent
 	}
 	return "ident", "component", confIdent
+}
+
+// adjectiveRE ends adjectives: compatible, internal, dangerous, useful.
+var adjectiveRE = regexp.MustCompile(`(?:ible|able|al|ous|ful|less|ive)$`)
+
+// isIdentWord reports an English word of identifiers (ranked within
+// identCommonRank), or an inflection of one (dependencies).
+func isIdentWord(p string) bool {
+	if r, ok := rank(p); ok && r < identCommonRank {
+		return true
+	}
+	for _, suf := range []string{"ies", "es", "s", "ed", "ing"} {
+		if base, ok := strings.CutSuffix(p, suf); ok && len(base) >= 3 {
+			if suf == "ies" {
+				base += "y"
+			}
+			if r, ok := rank(base); ok && r < identCommonRank {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // identCommonRank bounds the ordinary words of identifiers: a part ranked
@@ -200,8 +224,6 @@ func plainRule(w, lw string, initial bool) (rule, typ string, conf float64) {
 			return "", "", 0 // OR, IT, AS: a word in capitals
 		}
 		return "acronym", "technology", confAcronym
-	case isCapitalised(w) && isPluralOfWord(lw):
-		return "", "", 0 // Writers, Breaks, Files: ordinary words
 	case isCapitalised(w) && !initial:
 		// Capitalised inside a sentence: a name, even when the word is
 		// common otherwise (Go, Vault).
@@ -210,18 +232,26 @@ func plainRule(w, lw string, initial bool) (rule, typ string, conf float64) {
 		return "initial", "concept", confInitialLow
 	case isCapitalised(w):
 		return "", "", 0
-	case hasDigit(w) && hasLetters([]string{w}):
+	case hasDigit(w) && unicode.IsLetter([]rune(w)[0]) && !isIndexed(lw):
 		return "alnum", "technology", confAlnum // amd64, wine64, python2
-	case isLatin(w) && !strings.ContainsAny(w, "'’") && !interjections[lw] && !isKnownWord(lw) && !isCompound(lw) && utf8.RuneCountInString(w) >= 3:
+	case isLatin(w) && !hasDigit(w) && !strings.ContainsAny(w, "'’") && !interjections[lw] && !isKnownWord(lw) && !isCompound(lw) &&
+		utf8.RuneCountInString(w) >= 3:
 		return "rare", "technology", confRare // lintian, zstd, debhelper
 	}
 	return "", "", 0
 }
 
+// isIndexed reports an ordinary word with an index, a variable's name:
+// line0, line1.
+func isIndexed(lw string) bool {
+	base := strings.TrimRight(lw, "01")
+	return len(base) == len(lw)-1 && isCommon(base)
+}
+
 // isPluralOfWord reports a plural (or third person) of an ordinary word.
 func isPluralOfWord(lw string) bool {
 	base, ok := strings.CutSuffix(lw, "s")
-	return ok && len(base) >= 3 && isKnownWord(base) && !isKnownName(lw)
+	return ok && len(base) >= 3 && (isKnownWord(base) || isCompound(base)) && !isKnownName(lw)
 }
 
 // isKnownName reports a well-known technology.
@@ -314,7 +344,17 @@ func (x *extractor) mentionAt(toks []token, i int, loud bool) (m mention, typ st
 	if rule == "rare" && !rareCue(toks, i, initial) {
 		conf = confRareLow
 	}
+	if (rule == "rare" || rule == "alnum") && inCode(toks, i) {
+		return m, "", 0, "", false // a variable in code quoted in prose: "&allgs[0]", "stddev = 1"
+	}
 	j := runEnd(toks, i, rule)
+	if first := strings.ToLower(toks[i].text); rule == "initial" && j-i > 1 && isCommon(first) && !x.capsSeen[first] &&
+		(personScore(first) < notPersonScore || isPluralOfWord(first)) {
+		// An ordinary word opening the sentence before a name is no part
+		// of it ("Increase Meson", "Declare Rules-Requires-Root"); a
+		// first name is ("Chen Wei", "Paul Smith").
+		return m, "", 0, "", false
+	}
 	name := joinWords(toks[i:j])
 	if rule == "acronyms" {
 		name = strings.TrimSuffix(name, "s")
@@ -376,6 +416,8 @@ func inContext(toks []token, i int, rule string, initial, loud bool) bool {
 		return false
 	case (rule == "cap" || rule == "initial") && fieldNouns[next]:
 		return false
+	case (rule == "cap" || rule == "initial") && isPluralOfWord(lw) && !(i+1 < len(toks) && toks[i+1].word && isCapitalised(toks[i+1].text)):
+		return false // Writers, Breaks, Files: ordinary words (but "Frans Pop")
 	case i > 0 && toks[i-1].word && isNumeric(toks[i-1].text) && utf8.RuneCountInString(w) <= 4 && rule != "known" && rule != "code":
 		return false
 	case loud && capsRule && strings.ToUpper(w) == w:
@@ -401,6 +443,10 @@ func runEnd(toks []token, i int, rule string) int {
 	}
 	return j
 }
+
+// notPersonScore bounds the personScore of ordinary words (verbs and
+// nouns opening a sentence) from below names.
+const notPersonScore = 0.3
 
 // continuesRun reports whether word w goes on a run of capitalised
 // words whose first word was found by rule: not a number, a path, a
@@ -430,6 +476,24 @@ func (x *extractor) initialConfidence(toks []token, i, j int, lw string) float64
 		return confInitial
 	}
 	return confInitialLow
+}
+
+// inCode reports a word right among operators of code: after '&' or
+// before '=', '[' or '(' with nothing between.
+func inCode(toks []token, i int) bool {
+	if i > 0 && toks[i-1].text == "&" || i > 1 && toks[i-1].text == "(" && !toks[i-1].spaced && toks[i-2].word {
+		return true // &allgs, len(allgs), fr(nodeadkeys)
+	}
+	if i+1 >= len(toks) {
+		return false
+	}
+	switch toks[i+1].text {
+	case "=", "[":
+		return true
+	case "(": // a call, not a manual page: tempfile(1)
+		return !(i+2 < len(toks) && toks[i+2].word && isDigits(toks[i+2].text))
+	}
+	return false
 }
 
 // verbFollows reports a verb, or the end of a clause, at token j: what

@@ -86,6 +86,8 @@ func tokenize(line string) []token {
 	rs := []rune(line)
 	for i := 0; i < len(rs); {
 		r := rs[i]
+		start := len(out)
+		spaced := i == 0 || unicode.IsSpace(rs[i-1])
 		switch {
 		case unicode.IsSpace(r):
 			i++
@@ -107,6 +109,9 @@ func tokenize(line string) []token {
 		default:
 			out = append(out, token{text: string(r)})
 			i++
+		}
+		if len(out) > start {
+			out[start].spaced = spaced
 		}
 	}
 	return out

@@ -62,7 +62,7 @@ mon tue tues wed thu thur thurs fri sat sun q1 q2 q3 q4 h1 h2`)
 var genericAcronyms = set(`api apis url urls uri json xml yaml csv html css http https sql db dbs ci cd pr prs ui ux
 todo fixme note ok id ids cli sdk os io ttl eta fyi asap eod qa mvp lgtm rfc sla slo sli kpi am pm utc gmt cpu
 gpu ram ssd hdd dns ip tcp udp ssh ftp p0 p1 p2 p99 p95 p50 ms rps qps faq tl dr tldr imo imho btw wip ack nack
-rest crud orm etl llm ai ml wal gc oom abi eof fft mac bpe oob soc rc ftbfs nmu tofu sbom`)
+rest crud orm etl llm ai ml wal gc oom abi eof fft mac bpe oob soc rc ftbfs nmu tofu sbom rpc pdf dsn ascii soname pragma`)
 
 // componentSuffixes end identifiers of services and components
 // ("auth-service", "payments-api").
@@ -143,7 +143,8 @@ class constant wrapper helper API`)
 // units are symbols of units of measure, as written (case matters: "MB"
 // is a unit, "mb" may be a name).
 var units = set(`Hz kHz MHz GHz THz B KB MB GB TB PB KiB MiB GiB TiB PiB kB Kb Mb Gb kb bps kbps Mbps Gbps ms µs ns us
-sec secs mins hrs fps dpi ppi px pt em rem vh vw mm cm km kg mg mAh mW kW MW GW Wh kWh RPS QPS TPS IOPS LOC`)
+sec secs mins hrs fps dpi ppi px pt em rem vh vw mm cm km kg mg mAh mW kW MW GW Wh kWh RPS QPS TPS IOPS LOC
+nanosecond nanoseconds microsecond microseconds millisecond milliseconds`)
 
 // codeJargon are the keywords, built-in types and everyday abbreviations
 // of programming, in any case: words of code, not names of things.
@@ -152,4 +153,4 @@ uint float double bool boolean byte bytes rune runes str string strings char err
 impl trait mut pub self this args argv argc kwargs stdin stdout stderr regex regexp regexes mutex mutexes goroutine goroutines
 async await sync repo repos config configs env tmp src dst dir dirs pkg pkgs lib libs util utils init ptr buf len idx foo bar
 baz qux symlink symlinks hostname hostnames localhost codec codecs iterator iterators getter setter callback callbacks
-namespace namespaces runtime`)
+namespace namespaces runtime dep deps stddev`)

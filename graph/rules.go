@@ -469,7 +469,8 @@ func (x *extractor) initialConfidence(toks []token, i, j int, lw string) float64
 		return confCap
 	case j == i+1 && !isKnownWord(lw) && !isCompound(lw) && verbFollows(toks, j):
 		return confInitial // a word English does not know, before its verb: "Emscripten supports"
-	case j < len(toks) && toks[j].word && (humanVerbs[strings.ToLower(toks[j].text)] || relationStarts[strings.ToLower(toks[j].text)]):
+	case j < len(toks) && toks[j].word && (humanVerbs[strings.ToLower(toks[j].text)] || relationStarts[strings.ToLower(toks[j].text)]) &&
+		strings.ToLower(toks[j].text) != "using":
 		return confInitial
 	case j+1 < len(toks) && (toks[j].text == "and" || toks[j].text == ",") && toks[j+1].word && isCapitalised(toks[j+1].text) &&
 		!commonWords[strings.ToLower(toks[j+1].text)]:

@@ -371,19 +371,8 @@ func (iv *InnerVoice) retrieve(ctx context.Context, req InnerVoiceRequest, start
 		}
 		// Separate fetches per source table, merged here (no UNION).
 		var thoughts, kg []ivCand
-		// Only the sources mix puts in play (0: thoughts, 1: the graph).
 		fetch := func(v *index.View) error {
-			d.PrivateExcluded, d.DimExcluded, d.TagExcluded = 0, 0, 0
-			d.UnknownTags = unknownTags(v, append(slices.Clone(req.IncludeTags), req.ExcludeTags...))
-			thoughts, kg = nil, nil
-			if mix < 1 {
-				thoughts = iv.fetch(v, qv, pool, memory.VectorThought, req, &d)
-			}
-			if mix > 0 {
-				ents := iv.fetch(v, qv, pool, memory.VectorKGEntity, req, &d)
-				kgObs := iv.fetch(v, qv, pool, memory.VectorKGObservation, req, &d)
-				kg = append(ents, kgObs...)
-			}
+			thoughts, kg = iv.fetchPools(v, qv, pool, mix, req, &d)
 			return nil
 		}
 		err := iv.Index.Read(fetch)
@@ -430,6 +419,22 @@ func (iv *InnerVoice) retrieve(ctx context.Context, req InnerVoiceRequest, start
 	d.LatencyMs = time.Since(start).Milliseconds()
 	out.Diagnostics = d
 	return out, nil
+}
+
+// fetchPools fetches the candidates of the sources mix puts in play (0:
+// thoughts only, 1: the graph only), each kind with its own query.
+func (iv *InnerVoice) fetchPools(v *index.View, qv []float32, pool int, mix float64, req InnerVoiceRequest, d *InnerVoiceDiagnostics) (thoughts, kg []ivCand) {
+	d.PrivateExcluded, d.DimExcluded, d.TagExcluded = 0, 0, 0
+	d.UnknownTags = unknownTags(v, append(slices.Clone(req.IncludeTags), req.ExcludeTags...))
+	if mix < 1 {
+		thoughts = iv.fetch(v, qv, pool, memory.VectorThought, req, d)
+	}
+	if mix > 0 {
+		ents := iv.fetch(v, qv, pool, memory.VectorKGEntity, req, d)
+		kgObs := iv.fetch(v, qv, pool, memory.VectorKGObservation, req, d)
+		kg = append(ents, kgObs...)
+	}
+	return thoughts, kg
 }
 
 // fetch ranks one kind's records by similarity to qv and keeps the best

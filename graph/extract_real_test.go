@@ -71,14 +71,30 @@ func TestRealFixtureIsWellFormed(t *testing.T) {
 // 0.6 with the default caps, the store's deduplication) on the real-text
 // fixture, sentence by sentence into an empty graph, for each half.
 // docs/BENCHMARKS.md reports the test half.
+//
+// The targets (test half: entities P 0.90 and R 0.80, edges P 0.85 and R
+// 0.60) are not met: the test half measures entities P 0.809 R 0.785,
+// edges P 0.727 R 0.400. The floors below hold what was measured, a
+// little under it, so that a change that makes the extractor worse on
+// text it was not tuned for fails here.
 func TestExtractorRealText(t *testing.T) {
 	fx := loadFixtureFile(t, realFixture)
+	floors := map[string][4]float64{ // entity P, entity R, edge P, edge R
+		"tune": {0.93, 0.85, 0.95, 0.59},
+		"test": {0.79, 0.77, 0.70, 0.37},
+	}
 	for _, split := range []string{"tune", "test"} {
 		q := measure(fx, split, 0.6)
 		t.Log(realLine(split, q))
 		// The rules are tuned on the tune half: only its errors are shown.
 		if testing.Verbose() && split == "tune" {
 			t.Logf("tune errors:\n%s", strings.Join(q.Errors, "\n"))
+		}
+		got := [4]float64{q.Entities.precision(), q.Entities.recall(), q.Edges.precision(), q.Edges.recall()}
+		for i, what := range []string{"entity precision", "entity recall", "edge precision", "edge recall"} {
+			if got[i] < floors[split][i] {
+				t.Errorf("%s: %s %.3f is below its floor %.2f", split, what, got[i], floors[split][i])
+			}
 		}
 	}
 }

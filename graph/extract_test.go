@@ -272,21 +272,23 @@ func TestExtractorQuality(t *testing.T) {
 	if held.Edges.staged < 10 {
 		t.Errorf("the held-out part stages %d edges; it needs at least 10 for its edge precision to mean something", held.Edges.staged)
 	}
-	// The target is precision 0.85 on the whole fixture and on the
-	// held-out part; recall is held a little below what was measured.
+	// The target is precision 0.85 on the held-out part and in calls; on
+	// the whole fixture the figures may not fall below those measured
+	// before the extractor was changed for real text (entities P 0.988
+	// R 0.975, edges P 0.971 R 0.680).
 	floors := []struct {
 		what string
 		got  float64
 		min  float64
 	}{
-		{"entity precision", all.Entities.precision(), 0.85},
-		{"edge precision", all.Edges.precision(), 0.85},
+		{"entity precision", all.Entities.precision(), 0.987},
+		{"edge precision", all.Edges.precision(), 0.971},
 		{"held-out entity precision", held.Entities.precision(), 0.85},
 		{"held-out edge precision", held.Edges.precision(), 0.85},
 		{"entity precision in calls of 5", calls.Entities.precision(), 0.85},
 		{"edge precision in calls of 5", calls.Edges.precision(), 0.85},
-		{"entity recall", all.Entities.recall(), 0.9},
-		{"edge recall", all.Edges.recall(), 0.65},
+		{"entity recall", all.Entities.recall(), 0.975},
+		{"edge recall", all.Edges.recall(), 0.68},
 	}
 	for _, f := range floors {
 		if f.got < f.min {
@@ -312,6 +314,13 @@ func TestExtractorNeverStagesJunk(t *testing.T) {
 		"I think we're done; you can go now. TODO: nothing.",
 		"Q3 revenue grew 12% and p99 latency fell to 80 ms (see PR 412).",
 		"e.g. this, i.e. that, etc.",
+		// Real text: languages, units and values, hashes, references,
+		// words of code, flags, a licence in capitals.
+		"Update Chinese, Spanish and German translations.",
+		"Compressing 64 KB at 3.0 GHz runs at 150MB/s on 32-bit hosts.",
+		"[1139e5b] Use `nil` instead of `ctx` (see #1234, LP: #56789).",
+		"Configure using --disable-fft and -h.",
+		"IN NO EVENT SHALL THE AUTHORS BE LIABLE FOR ANY CLAIM.",
 	}
 	// Markup and code snippets in backticks are not names.
 	for _, text := range []string{"The page showed `<script>alert(1)</script>` as text.", "Run `rm -rf /tmp/x && ls` first.",
@@ -323,7 +332,9 @@ func TestExtractorNeverStagesJunk(t *testing.T) {
 	junk := []string{"the", "this", "sources", "sources:", "notes", "it", "they", "however", "yesterday", "monday", "january",
 		"api", "json", "http", "url", "long-running", "rate-limited", "read-only", "well-known", "follow-up", "therefore",
 		"everything", "nothing", "once", "lesson", "important", "decision", "why", "quote", "first", "second", "third",
-		"i", "we", "you", "todo", "q3", "p99", "pr", "e.g", "i.e", "etc", "2026", "14:00", "v2.3.1", "12%", "80", "412"}
+		"i", "we", "you", "todo", "q3", "p99", "pr", "e.g", "i.e", "etc", "2026", "14:00", "v2.3.1", "12%", "80", "412",
+		"chinese", "spanish", "german", "kb", "ghz", "150mb/s", "32-bit", "1139e5b", "nil", "ctx", "1234", "lp", "disable-fft", "h",
+		"configure", "in", "no", "event", "shall", "authors", "liable", "claim"}
 	for _, text := range texts {
 		x := graph.Extract([]graph.Text{{ID: "t", Content: text}})
 		for _, e := range x.Entities {

@@ -22,6 +22,11 @@ type StageOptions struct {
 	// Scopes are the source thoughts' scopes, by thought id: a candidate
 	// takes its source's.
 	Scopes map[string]memory.Scope
+	// Private are the private source thoughts, by id: a candidate whose
+	// quoted sentence comes from one records "private": true in its data,
+	// so that listings can leave it out unless private records are asked
+	// for.
+	Private map[string]bool
 }
 
 // StagePlan is what an extraction stages, and what it leaves out.
@@ -48,7 +53,7 @@ func Plan(x Extraction, o StageOptions) StagePlan {
 			continue
 		}
 		c := memory.KGCandidate{ID: o.NewID("kgc"), Kind: memory.CandidateEntity, Name: e.Name, EntityType: e.Type,
-			Data: evidence(e.Sentence, e.Rule, map[string]any{"mentions": e.Mentions}), Confidence: e.Confidence,
+			Data: evidence(e.Sentence, e.Rule, o.private(e.SourceID, map[string]any{"mentions": e.Mentions})), Confidence: e.Confidence,
 			SourceThoughtID: e.SourceID, Status: memory.CandidatePending, CreatedAt: o.Now, Scope: o.Scopes[e.SourceID]}
 		if CheckCandidate(c) != nil {
 			p.Invalid++
@@ -73,7 +78,8 @@ func Plan(x Extraction, o StageOptions) StagePlan {
 		c := memory.KGCandidate{ID: o.NewID("kgc"), Kind: memory.CandidateEdge, SourceName: g.Source, Relation: g.Relation,
 			TargetName: g.Target, Confidence: g.Confidence, SourceThoughtID: g.SourceID, Status: memory.CandidatePending,
 			CreatedAt: o.Now, Scope: o.Scopes[g.SourceID],
-			Data: evidence(g.Sentence, g.Rule, map[string]any{"source_type": types[memory.NameKey(g.Source)], "target_type": types[memory.NameKey(g.Target)]})}
+			Data: evidence(g.Sentence, g.Rule, o.private(g.SourceID, map[string]any{"source_type": types[memory.NameKey(g.Source)],
+				"target_type": types[memory.NameKey(g.Target)]}))}
 		if CheckCandidate(c) != nil {
 			p.Invalid++
 			continue
@@ -82,6 +88,15 @@ func Plan(x Extraction, o StageOptions) StagePlan {
 		edges++
 	}
 	return p
+}
+
+// private adds "private": true to a candidate's extra data when its
+// sentence comes from a private thought.
+func (o StageOptions) private(sourceID string, extra map[string]any) map[string]any {
+	if o.Private[sourceID] {
+		extra["private"] = true
+	}
+	return extra
 }
 
 // evidence is a candidate's data: the sentence it came from (at most 300

@@ -25,13 +25,19 @@ type fixtureThought struct {
 
 func loadFixture(t testing.TB) []fixtureThought {
 	t.Helper()
-	f, err := os.Open("../testdata/kg_extraction/thoughts.jsonl")
+	return loadFixtureFile(t, "../testdata/kg_extraction/thoughts.jsonl")
+}
+
+func loadFixtureFile(t testing.TB, path string) []fixtureThought {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	var out []fixtureThought
 	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		var ft fixtureThought
 		if err := json.Unmarshal(sc.Bytes(), &ft); err != nil {
@@ -266,21 +272,23 @@ func TestExtractorQuality(t *testing.T) {
 	if held.Edges.staged < 10 {
 		t.Errorf("the held-out part stages %d edges; it needs at least 10 for its edge precision to mean something", held.Edges.staged)
 	}
-	// The target is precision 0.85 on the whole fixture and on the
-	// held-out part; recall is held a little below what was measured.
+	// The target is precision 0.85 on the held-out part and in calls; on
+	// the whole fixture the figures may not fall below those measured
+	// before the extractor was changed for real text (entities P 0.988
+	// R 0.975, edges P 0.971 R 0.680).
 	floors := []struct {
 		what string
 		got  float64
 		min  float64
 	}{
-		{"entity precision", all.Entities.precision(), 0.85},
-		{"edge precision", all.Edges.precision(), 0.85},
+		{"entity precision", all.Entities.precision(), 0.987},
+		{"edge precision", all.Edges.precision(), 0.971},
 		{"held-out entity precision", held.Entities.precision(), 0.85},
 		{"held-out edge precision", held.Edges.precision(), 0.85},
 		{"entity precision in calls of 5", calls.Entities.precision(), 0.85},
 		{"edge precision in calls of 5", calls.Edges.precision(), 0.85},
-		{"entity recall", all.Entities.recall(), 0.9},
-		{"edge recall", all.Edges.recall(), 0.65},
+		{"entity recall", all.Entities.recall(), 0.975},
+		{"edge recall", all.Edges.recall(), 0.68},
 	}
 	for _, f := range floors {
 		if f.got < f.min {
@@ -306,6 +314,13 @@ func TestExtractorNeverStagesJunk(t *testing.T) {
 		"I think we're done; you can go now. TODO: nothing.",
 		"Q3 revenue grew 12% and p99 latency fell to 80 ms (see PR 412).",
 		"e.g. this, i.e. that, etc.",
+		// Real text: languages, units and values, hashes, references,
+		// words of code, flags, a licence in capitals.
+		"Update Chinese, Spanish and German translations.",
+		"Compressing 64 KB at 3.0 GHz runs at 150MB/s on 32-bit hosts.",
+		"[1139e5b] Use `nil` instead of `ctx` (see #1234, LP: #56789).",
+		"Configure using --disable-fft and -h.",
+		"IN NO EVENT SHALL THE AUTHORS BE LIABLE FOR ANY CLAIM.",
 	}
 	// Markup and code snippets in backticks are not names.
 	for _, text := range []string{"The page showed `<script>alert(1)</script>` as text.", "Run `rm -rf /tmp/x && ls` first.",
@@ -317,7 +332,9 @@ func TestExtractorNeverStagesJunk(t *testing.T) {
 	junk := []string{"the", "this", "sources", "sources:", "notes", "it", "they", "however", "yesterday", "monday", "january",
 		"api", "json", "http", "url", "long-running", "rate-limited", "read-only", "well-known", "follow-up", "therefore",
 		"everything", "nothing", "once", "lesson", "important", "decision", "why", "quote", "first", "second", "third",
-		"i", "we", "you", "todo", "q3", "p99", "pr", "e.g", "i.e", "etc", "2026", "14:00", "v2.3.1", "12%", "80", "412"}
+		"i", "we", "you", "todo", "q3", "p99", "pr", "e.g", "i.e", "etc", "2026", "14:00", "v2.3.1", "12%", "80", "412",
+		"chinese", "spanish", "german", "kb", "ghz", "150mb/s", "32-bit", "1139e5b", "nil", "ctx", "1234", "lp", "disable-fft", "h",
+		"configure", "in", "no", "event", "shall", "authors", "liable", "claim"}
 	for _, text := range texts {
 		x := graph.Extract([]graph.Text{{ID: "t", Content: text}})
 		for _, e := range x.Entities {
@@ -401,5 +418,55 @@ func BenchmarkExtract(b *testing.B) {
 	}
 	for b.Loop() {
 		graph.Extract(texts)
+	}
+}
+
+// Every source that mentions an entity or states an edge is named, not
+// only the one whose mention was the most confident: a thought whose
+// knowledge another thought also holds still holds it.
+func TestExtractNamesEverySource(t *testing.T) {
+	x := graph.Extract([]graph.Text{
+		{ID: "a", Content: "The billing-service uses PostgreSQL for invoices."},
+		{ID: "b", Content: "Kafka is fine. billing-service uses PostgreSQL too."},
+		{ID: "c", Content: "Nothing to see here."},
+	})
+	for _, e := range x.Entities {
+		want := []string{"a", "b"}
+		if e.Name == "Kafka" {
+			want = []string{"b"}
+		}
+		if !slices.Equal(e.SourceIDs, want) || !slices.Contains(e.SourceIDs, e.SourceID) {
+			t.Errorf("%s: source ids %v (source %s), want %v", e.Name, e.SourceIDs, e.SourceID, want)
+		}
+	}
+	if len(x.Edges) != 1 || !slices.Equal(x.Edges[0].SourceIDs, []string{"a", "b"}) {
+		t.Errorf("edges %+v: want billing-service uses PostgreSQL from a and b", x.Edges)
+	}
+}
+
+// A candidate quoting a private thought says so in its data; one quoting
+// a public thought does not.
+func TestPlanMarksCandidatesFromPrivateThoughts(t *testing.T) {
+	x := graph.Extract([]graph.Text{
+		{ID: "secret", Content: "Alice owns the payroll-service."},
+		{ID: "public", Content: "The ledger-api depends on Redis."},
+	})
+	n := 0
+	plan := graph.Plan(x, graph.StageOptions{MinConfidence: 0.6, MaxNodes: 30, MaxEdges: 60, Private: map[string]bool{"secret": true},
+		NewID: func(p string) string { n++; return fmt.Sprintf("%s_%d", p, n) }})
+	if len(plan.Candidates) < 4 {
+		t.Fatalf("plan %+v: want the entities and edges of both thoughts", plan)
+	}
+	for _, c := range plan.Candidates {
+		var data struct {
+			Private  bool   `json:"private"`
+			Sentence string `json:"sentence"`
+		}
+		if err := json.Unmarshal(c.Data, &data); err != nil {
+			t.Fatal(err)
+		}
+		if want := c.SourceThoughtID == "secret"; data.Private != want {
+			t.Errorf("%s %q from %s: private %v, want %v (%s)", c.Kind, c.Key(), c.SourceThoughtID, data.Private, want, c.Data)
+		}
 	}
 }

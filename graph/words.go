@@ -62,7 +62,7 @@ mon tue tues wed thu thur thurs fri sat sun q1 q2 q3 q4 h1 h2`)
 var genericAcronyms = set(`api apis url urls uri json xml yaml csv html css http https sql db dbs ci cd pr prs ui ux
 todo fixme note ok id ids cli sdk os io ttl eta fyi asap eod qa mvp lgtm rfc sla slo sli kpi am pm utc gmt cpu
 gpu ram ssd hdd dns ip tcp udp ssh ftp p0 p1 p2 p99 p95 p50 ms rps qps faq tl dr tldr imo imho btw wip ack nack
-rest crud orm etl llm ai ml wal gc oom`)
+rest crud orm etl llm ai ml wal gc oom abi eof fft mac bpe oob soc rc ftbfs nmu tofu sbom rpc pdf dsn ascii soname pragma`)
 
 // componentSuffixes end identifiers of services and components
 // ("auth-service", "payments-api").
@@ -116,3 +116,41 @@ Honeycomb PagerDuty Opsgenie Okta Auth0 Keycloak WebAssembly Wasm Bazel Make CMa
 	}
 	return m
 }()
+
+// relativePronouns may stand between a subject and its verb ("an
+// HTTPClient that uses ...").
+var relativePronouns = set(`that which who whom`)
+
+// prepositions open a phrase whose noun is no subject ("libraries on
+// Linux use ..."); "in" is left out: "the consumer in email-worker reads"
+// is the service's.
+var prepositions = set(`on at for from with to of by into onto via under over about within without across through`)
+
+// copulas and articles open a predicate that says what its subject is
+// ("Tern is a migration tool that uses pgx").
+var (
+	copulas  = set(`is are was were`)
+	articles = set(`a an the`)
+)
+
+// namingNouns say what the mention before them is, and so leave it the
+// subject or object: "the zstd package", "the SIGPROF signal" (a plural
+// says what is made with it: "the Terraform modules").
+var namingNouns = set(`package library tool command module binary driver plugin program crate daemon format protocol utility
+script project repository function method type interface struct structure variable option field file signal macro flag setting
+class constant wrapper helper API`)
+
+// units are symbols of units of measure, as written (case matters: "MB"
+// is a unit, "mb" may be a name).
+var units = set(`Hz kHz MHz GHz THz B KB MB GB TB PB KiB MiB GiB TiB PiB kB Kb Mb Gb kb bps kbps Mbps Gbps ms µs ns us
+sec secs mins hrs fps dpi ppi px pt em rem vh vw mm cm km kg mg mAh mW kW MW GW Wh kWh RPS QPS TPS IOPS LOC
+nanosecond nanoseconds microsecond microseconds millisecond milliseconds`)
+
+// codeJargon are the keywords, built-in types and everyday abbreviations
+// of programming, in any case: words of code, not names of things.
+var codeJargon = set(`nil null true false none undefined void err errs ctx struct structs func funcs fn def const var let int
+uint float double bool boolean byte bytes rune runes str string strings char error any map maps chan slice slices array enum
+impl trait mut pub self this args argv argc kwargs stdin stdout stderr regex regexp regexes mutex mutexes goroutine goroutines
+async await sync repo repos config configs env tmp src dst dir dirs pkg pkgs lib libs util utils init ptr buf len idx foo bar
+baz qux symlink symlinks hostname hostnames localhost codec codecs iterator iterators getter setter callback callbacks
+namespace namespaces runtime dep deps stddev`)

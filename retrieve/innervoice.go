@@ -177,6 +177,13 @@ type InnerVoiceDiagnostics struct {
 	PrivateExcluded  int      `json:"private_excluded"`
 	TagExcluded      int      `json:"tag_excluded"`
 	CandidatesPerSrc int      `json:"candidates_per_source_cap"`
+	// BelowFloor counts the best top_k candidates of the sources in play
+	// that scored under the floor asked for (the adaptive floor may let
+	// some through); DedupedItems names each record deduplication
+	// removed and the copy it kept. Go callers only for now (inner_voice's
+	// below_threshold and notes), as Degraded.
+	BelowFloor   int           `json:"-"`
+	DedupedItems []DedupedItem `json:"-"`
 	// Degraded is embedder_unavailable when the query could not be
 	// embedded and the candidates were ranked by words (a request with
 	// WordsWhenDegraded only, so never in inner_voice.retrieve's
@@ -184,6 +191,14 @@ type InnerVoiceDiagnostics struct {
 	// words then, the most recent of each kind.
 	Degraded string `json:"-"`
 	WordPool int    `json:"-"`
+}
+
+// DedupedItem is a record deduplication removed, and the copy it kept.
+type DedupedItem struct {
+	Table     string `json:"table"`
+	ID        string `json:"id"`
+	KeptTable string `json:"kept_table"`
+	KeptID    string `json:"kept_id"`
 }
 
 // InnerVoiceResult is snippets and diagnostics.
@@ -357,11 +372,7 @@ func (iv *InnerVoice) retrieve(ctx context.Context, req InnerVoiceRequest, start
 		// Separate fetches per source table, merged here (no UNION).
 		var thoughts, kg []ivCand
 		fetch := func(v *index.View) error {
-			d.PrivateExcluded, d.DimExcluded, d.TagExcluded = 0, 0, 0
-			thoughts = iv.fetch(v, qv, pool, memory.VectorThought, req, &d)
-			ents := iv.fetch(v, qv, pool, memory.VectorKGEntity, req, &d)
-			kgObs := iv.fetch(v, qv, pool, memory.VectorKGObservation, req, &d)
-			kg = append(ents, kgObs...)
+			thoughts, kg = iv.fetchPools(v, qv, pool, mix, req, &d)
 			return nil
 		}
 		err := iv.Index.Read(fetch)
@@ -388,6 +399,7 @@ func (iv *InnerVoice) retrieve(ctx context.Context, req InnerVoiceRequest, start
 		}
 		sortCands(kg)
 		kg = kg[:min(len(kg), perSrc)]
+		thoughts, kg = inPlay(mix, thoughts, kg)
 		d.ThoughtCandidates, d.KGCandidates = len(thoughts), len(kg)
 		if qv != nil {
 			if err := iv.load(ctx, r, thoughts); err != nil {
@@ -407,6 +419,22 @@ func (iv *InnerVoice) retrieve(ctx context.Context, req InnerVoiceRequest, start
 	d.LatencyMs = time.Since(start).Milliseconds()
 	out.Diagnostics = d
 	return out, nil
+}
+
+// fetchPools fetches the candidates of the sources mix puts in play (0:
+// thoughts only, 1: the graph only), each kind with its own query.
+func (iv *InnerVoice) fetchPools(v *index.View, qv []float32, pool int, mix float64, req InnerVoiceRequest, d *InnerVoiceDiagnostics) (thoughts, kg []ivCand) {
+	d.PrivateExcluded, d.DimExcluded, d.TagExcluded = 0, 0, 0
+	d.UnknownTags = unknownTags(v, append(slices.Clone(req.IncludeTags), req.ExcludeTags...))
+	if mix < 1 {
+		thoughts = iv.fetch(v, qv, pool, memory.VectorThought, req, d)
+	}
+	if mix > 0 {
+		ents := iv.fetch(v, qv, pool, memory.VectorKGEntity, req, d)
+		kgObs := iv.fetch(v, qv, pool, memory.VectorKGObservation, req, d)
+		kg = append(ents, kgObs...)
+	}
+	return thoughts, kg
 }
 
 // fetch ranks one kind's records by similarity to qv and keeps the best
@@ -443,9 +471,6 @@ func (iv *InnerVoice) fetch(v *index.View, qv []float32, cap int, kind memory.Ve
 		}
 	} else {
 		countTagged(v, kind, req, d)
-	}
-	if kind == memory.VectorThought {
-		d.UnknownTags = unknownTags(v, append(slices.Clone(req.IncludeTags), req.ExcludeTags...))
 	}
 	var out []ivCand
 	src := srcKG
@@ -568,10 +593,12 @@ func sortCands(cs []ivCand) {
 // shapes the snippets.
 func (iv *InnerVoice) assemble(thoughts, kg []ivCand, topK int, mix, floor, minFloor float64, d *InnerVoiceDiagnostics) InnerVoiceResult {
 	res := InnerVoiceResult{Snippets: []Snippet{}}
+	thoughts, kg = inPlay(mix, thoughts, kg)
 	if len(thoughts) == 0 && len(kg) == 0 {
 		d.NoResults, d.Reason, d.FloorUsed = true, "no_candidates", floor
 		return res
 	}
+	d.BelowFloor = belowFloor(thoughts, kg, topK, floor)
 	above := func(cs []ivCand, f float64) []ivCand {
 		var out []ivCand
 		for _, c := range cs {
@@ -606,17 +633,23 @@ func (iv *InnerVoice) assemble(thoughts, kg []ivCand, topK int, mix, floor, minF
 		return cmp.Compare(b.score, a.score)
 	})
 	seenRef := map[string]bool{}
-	seenHash := map[string]bool{}
+	keptBy := map[string]ivCand{} // content hash -> the copy kept
 	t, k = t[:0:0], k[:0:0]
 	for _, c := range all {
 		ref := string(c.kind) + "\x00" + c.rec.ID
-		if seenRef[ref] || slices.ContainsFunc(c.keys, func(h string) bool { return seenHash[h] }) {
+		if seenRef[ref] {
 			d.Deduped++
+			continue
+		}
+		if i := slices.IndexFunc(c.keys, func(h string) bool { _, ok := keptBy[h]; return ok }); i >= 0 {
+			kept := keptBy[c.keys[i]]
+			d.Deduped++
+			d.DedupedItems = append(d.DedupedItems, DedupedItem{Table: tables[c.kind], ID: c.rec.ID, KeptTable: tables[kept.kind], KeptID: kept.rec.ID})
 			continue
 		}
 		seenRef[ref] = true
 		for _, h := range c.keys {
-			seenHash[h] = true
+			keptBy[h] = c
 		}
 		if c.src == srcKG {
 			k = append(k, c)
@@ -656,6 +689,27 @@ func (iv *InnerVoice) assemble(thoughts, kg []ivCand, topK int, mix, floor, minF
 	return res
 }
 
+// belowFloor counts the best topK candidates (of the sources in play)
+// that scored under floor.
+func belowFloor(thoughts, kg []ivCand, topK int, floor float64) int {
+	var scores []float64
+	for _, cs := range [][]ivCand{thoughts, kg} {
+		for _, c := range cs {
+			if !c.rec.Gone {
+				scores = append(scores, c.score)
+			}
+		}
+	}
+	slices.SortFunc(scores, func(a, b float64) int { return cmp.Compare(b, a) })
+	n := 0
+	for _, sc := range scores[:min(topK, len(scores))] {
+		if sc < floor {
+			n++
+		}
+	}
+	return n
+}
+
 var tables = map[memory.VectorKind]string{
 	memory.VectorThought: "thoughts", memory.VectorKGEntity: "kg_entities", memory.VectorKGObservation: "kg_observations",
 }
@@ -689,3 +743,16 @@ func snippetOf(c ivCand) Snippet {
 }
 
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+// inPlay leaves out the source mix excludes: at 0 the knowledge graph
+// (thoughts only), at 1 the thoughts (the graph only). An excluded source
+// takes no part in the floor, deduplication or backfill.
+func inPlay(mix float64, thoughts, kg []ivCand) ([]ivCand, []ivCand) {
+	switch {
+	case mix <= 0:
+		return thoughts, nil
+	case mix >= 1:
+		return nil, kg
+	}
+	return thoughts, kg
+}

@@ -195,6 +195,19 @@ func (v *Vectors) unitOf(i int32) float32 {
 // Words returns how many words the table holds.
 func (v *Vectors) Words() int { return len(v.word) }
 
+// Rank returns the frequency rank of a word (0 = the most frequent) in
+// GloVe's vocabulary, and false when the table does not hold it. The table
+// keeps the most frequent words in lower case, so a word it lacks is rare
+// in English text (or not a word).
+func (v *Vectors) Rank(word string) (int, bool) {
+	i, ok := v.lookup(word)
+	if !ok {
+		return 0, false
+	}
+	o := v.word[i]
+	return int(binary.LittleEndian.Uint32(v.data[o+1+uint32(v.data[o]):])), true
+}
+
 // Embed returns the sentence vector of text: the SIF-weighted mean of its
 // known words' vectors, with the common component removed, L2-normalised.
 // Text with no known word gives the zero vector.

@@ -1,0 +1,424 @@
+package graph
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/cairnhq/cairn/memory"
+)
+
+// edgeScan reads the relations of one sentence between its mentions.
+type edgeScan struct {
+	x    *extractor
+	s    sentence
+	toks []token
+	ms   []mention
+	at   []int // mention index + 1 covering each token, 0 for none
+	prev sentMentions
+	// lastSubject is the subject (mention index) of the last relation and
+	// lastObjectEnd where its objects end: "and" carries the subject.
+	lastSubject, lastObjectEnd int
+}
+
+// subjPrev stands for the one entity of the sentence before ("It calls
+// ...").
+const subjPrev = -2
+
+func (e *edgeScan) isMention(k int) bool { return k >= 0 && k < len(e.toks) && e.at[k] != 0 }
+func (e *edgeScan) lower(k int) string   { return strings.ToLower(e.toks[k].text) }
+func (e *edgeScan) word(k int) bool      { return k >= 0 && k < len(e.toks) && e.toks[k].word }
+
+// isBracket reports punctuation that wraps a name without cutting the
+// clause: [Marshal], (see X), "gnupg".
+func (e *edgeScan) isBracket(k int) bool {
+	return k >= 0 && k < len(e.toks) && !e.toks[k].word && !e.toks[k].code && strings.Contains(`[]"“”'`, e.toks[k].text)
+}
+
+// edgesOf finds the relations a sentence states between its mentions.
+func (x *extractor) edgesOf(s sentence, ms []mention, prev sentMentions) {
+	if len(ms) == 0 {
+		return
+	}
+	e := &edgeScan{x: x, s: s, toks: s.toks, ms: ms, at: make([]int, len(s.toks)), prev: prev, lastSubject: -1, lastObjectEnd: -1}
+	for mi, m := range ms {
+		for k := m.s; k < m.e; k++ {
+			e.at[k] = mi + 1
+		}
+	}
+	e.insteadOf()
+	for i := 0; i < len(e.toks); i++ {
+		if e.isMention(i) || !e.toks[i].word {
+			continue
+		}
+		r, end, ok := e.phraseAt(i)
+		if !ok {
+			continue
+		}
+		i = e.relationAt(i, r, end)
+	}
+}
+
+// phraseAt matches the longest relation phrase at token i.
+func (e *edgeScan) phraseAt(i int) (relation, int, bool) {
+	for _, r := range relations {
+		if end, ok := matchAt(r, e.toks, i, e.isMention); ok {
+			return r, end, true
+		}
+	}
+	return relation{}, 0, false
+}
+
+// relationAt reads the relation whose phrase spans [i, end) and returns
+// where the scan goes on.
+func (e *edgeScan) relationAt(i int, r relation, end int) int {
+	negated := false
+	for k := max(0, i-3); k < i; k++ {
+		if e.word(k) && negations[e.lower(k)] {
+			negated = true
+		}
+	}
+	subjs, conf := e.subjects(i, r)
+	objs := e.objects(end, r)
+	if len(objs) == 0 {
+		return end - 1
+	}
+	if a := e.ms[objs[0]].e; e.word(a) && e.lower(a) == "as" && e.isMention(a+1) {
+		// "X moved to Conn as LoadType": a move and a new name, no relation.
+		return end - 1
+	}
+	if r.swap {
+		next, done := e.replaceWith(r, objs[0], negated)
+		if done {
+			return next
+		}
+		if len(subjs) == 0 {
+			return end - 1
+		}
+		r.swap = false
+	}
+	if !negated {
+		e.emit(r, subjs, objs, conf)
+	}
+	if len(subjs) > 0 && subjs[0] >= 0 {
+		e.lastSubject = subjs[0]
+	}
+	e.lastObjectEnd = e.ms[objs[len(objs)-1]].e
+	return e.lastObjectEnd - 1
+}
+
+// subjects finds the subjects of the phrase at token i: the mention right
+// before it (with fillers, adverbs, brackets, a relative pronoun or the
+// noun that says what the mention is between: "X also uses", "X that
+// uses", "the X package uses"), with those listed before it ("X and Y
+// use"); else "It" opening the sentence; else the subject of the last
+// relation, carried by "and" or a comma; else the subject of "X is a ..."
+// whose predicate the phrase goes on ("Tern is a tool that uses pgx").
+func (e *edgeScan) subjects(i int, r relation) ([]int, float64) {
+	if r.words[0] == "using" {
+		// A participle: the sentence's subject uses it ("WriteAll writes
+		// ... using Writer.Write"), not the noun before it ("modules
+		// using WASI").
+		if mi := e.sentenceSubject(); mi >= 0 {
+			return []int{mi}, confEdgeCarried
+		}
+		return nil, 0
+	}
+	k := e.skipToSubject(i - 1)
+	if e.word(k) && (namingNouns[e.lower(k)] || namingNouns[strings.TrimSuffix(e.lower(k), "s")]) && e.isMention(e.skipBrackets(k-1, -1)) {
+		k = e.skipBrackets(k-1, -1)
+	}
+	if k >= 1 && r.passive && e.toks[k].text == "," && e.isMention(k-1) {
+		k-- // an apposition: "mcp-go, originally authored by Ed Zynda"
+	}
+	switch {
+	case e.isMention(k):
+		mi := e.at[k] - 1
+		if p := e.skipBrackets(e.ms[mi].s-1, -1); e.word(p) && prepositions[e.lower(p)] {
+			return nil, 0 // inside a prepositional phrase: "libraries on Linux use"
+		}
+		return e.listBefore(mi), confEdgeDirect
+	case k == 0 && e.word(0) && (e.lower(0) == "it" || e.lower(0) == "they") && e.prev.source == e.s.source && len(e.prev.ms) == 1:
+		return []int{subjPrev}, confEdgeCarried
+	case e.lastSubject >= 0 && k >= 0 && k > e.lastObjectEnd-1 && (e.lower(k) == "and" || e.toks[k].text == ","):
+		return []int{e.lastSubject}, confEdgeCarried
+	}
+	if mi := e.predicateSubject(i); mi >= 0 {
+		return []int{mi}, confEdgeCarried
+	}
+	if mi := e.sentenceSubject(); mi >= 0 && e.word(k) && e.lower(k) == "then" {
+		return []int{mi}, confEdgeCarried // "X writes ... using Y and then calls Z"
+	}
+	return nil, 0
+}
+
+// sentenceSubject is the mention that opens the sentence as its subject
+// (a verb of the third person follows it: "cpuinit sets up ..."), or -1.
+func (e *edgeScan) sentenceSubject() int {
+	if len(e.ms) == 0 || e.ms[0].s != 0 {
+		return -1
+	}
+	v := e.ms[0].e
+	if !e.word(v) || isCapitalised(e.toks[v].text) {
+		return -1
+	}
+	lw := e.lower(v)
+	if copulas[lw] || relationStarts[lw] || strings.HasSuffix(lw, "s") && !strings.HasSuffix(lw, "ss") {
+		return 0
+	}
+	return -1
+}
+
+// skipToSubject steps back from k over what may stand between a subject
+// and its verb: fillers, negations, adverbs, brackets, a relative pronoun
+// (with its comma: "X, which uses"), a parenthesis ("X (since 2021)
+// uses").
+func (e *edgeScan) skipToSubject(k int) int {
+	for k >= 0 && !e.isMention(k) {
+		switch {
+		case e.word(k) && (fillers[e.lower(k)] || negations[e.lower(k)] || strings.HasSuffix(e.lower(k), "ly")) || e.isBracket(k):
+			k--
+		case e.word(k) && relativePronouns[e.lower(k)]:
+			k--
+			if k >= 1 && e.toks[k].text == "," && e.isMention(k-1) {
+				k--
+			}
+		case e.toks[k].text == ")":
+			open := k
+			for open >= 0 && e.toks[open].text != "(" {
+				open--
+			}
+			if open <= 0 {
+				return k
+			}
+			k = open - 1
+		default:
+			return k
+		}
+	}
+	return k
+}
+
+// listBefore returns mention mi with the mentions listed before it with
+// "and", "or" or commas ("The [URL.String] and [URL.RequestURI] methods").
+func (e *edgeScan) listBefore(mi int) []int {
+	out := []int{mi}
+	for {
+		k := e.skipBrackets(e.ms[out[0]].s-1, -1)
+		if !(e.word(k) && (e.lower(k) == "and" || e.lower(k) == "or") || k >= 0 && e.toks[k].text == ",") {
+			return out
+		}
+		k = e.skipBrackets(k-1, -1)
+		if !e.isMention(k) {
+			return out
+		}
+		out = append([]int{e.at[k] - 1}, out...)
+	}
+}
+
+// predicateSubject finds X of "X is a|an|the ..." before token i, when
+// nothing between "is" and i is a mention's own relation (no comma, no
+// other relation phrase): the phrase describes what X is.
+func (e *edgeScan) predicateSubject(i int) int {
+	for k := i - 1; k >= 1; k-- {
+		t := e.toks[k]
+		if !t.word && !t.code && t.text != "[" && t.text != "]" && t.text != "-" {
+			return -1
+		}
+		if t.word && copulas[e.lower(k)] && e.word(k+1) && articles[e.lower(k+1)] {
+			if e.isMention(k - 1) {
+				return e.at[k-1] - 1
+			}
+			return -1
+		}
+		if _, _, ok := e.phraseAt(k); ok && t.word && !e.isMention(k) {
+			return -1
+		}
+	}
+	return -1
+}
+
+// skipParenthesis steps over a parenthesis that opens at k ("X (if not
+// nil) or else Y").
+func (e *edgeScan) skipParenthesis(k int) int {
+	if k >= len(e.toks) || e.toks[k].text != "(" {
+		return k
+	}
+	for j := k + 1; j < len(e.toks); j++ {
+		if e.toks[j].text == ")" {
+			return j + 1
+		}
+	}
+	return k
+}
+
+// skipBrackets steps from k in direction dir over brackets and quotes.
+func (e *edgeScan) skipBrackets(k, dir int) int {
+	for e.isBracket(k) {
+		k += dir
+	}
+	return k
+}
+
+// objects finds the objects of a phrase ending at end: the first mention
+// after it with only determiners and brackets between, then those listed
+// after it with "and", "or" or commas; a mention that only qualifies the
+// noun after it is no object. A phrase with a wildcard repeats after
+// "and" ("stores receipts in S3 and metadata in PostgreSQL").
+func (e *edgeScan) objects(end int, r relation) []int {
+	var objs []int
+	k := end
+	for k < len(e.toks) && !e.isMention(k) && (e.word(k) && determiners[e.lower(k)] || e.isBracket(k)) {
+		k++
+	}
+	for e.isMention(k) {
+		mi := e.at[k] - 1
+		objs = append(objs, mi)
+		k = e.ms[mi].e
+		j := e.skipParenthesis(k)
+		for j < len(e.toks) && (e.toks[j].text == "," || e.isBracket(j) || e.word(j) && (e.lower(j) == "and" || e.lower(j) == "or" ||
+			e.lower(j) == "else" || determiners[e.lower(j)])) {
+			j++
+		}
+		if j == k || !e.isMention(j) || r.swap {
+			break
+		}
+		k = j
+	}
+	objs = slices.DeleteFunc(objs, func(mi int) bool { return e.qualifies(mi) })
+	if star := slices.Index(r.words, "*"); star >= 0 && len(objs) > 0 {
+		objs = e.wildcardObjects(relation{words: r.words[star+1:]}, objs)
+	}
+	return objs
+}
+
+// wildcardObjects adds the objects of a wildcard phrase's repetitions
+// after "and" ("... in S3 and metadata in PostgreSQL").
+func (e *edgeScan) wildcardObjects(tail relation, objs []int) []int {
+	j := e.ms[objs[len(objs)-1]].e
+	for j+1 < len(e.toks) && e.word(j) && e.lower(j) == "and" {
+		found := false
+		for skip := 1; skip <= 3 && j+1+skip <= len(e.toks); skip++ {
+			if !e.word(j+skip) || e.isMention(j+skip) {
+				break
+			}
+			if e2, ok := tail.match(e.toks, j+1+skip); ok && e.isMention(e2) && !e.qualifies(e.at[e2]-1) {
+				objs = append(objs, e.at[e2]-1)
+				j, found = e.ms[e.at[e2]-1].e, true
+				break
+			}
+		}
+		if !found {
+			break
+		}
+	}
+	return objs
+}
+
+// replaceWith handles "replaced X with Y" and "migrated from X to Y" (Y
+// replaces X): done is false when no "with", "to" or "by" follows X.
+func (e *edgeScan) replaceWith(r relation, obj int, negated bool) (next int, done bool) {
+	j := e.ms[obj].e
+	if !e.word(j) || (e.lower(j) != "with" && e.lower(j) != "to" && e.lower(j) != "by") {
+		return 0, false
+	}
+	j++
+	for j < len(e.toks) && (e.word(j) && determiners[e.lower(j)] || e.isBracket(j)) {
+		j++
+	}
+	if e.isMention(j) && !negated {
+		e.x.addEdge(e.ms[e.at[j]-1].name, r.rel, e.ms[obj].name, confEdgeDirect, "replace-with", e.s)
+	}
+	e.lastSubject, e.lastObjectEnd = -1, j
+	return j, true
+}
+
+// insteadOf reads "use Y instead of X": Y replaces X.
+func (e *edgeScan) insteadOf() {
+	for k := 1; k+2 < len(e.toks); k++ {
+		if !e.word(k) || e.lower(k) != "instead" || !e.word(k+1) || e.lower(k+1) != "of" {
+			continue
+		}
+		y, x := e.skipBrackets(k-1, -1), e.skipBrackets(k+2, 1)
+		if !e.isMention(y) || !e.isMention(x) {
+			continue
+		}
+		v := e.skipBrackets(e.ms[e.at[y]-1].s-1, -1)
+		for v >= 0 && e.word(v) && determiners[e.lower(v)] {
+			v--
+		}
+		// "use" opening a clause (an instruction), or "uses", "using".
+		opens := v == 0 || v > 0 && !e.toks[v-1].word && !e.toks[v-1].code || e.word(v-1) && e.lower(v-1) == "to"
+		if e.word(v) && (e.lower(v) == "use" && opens || e.lower(v) == "uses" || e.lower(v) == "using") {
+			e.x.addEdge(e.ms[e.at[y]-1].name, "replaces", e.ms[e.at[x]-1].name, confEdgeDirect, "instead of", e.s)
+		}
+	}
+}
+
+// emit adds the edges from each subject to each object (the second and
+// later objects are carried, less confident).
+func (e *edgeScan) emit(r relation, subjs, objs []int, conf float64) {
+	for _, subj := range subjs {
+		for n, o := range objs {
+			c := conf
+			if n > 0 || len(subjs) > 1 {
+				c = min(c, confEdgeCarried)
+			}
+			src, dst := "", e.ms[o].name
+			if subj >= 0 {
+				src = e.ms[subj].name
+			} else {
+				src = e.prev.ms[0].name
+			}
+			if r.passive {
+				src, dst = dst, src
+			}
+			if memory.NameKey(src) != memory.NameKey(dst) {
+				e.x.addEdge(src, r.rel, dst, c, strings.Join(r.words, " "), e.s)
+			}
+		}
+	}
+}
+
+func (x *extractor) addEdge(src, rel, dst string, conf float64, rule string, s sentence) {
+	for i, g := range x.edges {
+		if memory.EdgeKey(g.Source, g.Relation, g.Target) == memory.EdgeKey(src, rel, dst) {
+			if conf > g.Confidence {
+				x.edges[i].Confidence, x.edges[i].SourceID, x.edges[i].Sentence, x.edges[i].Rule = conf, s.source, s.text, rule
+			}
+			if !slices.Contains(g.SourceIDs, s.source) {
+				x.edges[i].SourceIDs = append(x.edges[i].SourceIDs, s.source)
+			}
+			return
+		}
+	}
+	x.edges = append(x.edges, ExtractedEdge{Source: src, Relation: rel, Target: dst, Confidence: conf, SourceID: s.source, Sentence: s.text,
+		Rule: rule, SourceIDs: []string{s.source}})
+}
+
+// qualifies reports whether mention mi qualifies a noun that follows it
+// (a lower-case word that is no clause break, adverb, number or noun of
+// what the mention is): "maintains the Terraform modules" relates to the
+// modules, not to Terraform; "the zstd package" and "initMime's path"
+// are the mention's.
+func (e *edgeScan) qualifies(mi int) bool {
+	m := e.ms[mi]
+	if e.toks[m.e-1].poss {
+		return false
+	}
+	k := e.skipBrackets(m.e, 1)
+	for e.word(k) && isNumeric(e.toks[k].text) {
+		k++
+	}
+	if !e.word(k) {
+		return false
+	}
+	w := e.toks[k].text
+	lw := strings.ToLower(w)
+	if namingNouns[lw] {
+		// "the zstd package" names zstd; "the PostgreSQL protocol Close
+		// message" does not.
+		n := e.skipBrackets(k+1, 1)
+		return e.word(n) && !clauseBreaks[strings.ToLower(e.toks[n].text)] || e.isMention(n)
+	}
+	return !isCapitalised(w) && !clauseBreaks[lw] && !strings.HasSuffix(lw, "ly") && !negations[lw]
+}

@@ -1,0 +1,112 @@
+package graph
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// relation is a phrase of the relation vocabulary. Its words may hold one
+// "*": up to three words that are not an entity ("publishes events to").
+// passive turns the edge around; swap marks "replaced X with Y", whose
+// two objects are the edge's target and source.
+type relation struct {
+	words   []string
+	rel     string
+	passive bool
+	swap    bool
+}
+
+var relations = func() []relation {
+	var out []relation
+	add := func(rel string, passive bool, phrases ...string) {
+		for _, p := range phrases {
+			out = append(out, relation{words: strings.Fields(p), rel: rel, passive: passive})
+		}
+	}
+	add("depends_on", false, "depends on", "depend on", "depended on", "depending on", "relies on", "rely on", "relied on", "requires", "required")
+	add("uses", false, "uses", "is using", "are using", "use", "used", "using")
+	add("depends_on", true, "is required by", "are required by", "required by")
+	add("uses", true, "is used by", "are used by", "used by")
+	add("calls", false, "calls", "call", "called", "invokes")
+	add("calls", true, "is called by", "called by")
+	add("connects_to", false, "talks to", "talk to", "connects to", "connect to")
+	add("owns", false, "owns", "own", "owned")
+	add("owns", true, "is owned by", "are owned by", "owned by")
+	add("maintains", false, "maintains", "maintain", "maintained")
+	add("maintains", true, "is maintained by", "maintained by")
+	add("leads", false, "leads", "led")
+	add("leads", true, "is led by", "led by")
+	add("works_on", false, "works on", "worked on", "is working on", "are working on", "working on")
+	add("runs_on", false, "runs on", "run on", "ran on", "is deployed on", "is deployed to", "deployed on", "deployed to", "is hosted on", "hosted on", "runs in")
+	add("writes_to", false, "writes to", "write to", "wrote to", "writes into", "publishes * to", "publishes to", "publish to", "stores * in", "persists to", "sends * to")
+	add("reads_from", false, "reads from", "read from", "consumes from", "consumes", "subscribes to")
+	add("replaces", false, "replaces", "replaced")
+	add("replaces", true, "is replaced by", "was replaced by", "were replaced by", "replaced by")
+	add("migrated_to", false, "migrated to", "migrates to", "moves to", "moved to", "is moving to")
+	add("part_of", false, "is part of", "are part of", "part of", "belongs to")
+	add("caused", false, "caused", "causes", "triggered")
+	add("caused", true, "was caused by", "is caused by", "caused by")
+	add("fixed", false, "fixed", "fixes")
+	add("reviewed", false, "reviewed", "reviews")
+	add("created", false, "created", "wrote", "authored", "built")
+	add("created", true, "is created by", "was created by", "created by", "authored by", "was written by", "written by", "developed by", "is developed by")
+	add("built_with", false, "is built with", "built with", "is written in", "written in")
+	add("monitors", false, "monitors", "scrapes")
+	add("integrates_with", false, "integrates with", "integrate with")
+	// "replaced X with Y" and "migrated from X to Y": Y replaces X. They
+	// come before the plain phrases of their length.
+	out = append([]relation{
+		{words: []string{"replaced"}, rel: "replaces", swap: true},
+		{words: []string{"replace"}, rel: "replaces", swap: true},
+		{words: []string{"migrated", "from"}, rel: "replaces", swap: true},
+		{words: []string{"moved", "from"}, rel: "replaces", swap: true}}, out...)
+	// Longest phrases first, so "is owned by" wins over "owned".
+	slices.SortStableFunc(out, func(a, b relation) int { return cmp.Compare(len(b.words), len(a.words)) })
+	return out
+}()
+
+// relationStarts are the first words of relation phrases.
+var relationStarts = func() map[string]bool {
+	m := map[string]bool{}
+	for _, r := range relations {
+		m[r.words[0]] = true
+	}
+	return m
+}()
+
+// match reports whether r's words (without a wildcard) match the
+// sentence's tokens from i, and where the match ends.
+func (r relation) match(toks []token, i int) (int, bool) {
+	k := i
+	for _, w := range r.words {
+		if k >= len(toks) || !toks[k].word || strings.ToLower(toks[k].text) != w {
+			return 0, false
+		}
+		k++
+	}
+	return k, true
+}
+
+// matchAt matches a relation phrase, with its wildcard, at token i.
+func matchAt(r relation, toks []token, i int, isMention func(int) bool) (int, bool) {
+	star := slices.Index(r.words, "*")
+	if star < 0 {
+		return r.match(toks, i)
+	}
+	head := relation{words: r.words[:star]}
+	tail := relation{words: r.words[star+1:]}
+	k, ok := head.match(toks, i)
+	if !ok {
+		return 0, false
+	}
+	for skip := 1; skip <= 3 && k+skip <= len(toks); skip++ {
+		if !toks[k+skip-1].word || isMention(k+skip-1) {
+			return 0, false
+		}
+		if end, ok := tail.match(toks, k+skip); ok {
+			return end, true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,603 @@
+package graph
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+var ambiguousTech = set(`go make node bun vault helm spark lambda rails cargo celery consul envoy jaeger flink locust honeycomb okta nats`)
+
+// identParts splits a kebab- or snake-case identifier into its words.
+func identParts(w string) []string {
+	return strings.FieldsFunc(strings.ToLower(w), func(r rune) bool { return r == '-' || r == '_' })
+}
+
+// wordRule classifies one word token on its own: the rule, the entity
+// type and the confidence ("" when the word is no entity by itself).
+func (x *extractor) wordRule(t token, initial bool) (rule, typ string, conf float64) {
+	w := t.text
+	lw := strings.ToLower(w)
+	switch {
+	case t.code:
+		return codeRule(w)
+	case !t.word || t.flag || utf8.RuneCountInString(w) < 2 || isNumeric(w) || isValue(lw) || isReference(w) ||
+		numTypeRE.MatchString(w) || hashRE.MatchString(w) || pronouns[lw] || calendar[lw] || genericAcronyms[lw] || units[w] ||
+		codeJargon[lw] && !isCapitalised(w):
+		return "", "", 0
+	case cveRE.MatchString(w):
+		return "cve", "vulnerability", confCode
+	}
+	if canon, ok := knownTech[lw]; ok && (isCapitalised(w) || hasInnerCapital(canon) || !ambiguousTech[lw] && !commonWords[lw]) {
+		if !initial || !commonWords[lw] {
+			return "known", "technology", confKnown
+		}
+	}
+	switch {
+	case strings.Contains(w, "/"):
+		return pathRule(w)
+	case isFileName(w):
+		return "path", "file", confIdent
+	case strings.Contains(w, "."):
+		return dottedRule(w)
+	case strings.ContainsAny(w, "-_"):
+		return identRule(w)
+	}
+	return plainRule(w, lw, initial)
+}
+
+// codeRule classifies a `backticked` span: an identifier or a path, not
+// markup, code or a shell snippet (which hold spaces or operators).
+func codeRule(w string) (rule, typ string, conf float64) {
+	if utf8.RuneCountInString(w) < 2 || strings.ContainsAny(w, " \t") || len(w) > 120 || strings.ContainsAny(w, "<>{}()[];=\"'$|&*!?,\\#") {
+		return "", "", 0
+	}
+	if codeJargon[w] || numTypeRE.MatchString(w) || len(w) > 2 && w[1] == '.' && w[0] >= 'a' && w[0] <= 'z' {
+		return "", "", 0 // `nil`, `ctx`, `float32`, `g.String()`: words and examples of code
+	}
+	if r, ok := rank(w); ok && r < commonRank && !isKnownName(strings.ToLower(w)) {
+		return "code", "component", confCodeWord // `double`, `metric`: a word in code type
+	}
+	if strings.Contains(w, "/") || strings.Contains(w, ".") {
+		if rule, _, _ := pathRule(w); rule == "" && !strings.Contains(w, ".") {
+			return "", "", 0 // alternatives: `Create/Connect`
+		}
+		return "code", "file", confCode
+	}
+	return "code", "component", confCode
+}
+
+var (
+	cveRE = regexp.MustCompile(`^(?i:cve)-\d{4}-\d{4,}$`)
+	// A value with its unit or an ordinal: 64kb, 150mb, 10ms, 2x, 1st.
+	valueRE = regexp.MustCompile(`^\d+(?:\.\d+)?(?:[a-z]{1,3}|[a-z]{1,2}/s)$`)
+	// Numeric types and one-letter names with digits: uint16, float32,
+	// m1, x2 (no entities).
+	numTypeRE = regexp.MustCompile(`^(?:u?int|float|complex|i|u|f)\d+$|^[a-z]\d$`)
+	// A commit hash: hexadecimal, seven characters or more, with a digit.
+	hashRE = regexp.MustCompile(`^[0-9a-f]*[0-9][0-9a-f]*$`)
+	// A macro, constant or environment variable: upper case and '_'.
+	macroRE = regexp.MustCompile(`^_?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$`)
+)
+
+func isValue(lw string) bool { return valueRE.MatchString(lw) }
+
+// isReference reports an issue or bug reference (ITS#9126, gtk#4947).
+func isReference(w string) bool {
+	k := strings.LastIndexByte(w, '#')
+	return k >= 0 && k+1 < len(w) && isNumeric(w[k+1:])
+}
+
+// pathRule classifies a word holding '/': a path or a module (a file
+// when it starts with '/' or ends in a file extension), unless its parts
+// are alternatives (I/O, and/or, read/write, Create/Connect).
+func pathRule(w string) (rule, typ string, conf float64) {
+	if strings.HasPrefix(w, "/") || isFileName(w) {
+		return "path", "file", confIdent
+	}
+	parts := strings.Split(w, "/")
+	short, common, capital := true, true, true
+	for _, p := range parts {
+		short = short && (utf8.RuneCountInString(p) < 2 || isNumeric(p))
+		common = common && (isCommon(p) || codeJargon[strings.ToLower(p)])
+		capital = capital && isCapitalised(p) && !strings.ContainsAny(p, ".-_")
+	}
+	if short || common || capital || genericAcronyms[strings.ToLower(parts[0])] || isCapitalised(parts[0]) && isCommon(parts[0]) {
+		return "", "", 0
+	}
+	if strings.Contains(parts[0], ".") {
+		return "path", "technology", confIdent // a module: go.uber.org/atomic
+	}
+	return "path", "file", confIdent
+}
+
+// fileExtRE ends the names of files: source, build, packaging, data and
+// documentation files, shared libraries and manual pages.
+var fileExtRE = regexp.MustCompile(`[\p{L}\d]\.(?i:go|py|js|ts|tsx|jsx|rs|java|kt|rb|c|h|cc|cpp|hpp|cs|sh|bash|zsh|yaml|yml|json|toml|md|rst|txt|sql|proto|cfg|ini|conf|env|lock|mod|sum|patch|diff|dpatch|pc|la|a|o|in|ac|am|mk|cmake|vim|el|pl|pm|t|xml|html|css|svg|png|gz|xz|bz2|zip|tar|deb|symbols|install|postinst|postrm|preinst|prerm|service|socket|timer|typelib|desktop|csv|log|rev|news|s|asm|so(?:\.\d+)*|[1-9])$`)
+
+func isFileName(w string) bool { return fileExtRE.MatchString(w) }
+
+// dottedRule classifies a word holding '.' that is no file name: a
+// selector of code (ResultReader.Read, ulid.Make) when a part is
+// capitalised; lower-case dotted names are fields and abbreviations
+// (orders.customer_id, e.g).
+func dottedRule(w string) (rule, typ string, conf float64) {
+	for _, p := range strings.Split(w, ".") {
+		if p != "" && (isCapitalised(p) || hasInnerCapital(p)) {
+			return "selector", "component", confCamel
+		}
+	}
+	return "", "", 0
+}
+
+// adjPrefixes open hyphenated adjectives and compounds: non-degenerate,
+// pre-dependency, mid-stream, per-arch.
+var adjPrefixes = set(`non pre post mid per multi sub self co anti semi cross re un inter over under well half de dis ex`)
+
+// identRule classifies a kebab- or snake-case word: an identifier of a
+// service or component (auth-service, libxfixes-dev, dh-exec), or no
+// entity when it is a phrase of ordinary words (error-prone, wake-up,
+// denial-of-service), an adjective (rate-limited, 32-bit) or a flag.
+func identRule(w string) (rule, typ string, conf float64) {
+	parts := identParts(w)
+	if len(parts) >= 2 && macroRE.MatchString(w) {
+		return "macro", "component", confIdent // HAVE_CONFIG_H, AUTOPKGTEST_TMP
+	}
+	if len(parts) < 2 || isCapitalised(w) && !hasInnerCapital(w) {
+		return "", "", 0
+	}
+	last := parts[len(parts)-1]
+	if strings.HasSuffix(last, "ed") || strings.HasSuffix(last, "ing") || adjPrefixes[parts[0]] || isDigits(parts[0]) {
+		// rate-limited, short-lived, non-degenerate, 32-bit: adjectives.
+		return "", "", 0
+	}
+	common, function, short := true, false, true
+	if adjectiveRE.MatchString(last) && isCommon(last) {
+		return "", "", 0 // IEEE754-compatible, runtime-internal: adjectives
+	}
+	for _, p := range parts {
+		common = common && (commonWords[p] || codeJargon[p] || isNumeric(p) || isIdentWord(p))
+		function = function || functionWords[p]
+		short = short && len(p) < 2
+	}
+	switch {
+	case short || !hasLetters(parts):
+		return "", "", 0
+	case common && function && len(parts) <= 3:
+		return "", "", 0 // a phrase: denial-of-service, copy-on-write
+	case componentSuffixes[last] && !compoundHeads[parts[0]]:
+		return "ident", "service", confIdent
+	case common && len(parts) == 2 && !isAgentNoun(last):
+		return "", "", 0 // ordinary words: error-prone, wake-up, cherry-pick
+	case common:
+		// fraud-detector, superfluous-file-pattern: a name, unless a noun
+		// follows (mentions decides).
+		return "identCommon", "component", confIdent
+	}
+	return "ident", "component", confIdent
+}
+
+// adjectiveRE ends adjectives: compatible, internal, dangerous, useful.
+var adjectiveRE = regexp.MustCompile(`(?:ible|able|al|ous|ful|less|ive)$`)
+
+// isIdentWord reports an English word of identifiers (ranked within
+// identCommonRank), or an inflection of one (dependencies).
+func isIdentWord(p string) bool {
+	if r, ok := rank(p); ok && r < identCommonRank {
+		return true
+	}
+	for _, suf := range []string{"ies", "es", "s", "ed", "ing"} {
+		if base, ok := strings.CutSuffix(p, suf); ok && len(base) >= 3 {
+			if suf == "ies" {
+				base += "y"
+			}
+			if r, ok := rank(base); ok && r < identCommonRank {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// identCommonRank bounds the ordinary words of identifiers: a part ranked
+// below it is an English word (null 22,797, dh 22,561), above it a name
+// (sphinx 35,086, x11 68,684).
+const identCommonRank = 30000
+
+// functionWords join the words of a phrase.
+var functionWords = set(`of to in on at by for from with the a an and or vs via into onto per as than after before without within`)
+
+// plainRule classifies a word of letters and digits only.
+func plainRule(w, lw string, initial bool) (rule, typ string, conf float64) {
+	switch {
+	case len(w) > 2 && strings.HasSuffix(w, "s") && isAcronym(w[:len(w)-1]):
+		if genericAcronyms[lw[:len(lw)-1]] {
+			return "", "", 0 // SDKs, APIs
+		}
+		return "acronyms", "technology", confAcronym // ULIDs: the plural of a name
+	case hasInnerCapital(w):
+		return "camel", "technology", confCamel
+	case isAcronym(w):
+		if r, ok := rank(lw); ok && r < 1000 {
+			return "", "", 0 // OR, IT, AS: a word in capitals
+		}
+		return "acronym", "technology", confAcronym
+	case isCapitalised(w) && !initial:
+		// Capitalised inside a sentence: a name, even when the word is
+		// common otherwise (Go, Vault).
+		return "cap", "concept", confCap
+	case isCapitalised(w) && !commonWords[lw] && !interjections[lw]:
+		return "initial", "concept", confInitialLow
+	case isCapitalised(w):
+		return "", "", 0
+	case hasDigit(w) && unicode.IsLetter([]rune(w)[0]) && !isIndexed(lw):
+		return "alnum", "technology", confAlnum // amd64, wine64, python2
+	case isLatin(w) && !hasDigit(w) && !strings.ContainsAny(w, "'’") && !interjections[lw] && !isKnownWord(lw) && !isCompound(lw) &&
+		utf8.RuneCountInString(w) >= 3:
+		return "rare", "technology", confRare // lintian, zstd, debhelper
+	}
+	return "", "", 0
+}
+
+// isIndexed reports an ordinary word with an index, a variable's name:
+// line0, line1.
+func isIndexed(lw string) bool {
+	base := strings.TrimRight(lw, "01")
+	return len(base) == len(lw)-1 && isCommon(base)
+}
+
+// isPluralOfWord reports a plural (or third person) of an ordinary word.
+func isPluralOfWord(lw string) bool {
+	base, ok := strings.CutSuffix(lw, "s")
+	return ok && len(base) >= 3 && (isKnownWord(base) || isCompound(base)) && !isKnownName(lw)
+}
+
+// isKnownName reports a well-known technology.
+func isKnownName(lw string) bool { _, ok := knownTech[lw]; return ok }
+
+// isCompound reports a word made of two ordinary words (workaround,
+// filename, goroutines, icecream): jargon, not a name.
+func isCompound(lw string) bool {
+	for k := 2; k <= len(lw)-2; k++ {
+		a, b := lw[:k], lw[k:]
+		if (len(a) >= 3 && isVeryCommon(a) || len(a) == 2 && commonWords[a]) && len(b) >= 4 && isVeryCommon(b) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasLetters(parts []string) bool {
+	for _, p := range parts {
+		for _, r := range p {
+			if unicode.IsLetter(r) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isAgentNoun reports a noun of what does something (detector,
+// scheduler, dashboard): a compound of ordinary words ending in one names
+// a component (fraud-detector).
+func isAgentNoun(w string) bool {
+	return len(w) >= 5 && (strings.HasSuffix(w, "er") || strings.HasSuffix(w, "or")) || componentSuffixes[w] || componentNouns[w]
+}
+
+// componentNouns end names of components besides componentSuffixes.
+var componentNouns = set(`dashboard board bot tool kit hub box console monitor site`)
+
+// interjections open a line of conversation, before a name ("Hey Gina").
+var interjections = set(`hey hi hello dear thanks thank congrats congratulations oh wow yeah yes ok okay well`)
+
+// isLatin reports a word of Latin letters and digits.
+func isLatin(w string) bool {
+	for _, r := range w {
+		if r > unicode.MaxLatin1 && !unicode.Is(unicode.Latin, r) {
+			return false
+		}
+	}
+	return true
+}
+
+// isVeryCommon reports a word among the 10,000 most frequent (lin and
+// tian, names, are rarer: "lintian" is no compound).
+func isVeryCommon(w string) bool {
+	r, ok := rank(w)
+	return commonWords[w] || ok && r < 10000
+}
+
+func hasDigit(w string) bool { return strings.ContainsAny(w, "0123456789") }
+
+// mentions finds the entity mentions of a sentence and records them.
+func (x *extractor) mentions(s sentence) []mention {
+	var out []mention
+	toks := s.toks
+	loud := isShouting(toks)
+	for i := 0; i < len(toks); {
+		m, typ, conf, rule, ok := x.mentionAt(toks, i, loud)
+		if !ok {
+			i++
+			continue
+		}
+		x.addEntity(m.name, typ, conf, rule, s)
+		out = append(out, m)
+		i = m.e
+	}
+	return out
+}
+
+// mentionAt reads the mention starting at token i, if one does: its span
+// and name, type, confidence and rule.
+func (x *extractor) mentionAt(toks []token, i int, loud bool) (m mention, typ string, conf float64, rule string, ok bool) {
+	// A word opens the sentence, or a part of it after a label's colon,
+	// a dash or a parenthesis.
+	initial := !slices.ContainsFunc(toks[:i], func(t token) bool { return t.word || t.code }) ||
+		i > 0 && (toks[i-1].text == ":" || toks[i-1].text == "-" || toks[i-1].text == "(")
+	rule, typ, conf = x.wordRule(toks[i], initial)
+	if rule == "" || !inContext(toks, i, rule, initial, loud) {
+		return m, "", 0, "", false
+	}
+	if rule == "rare" && !rareCue(toks, i, initial) {
+		conf = confRareLow
+	}
+	if (rule == "rare" || rule == "alnum") && inCode(toks, i) {
+		return m, "", 0, "", false // a variable in code quoted in prose: "&allgs[0]", "stddev = 1"
+	}
+	j := runEnd(toks, i, rule)
+	if first := strings.ToLower(toks[i].text); rule == "initial" && j-i > 1 && isCommon(first) && !x.capsSeen[first] &&
+		(personScore(first) < notPersonScore || isPluralOfWord(first)) {
+		// An ordinary word opening the sentence before a name is no part
+		// of it ("Increase Meson", "Declare Rules-Requires-Root"); a
+		// first name is ("Chen Wei", "Paul Smith").
+		return m, "", 0, "", false
+	}
+	name := joinWords(toks[i:j])
+	if rule == "acronyms" {
+		name = strings.TrimSuffix(name, "s")
+	}
+	if j-i > 1 && !(rule == "acronym" && isDigits(toks[j-1].text)) {
+		last := strings.ToLower(toks[j-1].text)
+		first := strings.ToLower(toks[i].text)
+		switch {
+		case orgSuffixes[last]:
+			typ, conf = "organization", confMultiCap
+		case first == "project":
+			typ, conf = "project", confMultiCap
+		case rule == "known" || rule == "camel":
+			conf = max(conf, confMultiCap)
+		default:
+			conf = confMultiCap
+		}
+		rule = "multicap"
+	}
+	if rule == "initial" {
+		conf = x.initialConfidence(toks, i, j, strings.ToLower(name))
+	}
+	if rule == "cap" && j == i+1 && i > 0 && articles[strings.ToLower(toks[i-1].text)] && isCommon(name) &&
+		(toks[i].poss || j == len(toks) || !isCommonNoun(toks[j].text)) {
+		// "The Client calls", "the Proxy's handler": a role, capitalised
+		// (where "the Temporal docs" names what the docs are of).
+		conf = confCapRole
+	}
+	if rule == "cap" && j == i+1 && isLanguageOrNation(strings.ToLower(name)) {
+		return m, "", 0, "", false // a language or a nationality: "Spanish translations"
+	}
+	if typ == "concept" && j < len(toks) && toks[j].word && humanVerbs[strings.ToLower(toks[j].text)] && j-i <= 2 && rule != "known" {
+		typ = "person"
+	}
+	if typ == "concept" && i > 0 && toks[i-1].word && personCue[strings.ToLower(toks[i-1].text)] {
+		typ = "person"
+	}
+	return mention{s: i, e: j, name: name}, typ, conf, rule, true
+}
+
+// inContext checks a word's rule against its neighbours: a label inside
+// a line ("> Quote: fine"), a common word capitalised after punctuation
+// (a list's style), a field's name ("the Homepage field"), a unit after a
+// number ("3.0 GHz"), capitals in a shouting sentence (a licence's
+// "IN NO EVENT SHALL"), a phrase of ordinary words before a noun ("a
+// dead-letter queue") are no mentions.
+func inContext(toks []token, i int, rule string, initial, loud bool) bool {
+	w := toks[i].text
+	lw := strings.ToLower(w)
+	next := ""
+	if i+1 < len(toks) {
+		next = strings.ToLower(toks[i+1].text)
+	}
+	capsRule := rule == "cap" || rule == "initial" || rule == "acronym" || rule == "acronyms"
+	switch {
+	case capsRule && next == ":":
+		return false
+	case rule == "cap" && commonWords[lw] && !toks[i-1].word:
+		return false
+	case (rule == "cap" || rule == "initial") && fieldNouns[next]:
+		return false
+	case (rule == "cap" || rule == "initial") && isPluralOfWord(lw) && !(i+1 < len(toks) && toks[i+1].word && isCapitalised(toks[i+1].text)):
+		return false // Writers, Breaks, Files: ordinary words (but "Frans Pop")
+	case i > 0 && toks[i-1].word && isNumeric(toks[i-1].text) && utf8.RuneCountInString(w) <= 4 && rule != "known" && rule != "code":
+		return false
+	case loud && capsRule && strings.ToUpper(w) == w:
+		return false
+	case rule == "identCommon" && i+1 < len(toks) && toks[i+1].word && isCommonNoun(toks[i+1].text):
+		return false
+	}
+	return true
+}
+
+// runEnd extends a mention over a run of capitalised words (Chen Wei,
+// Acme Corp, GitHub Actions, Grafana Loki); a version or number after a
+// name is left out, except a standard's number (IEEE 754, RFC 4648).
+func runEnd(toks []token, i int, rule string) int {
+	j := i + 1
+	if rule == "cap" || rule == "initial" || rule == "known" || rule == "camel" || rule == "acronym" {
+		for j < len(toks) && j-i < 4 && continuesRun(toks[j].text, rule) {
+			j++
+		}
+	}
+	if rule == "acronym" && j == i+1 && j < len(toks) && toks[j].word && len(toks[j].text) >= 3 && isDigits(toks[j].text) {
+		j++
+	}
+	return j
+}
+
+// notPersonScore bounds the personScore of ordinary words (verbs and
+// nouns opening a sentence) from below names.
+const notPersonScore = 0.3
+
+// continuesRun reports whether word w goes on a run of capitalised
+// words whose first word was found by rule: not a number, a path, a
+// month, a generic acronym, a hyphenated word ("Declare
+// Rules-Requires-Root"), nor an acronym after a technology's name ("Go
+// MCP": two names side by side).
+func continuesRun(w, rule string) bool {
+	lw := strings.ToLower(w)
+	return isCapitalised(w) && !isNumeric(w) && !strings.ContainsAny(w, "/-") && !calendar[lw] && !genericAcronyms[lw] &&
+		!genericAcronyms[strings.TrimSuffix(lw, "s")] && !((rule == "known" || rule == "camel") && isAcronym(w))
+}
+
+// initialConfidence is the confidence of a capitalised word opening a
+// sentence: a name when it is capitalised inside a sentence too, when
+// English does not know it (Emscripten), when a verb follows it ("Alice
+// owns"), or when a list of names goes on ("Alice and Marco paired").
+func (x *extractor) initialConfidence(toks []token, i, j int, lw string) float64 {
+	switch {
+	case x.capsSeen[lw]:
+		return confCap
+	case j == i+1 && !isKnownWord(lw) && !isCompound(lw) && verbFollows(toks, j):
+		return confInitial // a word English does not know, before its verb: "Emscripten supports"
+	case j < len(toks) && toks[j].word && (humanVerbs[strings.ToLower(toks[j].text)] || relationStarts[strings.ToLower(toks[j].text)]) &&
+		strings.ToLower(toks[j].text) != "using":
+		return confInitial
+	case j+1 < len(toks) && (toks[j].text == "and" || toks[j].text == ",") && toks[j+1].word && isCapitalised(toks[j+1].text) &&
+		!commonWords[strings.ToLower(toks[j+1].text)]:
+		return confInitial
+	}
+	return confInitialLow
+}
+
+// inCode reports a word right among operators of code: after '&' or
+// before '=', '[' or '(' with nothing between.
+func inCode(toks []token, i int) bool {
+	if i > 0 && toks[i-1].text == "&" || i > 1 && toks[i-1].text == "(" && !toks[i-1].spaced && toks[i-2].word {
+		return true // &allgs, len(allgs), fr(nodeadkeys)
+	}
+	if i+1 >= len(toks) {
+		return false
+	}
+	switch toks[i+1].text {
+	case "=", "[":
+		return true
+	case "(": // a call, not a manual page: tempfile(1)
+		return !(i+2 < len(toks) && toks[i+2].word && isDigits(toks[i+2].text))
+	}
+	return false
+}
+
+// verbFollows reports a verb, or the end of a clause, at token j: what
+// follows a name opening a sentence ("Emscripten only supports", "Tern
+// is"), where an instruction's verb is followed by its object
+// ("Relicense the code", "Refactor parser").
+func verbFollows(toks []token, j int) bool {
+	for j < len(toks) && toks[j].word && fillers[strings.ToLower(toks[j].text)] && !copulas[strings.ToLower(toks[j].text)] {
+		j++
+	}
+	if j >= len(toks) || !toks[j].word {
+		return j >= len(toks) || toks[j].text == "," || toks[j].text == ":" || toks[j].text == "'"
+	}
+	lw := strings.ToLower(toks[j].text)
+	if copulas[lw] || humanVerbs[lw] || relationStarts[lw] || fillers[lw] {
+		return true
+	}
+	base, ok := strings.CutSuffix(lw, "s")
+	return ok && len(base) >= 3 && isKnownWord(base) && !isCapitalised(toks[j].text) && !determiners[lw]
+}
+
+// isShouting reports a sentence written mostly in capitals (a licence's
+// "IN NO EVENT SHALL THE AUTHORS ..."): its capitals are no acronyms.
+func isShouting(toks []token) bool {
+	words, upper := 0, 0
+	for _, t := range toks {
+		if !t.word || utf8.RuneCountInString(t.text) < 2 || !hasLetters([]string{t.text}) {
+			continue
+		}
+		words++
+		if strings.ToUpper(t.text) == t.text {
+			upper++
+		}
+	}
+	return words >= 4 && upper*5 >= words*3
+}
+
+// fieldNouns after a capitalised word make it the name of a field or an
+// element of a form, not an entity ("the Homepage field").
+var fieldNouns = set(`field fields section stanza header headers entry tag key attribute property parameter button menu tab column`)
+
+// rareCue reports a place where a name stands, for a lower-case word
+// English does not know: opening the sentence (sentences open with a
+// capital), in a list, after a preposition or a verb of use, or before a
+// noun that says what a name is ("the zstd package").
+func rareCue(toks []token, i int, initial bool) bool {
+	if initial {
+		return true
+	}
+	if j := i + 1; j < len(toks) && (toks[j].word && classNouns[strings.ToLower(toks[j].text)] || toks[j].text == ":") {
+		return true
+	}
+	if j := i + 1; j < len(toks) && toks[j].word && genericAcronyms[strings.ToLower(toks[j].text)] {
+		return false // it qualifies a generic acronym: "iterator API"
+	}
+	p := strings.ToLower(toks[i-1].text)
+	switch {
+	case p == "," || p == "and" || p == "or":
+		// In a list, when the next item is no ordinary word.
+		return !listOfWords(toks, i)
+	case toks[i-1].word:
+		return nameCues[p] || relationStarts[p]
+	}
+	return false
+}
+
+// isCommonNoun reports a lower-case ordinary word (not a function word,
+// a verb of relation or a clause word), such as a noun a word qualifies.
+func isCommonNoun(w string) bool {
+	lw := strings.ToLower(w)
+	return !isCapitalised(w) && isKnownWord(lw) && !functionWords[lw] && !relationStarts[lw] && !clauseBreaks[lw] && !fillers[lw] &&
+		!negations[lw] && !strings.HasSuffix(lw, "ly")
+}
+
+// listOfWords reports a list whose item after toks[i] is an ordinary
+// word ("structs, maps, slices").
+func listOfWords(toks []token, i int) bool {
+	for j := i + 1; j < len(toks) && j <= i+3; j++ {
+		if toks[j].word && toks[j].text != "and" && toks[j].text != "or" {
+			return isCommon(toks[j].text) && !isCapitalised(toks[j].text)
+		}
+	}
+	return false
+}
+
+// classNouns say what kind of named thing comes before them.
+var classNouns = set(`package packages library libraries tool tools command commands module modules binary binaries driver drivers
+plugin plugins program programs crate crates daemon format protocol utility script project repository port target
+architecture arch build function method type interface struct variable option field file files backend frontend`)
+
+// nameCues come before a name: prepositions and verbs of use and change.
+var nameCues = set(`on from using use uses of by in for via into against than like including such
+replace replaces replaced support supports require requires requiring call calls called run runs
+build builds install installs enable enables disable disables drop drops add adds bump bumps`)
+
+func isDigits(w string) bool {
+	for _, r := range w {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// personCue words before a name say it is a person ("with Bob").
+var personCue = set(`with ask asked by thanks told`)

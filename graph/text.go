@@ -1,0 +1,221 @@
+package graph
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+var (
+	bulletRE = regexp.MustCompile(`^\s*(?:#{1,6}|[-*+•]|\d+[.)]|>)\s+`)
+	// A label opens a line: one to three words and a colon ("Sources:",
+	// "Root cause:", "Note to self:"). Compiled on first use, as are the
+	// other patterns with Unicode classes: each costs a few tenths of a
+	// millisecond, which every cairn process (a hook's too) would pay at
+	// start.
+	mdLabelRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*[\p{L}][\p{L}\p{N}'’]*(?:\s+[\p{L}\p{N}'’]+){0,2}\s*:(?:\s|$)`)
+	})
+	linkRE = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+	// A reference link: [text][label].
+	refLinkRE = regexp.MustCompile(`\[([^\]]*)\]\[[^\]]*\]`)
+	urlRE     = regexp.MustCompile(`\b(?:https?|ftp)://\S+`)
+)
+
+// splitSentences splits text into sentences of tokens, line by line,
+// after dropping markdown markers, labels, links' targets and URLs.
+func splitSentences(text string) []sentence {
+	var out []sentence
+	for _, line := range strings.Split(text, "\n") {
+		line = bulletRE.ReplaceAllString(line, "")
+		if loc := mdLabelRE().FindStringIndex(line); loc != nil && !namesComponent(line[:loc[1]]) {
+			line = line[loc[1]:]
+		}
+		line = linkRE.ReplaceAllString(line, "$1")
+		line = refLinkRE.ReplaceAllString(line, "$1")
+		line = urlRE.ReplaceAllString(line, " ")
+		line = strings.NewReplacer("**", "", "__", "", "*", " ").Replace(line)
+		toks := tokenize(line)
+		start := 0
+		for i, t := range toks {
+			if !t.word && !t.code && (t.text == "." || t.text == "!" || t.text == "?" || t.text == ";") {
+				if i > start {
+					out = append(out, sentence{text: joinTokens(toks[start:i]), toks: toks[start:i]})
+				}
+				start = i + 1
+			}
+		}
+		if start < len(toks) {
+			out = append(out, sentence{text: joinTokens(toks[start:]), toks: toks[start:]})
+		}
+	}
+	return out
+}
+
+// namesComponent reports a label that names what the line is about
+// ("lintian: renamed tag", "zstd: fix ...", as change logs and commit
+// messages write) rather than a markdown label ("Sources:", "Note:"): one
+// word that is no English word.
+func namesComponent(label string) bool {
+	w := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(label), ":"))
+	return w != "" && !strings.ContainsAny(w, " \t") && !isKnownWord(w)
+}
+
+func joinTokens(ts []token) string {
+	var b strings.Builder
+	for i, t := range ts {
+		if i > 0 && (t.word || t.code) {
+			b.WriteByte(' ')
+		}
+		b.WriteString(t.text)
+	}
+	return b.String()
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// tokenize cuts a line into words, code spans and punctuation. Inner
+// '-', '_', '.', '/', '+' and '#' join a word when a letter or digit
+// follows; a '/' opening a word after a space keeps it (an absolute path);
+// a word right after a '-' or "--" that follows a space is a command-line
+// flag; a possessive "'s" is dropped and marked.
+func tokenize(line string) []token {
+	var out []token
+	rs := []rune(line)
+	for i := 0; i < len(rs); {
+		r := rs[i]
+		start := len(out)
+		spaced := i == 0 || unicode.IsSpace(rs[i-1])
+		switch {
+		case unicode.IsSpace(r):
+			i++
+		case r == '`':
+			j := i + 1
+			for j < len(rs) && rs[j] != '`' {
+				j++
+			}
+			if j < len(rs) && j > i+1 {
+				if c := codeName(string(rs[i+1 : j])); c != "" {
+					out = append(out, token{text: c, code: true})
+				}
+				i = j + 1
+			} else {
+				i++
+			}
+		case isWordRune(r) || r == '/' && i+1 < len(rs) && isWordRune(rs[i+1]) && (i == 0 || unicode.IsSpace(rs[i-1])):
+			i = wordAt(rs, i, &out)
+		default:
+			out = append(out, token{text: string(r)})
+			i++
+		}
+		if len(out) > start {
+			out[start].spaced = spaced
+		}
+	}
+	return out
+}
+
+// wordAt reads the word starting at rs[i] into out and returns where it
+// ends.
+func wordAt(rs []rune, i int, out *[]token) int {
+	j := i + 1
+	for j < len(rs) {
+		if isWordRune(rs[j]) {
+			j++
+			continue
+		}
+		if strings.ContainsRune("-_./+#", rs[j]) && j+1 < len(rs) && isWordRune(rs[j+1]) {
+			j += 2
+			continue
+		}
+		break
+	}
+	t := token{text: string(rs[i:j]), word: true}
+	// A flag: "-h", "--disable-fft", after a space or at the start.
+	if k := i - 1; k >= 0 && rs[k] == '-' {
+		for k >= 0 && rs[k] == '-' {
+			k--
+		}
+		t.flag = k < 0 || unicode.IsSpace(rs[k]) || rs[k] == '('
+	}
+	*out = append(*out, t)
+	if j+1 < len(rs) && (rs[j] == '\'' || rs[j] == '’') && (rs[j+1] == 's' || rs[j+1] == 't') {
+		if rs[j+1] == 't' { // don't, doesn't: keep the negation
+			(*out)[len(*out)-1].text += "'t"
+		} else {
+			(*out)[len(*out)-1].poss = true
+		}
+		j += 2
+	}
+	return j
+}
+
+// codeName is the name a code span gives: the span, trimmed, without a
+// leading * or & and without the call or type arguments that follow an
+// identifier (f(x), T[K], g()); "" when it is not one name.
+func codeName(c string) string {
+	c = strings.TrimLeft(strings.TrimSpace(c), "*&")
+	if k := strings.IndexAny(c, "(["); k > 0 && (strings.HasSuffix(c, ")") || strings.HasSuffix(c, "]") || strings.Contains(c[k:], ") ")) {
+		if head := c[:k]; !strings.ContainsAny(head, " \t") {
+			c = head
+		}
+	}
+	return c
+}
+
+func isCapitalised(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r)
+}
+
+// hasInnerCapital reports an upper-case letter inside a part of a word
+// (parts are separated by - _ . / + #) with a lower-case letter
+// somewhere: PostgreSQL, gRPC, macOS, libXrender; not NTP, not
+// Rules-Requires-Root.
+func hasInnerCapital(w string) bool {
+	lower, inner := false, false
+	prev := ' '
+	for _, r := range w {
+		if unicode.IsLower(r) {
+			lower = true
+		}
+		if unicode.IsUpper(r) && (unicode.IsLetter(prev) || unicode.IsDigit(prev)) {
+			inner = true
+		}
+		prev = r
+	}
+	return lower && inner
+}
+
+func isAcronym(w string) bool {
+	letters := 0
+	for _, r := range w {
+		switch {
+		case unicode.IsUpper(r):
+			letters++
+		case unicode.IsDigit(r):
+		default:
+			return false
+		}
+	}
+	return letters >= 2 && len(w) <= 6
+}
+
+// isNumeric reports a number, a version or a value of digits and
+// separators: 42, 1.24, v2.3.1, 14:00, 12%, 1920x1080 (not x86).
+func isNumeric(w string) bool {
+	w = strings.TrimPrefix(strings.TrimPrefix(w, "v"), "V")
+	digits := 0
+	for i, r := range w {
+		switch {
+		case unicode.IsDigit(r):
+			digits++
+		case r == 'x' && i > 0:
+		case !strings.ContainsRune(".,-_/:%", r):
+			return false
+		}
+	}
+	return digits > 0
+}

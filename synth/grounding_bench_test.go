@@ -242,8 +242,8 @@ func TestGroundingVerifierOnFixture(t *testing.T) {
 // The floors the fixture holds the verifier to (measured; see
 // docs/BENCHMARKS.md).
 const (
-	refusalPrecisionFloor = 0.96
-	refusalRecallFloor    = 0.96
+	refusalPrecisionFloor = 0.74
+	refusalRecallFloor    = 0.98
 	acceptPrecisionFloor  = 0.95
 )
 

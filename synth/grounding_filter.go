@@ -1,8 +1,12 @@
 package synth
 
 import (
+	"regexp"
 	"strings"
 )
+
+// bareBulletRE is a line left with nothing but its bullet.
+var bareBulletRE = regexp.MustCompile(`^(?:[-*+•]|\d{1,2}[.)])?$`)
 
 // Accepted answers carry only supported claims: the sentences of the
 // unsupported ones are taken out of the answer, which keeps its lines,
@@ -54,7 +58,7 @@ func keepSupported(d Draft, claims []claim, checks []ClaimCheck) string {
 func tidyLine(l string) string {
 	indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
 	body := strings.Join(strings.Fields(l), " ")
-	if strings.TrimSpace(bulletRE.ReplaceAllString(body, "")) == "" {
+	if bareBulletRE.MatchString(body) {
 		return ""
 	}
 	return indent + body
@@ -70,6 +74,53 @@ func dropBareLabels(lines []string) []string {
 			continue
 		}
 		out = append(out, l)
+	}
+	return out
+}
+
+// Removed returns the claims of an accepted answer that were not
+// supported: their sentences are not in Answer. A refused response has
+// none (it carries no claims).
+func (r GroundedResponse) Removed() []ClaimCheck {
+	var out []ClaimCheck
+	for _, c := range r.Claims {
+		if !c.Supported {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Verified is the answer as the verifier accepted it: refused (no text,
+// no sentences, the verifier's notes) when r is a refusal, else only the
+// sentences whose claims r found supported, with the text they make up.
+// A sentence that makes no claim (r has no verdict on it) is kept. It is
+// what a synthesiser's answer becomes once checked: nothing the verifier
+// did not accept is shown or saved.
+func (a Answer) Verified(r GroundedResponse) Answer {
+	out := Answer{Name: a.Name, Sentences: []Sentence{}, Notes: r.Notes}
+	if r.Refused {
+		out.Refused = true
+		return out
+	}
+	unsupported := map[string]bool{}
+	for _, c := range r.Claims {
+		if !c.Supported {
+			unsupported[quoteKey(c.Text)] = true
+		}
+	}
+	var texts []string
+	for _, s := range a.Sentences {
+		if unsupported[quoteKey(stripMarkers(s.Text))] {
+			continue
+		}
+		out.Sentences = append(out.Sentences, s)
+		texts = append(texts, s.Text)
+	}
+	if len(out.Sentences) == len(a.Sentences) {
+		out.Text = a.Text
+	} else {
+		out.Text = strings.Join(texts, " ")
 	}
 	return out
 }

@@ -201,6 +201,13 @@ type Verdict struct {
 // to whom, passives undone), with the same polarity, and a cause stated
 // as the piece states it.
 func (v Verifier) Check(ctx context.Context, d Draft, sources []Source) Verdict {
+	return v.check(ctx, d, sources, nil, nil)
+}
+
+// check is Check with vetoes: veto[i], when set, withholds support from
+// claim i with that reason (the judge's); notes are added to the
+// response's.
+func (v Verifier) check(ctx context.Context, d Draft, sources []Source, veto map[int]string, extra []string) Verdict {
 	v = v.withDefaults()
 	lex, err := lexicon.Load()
 	if err != nil {
@@ -209,7 +216,7 @@ func (v Verifier) Check(ctx context.Context, d Draft, sources []Source) Verdict 
 	valid, dropped := validCitations(d, sources)
 	claims := answerClaims(d, sources, lex)
 	pieces := citedPieces(valid, sources, lex)
-	var notes []string
+	notes := slices.Clone(extra)
 	if v.Embed != nil && v.SemanticWeight > 0 && len(claims) > 0 && len(pieces) > 0 {
 		if err := v.embed(ctx, claims, pieces); err != nil {
 			notes = append(notes, "the semantic check was unavailable; claims were matched by their words only")
@@ -219,7 +226,7 @@ func (v Verifier) Check(ctx context.Context, d Draft, sources []Source) Verdict 
 	checks := make([]ClaimCheck, len(claims))
 	relevance := make([]float64, len(valid))
 	for i, c := range claims {
-		checks[i] = v.checkClaim(m, c, pieces, valid, relevance)
+		checks[i] = v.checkClaim(m, c, pieces, valid, relevance, veto[i])
 	}
 	return v.verdict(d, sources, claims, checks, valid, dropped, relevance, notes)
 }
@@ -290,7 +297,7 @@ func citedPieces(valid []validCitation, sources []Source, lex *lexicon.Lexicon) 
 // every part has one that supports it. The sources credited are those of
 // the best pieces, and of every other source whose piece supports a part
 // as well (two memories that say it word for word).
-func (v Verifier) checkClaim(m matcher, c claim, pieces []citedPiece, valid []validCitation, relevance []float64) ClaimCheck {
+func (v Verifier) checkClaim(m matcher, c claim, pieces []citedPiece, valid []validCitation, relevance []float64, veto string) ClaimCheck {
 	check := ClaimCheck{Text: c.text, Supported: len(c.parts) > 0}
 	score := 1.0
 	var credit []int
@@ -327,6 +334,9 @@ func (v Verifier) checkClaim(m matcher, c claim, pieces []citedPiece, valid []va
 		check.Supported = check.Supported && score >= v.Threshold*(1-v.SemanticWeight)
 	}
 	check.Score = round4(score)
+	if check.Supported && veto != "" {
+		check.Supported, check.Reason, check.Score = false, veto, round4(score*structurePenalty)
+	}
 	if !check.Supported {
 		return check
 	}

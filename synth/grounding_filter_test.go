@@ -13,6 +13,7 @@ var team = []synth.Source{
 	{ID: "t-1", Type: "thought", Text: "Omar approved the release on Friday."},
 	{ID: "t-2", Type: "thought", Text: "Priya fixed the flaky login test."},
 	{ID: "t-3", Type: "thought", Text: "The staging database runs PostgreSQL 15."},
+	{ID: "t-4", Type: "thought", Text: "Priya reviewed the migration plan."},
 }
 
 func teamCites() []synth.Citation {

@@ -12,6 +12,7 @@ import (
 	"github.com/cairnhq/cairn/content"
 	"github.com/cairnhq/cairn/lexical"
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/synth/lexicon"
 )
 
 // ExtractiveName is the extractive synthesiser's Name.
@@ -86,6 +87,10 @@ func (x Extractive) Synthesize(ctx context.Context, question string, sources []S
 	if max <= 0 {
 		max = DefaultMaxChars
 	}
+	lex, err := lexicon.Load()
+	if err != nil {
+		lex = nil
+	}
 	q := map[string]bool{}
 	for _, t := range lexical.QueryTerms(question) {
 		q[t] = true
@@ -104,8 +109,8 @@ func (x Extractive) Synthesize(ctx context.Context, question string, sources []S
 					p.novel[t] = true
 				}
 			}
-			if len(p.terms) == 0 || sourcesLabelRE.MatchString(p.text) {
-				continue // nothing but punctuation or markup, or a list of sources
+			if len(p.terms) == 0 || sourcesLabelRE.MatchString(p.text) || !makesClaim(stripMarkers(p.text), lex) {
+				continue // nothing but punctuation or markup, a list of sources, a question or a greeting: no answer
 			}
 			overlap := 0.0
 			if len(q) > 0 {

@@ -45,8 +45,8 @@ type answerSentence struct {
 	line               int
 }
 
-// answerClaims splits an answer into its claims. A line that is only a
-// label ("Caroline:", "payments-api:") makes no claim: it labels the list
+// answerClaims splits an answer into its claims. A question claims
+// nothing; a line that is only a label ("Caroline:", "payments-api:") makes no claim: it labels the list
 // items below it, each of which then needs it. Markers ("[t-101]") and
 // the ids of the context's sources are not part of a claim.
 func answerClaims(d Draft, sources []Source, lex *lexicon.Lexicon) []claim {
@@ -60,7 +60,10 @@ func answerClaims(d Draft, sources []Source, lex *lexicon.Lexicon) []claim {
 	}
 	var out []claim
 	for _, s := range sents {
-		if c, ok := makeClaim(s.text, s.heading, lex); ok {
+		if strings.HasSuffix(strings.TrimRight(s.text, `"')”’ `), "?") {
+			continue // a question asks; it claims nothing
+		}
+		if c, ok := makeClaim(s.text, s.heading, lex); ok && len(c.parts) > 0 {
 			c.raw, c.line = s.raw, s.line
 			out = append(out, c)
 		}
@@ -116,6 +119,17 @@ func stripIDs(s string, sources []Source) string {
 		s = strings.ReplaceAll(s, id, "")
 	}
 	return strings.TrimSpace(s)
+}
+
+// makesClaim reports whether a sentence says something a source must
+// support: not a question, not only a label, greeting or lead-in ("For
+// sure!", "Here is what I found.").
+func makesClaim(sentence string, lex *lexicon.Lexicon) bool {
+	if strings.HasSuffix(strings.TrimRight(sentence, `"')”’ `), "?") {
+		return false
+	}
+	_, ok := makeClaim(sentence, "", lex)
+	return ok
 }
 
 // makeClaim analyses a sentence under a heading; ok is false when it

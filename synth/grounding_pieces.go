@@ -57,6 +57,9 @@ func sourcePieces(text string, src int, lex *lexicon.Lexicon) []srcPiece {
 		}
 	}
 	b := &pieceBuilder{src: src, speaker: speaker, extra: extra, lex: lex}
+	if i := strings.Index(text, body); body != text && i > 0 {
+		b.lead = text[:i] // "Dave: ", quoted with the first sentence
+	}
 	for _, it := range items {
 		b.item(it)
 	}
@@ -72,6 +75,9 @@ type pieceBuilder struct {
 	lex        *lexicon.Lexicon
 	out        []srcPiece
 	antecedent []token
+	// lead is the source's label as written, which a quote of its first
+	// sentence may include.
+	lead string
 }
 
 // item adds the pieces of one list item or paragraph.
@@ -85,7 +91,7 @@ func (b *pieceBuilder) item(it item) {
 			}
 		}
 	}
-	sents := splitSentences(body)
+	sents := sourceSentences(body)
 	for i, s := range sents {
 		if i > 0 {
 			label = ""
@@ -128,6 +134,10 @@ func (b *pieceBuilder) add(s string, lineLabel []token, label string, sentence b
 	quotes := []string{quoteKey(s)}
 	if label != "" {
 		quotes = append(quotes, quoteKey(label+s))
+	}
+	if b.lead != "" && sentence {
+		quotes = append(quotes, quoteKey(b.lead+label+s))
+		b.lead = ""
 	}
 	b.out = append(b.out, srcPiece{src: b.src, text: s, a: a, extra: append(slices.Clip(b.extra), lineLabel...), quotes: quotes})
 }

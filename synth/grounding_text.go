@@ -72,14 +72,20 @@ var abbreviations = map[string]bool{
 // the end, and after a colon followed by a space and such a character
 // ("According to the notes: Alice moved" is a lead-in and a claim). A full stop inside a number, after an abbreviation or after a
 // single capital (an initial) does not end a sentence.
-func splitSentences(text string) []string {
+func splitSentences(text string) []string { return sentencesOf(text, true) }
+
+// sourceSentences splits a source's text like splitSentences, but not at
+// colons: in a source, "some big news: I'm on a diet" is one sentence.
+func sourceSentences(text string) []string { return sentencesOf(text, false) }
+
+func sentencesOf(text string, colons bool) []string {
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
 		line = bulletRE.ReplaceAllString(strings.TrimSpace(line), "")
 		start := 0
 		for i := 0; i < len(line); i++ {
 			c := line[i]
-			if c != '.' && c != '!' && c != '?' && c != ':' {
+			if c != '.' && c != '!' && c != '?' && (c != ':' || !colons) {
 				continue
 			}
 			j := i + 1

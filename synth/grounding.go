@@ -306,26 +306,33 @@ func (v Verifier) checkClaim(m matcher, c claim, pieces []citedPiece, valid []va
 		credit, c.parts = quoted, nil
 	}
 	for _, p := range c.parts {
-		best := partSupport{piece: -1}
-		var all []partSupport
-		for i := range pieces {
-			s := m.support(p, &pieces[i].srcPiece, v.Threshold)
-			s.piece = i
-			all = append(all, s)
-			if best.piece < 0 || (s.ok && !best.ok) || (s.ok == best.ok && s.score > best.score) {
-				best = s
+		best, cr := v.bestSupport(m, p, pieces)
+		if !best.ok && len(p.conjuncts) > 0 {
+			// No piece holds the whole list: each member on its own.
+			all, ccr := partSupport{ok: true, score: 1}, []int(nil)
+			for _, q := range p.conjuncts {
+				b, qcr := v.bestSupport(m, q, pieces)
+				if !b.ok {
+					all = b
+					break
+				}
+				all.score = math.Min(all.score, b.score)
+				ccr = append(ccr, qcr...)
+			}
+			if all.ok {
+				best, cr = all, ccr
 			}
 		}
-		if best.piece < 0 || !best.ok {
+		if !best.ok {
 			check.Supported = false
 			if check.Reason == "" {
 				check.Reason = cmp.Or(best.why, "no cited source supports it")
 			}
 		}
 		score = math.Min(score, math.Max(0, best.score))
-		for _, s := range all {
-			if s.ok && s.score >= best.score-1e-9 && !slices.ContainsFunc(credit, func(k int) bool { return pieces[k].src == pieces[s.piece].src }) {
-				credit = append(credit, s.piece)
+		for _, k := range cr {
+			if !slices.ContainsFunc(credit, func(k2 int) bool { return pieces[k2].src == pieces[k].src }) {
+				credit = append(credit, k)
 			}
 		}
 	}
@@ -349,6 +356,29 @@ func (v Verifier) checkClaim(m matcher, c claim, pieces []citedPiece, valid []va
 		}
 	}
 	return check
+}
+
+// bestSupport is a part's best support among the pieces, and the pieces
+// to credit: its own, and every other source's that supports it as well
+// (two memories that say it word for word).
+func (v Verifier) bestSupport(m matcher, p claimPart, pieces []citedPiece) (partSupport, []int) {
+	best := partSupport{piece: -1}
+	var all []partSupport
+	for i := range pieces {
+		s := m.support(p, &pieces[i].srcPiece, v.Threshold)
+		s.piece = i
+		all = append(all, s)
+		if best.piece < 0 || (s.ok && !best.ok) || (s.ok == best.ok && s.score > best.score) {
+			best = s
+		}
+	}
+	var credit []int
+	for _, s := range all {
+		if s.ok && s.score >= best.score-1e-9 && !slices.ContainsFunc(credit, func(k int) bool { return pieces[k].src == pieces[s.piece].src }) {
+			credit = append(credit, s.piece)
+		}
+	}
+	return best, credit
 }
 
 // quotingPieces are the pieces (one a source) a claim quotes word for

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -35,6 +36,10 @@ type claimPart struct {
 	// cause, when hasCause, is what the part says caused what.
 	cause    causal
 	hasCause bool
+	// conjuncts are the part once for each member of a list it names
+	// ("fixes CVE-A, CVE-B and CVE-C"): when no piece holds the whole
+	// list, each member may rest on its own.
+	conjuncts []claimPart
 }
 
 // answerSentence is a sentence of an answer as written (raw), without
@@ -211,19 +216,88 @@ func claimParts(a analysis, lex *lexicon.Lexicon) []claimPart {
 		if k > 0 && !relatives[toks[firstWord(toks, s[0])].low] {
 			own = append(inherited(a, segs[0], own), own...)
 		}
-		p := claimPart{a: analyse(own, lex, true)}
-		for i, t := range p.a.toks {
-			if t.needsSupport() && !metaWords[t.low] {
-				p.need = append(p.need, i)
-			}
-		}
-		if len(p.need) == 0 {
+		p, ok := newPart(own, lex)
+		if !ok {
 			continue
 		}
-		p.cause, p.hasCause = findCausal(p.a.toks, 0, len(p.a.toks))
+		for _, v := range distribute(p.a.toks) {
+			if c, ok := newPart(v, lex); ok {
+				p.conjuncts = append(p.conjuncts, c)
+			}
+		}
 		out = append(out, p)
 	}
 	return out
+}
+
+// newPart analyses a part's tokens; ok is false when it needs nothing.
+func newPart(toks []token, lex *lexicon.Lexicon) (claimPart, bool) {
+	p := claimPart{a: analyse(toks, lex, true)}
+	for i, t := range p.a.toks {
+		if t.needsSupport() && !metaWords[t.low] {
+			p.need = append(p.need, i)
+		}
+	}
+	p.cause, p.hasCause = findCausal(p.a.toks, 0, len(p.a.toks))
+	return p, len(p.need) > 0
+}
+
+// distribute returns the part once for each member of the first list of
+// noun phrases it names ("X, Y and Z"), the other members left out: "It
+// fixes CVE-A, CVE-B and CVE-C" is "It fixes CVE-A", "It fixes CVE-B",
+// "It fixes CVE-C".
+func distribute(toks []token) [][]token {
+	for k, t := range toks {
+		if !t.isWord() || (t.low != "and" && t.low != "or") {
+			continue
+		}
+		r := k + 1
+		for r < len(toks) && listMember(toks[r]) {
+			r++
+		}
+		if r == k+1 {
+			continue
+		}
+		members := [][2]int{{k + 1, r}}
+		end := k
+		if end > 0 && toks[end-1].punct == ',' {
+			end--
+		}
+		for {
+			b := end
+			for b > 0 && listMember(toks[b-1]) {
+				b--
+			}
+			if b == end {
+				break
+			}
+			members = append([][2]int{{b, end}}, members...)
+			if b == 0 || toks[b-1].punct != ',' {
+				break
+			}
+			end = b - 1
+		}
+		if len(members) < 2 {
+			continue
+		}
+		start := members[0][0]
+		if start > 0 && toks[start-1].low == "both" {
+			start--
+		}
+		var out [][]token
+		for _, m := range members {
+			v := append(append(slices.Clone(toks[:start]), toks[m[0]:m[1]]...), toks[r:]...)
+			out = append(out, v)
+		}
+		return out
+	}
+	return nil
+}
+
+// listMember reports whether a token may stand in a member of a list of
+// noun phrases.
+func listMember(t token) bool {
+	return t.isWord() && (t.noun || t.adj || t.kind == kNumber || t.kind == kName || determiners[t.low] && t.low != "both") && !t.verb
 }
 
 func firstWord(toks []token, i int) int {

@@ -86,6 +86,9 @@ func (m matcher) support(p claimPart, pc *srcPiece, threshold float64) partSuppo
 	if why == "" {
 		why = m.antonymIn(p, pc, best)
 	}
+	if why == "" {
+		why = verbSwapped(p, pc, cands, best)
+	}
 	switch {
 	case missing != "":
 		why = fmt.Sprintf("%q is not in the source", missing)
@@ -129,6 +132,42 @@ func (m matcher) candidates(p claimPart, pc *srcPiece) (cands [][]int, matched i
 		}
 	}
 	return cands, matched, missing
+}
+
+// lightVerbs say little of their own: a claim may use one where the
+// source has another verb ("went on a trip" for "snapped a pic on my
+// trip"), or use another where the source has one of them.
+var lightVerbs = termsOf(`be am is are was were been have has had get gets got gotten go goes went gone make makes made take takes took taken
+	do does did done give gives gave given come comes came put puts use uses used show shows showed shown keep keeps kept
+	add adds added include includes included provide provides provided offer offers offered contain contains contained`)
+
+// verbSwapped returns a reason when the part's verb is not in the piece
+// and the piece's clause has a verb of its own in its place: "Omar
+// reviewed the release" is not "Omar approved the release". A light verb
+// on either side, or a piece without a verb ("New patch to fix a leak"),
+// lets the claim say it in its words.
+func verbSwapped(p claimPart, pc *srcPiece, cands [][]int, choice []int) string {
+	home := -1
+	for _, j := range choice {
+		if j >= 0 && pc.a.role[j] != roleTime {
+			home = pc.a.clause[j]
+			break
+		}
+	}
+	if home < 0 || pc.a.pred[home] < 0 {
+		return ""
+	}
+	pv := pc.a.toks[pc.a.pred[home]]
+	if !pv.verb || lightVerbs[pv.low] || slices.Contains(choice, pc.a.pred[home]) {
+		return ""
+	}
+	for k, i := range p.need {
+		c := p.a.toks[i]
+		if len(cands[k]) == 0 && c.verb && p.a.pred[p.a.clause[i]] == i && !lightVerbs[c.low] {
+			return fmt.Sprintf("%q is not what the source says was done (%q)", c.text, pv.text)
+		}
+	}
+	return ""
 }
 
 // core reports whether the claim's word at i must be in the piece that
@@ -295,12 +334,18 @@ func clauseCost(p claimPart, pc *srcPiece, choice []int) (int, string, int) {
 			home, most = c, n
 		}
 	}
+	for k, i := range p.need {
+		if j := choice[k]; j >= 0 && p.a.pred[p.a.clause[i]] == i {
+			home = pc.a.clause[j] // the clause of the claim's verb, when the piece has it
+		}
+	}
 	cost := 0
+	relative := home > 0 && startsRelative(pc, home)
 	for k, j := range choice {
 		if j < 0 || pc.a.role[j] == roleTime || pc.a.clause[j] == home {
 			continue
 		}
-		if slotTaken(p, pc, choice, home, p.need[k]) {
+		if relative && pc.a.toks[j].noun && !antecedentOf(pc, home, j) || slotTaken(p, pc, choice, home, p.need[k]) {
 			cost += 1000
 		}
 	}
@@ -340,6 +385,26 @@ func sameSlot(a, b string) bool {
 		return prepGroup(a[2:]) == prepGroup(b[2:])
 	}
 	return a == b && a != roleTime && a != rolePoss && a != roleLabel
+}
+
+// antecedentOf reports whether the noun at j stands in the noun phrase a
+// relative clause c follows ("the auth service, which checks the token":
+// the auth service checks it, not the gateway before it).
+func antecedentOf(pc *srcPiece, c, j int) bool {
+	start := -1
+	for i, k := range pc.a.clause {
+		if k == c {
+			start = i
+			break
+		}
+	}
+	for i := start - 1; i > j; i-- {
+		t := pc.a.toks[i]
+		if t.isWord() && !t.noun && !t.adj && !determiners[t.low] && !t.poss {
+			return false
+		}
+	}
+	return start > j
 }
 
 // startsRelative reports whether clause c of the piece is a relative

@@ -149,12 +149,12 @@ var thirdPerson = map[string]bool{"it": false, "they": false, "them": false, "it
 
 // resolvePronouns puts the antecedent in place of the third-person
 // pronouns of a sentence's first clause ("he" and "she" only for a
-// named antecedent).
+// named antecedent other than the speaker, who would say "I").
 func resolvePronouns(toks []token, antecedent []token) []token {
 	if len(antecedent) == 0 {
 		return toks
 	}
-	named := slices.ContainsFunc(antecedent, func(t token) bool { return t.kind == kName })
+	named := slices.ContainsFunc(antecedent, func(t token) bool { return t.kind == kName && !firstPerson[strings.ToLower(t.text)] })
 	var out []token
 	for i, t := range toks {
 		poss, ok := thirdPerson[t.low]
@@ -181,15 +181,15 @@ func firstClauseEnded(toks []token, i int) bool {
 	return false
 }
 
-// subjectOf is the subject of a text's first clause: its nouns before
-// the predicate.
+// subjectOf is the subject of a text's first clause: its nouns and their
+// adjectives before the predicate.
 func subjectOf(a analysis) []token {
 	if len(a.pred) == 0 || a.pred[0] < 0 {
 		return nil
 	}
 	var out []token
 	for i := 0; i < a.pred[0]; i++ {
-		if a.toks[i].noun && (a.role[i] == roleSubj || a.role[i] == roleCop) {
+		if (a.toks[i].noun || a.toks[i].adj) && (a.role[i] == roleSubj || a.role[i] == roleCop) {
 			out = append(out, a.toks[i])
 		}
 	}

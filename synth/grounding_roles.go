@@ -55,6 +55,11 @@ var (
 // predicate and gives each noun its role.
 func analyse(toks []token, lex *lexicon.Lexicon, forClaim bool) analysis {
 	tagWords(toks, lex)
+	for i := 1; i < len(toks); i++ {
+		if (toks[i].low == "one" || toks[i].low == "ones") && (toks[i-1].adj || determiners[toks[i-1].low]) {
+			toks[i].noun = true // "the old one": it stands for a noun, which its adjective goes with
+		}
+	}
 	a := analysis{toks: toks, clause: make([]int, len(toks)), role: make([]string, len(toks))}
 	starts := clauseStarts(toks, forClaim)
 	c := 0
@@ -117,6 +122,13 @@ func tagOf(toks []token, i int, c lexicon.Counts, inflectedVerb bool) (verb, nou
 		prev.low == "these" || prev.low == "those")
 	afterDet := prev != nil && (determiners[prev.low] || prev.poss || prev.adj || prepositions[prev.low]) && !(afterRelative && inflectedVerb)
 	atEnd := i+1 >= len(toks) || !toks[i+1].isWord() || coordinators[toks[i+1].low] || prepositions[toks[i+1].low]
+	if inflectedVerb && i+1 < len(toks) && toks[i+1].isWord() && (determiners[toks[i+1].low] || toks[i+1].poss) && !afterDet {
+		return true, false, false // a verb before its object: "copies the database", "adds a patch"
+	}
+	singular := prev != nil && prev.noun && (!strings.HasSuffix(prev.low, "s") || strings.HasSuffix(prev.low, "ss"))
+	if singular && inflectedVerb && strings.HasSuffix(t.low, "s") && !afterDet {
+		return true, false, false // a singular subject and its verb: "my sister lives in Oslo"
+	}
 	plural := prev != nil && prev.noun && strings.HasSuffix(prev.low, "s") && !strings.HasSuffix(prev.low, "ss")
 	if plural && c.Has(lexicon.Verb) && !ing && !afterDet {
 		return true, false, false // a plural subject and its verb: "the batch jobs run on Nomad"

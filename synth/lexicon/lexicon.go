@@ -274,7 +274,7 @@ func (l *Lexicon) Antonyms(a, b string) bool {
 			}
 		}
 	}
-	return negativePrefix(a, b) || negativePrefix(b, a)
+	return l.negativePrefix(a, b) || l.negativePrefix(b, a)
 }
 
 // antonymForms are a word's lemmas and, for an adverb in -ly, its
@@ -294,11 +294,17 @@ func (l *Lexicon) antonymForms(w string) []string {
 var negativePrefixes = []string{"un", "in", "im", "il", "ir", "dis", "non-", "non"}
 
 // negativePrefix reports whether neg is pos with a negative prefix
-// ("unset" and "set"): pos of four letters or more, or the pair an
-// adjective or participle pair ("unhappy").
-func negativePrefix(neg, pos string) bool {
+// ("unset" and "set", "unrewarding" and "rewarding"): pos of four letters
+// or more (or the prefix "un"), and neg no word of its own in WordNet but
+// an adjective or adverb ("discover" is not the opposite of "cover").
+func (l *Lexicon) negativePrefix(neg, pos string) bool {
 	for _, p := range negativePrefixes {
-		if rest, ok := strings.CutPrefix(neg, p); ok && rest == pos && (len(pos) >= 4 || p == "un") {
+		rest, ok := strings.CutPrefix(neg, p)
+		if !ok || rest != pos || (len(pos) < 4 && p != "un") {
+			continue
+		}
+		c := l.Tags(neg)
+		if c == (Counts{}) || c.Has(Adj) || c.Has(Adv) {
 			return true
 		}
 	}

@@ -101,11 +101,11 @@ const (
 	// source must hold (names and numbers always), chosen by measurement
 	// on the tune half of testdata/grounding/claims.txt (docs/BENCHMARKS.md,
 	// "Grounding verifier").
-	DefaultThreshold = 0.7
+	DefaultThreshold = 0.75
 	// DefaultSynonymRank is how many of each word's most frequent WordNet
 	// senses two words may share to count as synonyms, chosen the same
 	// way.
-	DefaultSynonymRank = 2
+	DefaultSynonymRank = 1
 )
 
 // EmbedFunc embeds texts into unit vectors (an embed.Embedder's Embed).

@@ -125,7 +125,7 @@ func tagOf(toks []token, i int, c lexicon.Counts, inflectedVerb bool) (verb, nou
 	if inflectedVerb && i+1 < len(toks) && toks[i+1].isWord() && (determiners[toks[i+1].low] || toks[i+1].poss) && !afterDet {
 		return true, false, false // a verb before its object: "copies the database", "adds a patch"
 	}
-	singular := prev != nil && prev.noun && (!strings.HasSuffix(prev.low, "s") || strings.HasSuffix(prev.low, "ss"))
+	singular := prev != nil && prev.noun && prev.kind != kNumber && (!strings.HasSuffix(prev.low, "s") || strings.HasSuffix(prev.low, "ss"))
 	if singular && inflectedVerb && strings.HasSuffix(t.low, "s") && !afterDet {
 		return true, false, false // a singular subject and its verb: "my sister lives in Oslo"
 	}
@@ -439,15 +439,15 @@ func nounRole(toks []token, from, i, p int, cop, passive bool) string {
 			prep, at = u.low, j
 			break
 		}
-		if !npInternal(u) || (u.punct == ',' && !listContinues(toks, i)) {
-			break // "In tzdata 2025a, Paraguay adopts": the comma ends the phrase
+		if !npInternal(u) || (u.punct == ',' && !listContinues(toks, i)) || gerund(u) && j < i-1 {
+			break // "In tzdata 2025a, Paraguay adopts": the comma ends the phrase; "by creating the index": the gerund takes it
 		}
 	}
 	if prep != "" && np(toks, i, timeWords) {
 		return roleTime
 	}
 	switch {
-	case prep == "by" && passive,
+	case prep == "by" && passive && !strings.HasSuffix(t.low, "ing"), // "fixed by creating an index" says how, not who
 		prep == "by" && t.kind == kName && p >= 0 && !subjectBefore(toks, from, p) && !(at > 0 && toks[at-1].verb && isParticiple(toks[at-1].low)):
 		return roleSubj // "was migrated by Omar", "Speed up symbol counting by @greatroar" (not "introduced by 3.11.2")
 	case prep != "" && cop && p >= 0 && nextContent(toks, p) == at:
@@ -458,10 +458,10 @@ func nounRole(toks []token, from, i, p int, cop, passive bool) string {
 		return roleNone
 	case cop:
 		return roleCop
-	case (i < p) != passive:
+	case i < p && !passive:
 		return roleSubj
 	}
-	return roleObj
+	return roleObj // after the verb, or the subject of a passive
 }
 
 // nextContent is the first token after i that is not a light word or a
@@ -519,6 +519,12 @@ func listContinues(toks []token, i int) bool {
 		return false
 	}
 	return false
+}
+
+// gerund reports whether a token is a verb's -ing form read as a noun
+// ("creating the index").
+func gerund(t token) bool {
+	return t.noun && t.kind == kContent && strings.HasSuffix(t.low, "ing")
 }
 
 // inParens reports whether the token at i stands inside parentheses.

@@ -115,6 +115,36 @@ func RetryText() string {
 	return "\n\n" + restate(`a source is not an object with a "source_id" and a "span", both strings`)
 }
 
+// keepConversation keeps what of the conversation fits within limit
+// tokens: its topic, its summary, then its exchanges newest first; ctx
+// records what was dropped. used is what the kept part takes.
+func keepConversation(conv Conversation, countText func(string) int, limit int, ctx *Context) (kept Conversation, used int) {
+	kept = Conversation{Topic: conv.Topic}
+	if t := oneLine(conv.Topic); t != "" {
+		used += countText("Conversation so far (context only, not a source):\nTopic: " + t + "\n")
+	}
+	if s := oneLine(conv.Summary); s != "" {
+		if n := countText("Summary: " + s + "\n"); used+n <= limit {
+			kept.Summary, used = conv.Summary, used+n
+		} else {
+			ctx.DroppedSummary = true
+		}
+	}
+	var turns []Turn
+	for i := len(conv.Turns) - 1; i >= 0; i-- {
+		n := countText(turnText(conv.Turns[i]))
+		if used+n > limit {
+			ctx.DroppedExchanges = i + 1
+			break
+		}
+		turns = append(turns, conv.Turns[i])
+		used += n
+	}
+	slices.Reverse(turns)
+	kept.Turns = turns
+	return kept, used
+}
+
 // BuildContext fits a question, a conversation and sources into
 // opts.MaxTokens, in the specification's order of precedence: the rolling
 // summary, then the recent exchanges, newest first, while the two take at
@@ -150,31 +180,7 @@ func BuildContext(question string, conv Conversation, sources []Source, opts Con
 			base, opts.MaxTokens)
 	}
 	avail := opts.MaxTokens - base
-	third := opts.MaxTokens / 3
-	used := 0
-	kept := Conversation{Topic: conv.Topic}
-	if t := oneLine(conv.Topic); t != "" {
-		used += countText("Conversation so far (context only, not a source):\nTopic: " + t + "\n")
-	}
-	if s := oneLine(conv.Summary); s != "" {
-		if n := countText("Summary: " + s + "\n"); used+n <= third && used+n <= avail {
-			kept.Summary, used = conv.Summary, used+n
-		} else {
-			ctx.DroppedSummary = true
-		}
-	}
-	var turns []Turn
-	for i := len(conv.Turns) - 1; i >= 0; i-- {
-		n := countText(turnText(conv.Turns[i]))
-		if used+n > third || used+n > avail {
-			ctx.DroppedExchanges = i + 1
-			break
-		}
-		turns = append(turns, conv.Turns[i])
-		used += n
-	}
-	slices.Reverse(turns)
-	kept.Turns = turns
+	kept, used := keepConversation(conv, countText, min(opts.MaxTokens/3, avail), &ctx)
 
 	order := make([]int, 0, len(sources))
 	for i, s := range sources {

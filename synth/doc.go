@@ -42,10 +42,15 @@
 //
 // The grounding verifier (Verifier) checks an answer a model wrote from a
 // set of sources: every citation must name a source that was in the
-// context and quote a span that occurs in it, each claim of the answer
-// must be supported by what is cited, and an answer whose coverage or
-// number of supporting sources is too low is refused. LLMSynthesizer asks
-// a model for such an answer (retrying a malformed one once with the
-// schema restated) and passes nothing through that the verifier did not
-// accept.
+// context and quote a span that occurs in it, and each claim of the answer
+// must rest on one piece of a cited source that says who did what: every
+// name, number, noun and adjective there, in the same roles (subject,
+// object, the object of each preposition, passives undone), with the
+// same polarity, no antonym, and a cause the same way round (the word
+// knowledge is the lexicon subpackage, from WordNet). An answer whose
+// coverage or number of supporting sources is too low is refused; an
+// accepted one keeps only its supported claims. LLMSynthesizer asks a
+// model for such an answer (retrying a malformed one once with the schema
+// restated), optionally puts the supported claims to a Judge, and passes
+// nothing through that the verifier did not accept.
 package synth

@@ -12,6 +12,7 @@ import (
 	"github.com/cairnhq/cairn/content"
 	"github.com/cairnhq/cairn/lexical"
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/synth/lexicon"
 )
 
 // ExtractiveName is the extractive synthesiser's Name.
@@ -86,41 +87,7 @@ func (x Extractive) Synthesize(ctx context.Context, question string, sources []S
 	if max <= 0 {
 		max = DefaultMaxChars
 	}
-	q := map[string]bool{}
-	for _, t := range lexical.QueryTerms(question) {
-		q[t] = true
-	}
-	var pieces []piece
-	for si, s := range sources {
-		for pos, sp := range Sentences(s.Text) {
-			p := piece{src: si, pos: pos, start: sp[0], end: sp[1], text: runeSlice(s.Text, sp[0], sp[1]), terms: map[string]bool{}, novel: map[string]bool{}}
-			shared := 0
-			for _, t := range lexical.Terms(p.text) {
-				if !p.terms[t] && q[t] {
-					shared++
-				}
-				p.terms[t] = true
-				if !q[t] {
-					p.novel[t] = true
-				}
-			}
-			if len(p.terms) == 0 || sourcesLabelRE.MatchString(p.text) {
-				continue // nothing but punctuation or markup, or a list of sources
-			}
-			overlap := 0.0
-			if len(q) > 0 {
-				overlap = float64(shared) / float64(len(q))
-			}
-			lead := 0.0
-			if pos == 0 {
-				lead = 1
-			}
-			p.score = 0.6*overlap + 0.3*s.Relevance + 0.1*lead
-			p.hash = content.Hash(p.text)
-			p.relevant = shared > 0
-			pieces = append(pieces, p)
-		}
-	}
+	pieces := candidates(question, sources)
 	slices.SortStableFunc(pieces, func(a, b piece) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
@@ -182,6 +149,51 @@ func (x Extractive) Synthesize(ctx context.Context, question string, sources []S
 	}
 	ans.Text = strings.Join(texts, " ")
 	return ans, nil
+}
+
+// candidates are the sources' sentences that may answer the question,
+// each scored: 0.6·overlap + 0.3·similarity + 0.1·lead.
+func candidates(question string, sources []Source) []piece {
+	lex, err := lexicon.Load()
+	if err != nil {
+		lex = nil
+	}
+	q := map[string]bool{}
+	for _, t := range lexical.QueryTerms(question) {
+		q[t] = true
+	}
+	var pieces []piece
+	for si, s := range sources {
+		for pos, sp := range Sentences(s.Text) {
+			p := piece{src: si, pos: pos, start: sp[0], end: sp[1], text: runeSlice(s.Text, sp[0], sp[1]), terms: map[string]bool{}, novel: map[string]bool{}}
+			shared := 0
+			for _, t := range lexical.Terms(p.text) {
+				if !p.terms[t] && q[t] {
+					shared++
+				}
+				p.terms[t] = true
+				if !q[t] {
+					p.novel[t] = true
+				}
+			}
+			if len(p.terms) == 0 || sourcesLabelRE.MatchString(p.text) || !makesClaim(stripMarkers(p.text), lex) {
+				continue // nothing but punctuation or markup, a list of sources, a question or a greeting: no answer
+			}
+			overlap := 0.0
+			if len(q) > 0 {
+				overlap = float64(shared) / float64(len(q))
+			}
+			lead := 0.0
+			if pos == 0 {
+				lead = 1
+			}
+			p.score = 0.6*overlap + 0.3*s.Relevance + 0.1*lead
+			p.hash = content.Hash(p.text)
+			p.relevant = shared > 0
+			pieces = append(pieces, p)
+		}
+	}
+	return pieces
 }
 
 // diversify adds to taken, in score order, the best relevant sentence of

@@ -10,10 +10,11 @@ const GroundedName = "grounded"
 
 // Grounded adapts the grounded LLM synthesis to the Synthesizer seam: it
 // asks LLM for an answer and turns the grounding contract into an Answer.
-// Each claim of the answer becomes a sentence whose spans are the cited
-// spans of the sources that support it, located in their text (the whole
-// source when a quoted span cannot be found verbatim); a refusal becomes
-// an Answer with Refused set, no Text and the verifier's Notes. The model
+// Each supported claim of the answer becomes a sentence whose spans are
+// the cited spans of the sources that support it, located in their text
+// (the whole source when a quoted span cannot be found verbatim); the
+// unsupported ones are left out, as they are of the text; a refusal
+// becomes an Answer with Refused set, no Text and the verifier's Notes. The model
 // calls' tokens and cost are in Last, when set.
 type Grounded struct {
 	LLM LLMSynthesizer
@@ -44,6 +45,9 @@ func (g Grounded) Synthesize(ctx context.Context, question string, sources []Sou
 		text[src.ID] = src.Text
 	}
 	for _, c := range s.Claims {
+		if !c.Supported {
+			continue // removed from the answer: its text is in Notes only
+		}
 		sent := Sentence{Text: c.Text, Spans: []Span{}}
 		for _, id := range c.SourceIDs {
 			for _, sc := range s.Sources {

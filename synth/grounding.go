@@ -1,11 +1,14 @@
 package synth
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/cairnhq/cairn/synth/lexicon"
 )
 
 // Source is one piece of context an answer may rest on: a thought, a
@@ -51,19 +54,24 @@ type SourceCitation struct {
 }
 
 // ClaimCheck is the verdict on one claim (a sentence) of an answer: its
-// support score, whether that clears the threshold, and the sources that
-// support it.
+// support score, whether it is supported, the sources that support it,
+// and for an unsupported claim the reason.
 type ClaimCheck struct {
 	Text      string   `json:"text"`
 	Supported bool     `json:"supported"`
 	Score     float64  `json:"score"`
 	SourceIDs []string `json:"source_ids,omitempty"`
+	// Reason says why an unsupported claim is not supported ("\"Priya\" is
+	// not in the source", "who did what differs: ...").
+	Reason string `json:"reason,omitempty"`
 }
 
 // GroundedResponse is the grounding contract: an answer, the citations it
-// rests on, and figures cairn computed itself. A refused response holds
-// RefusalText, no sources and no claims (the ungrounded answer is never
-// passed through); Notes says what was missing.
+// rests on, and figures cairn computed itself. An accepted answer holds
+// only its supported claims: the sentences of unsupported ones are
+// removed from Answer, listed in Claims and named in Notes. A refused
+// response holds RefusalText, no sources and no claims (the ungrounded
+// answer is never passed through); Notes says what was missing.
 type GroundedResponse struct {
 	Answer  string           `json:"answer"`
 	Sources []SourceCitation `json:"sources"`
@@ -74,7 +82,9 @@ type GroundedResponse struct {
 	CoverageRatio float64 `json:"coverage_ratio"`
 	Refused       bool    `json:"refused"`
 	Notes         string  `json:"notes,omitempty"`
-	// Claims are the per-claim verdicts of an answer that was not refused.
+	// Claims are the per-claim verdicts of an answer that was not refused,
+	// the unsupported claims included (their sentences are not in
+	// Answer).
 	Claims []ClaimCheck `json:"claims,omitempty"`
 }
 
@@ -87,30 +97,41 @@ const (
 	DefaultMinCoverage = 0.6
 	// DefaultMinSources is the seed's MIN_SOURCES_REQUIRED.
 	DefaultMinSources = 2
-	// DefaultThreshold is the support score a claim needs, chosen by
-	// measurement on testdata/grounding/fixture.json (docs/BENCHMARKS.md,
+	// DefaultThreshold is the share of a claim's words a piece of a
+	// source must hold (names and numbers always), chosen by measurement
+	// on the tune half of testdata/grounding/claims.txt (docs/BENCHMARKS.md,
 	// "Grounding verifier").
-	DefaultThreshold = 0.35
+	DefaultThreshold = 0.75
+	// DefaultSynonymRank is how many of each word's most frequent WordNet
+	// senses two words may share to count as synonyms, chosen the same
+	// way.
+	DefaultSynonymRank = 1
 )
 
 // EmbedFunc embeds texts into unit vectors (an embed.Embedder's Embed).
 type EmbedFunc func(ctx context.Context, texts []string) ([][]float32, error)
 
 // Verifier checks a Draft against the sources it was given and computes
-// the grounding contract. The zero value uses the defaults and lexical
-// matching only.
+// the grounding contract. The zero value uses the defaults and no
+// embedder.
 type Verifier struct {
 	// MinCoverage is the least coverage ratio accepted (default 0.6).
 	MinCoverage float64
 	// MinSources is the least number of distinct sources that must support
 	// the answer (default 2).
 	MinSources int
-	// Threshold is the support score a claim needs (default
-	// DefaultThreshold).
+	// Threshold is the share of a claim's words that a piece of a cited
+	// source must hold for the claim to be supported (default
+	// DefaultThreshold). Names and numbers are always needed.
 	Threshold float64
-	// Embed, when set, adds a semantic score: a claim's support is
-	// (1-SemanticWeight)·lexical + SemanticWeight·cosine. When it fails,
-	// the check falls back to lexical matching and says so in Notes.
+	// SynonymRank is how many of each word's most frequent senses two
+	// words may share to stand for each other (default
+	// DefaultSynonymRank; negative: synonyms are not used).
+	SynonymRank int
+	// Embed, when set, adds a semantic score: a claim's score is
+	// (1-SemanticWeight)·lexical + SemanticWeight·cosine of the claim and
+	// the pieces that support it. When it fails, the check goes on
+	// without it and says so in Notes.
 	Embed EmbedFunc
 	// SemanticWeight is the semantic score's weight in [0, 1] (used only
 	// with Embed).
@@ -127,6 +148,12 @@ func (v Verifier) withDefaults() Verifier {
 	if v.Threshold <= 0 {
 		v.Threshold = DefaultThreshold
 	}
+	switch {
+	case v.SynonymRank == 0:
+		v.SynonymRank = DefaultSynonymRank
+	case v.SynonymRank < 0:
+		v.SynonymRank = 0
+	}
 	v.SemanticWeight = math.Min(1, math.Max(0, v.SemanticWeight))
 	if v.Embed == nil {
 		v.SemanticWeight = 0
@@ -134,54 +161,20 @@ func (v Verifier) withDefaults() Verifier {
 	return v
 }
 
-// Penalties on a support score when a claim and its support disagree in
-// ways word overlap cannot see: a quarter of a perfect overlap is below
-// any threshold worth using, so one such disagreement is enough to
-// withhold support.
-const (
-	// hardPenalty: a number or a name of the claim is missing from the
-	// support ("2019" for "2021", "Munich" for "Vienna").
-	hardPenalty = 0.25
-	// negationPenalty: one of them denies and the other does not.
-	negationPenalty = 0.25
-)
-
 // validCitation is a citation that passed the checks.
 type validCitation struct {
 	Citation
 	source int // index into the context
 }
 
-// window is a piece of a cited source a claim may match: a cited span, a
-// sentence of the source, or the whole source.
-type window struct {
-	text    string
-	cite    int // the valid citation credited when it supports a claim
-	source  int
-	terms   map[string]bool
-	negated bool
-	vec     []float32
-}
-
-// claim is a sentence of the answer and what it stands on.
-type claim struct {
-	text    string
-	terms   []string
-	hard    []string // names and numbers (hardTerms)
-	negated bool
-	vec     []float32
-	// parts are the claim's clauses, when it has several.
-	parts []claim
-}
-
 // Verify checks d against sources, the context the answer was made from,
 // and returns the grounding contract. Citations of a source not in the
 // context, or whose span does not occur in its source (compared with
-// whitespace and case normalised), are dropped. The answer is split into
-// sentences; each sentence that says something (not "Here is what I
-// found.") is a claim, supported when some cited span or cited source
-// matches it at least Threshold. The answer is refused when the coverage
-// is below MinCoverage or fewer than MinSources sources support it.
+// whitespace and case normalised), are dropped. The answer's sentences
+// that say something about the world are its claims; each must rest on a
+// piece of a cited source (see Check). The answer is refused when the
+// coverage is below MinCoverage or fewer than MinSources sources support
+// it; an accepted answer keeps only its supported claims.
 func (v Verifier) Verify(ctx context.Context, d Draft, sources []Source) GroundedResponse {
 	return v.Check(ctx, d, sources).Response
 }
@@ -194,22 +187,59 @@ type Verdict struct {
 	Response GroundedResponse
 	Claims   []ClaimCheck
 	Dropped  []string
+	// Removed are the unsupported claims of an accepted answer, whose
+	// sentences Response.Answer leaves out.
+	Removed []ClaimCheck
 }
 
-// Check is Verify with its workings.
+// Check is Verify with its workings. A claim is supported when each of
+// its parts (its clauses; a clause joining two sources is split at its
+// conjunction) rests on one piece of a cited source (a sentence of it):
+// the piece holds every name and number of the part and at least
+// Threshold of its words (the same word, a form of it, or a synonym that
+// is not its antonym), in one clause and in the same roles (who did what
+// to whom, passives undone), with the same polarity, and a cause stated
+// as the piece states it.
 func (v Verifier) Check(ctx context.Context, d Draft, sources []Source) Verdict {
+	return v.check(ctx, d, sources, nil, nil)
+}
+
+// check is Check with vetoes: veto[i], when set, withholds support from
+// claim i with that reason (the judge's); notes are added to the
+// response's.
+func (v Verifier) check(ctx context.Context, d Draft, sources []Source, veto map[int]string, extra []string) Verdict {
 	v = v.withDefaults()
-	var notes []string
+	lex, err := lexicon.Load()
+	if err != nil {
+		lex = nil // the embedded data is broken: words are compared as written
+	}
+	valid, dropped := validCitations(d, sources)
+	claims := answerClaims(d, sources, lex)
+	pieces := citedPieces(valid, sources, lex)
+	notes := slices.Clone(extra)
+	if v.Embed != nil && v.SemanticWeight > 0 && len(claims) > 0 && len(pieces) > 0 {
+		if err := v.embed(ctx, claims, pieces); err != nil {
+			notes = append(notes, "the semantic check was unavailable; claims were matched by their words only")
+		}
+	}
+	m := matcher{lex: lex, synonymRank: v.SynonymRank}
+	checks := make([]ClaimCheck, len(claims))
+	relevance := make([]float64, len(valid))
+	for i, c := range claims {
+		checks[i] = v.checkClaim(m, c, pieces, valid, relevance, veto[i])
+	}
+	return v.verdict(d, sources, claims, checks, valid, dropped, relevance, notes)
+}
+
+// validCitations keeps the citations that name a source of the context
+// and quote a span of it, once each; dropped says why the others went.
+func validCitations(d Draft, sources []Source) (valid []validCitation, dropped []string) {
 	byID := map[string]int{}
 	for i, s := range sources {
 		if _, dup := byID[s.ID]; !dup && s.ID != "" {
 			byID[s.ID] = i
 		}
 	}
-
-	// Citations.
-	var valid []validCitation
-	var dropped []string
 	seen := map[string]bool{}
 	for _, c := range d.Sources {
 		c.SourceID = strings.TrimSpace(c.SourceID)
@@ -229,92 +259,182 @@ func (v Verifier) Check(ctx context.Context, d Draft, sources []Source) Verdict 
 			}
 		}
 	}
+	return valid, dropped
+}
 
-	// Claims.
-	var claims []claim
-	sentences := splitSentences(d.Answer)
-	if len(d.Claims) > 0 && normalizeText(strings.Join(d.Claims, " ")) == normalizeText(d.Answer) {
-		sentences = d.Claims
-	}
-	for _, s := range sentences {
-		text := stripMarkers(s)
-		if ts := claimTerms(text); len(ts) > 0 {
-			c := claim{text: text, terms: ts, hard: hardTerms(text), negated: negated(text)}
-			for _, p := range clauses(text) {
-				if pt := claimTerms(p); len(pt) > 0 {
-					c.parts = append(c.parts, claim{text: p, terms: pt, hard: hardTerms(p), negated: negated(p)})
+// citedPiece is a piece of a cited source and the citation credited when
+// it supports a claim: the one whose span it holds or that holds it, or
+// the source's first.
+type citedPiece struct {
+	srcPiece
+	cite int
+}
+
+// citedPieces cuts every cited source into pieces, in citation order.
+func citedPieces(valid []validCitation, sources []Source, lex *lexicon.Lexicon) []citedPiece {
+	var out []citedPiece
+	done := map[int]bool{}
+	for k, c := range valid {
+		if done[c.source] {
+			continue
+		}
+		done[c.source] = true
+		for _, p := range sourcePieces(sources[c.source].Text, c.source, lex) {
+			cite := k
+			for k2, c2 := range valid {
+				if c2.source == c.source && (spanOccurs(c2.Span, p.text) || spanOccurs(p.text, c2.Span)) {
+					cite = k2
+					break
 				}
 			}
-			claims = append(claims, c)
+			out = append(out, citedPiece{srcPiece: p, cite: cite})
 		}
 	}
+	return out
+}
 
-	// Windows of the cited sources: the cited spans, then each source's
-	// sentences and their clauses, and (for a source of several sentences)
-	// its whole text.
-	var windows []window
-	var cited []int
-	firstCite := map[int]int{}
-	for k, c := range valid {
-		if _, ok := firstCite[c.source]; !ok {
-			firstCite[c.source] = k
-			cited = append(cited, c.source)
-		}
-		windows = append(windows, newWindow(c.Span, k, c.source))
+// checkClaim judges one claim: each part's best piece; supported when
+// every part has one that supports it. The sources credited are those of
+// the best pieces, and of every other source whose piece supports a part
+// as well (two memories that say it word for word).
+func (v Verifier) checkClaim(m matcher, c claim, pieces []citedPiece, valid []validCitation, relevance []float64, veto string) ClaimCheck {
+	check := ClaimCheck{Text: c.text, Supported: len(c.parts) > 0}
+	score := 1.0
+	var credit []int
+	if quoted := quotingPieces(c, pieces, valid); len(quoted) > 0 {
+		// A sentence of a source, word for word, is what the source says.
+		credit, c.parts = quoted, nil
 	}
-	for _, src := range cited {
-		text := sources[src].Text
-		sentences := splitSentences(text)
-		var parts []string
-		for _, p := range sentences {
-			// A sentence's clauses are windows too, so that the negation in
-			// one clause ("and has no elevator") is not held against a claim
-			// about another.
-			parts = append(append(parts, p), clauses(p)...)
+	for _, p := range c.parts {
+		best, cr := v.bestSupport(m, p, pieces)
+		if !best.ok && len(p.conjuncts) > 0 {
+			// No piece holds the whole list: each member on its own.
+			all, ccr := partSupport{ok: true, score: 1}, []int(nil)
+			for _, q := range p.conjuncts {
+				b, qcr := v.bestSupport(m, q, pieces)
+				if !b.ok {
+					all = b
+					break
+				}
+				all.score = math.Min(all.score, b.score)
+				ccr = append(ccr, qcr...)
+			}
+			if all.ok {
+				best, cr = all, ccr
+			}
 		}
-		if len(sentences) > 1 {
-			parts = append(parts, text)
+		if !best.ok {
+			check.Supported = false
+			if check.Reason == "" {
+				check.Reason = cmp.Or(best.why, "no cited source supports it")
+			}
 		}
-		for _, p := range parts {
-			windows = append(windows, newWindow(p, creditedCitation(valid, src, p, firstCite[src]), src))
+		score = math.Min(score, math.Max(0, best.score))
+		for _, k := range cr {
+			if !slices.ContainsFunc(credit, func(k2 int) bool { return pieces[k2].src == pieces[k].src }) {
+				credit = append(credit, k)
+			}
 		}
 	}
+	if c.vec != nil && v.SemanticWeight > 0 {
+		score = (1-v.SemanticWeight)*score + v.SemanticWeight*bestCosine(c, pieces, credit)
+		check.Supported = check.Supported && score >= v.Threshold*(1-v.SemanticWeight)
+	}
+	check.Score = round4(score)
+	if check.Supported && veto != "" {
+		check.Supported, check.Reason, check.Score = false, veto, round4(score*structurePenalty)
+	}
+	if !check.Supported {
+		return check
+	}
+	check.Reason = ""
+	for _, k := range credit {
+		cite := valid[pieces[k].cite]
+		relevance[pieces[k].cite] = math.Max(relevance[pieces[k].cite], check.Score)
+		if !contains(check.SourceIDs, cite.SourceID) {
+			check.SourceIDs = append(check.SourceIDs, cite.SourceID)
+		}
+	}
+	return check
+}
 
-	if v.Embed != nil && v.SemanticWeight > 0 && len(claims) > 0 && len(windows) > 0 {
-		if err := v.embed(ctx, claims, windows); err != nil {
-			notes = append(notes, "the semantic check was unavailable; claims were matched by their words only")
+// bestSupport is a part's best support among the pieces, and the pieces
+// to credit: its own, and every other source's that supports it as well
+// (two memories that say it word for word).
+func (v Verifier) bestSupport(m matcher, p claimPart, pieces []citedPiece) (partSupport, []int) {
+	best := partSupport{piece: -1}
+	var all []partSupport
+	for i := range pieces {
+		s := m.support(p, &pieces[i].srcPiece, v.Threshold)
+		s.piece = i
+		all = append(all, s)
+		if best.piece < 0 || (s.ok && !best.ok) || (s.ok == best.ok && s.score > best.score) {
+			best = s
 		}
 	}
+	var credit []int
+	for _, s := range all {
+		if s.ok && s.score >= best.score-1e-9 && !slices.ContainsFunc(credit, func(k int) bool { return pieces[k].src == pieces[s.piece].src }) {
+			credit = append(credit, s.piece)
+		}
+	}
+	return best, credit
+}
 
-	// Scores.
-	checks := make([]ClaimCheck, len(claims))
-	relevance := make([]float64, len(valid))
+// quotingPieces are the pieces (one a source) a claim quotes word for
+// word: a whole sentence of the source (its list item's label included or
+// not), or, when the claim is exactly a span the answer cites, that span
+// standing at the start of a sentence (an extract cut at its length
+// limit). A quote from the middle of a sentence is not taken as said: "it
+// is not true that the API runs on Nomad" does not say the API runs on
+// Nomad.
+func quotingPieces(c claim, pieces []citedPiece, valid []validCitation) []int {
+	text := quoteKey(c.text)
+	if text == "" {
+		return nil
+	}
+	var out []int
+	for i, p := range pieces {
+		ok := slices.Contains(p.quotes, text)
+		for _, v := range valid {
+			if v.source == p.src && quoteKey(v.Span) == text && strings.HasPrefix(p.quotes[0], text) {
+				ok = true
+			}
+		}
+		if ok && !slices.ContainsFunc(out, func(k int) bool { return pieces[k].src == p.src }) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// quoteKey is a text as quotes are compared: normalised, without markers
+// and end punctuation.
+func quoteKey(s string) string {
+	return strings.TrimRight(normalizeText(stripMarkers(s)), " .!?;:\"'")
+}
+
+// verdict computes the figures, decides refusal and writes the notes.
+func (v Verifier) verdict(d Draft, sources []Source, claims []claim, checks []ClaimCheck, valid []validCitation, dropped []string,
+	relevance []float64, notes []string) Verdict {
+	out := GroundedResponse{Sources: []SourceCitation{}}
 	supporting := map[string]bool{}
 	var supported int
 	var scoreSum float64
 	var unsupported []string
-	for i, c := range claims {
-		score, credit := v.support(c, windows)
-		check := ClaimCheck{Text: c.text, Score: round4(score)}
-		if score >= v.Threshold {
-			check.Supported = true
+	var removed []ClaimCheck
+	for i, c := range checks {
+		if c.Supported {
 			supported++
-			scoreSum += score
-			for _, w := range credit {
-				cite := valid[windows[w].cite]
-				relevance[windows[w].cite] = math.Max(relevance[windows[w].cite], score)
-				if !contains(check.SourceIDs, cite.SourceID) {
-					check.SourceIDs = append(check.SourceIDs, cite.SourceID)
-				}
-				supporting[cite.SourceID] = true
+			scoreSum += c.Score
+			for _, id := range c.SourceIDs {
+				supporting[id] = true
 			}
-		} else {
-			unsupported = append(unsupported, fmt.Sprint(i+1))
+			continue
 		}
-		checks[i] = check
+		unsupported = append(unsupported, fmt.Sprint(i+1))
+		removed = append(removed, c)
 	}
-
-	out := GroundedResponse{}
 	if len(claims) > 0 {
 		out.CoverageRatio = round4(float64(supported) / float64(len(claims)))
 	}
@@ -328,20 +448,9 @@ func (v Verifier) Check(ctx context.Context, d Draft, sources []Source) Verdict 
 	if len(supporting) < v.MinSources {
 		why = append(why, fmt.Sprintf("required sources %d, actual %d", v.MinSources, len(supporting)))
 	}
-	switch len(unsupported) {
-	case 0:
-	case 1:
-		notes = append(notes, fmt.Sprintf("unsupported: claim %s of %d", unsupported[0], len(claims)))
-	default:
-		notes = append(notes, fmt.Sprintf("unsupported: claims %s and %s of %d", strings.Join(unsupported[:len(unsupported)-1], ", "),
-			unsupported[len(unsupported)-1], len(claims)))
-	}
+	notes = append(notes, unsupportedNote(unsupported, len(claims)))
 	if len(dropped) > 0 {
-		noun := "citation"
-		if len(dropped) > 1 {
-			noun = "citations"
-		}
-		notes = append(notes, fmt.Sprintf("dropped %d %s: %s", len(dropped), noun, strings.Join(dropped, "; ")))
+		notes = append(notes, fmt.Sprintf("dropped %d %s: %s", len(dropped), plural(len(dropped), "citation"), strings.Join(dropped, "; ")))
 	}
 	for k, c := range valid {
 		if relevance[k] == 0 {
@@ -351,13 +460,14 @@ func (v Verifier) Check(ctx context.Context, d Draft, sources []Source) Verdict 
 	if len(why) > 0 {
 		out.Answer, out.Refused = RefusalText, true
 		out.Notes = joinNotes(append(why, notes...))
-		out.Sources = []SourceCitation{}
 		return Verdict{Response: out, Claims: checks, Dropped: dropped}
 	}
-	out.Answer = strings.TrimSpace(d.Answer)
+	out.Answer = keepSupported(d, claims, checks)
+	if len(removed) > 0 {
+		notes = append(notes, removedNote(removed))
+	}
 	out.Claims = checks
 	out.Confidence = round4(out.CoverageRatio * scoreSum / float64(supported))
-	out.Sources = []SourceCitation{}
 	for k, c := range valid {
 		if relevance[k] > 0 {
 			out.Sources = append(out.Sources, SourceCitation{SourceID: c.SourceID, SourceType: sources[c.source].Type,
@@ -365,129 +475,50 @@ func (v Verifier) Check(ctx context.Context, d Draft, sources []Source) Verdict 
 		}
 	}
 	out.Notes = joinNotes(notes)
-	return Verdict{Response: out, Claims: checks, Dropped: dropped}
+	return Verdict{Response: out, Claims: checks, Dropped: dropped, Removed: removed}
 }
 
-// minClauseTerms is how many terms a clause needs to be judged alone; a
-// shorter one counts only when nothing cited holds any of its words ("but
-// only after sunset").
-const minClauseTerms = 3
-
-// support is a claim's support score and the windows that give it: its
-// best match among the windows, or its weakest clause's if lower.
-func (v Verifier) support(c claim, windows []window) (float64, []int) {
-	score, credit := v.match(c, windows)
-	for _, p := range c.parts {
-		s, _ := v.match(p, windows)
-		if len(p.terms) < minClauseTerms && s > 0 {
-			continue // too short to judge alone, and not new
-		}
-		score = math.Min(score, s)
+func unsupportedNote(unsupported []string, n int) string {
+	switch len(unsupported) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("unsupported: claim %s of %d", unsupported[0], n)
 	}
-	return score, credit
+	return fmt.Sprintf("unsupported: claims %s and %s of %d", strings.Join(unsupported[:len(unsupported)-1], ", "), unsupported[len(unsupported)-1], n)
 }
 
-// match is a claim's best support score among the windows, and the
-// windows that give it: one window, or two of different sources when the
-// claim joins what they say.
-func (v Verifier) match(c claim, windows []window) (float64, []int) {
-	best, at := 0.0, -1
-	for i, w := range windows {
-		if s := v.score(c, w); s > best {
-			best, at = s, i
+// removedNote names the unsupported claims an accepted answer lost.
+func removedNote(removed []ClaimCheck) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "removed from the answer as unsupported: ")
+	for i, c := range removed {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%q", c.Text)
+		if c.Reason != "" {
+			fmt.Fprintf(&b, " (%s)", c.Reason)
 		}
 	}
-	if at < 0 {
-		return 0, nil
-	}
-	if best >= v.Threshold {
-		// Every other source that says it as well supports it too (a
-		// sentence two memories hold word for word).
-		credit := []int{at}
-		for i, w := range windows {
-			if w.source != windows[at].source && v.score(c, w) >= best-1e-9 &&
-				!slices.ContainsFunc(credit, func(k int) bool { return windows[k].source == w.source }) {
-				credit = append(credit, i)
-			}
-		}
-		return best, credit
-	}
-	// A claim may join two sources ("Because Rosa is diabetic, Giulia
-	// orders a sugar-free cake"): the union of two windows of different
-	// sources, each holding a claim word the other lacks.
-	pairBest, pair := best, []int{at}
-	for i := range windows {
-		for j := i + 1; j < len(windows); j++ {
-			a, b := windows[i], windows[j]
-			if a.source == b.source {
-				continue
-			}
-			var matched int
-			var onlyA, onlyB bool
-			for _, t := range c.terms {
-				inA, inB := a.terms[t], b.terms[t]
-				if inA || inB {
-					matched++
-				}
-				onlyA = onlyA || (inA && !inB)
-				onlyB = onlyB || (inB && !inA)
-			}
-			if !onlyA || !onlyB {
-				continue
-			}
-			s := float64(matched) / float64(len(c.terms))
-			for _, h := range c.hard {
-				if !a.terms[h] && !b.terms[h] {
-					s *= hardPenalty
-					break
-				}
-			}
-			if c.negated != a.negated || c.negated != b.negated {
-				s *= negationPenalty
-			}
-			if s > pairBest {
-				pairBest, pair = s, []int{i, j}
-			}
-		}
-	}
-	return pairBest, pair
+	return b.String()
 }
 
-// score is how well one window supports a claim: the share of the claim's
-// words it holds (blended with their cosine when embeddings are on), cut
-// when a number of the claim is missing or one denies what the other
-// does not.
-func (v Verifier) score(c claim, w window) float64 {
-	var matched int
-	for _, t := range c.terms {
-		if w.terms[t] {
-			matched++
-		}
+func plural(n int, noun string) string {
+	if n == 1 {
+		return noun
 	}
-	s := float64(matched) / float64(len(c.terms))
-	if v.SemanticWeight > 0 && c.vec != nil && w.vec != nil {
-		s = (1-v.SemanticWeight)*s + v.SemanticWeight*math.Max(0, cosine(c.vec, w.vec))
-	}
-	for _, h := range c.hard {
-		if !w.terms[h] {
-			s *= hardPenalty
-			break
-		}
-	}
-	if c.negated != w.negated {
-		s *= negationPenalty
-	}
-	return s
+	return noun + "s"
 }
 
-// embed sets the vectors of claims and windows.
-func (v Verifier) embed(ctx context.Context, claims []claim, windows []window) error {
-	texts := make([]string, 0, len(claims)+len(windows))
+// embed sets the vectors of claims and pieces.
+func (v Verifier) embed(ctx context.Context, claims []claim, pieces []citedPiece) error {
+	texts := make([]string, 0, len(claims)+len(pieces))
 	for _, c := range claims {
 		texts = append(texts, c.text)
 	}
-	for _, w := range windows {
-		texts = append(texts, w.text)
+	for _, p := range pieces {
+		texts = append(texts, p.text)
 	}
 	vecs, err := v.Embed(ctx, texts)
 	if err != nil || len(vecs) != len(texts) {
@@ -499,26 +530,22 @@ func (v Verifier) embed(ctx context.Context, claims []claim, windows []window) e
 	for i := range claims {
 		claims[i].vec = vecs[i]
 	}
-	for i := range windows {
-		windows[i].vec = vecs[len(claims)+i]
+	for i := range pieces {
+		pieces[i].vec = vecs[len(claims)+i]
 	}
 	return nil
 }
 
-func newWindow(text string, cite, source int) window {
-	return window{text: text, cite: cite, source: source, terms: factTerms(text), negated: negated(text)}
-}
-
-// creditedCitation is the valid citation of source src credited when a
-// sentence of it supports a claim: the one whose span the sentence holds,
-// or the source's first.
-func creditedCitation(valid []validCitation, src int, sentence string, first int) int {
-	for k, c := range valid {
-		if c.source == src && spanOccurs(c.Span, sentence) {
-			return k
+// bestCosine is the best cosine of a claim and the pieces credited with
+// it (all pieces when none is).
+func bestCosine(c claim, pieces []citedPiece, credit []int) float64 {
+	best := 0.0
+	for i, p := range pieces {
+		if len(credit) == 0 || slices.Contains(credit, i) {
+			best = math.Max(best, cosine(c.vec, p.vec))
 		}
 	}
-	return first
+	return best
 }
 
 func cosine(a, b []float32) float64 {
@@ -554,15 +581,11 @@ func quoteID(id string) string {
 
 // joinNotes joins notes into sentences.
 func joinNotes(notes []string) string {
-	var b strings.Builder
-	for i, n := range notes {
-		if n == "" {
-			continue
+	var parts []string
+	for _, n := range notes {
+		if n != "" {
+			parts = append(parts, strings.ToUpper(n[:1])+n[1:]+".")
 		}
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(strings.ToUpper(n[:1]) + n[1:] + ".")
 	}
-	return b.String()
+	return strings.Join(parts, " ")
 }

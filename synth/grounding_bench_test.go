@@ -242,9 +242,9 @@ func TestGroundingVerifierOnFixture(t *testing.T) {
 // The floors the fixture holds the verifier to (measured; see
 // docs/BENCHMARKS.md).
 const (
-	refusalPrecisionFloor = 0.96
-	refusalRecallFloor    = 0.96
-	acceptPrecisionFloor  = 0.95
+	refusalPrecisionFloor = 0.75
+	refusalRecallFloor    = 0.98
+	acceptPrecisionFloor  = 0.98
 )
 
 // BenchmarkVerify checks one fixture answer against its sources per

@@ -56,3 +56,18 @@ func VerifierFromEnv(getenv func(string) string) (Verifier, []string) {
 	}
 	return v, notes
 }
+
+// JudgeFromEnv reads CAIRN_GROUNDING_JUDGE: "1" (or true, yes, on) asks a
+// configured language model for a second opinion on every answer's
+// supported claims (Judge); "0", empty, or no model configured leaves
+// the verifier offline. A value that is neither is ignored with a note.
+func JudgeFromEnv(getenv func(string) string) (bool, []string) {
+	switch v := strings.ToLower(strings.TrimSpace(getenv("CAIRN_GROUNDING_JUDGE"))); v {
+	case "1", "true", "yes", "on":
+		return true, nil
+	case "", "0", "false", "no", "off":
+		return false, nil
+	default:
+		return false, []string{fmt.Sprintf("CAIRN_GROUNDING_JUDGE=%q is not 1 or 0; the judge stays off", v)}
+	}
+}

@@ -86,3 +86,27 @@ func distinct(cs []synth.SourceCitation) int {
 	}
 	return len(ids)
 }
+
+// FuzzVerifySource feeds the verifier any source text (cut into pieces,
+// tagged, its pronouns resolved) and any answer: it never panics and its
+// figures and scores stay in range.
+func FuzzVerifySource(f *testing.F) {
+	f.Add("Caroline: I went to a LGBTQ support group yesterday and it was so powerful.", "Caroline went to a LGBTQ support group.")
+	f.Add("openssh (1:9.2p1-2+deb12u6) bookworm; urgency=medium\n\n  * CVE-2025-32728: sshd(8): fix the\n    DisableForwarding directive\n\n -- Colin Watson <c@d.org>  Thu, 08 May 2025", "Colin Watson fixed it.")
+	f.Add("* zstd: Fix X\n\t* s2: Fix Y (by @a)", "zstd:\n- Fix Y.")
+	f.Add("They strike. It was. The one, which? so because: - \"", "Because they strike, it was.")
+	f.Fuzz(func(t *testing.T, text, answer string) {
+		src := []synth.Source{{ID: "s-1", Type: "thought", Text: text}, {ID: "s-2", Type: "thought", Text: "Herons hunt fish."}}
+		d := synth.Draft{Answer: answer, Sources: []synth.Citation{{SourceID: "s-1", Span: text}, {SourceID: "s-2", Span: "Herons hunt fish"}}}
+		v := synth.Verifier{MinSources: 1, MinCoverage: 1e-9}.Check(context.Background(), d, src)
+		r := v.Response
+		if r.CoverageRatio < 0 || r.CoverageRatio > 1 || r.Confidence < 0 || r.Confidence > r.CoverageRatio+1e-9 || math.IsNaN(r.Confidence) {
+			t.Fatalf("figures out of range: %+v", r)
+		}
+		for _, c := range v.Claims {
+			if c.Score < 0 || c.Score > 1 || math.IsNaN(c.Score) {
+				t.Fatalf("score out of range: %+v", c)
+			}
+		}
+	})
+}

@@ -74,6 +74,10 @@ type LLMSynthesizer struct {
 	// to the model asks again in one message (the prompt and RetryText);
 	// one that would not fit even so is refused, not sent.
 	Fits func(ModelRequest) bool
+	// Judge, when set, gives a second opinion on the claims the verifier
+	// supports (Verifier.CheckJudged): one more request, whose tokens and
+	// cost count in the Synthesis.
+	Judge *Judge
 }
 
 // Synthesis is a grounded answer and what it took: the model calls, their
@@ -81,7 +85,8 @@ type LLMSynthesizer struct {
 type Synthesis struct {
 	GroundedResponse
 	// Calls is how many times the model was asked: 0 (refused before
-	// asking: too few sources), 1, or 2 after a malformed answer.
+	// asking: too few sources), 1, or 2 after a malformed answer, and one
+	// more when the judge was asked.
 	Calls            int     `json:"calls"`
 	Model            string  `json:"model,omitempty"`
 	PromptTokens     int     `json:"prompt_tokens"`
@@ -90,6 +95,9 @@ type Synthesis struct {
 	// PromptHash is the hex SHA-256 of the first prompt (system
 	// instruction, a NUL, the user's message).
 	PromptHash string `json:"prompt_hash,omitempty"`
+	// Judge is what the judge took, when it was on (its tokens and cost
+	// are in the totals above too).
+	Judge *JudgeUsage `json:"judge,omitempty"`
 }
 
 // maxEcho bounds the malformed answer echoed back to the model when
@@ -140,7 +148,7 @@ func (s LLMSynthesizer) Synthesize(ctx context.Context, query string, sources []
 		var d Draft
 		d, problem = parseDraft(reply)
 		if problem == "" {
-			out.GroundedResponse = s.Verifier.Verify(ctx, d, sources)
+			out.GroundedResponse = s.verify(ctx, d, sources, &out)
 			return out, nil
 		}
 		if attempt == 1 {
@@ -169,6 +177,21 @@ func (s LLMSynthesizer) Synthesize(ctx context.Context, query string, sources []
 	}
 	out.GroundedResponse = refusal(fmt.Sprintf("the model's answer was malformed twice (%s); it was not used", problem))
 	return out, nil
+}
+
+// verify checks a draft: offline, and with the judge when there is one,
+// whose usage it adds to out.
+func (s LLMSynthesizer) verify(ctx context.Context, d Draft, sources []Source, out *Synthesis) GroundedResponse {
+	if s.Judge == nil {
+		return s.Verifier.Verify(ctx, d, sources)
+	}
+	verdict, usage := s.Verifier.CheckJudged(ctx, d, sources, *s.Judge)
+	out.Calls += usage.Calls
+	out.PromptTokens += usage.PromptTokens
+	out.CompletionTokens += usage.CompletionTokens
+	out.Cost += usage.Cost
+	out.Judge = &usage
+	return verdict.Response
 }
 
 // refusal is a refused response with notes.

@@ -67,18 +67,25 @@ var abbreviations = map[string]bool{
 
 // splitSentences splits text into sentences: at line breaks (a list's
 // items are sentences; their bullets are dropped), after ., ! or ?
-// followed by a space and a capital, a digit, a quote or a bracket, or by
+// followed by a space and a letter (a product's name may start one in
+// lower case: "curl could leak ..."), a digit, a quote or a bracket, or by
 // the end, and after a colon followed by a space and such a character
 // ("According to the notes: Alice moved" is a lead-in and a claim). A full stop inside a number, after an abbreviation or after a
 // single capital (an initial) does not end a sentence.
-func splitSentences(text string) []string {
+func splitSentences(text string) []string { return sentencesOf(text, true) }
+
+// sourceSentences splits a source's text like splitSentences, but not at
+// colons: in a source, "some big news: I'm on a diet" is one sentence.
+func sourceSentences(text string) []string { return sentencesOf(text, false) }
+
+func sentencesOf(text string, colons bool) []string {
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
 		line = bulletRE.ReplaceAllString(strings.TrimSpace(line), "")
 		start := 0
 		for i := 0; i < len(line); i++ {
 			c := line[i]
-			if c != '.' && c != '!' && c != '?' && c != ':' {
+			if c != '.' && c != '!' && c != '?' && (c != ':' || !colons) {
 				continue
 			}
 			j := i + 1
@@ -93,7 +100,8 @@ func splitSentences(text string) []string {
 					continue
 				}
 				r, _ := utf8.DecodeRuneInString(strings.TrimLeft(line[j:], " "))
-				if !unicode.IsUpper(r) && !unicode.IsDigit(r) && !strings.ContainsRune(`"'([“‘`, r) {
+				lower := unicode.IsLower(r) && c != ':' && !strings.HasSuffix(line[start:i], "etc")
+				if !lower && !unicode.IsUpper(r) && !unicode.IsDigit(r) && !strings.ContainsRune(`"'([“‘@`, r) {
 					continue
 				}
 			}
@@ -141,21 +149,6 @@ var markerRE = sync.OnceValue(func() *regexp.Regexp {
 // stripMarkers removes inline citation markers from a sentence.
 func stripMarkers(s string) string { return strings.TrimSpace(markerRE().ReplaceAllString(s, "")) }
 
-// metaTerms are the words of sentences about the answer rather than the
-// world ("Based on the available sources:", "Here is what I found in
-// memory."): they are never a claim's substance. A sentence left with no
-// other word makes no claim.
-var metaTerms = termSet(`according based source sources memory memories context information summary found
-	detail details let know sure here mention mentioned cite cited citation provided available note notes okay yes answer question happened need`)
-
-func termSet(words string) map[string]bool {
-	m := map[string]bool{}
-	for _, t := range lexical.Terms(words) {
-		m[t] = true
-	}
-	return m
-}
-
 // terms are a text's content terms (cairn's lexical analysis: stemmed,
 // stopwords out), without label terms, deduplicated.
 func terms(text string) []string {
@@ -169,105 +162,4 @@ func terms(text string) []string {
 		out = append(out, t)
 	}
 	return out
-}
-
-// claimTerms are the terms a claim stands on: its content terms without
-// the meta words.
-func claimTerms(sentence string) []string {
-	var out []string
-	for _, t := range terms(sentence) {
-		if !metaTerms[t] {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-// clauseRE joins the clauses of a sentence: a claim is as well supported
-// as its weakest clause, so a true clause cannot carry a false one joined
-// to it ("The key was found in a gist and used to download records").
-var clauseRE = regexp.MustCompile(`(?i)\s*(?:;|,?\s+(?:and|but|which|where|so|because|while|whereas|although|though|except)\s+)`)
-
-// clauses splits a claim into its clauses; a sentence of one clause is
-// its own only clause.
-func clauses(sentence string) []string {
-	parts := clauseRE.Split(sentence, -1)
-	if len(parts) < 2 {
-		return nil
-	}
-	return parts
-}
-
-// isNumber reports whether a term is a number (or holds digits: "3b",
-// "0042").
-func isNumber(t string) bool { return strings.ContainsFunc(t, unicode.IsDigit) }
-
-// numberRE is a number as written, its groups and decimals kept whole
-// ("1,312", "0.87", "07:40"), so "1,312" is not "1" and "312".
-var numberRE = regexp.MustCompile(`\d+(?:[.,:]\d+)*`)
-
-// hardTerms are the words of a claim that name things or count them: its
-// numbers, written whole, and the terms of its capitalised words other
-// than the first (names: "Munich", "July", "CI"). Numbers written as
-// words are not among them: measured, they cost more paraphrases ("six
-// months" for "180 days") than they caught. A claim whose support
-// lacks one is not the same fact, however many other words it shares.
-func hardTerms(sentence string) []string {
-	var out []string
-	for _, n := range numberRE.FindAllString(sentence, -1) {
-		out = append(out, "#"+n)
-	}
-	words := strings.FieldsFunc(norm.NFKC.String(sentence), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
-	})
-	for i, w := range words {
-		r, _ := utf8.DecodeRuneInString(w)
-		if i == 0 || !unicode.IsUpper(r) {
-			continue
-		}
-		for _, t := range terms(w) {
-			if !metaTerms[t] && !contains(out, t) {
-				out = append(out, t)
-			}
-		}
-	}
-	return out
-}
-
-// factTerms are the terms of a window a claim's hard terms are looked up
-// in: its content terms and its numbers written whole.
-func factTerms(text string) map[string]bool {
-	m := map[string]bool{}
-	for _, t := range terms(text) {
-		m[t] = true
-	}
-	for _, n := range numberRE.FindAllString(text, -1) {
-		m["#"+n] = true
-	}
-	return m
-}
-
-// negationWords turn a statement around. Contractions split into "didn"
-// and "t" in cairn's word splitting, hence their first halves.
-var negationWords = map[string]bool{
-	"not": true, "no": true, "never": true, "nor": true, "neither": true, "none": true, "nobody": true, "nothing": true,
-	"cannot": true, "without": true, "refused": true, "refuses": true, "longer": false,
-	"didn": true, "doesn": true, "don": true, "isn": true, "wasn": true, "weren": true, "aren": true, "hasn": true,
-	"haven": true, "hadn": true, "wouldn": true, "couldn": true, "shouldn": true, "mustn": true, "shan": true,
-}
-
-// negated reports whether a text holds a negation.
-func negated(text string) bool {
-	words := strings.FieldsFunc(strings.ToLower(norm.NFKC.String(text)), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-	for i, w := range words {
-		if w == "no" && i+1 < len(words) && isNumber(words[i+1]) {
-			continue // "No. 1" numbers, it does not deny
-		}
-		if negationWords[w] {
-			return true
-		}
-	}
-	return false
 }

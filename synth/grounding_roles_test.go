@@ -1,0 +1,181 @@
+package synth_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/cairnhq/cairn/synth"
+)
+
+// ops are the memories the issue's fabrications were tried on.
+var ops = []synth.Source{
+	{ID: "m-1", Type: "thought", Text: "Omar approved the release on Friday. The migration failed twice and was rolled back."},
+	{ID: "m-2", Type: "thought", Text: "The API runs on Kubernetes and the batch jobs run on Nomad."},
+	{ID: "m-3", Type: "thought", Text: "The cache invalidates the queue when a deploy finishes. The endpoint is private."},
+	{ID: "m-4", Type: "thought", Text: "payments-api: orders are stored in postgres. Backups are kept for 30 days in S3."},
+	{ID: "m-5", Type: "thought", Text: "billing: retries are capped at five. The outage happened because the certificate expired."},
+	{ID: "m-6", Type: "thought", Text: "Omar migrated the database to the new cluster last week."},
+}
+
+// cite cites every sentence of every source, as a model citing real
+// sources would: the fabrication must be caught by what the claim says,
+// not by what it cites.
+func citeAll() []synth.Citation {
+	var out []synth.Citation
+	for _, s := range ops {
+		for _, sent := range strings.SplitAfter(s.Text, ". ") {
+			out = append(out, synth.Citation{SourceID: s.ID, Span: strings.TrimSpace(sent)})
+		}
+	}
+	return out
+}
+
+// Each claim alone, citing real sources: the fabrications the issue
+// found accepted are refused, their faithful twins accepted.
+func TestVerifierChecksWhoDidWhat(t *testing.T) {
+	v := synth.Verifier{MinSources: 1, MinCoverage: 1}
+	for _, tc := range []struct {
+		claim     string
+		supported bool
+	}{
+		{"Omar approved the release on Friday.", true},
+		{"Priya approved the release on Friday.", false}, // a name swapped at the start
+		{"The API runs on Kubernetes.", true},
+		{"The batch jobs run on Nomad.", true},
+		{"The API runs on Nomad and the batch jobs on Kubernetes.", false}, // two of a kind exchanged
+		{"The API runs on Nomad.", false},
+		{"The cache invalidates the queue when a deploy finishes.", true},
+		{"The queue invalidates the cache when a deploy finishes.", false}, // subject and object swapped
+		{"The migration succeeded twice.", false},                          // an antonym
+		{"The migration failed twice.", true},
+		{"The endpoint is public.", false},
+		{"The endpoint is private.", true},
+		{"Orders are stored in dynamodb.", false}, // a lower-case product substituted
+		{"Orders are stored in postgres.", true},
+		{"Backups are kept for 30 days in S3, encrypted with a customer-managed key.", false}, // a quote with an invented tail
+		{"Backups are kept for 30 days in S3.", true},
+		{"The database was migrated by Omar to the new cluster.", true}, // the passive undone
+		{"Omar was migrated by the database.", false},
+		{"The certificate expired because the outage happened.", false}, // cause and effect reversed
+		{"The outage happened because the certificate expired.", true},
+		{"billing: retries are capped at five.", true},
+		{"payments-api: retries are capped at five.", false}, // moved under another label
+	} {
+		res := v.Check(context.Background(), synth.Draft{Answer: tc.claim, Sources: citeAll()}, ops)
+		if len(res.Claims) != 1 {
+			t.Errorf("%q: %d claims", tc.claim, len(res.Claims))
+			continue
+		}
+		if c := res.Claims[0]; c.Supported != tc.supported {
+			t.Errorf("%q: supported %v, want %v (score %.2f, %s)", tc.claim, c.Supported, tc.supported, c.Score, c.Reason)
+		}
+	}
+}
+
+// More of who did what, on memories written for the check: the people,
+// places, times and things of one memory exchanged with another's, or
+// given to the wrong one.
+func TestVerifierRefusesMovedDetails(t *testing.T) {
+	src := []synth.Source{
+		{ID: "a", Text: "Maria volunteers at the homeless shelter every Sunday. She donated her old car to it last month."},
+		{ID: "b", Text: "John: We went to a homeless shelter to give out food and supplies. We also organized a toy drive for kids in need."},
+		{ID: "c", Text: "The release was delayed because the tests failed. Omar approved the hotfix on Monday."},
+		{ID: "d", Text: "Priya moved from Berlin to Lisbon in 2021. She works remotely for a bank in Zurich."},
+		{ID: "e", Text: "The backup job runs at 02:00 and copies the database to S3. The restore script reads from Glacier."},
+		{ID: "f", Text: "Lena: My sister lives in Oslo and my brother lives in Bergen. I visit them every summer."},
+	}
+	var cites []synth.Citation
+	for _, s := range src {
+		cites = append(cites, synth.Citation{SourceID: s.ID, Span: s.Text[:20]})
+	}
+	for _, claim := range []string{
+		"John volunteers at the homeless shelter every Sunday.",
+		"John and Maria volunteered at the homeless shelter.",
+		"Maria donated her new car to the shelter last month.",
+		"The tests failed because the release was delayed.",
+		"Omar rejected the hotfix on Monday.",
+		"Omar reviewed the hotfix on Monday.",
+		"Omar approved the release on Monday.",
+		"Priya moved from Lisbon to Berlin in 2021.",
+		"Priya works remotely for a bank in Berlin.",
+		"She works for a bank in Lisbon.",
+		"The backup job copies the database to Glacier.",
+		"The restore script reads from S3.",
+		"The backup job runs at 03:00.",
+		"Lena's brother lives in Oslo.",
+		"Lena's sister lives in Bergen.",
+		"Lena visits them every winter.",
+		"Maria donated her old car to John last month.",
+		"We organized a toy drive for the shelter.",
+		"John organized a food drive for kids in need.",
+		"Priya moved to Zurich in 2021.",
+		"The hotfix was approved by Priya on Monday.",
+		"The database copies the backup job to S3.",
+	} {
+		res := synth.Verifier{MinSources: 1, MinCoverage: 1}.Check(context.Background(), synth.Draft{Answer: claim, Sources: cites}, src)
+		if len(res.Claims) == 1 && res.Claims[0].Supported {
+			t.Errorf("accepted %q", claim)
+		}
+	}
+}
+
+// Comparisons, passives with their agents, relative clauses and lists:
+// the fabrications are refused, the faithful claims accepted.
+func TestVerifierReadsStructure(t *testing.T) {
+	src := []synth.Source{
+		{ID: "a", Text: "The new scheduler is faster than the old one. It was written by Ana in 2022."},
+		{ID: "b", Text: "Tom: I sold my bike to Ben last week. He paid 300 euros for it."},
+		{ID: "c", Text: "The payments team owns the ledger service. The search team owns the indexer."},
+		{ID: "d", Text: "Kafka replaced RabbitMQ as the message bus in March. The migration took two weeks."},
+		{ID: "e", Text: "Sara is the manager of Ivan. Ivan mentors the interns."},
+		{ID: "f", Text: "The API gateway forwards requests to the auth service, which checks the token."},
+		{ID: "g", Text: "Rust, Go and Python are used in the backend. The frontend is written in TypeScript."},
+	}
+	var cites []synth.Citation
+	for _, s := range src {
+		cites = append(cites, synth.Citation{SourceID: s.ID, Span: s.Text[:15]})
+	}
+	bad := []string{
+		"The old scheduler is faster than the new one.",
+		"The new scheduler was written by Ana in 2021.",
+		"Ana wrote the old scheduler.",
+		"Ben sold his bike to Tom last week.",
+		"Tom paid 300 euros for the bike.",
+		"Tom sold his car to Ben last week.",
+		"The search team owns the ledger service.",
+		"The payments team owns the indexer.",
+		"RabbitMQ replaced Kafka as the message bus in March.",
+		"The migration took two months.",
+		"Ivan is the manager of Sara.",
+		"Sara mentors the interns.",
+		"The auth service forwards requests to the API gateway.",
+		"The API gateway checks the token.",
+		"The frontend is written in Go.",
+		"Rust, Go and TypeScript are used in the backend.",
+		"The backend is written in TypeScript.",
+	}
+	good := []string{
+		"The new scheduler is faster than the old one.",
+		"Ana wrote the new scheduler in 2022.",
+		"Tom sold his bike to Ben last week.",
+		"The payments team owns the ledger service and the search team owns the indexer.",
+		"Kafka replaced RabbitMQ as the message bus in March.",
+		"Ivan mentors the interns.",
+		"The auth service checks the token.",
+		"Go and Python are used in the backend.",
+	}
+	v := synth.Verifier{MinSources: 1, MinCoverage: 1}
+	for _, claim := range bad {
+		res := v.Check(context.Background(), synth.Draft{Answer: claim, Sources: cites}, src)
+		if len(res.Claims) == 1 && res.Claims[0].Supported {
+			t.Errorf("accepted %q", claim)
+		}
+	}
+	for _, claim := range good {
+		res := v.Check(context.Background(), synth.Draft{Answer: claim, Sources: cites}, src)
+		if len(res.Claims) != 1 || !res.Claims[0].Supported {
+			t.Errorf("refused %q (%+v)", claim, res.Claims)
+		}
+	}
+}

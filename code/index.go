@@ -285,7 +285,7 @@ func guardOf(e memory.CodeEntity) memory.CodeGuard {
 	return memory.CodeGuard{RepoID: e.RepoID, Key: e.Key, State: e.State, ArtifactHash: e.ArtifactHash}
 }
 
-// applyBatch writes one batch of the index.
+// applyBatch writes one batch of a repository scan.
 func (m *Memory) applyBatch(ctx context.Context, c *memory.CodeChange) error {
 	return m.store.ApplyCode(ctx, *c)
 }

@@ -83,8 +83,9 @@ const (
 	softCandidates = 50
 )
 
-// Hybrid ranks by BM25 over an in-memory index with neighbour and capsule
-// context, fused with semantic similarity and recency:
+// Hybrid ranks by BM25 over the retrieval index (package index) with
+// neighbour and capsule context, fused with semantic similarity and
+// recency:
 //
 //	context  = BM25F of the record with its neighbours' text as a field:
 //	           each term's tf' = tf + Before·tf(previous) + After·tf(next) + Far·tf(±2)

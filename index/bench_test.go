@@ -27,6 +27,17 @@ var benchRecords = sync.OnceValues(func() ([]memory.IndexRecord, memory.Space) {
 
 const benchSteps = 30_000
 
+// cpuPerOp reports, when the loop that follows is done, the process's
+// CPU time per iteration (cpu-ns/op). Call it just before the loop.
+func cpuPerOp(b *testing.B) func() {
+	c0, ok := cpuTime()
+	return func() {
+		if c1, ok1 := cpuTime(); ok && ok1 && b.N > 0 {
+			b.ReportMetric(float64(c1-c0)/float64(b.N), "cpu-ns/op")
+		}
+	}
+}
+
 // benchDelta is a state holding every record of benchRecords in its delta.
 func benchDelta(b *testing.B) *state {
 	recs, space := benchRecords()
@@ -41,6 +52,7 @@ func BenchmarkPut(b *testing.B) {
 	recs, space := benchRecords()
 	wv := testEmbedder.(embed.WordVectors)
 	b.ReportAllocs()
+	defer cpuPerOp(b)()
 	for b.Loop() {
 		st := newState(space, nil, nil, [nGroups]*centroids{})
 		st.putAll(recs, wv)
@@ -54,6 +66,7 @@ func BenchmarkWriteSegment(b *testing.B) {
 	st := benchDelta(b)
 	ctx := context.Background()
 	b.ReportAllocs()
+	defer cpuPerOp(b)()
 	for b.Loop() {
 		if _, err := buildSegment(ctx, newMemStorage(), "s", []*src{newSrc(st.delta)}, st.space, [nGroups]*centroids{}, 0); err != nil {
 			b.Fatal(err)
@@ -89,6 +102,7 @@ func BenchmarkMergeSegments(b *testing.B) {
 	}
 	cents := [nGroups]*centroids{intCentroids("cent0", 0, 16, space.Dim), intCentroids("cent1", 1, 8, space.Dim)}
 	b.ReportAllocs()
+	defer cpuPerOp(b)()
 	for b.Loop() {
 		srcs := []*src{newSrc(parts[0]), newSrc(parts[1]), newSrc(parts[2])}
 		if _, err := buildSegment(ctx, newMemStorage(), "m", srcs, space, cents, 1); err != nil {
@@ -110,6 +124,7 @@ func BenchmarkOpenPart(b *testing.B) {
 		dead = append(dead, d)
 	}
 	b.ReportAllocs()
+	defer cpuPerOp(b)()
 	for b.Loop() {
 		f, err := stg.open("s", kindSegment)
 		if err != nil {

@@ -96,21 +96,8 @@ func (m *Memory) Hydrate(ctx context.Context, in HydrateRequest) (HydrateResult,
 
 // hydrateOnce is one attempt at Hydrate; it reads the episode afresh.
 func (m *Memory) hydrateOnce(ctx context.Context, in HydrateRequest) (HydrateResult, error) {
-	switch {
-	case strings.TrimSpace(in.Query) == "":
-		return HydrateResult{}, memory.Errorf(memory.CodeInvalidParams, "query is required")
-	case len(in.Query) > 16<<10:
-		return HydrateResult{}, memory.Errorf(memory.CodeInvalidParams, "query is %d bytes; at most 16384", len(in.Query))
-	case in.BudgetTokens < 0 || in.BudgetTokens > MaxBudgetTokens:
-		return HydrateResult{}, memory.Errorf(memory.CodeInvalidParams, "budget_tokens must be 1 to %d (default %d)", MaxBudgetTokens, DefaultBudgetTokens)
-	case in.BudgetEntities < 0 || in.BudgetEntities > MaxBudgetEntities:
-		return HydrateResult{}, memory.Errorf(memory.CodeInvalidParams, "budget_entities must be 1 to %d (default %d)", MaxBudgetEntities, DefaultBudgetEntities)
-	}
-	if in.BudgetTokens == 0 {
-		in.BudgetTokens = DefaultBudgetTokens
-	}
-	if in.BudgetEntities == 0 {
-		in.BudgetEntities = DefaultBudgetEntities
+	if err := checkHydrate(&in); err != nil {
+		return HydrateResult{}, err
 	}
 	repo, err := m.repo(ctx, in.RepoID)
 	if err != nil {
@@ -135,104 +122,34 @@ func (m *Memory) hydrateOnce(ctx context.Context, in HydrateRequest) (HydrateRes
 		EpisodeID: ep.ID, SessionID: ep.SessionID, RepoID: repo.ID, BudgetTokens: in.BudgetTokens, BudgetEntities: in.BudgetEntities,
 		Blocks: []Block{}, Pruned: []Left{}, Stale: []Left{}, Tracking: track, Semantic: x.semantic,
 	}
-
 	found := m.search(ctx, x, in.Query)
 	relevance := make(map[int]float64, len(found))
 	for _, c := range found {
 		relevance[c.i] = c.score
 	}
 	picks := m.anchors(x, in.Query, relevance)
+	nAnchors := len(picks)
 	seq := ep.Seq
 	if seq > 0 {
 		seq++ // this episode's own earlier hydrations count too
 	}
-	nTracked := 0
-	for _, t := range tracked(eps, byEp, seq) {
-		if t.RepoID != repo.ID {
-			continue
-		}
-		i, ok := x.byKey[t.Key]
-		if !ok {
-			res.Stale = append(res.Stale, Left{EntityKey: t.Key, Reason: "hydrated in episode " + t.EpisodeID + " but no longer live (superseded, removed or forgotten)"})
-			continue
-		}
-		trig := "hydrated in episode " + t.EpisodeID
-		if t.LastEpisodeID != t.EpisodeID {
-			trig += " (most recently " + t.LastEpisodeID + ")"
-		}
-		picks = append(picks, pick{i: i, reason: "previously_hydrated", method: "tracking", trig: trig})
-		nTracked++
-	}
-	nAnchors := len(picks) - nTracked
-	for _, c := range found {
-		method := "lexical"
-		switch {
-		case c.semantic && c.bm25 > 0:
-			method = "hybrid"
-		case c.semantic:
-			method = "semantic"
-		}
-		picks = append(picks, pick{i: c.i, reason: "retrieved", method: method, score: c.score,
-			trig: fmt.Sprintf("bm25 %.3f, similarity %.3f", c.bm25, c.sim)})
-	}
+	picks = trackedPicks(picks, x, tracked(eps, byEp, seq), repo.ID, &res)
+	nTracked := len(picks) - nAnchors
+	picks = retrievedPicks(picks, found)
 
 	at := m.now()
-	stamp := at.UTC().Format(time.RFC3339)
-	seen := map[int]bool{}
-	var newRows []memory.HydrationRow
+	f := &filling{m: m, x: x, repo: repo, ep: &ep, in: in, at: at, stamp: at.UTC().Format(time.RFC3339), res: &res, seen: map[int]bool{}}
 	for _, p := range picks {
-		if seen[p.i] {
-			continue
-		}
-		seen[p.i] = true
-		e := x.ents[p.i]
-		tokens := x.tokens[p.i]
-		if len(res.Blocks) >= in.BudgetEntities || res.TotalTokens+tokens > in.BudgetTokens {
-			if !res.Exhausted {
-				res.Exhausted = true
-				m.log.Warn("hydration budget exhausted", "episode", ep.ID, "tokens", res.TotalTokens, "budget_tokens", in.BudgetTokens,
-					"entities", len(res.Blocks), "budget_entities", in.BudgetEntities)
-			}
-			why := "over the token budget"
-			if len(res.Blocks) >= in.BudgetEntities {
-				why = "over the entity budget"
-			}
-			if p.reason != "retrieved" || len(res.Pruned) < listCap {
-				res.Pruned = append(res.Pruned, Left{EntityKey: e.Key, Reason: why + " (" + p.reason + ")", TokenCount: tokens})
-			}
-			continue
-		}
-		if etv := m.verifier.Check(repo.Root, e, m.maxBytes); etv.IsStale {
-			res.Stale = append(res.Stale, Left{EntityKey: e.Key, Reason: etv.Reason})
-			continue
-		}
-		art, err := m.store.Artifact(ctx, e.ArtifactHash)
-		if err != nil {
+		if err := f.add(ctx, p); err != nil {
 			return HydrateResult{}, err
 		}
-		if art.Redacted { // forgotten since the search index was built
-			res.Stale = append(res.Stale, Left{EntityKey: e.Key, Reason: "its artifact was forgotten"})
-			continue
-		}
-		b := Block{
-			EntityKey: e.Key, ArtifactHash: e.ArtifactHash, Reason: p.reason, Method: p.method, TriggeredBy: p.trig,
-			TokenCount: tokens, HydratedAt: stamp, Filepath: e.Path, StartLine: e.StartLine, EndLine: e.EndLine,
-			Score: p.score, Content: art.Content,
-		}
-		res.Blocks = append(res.Blocks, b)
-		res.TotalTokens += tokens
-		newRows = append(newRows, memory.HydrationRow{
-			EpisodeID: ep.ID, SessionID: ep.SessionID, Seq: ep.Rows + len(newRows) + 1, RepoID: repo.ID, Key: e.Key,
-			ArtifactHash: e.ArtifactHash, Reason: p.reason, Method: p.method, TriggeredBy: p.trig, TokenCount: tokens,
-			HydratedAt: at.UnixMilli(),
-		})
 	}
 	ep.Query = in.Query
 	ep.RepoID = repo.ID
 	ep.BudgetToken, ep.BudgetCount, ep.TotalTokens = in.BudgetTokens, in.BudgetEntities, res.TotalTokens
 	ep.UpdatedAt = at.UnixMilli()
-	seal(&ep, newRows)
-	stored, err := m.store.ApplyEpisode(ctx, memory.EpisodeChange{Episode: ep, Rows: newRows})
+	seal(&ep, f.rows)
+	stored, err := m.store.ApplyEpisode(ctx, memory.EpisodeChange{Episode: ep, Rows: f.rows})
 	if err != nil {
 		return HydrateResult{}, err
 	}
@@ -245,6 +162,138 @@ func (m *Memory) hydrateOnce(ctx context.Context, in HydrateRequest) (HydrateRes
 		m.log.Debug("hydrated", "entity", b.EntityKey, "method", b.Method, "tokens", b.TokenCount)
 	}
 	return res, nil
+}
+
+// checkHydrate checks a request's query and budgets and sets the default
+// budgets.
+func checkHydrate(in *HydrateRequest) error {
+	switch {
+	case strings.TrimSpace(in.Query) == "":
+		return memory.Errorf(memory.CodeInvalidParams, "query is required")
+	case len(in.Query) > 16<<10:
+		return memory.Errorf(memory.CodeInvalidParams, "query is %d bytes; at most 16384", len(in.Query))
+	case in.BudgetTokens < 0 || in.BudgetTokens > MaxBudgetTokens:
+		return memory.Errorf(memory.CodeInvalidParams, "budget_tokens must be 1 to %d (default %d)", MaxBudgetTokens, DefaultBudgetTokens)
+	case in.BudgetEntities < 0 || in.BudgetEntities > MaxBudgetEntities:
+		return memory.Errorf(memory.CodeInvalidParams, "budget_entities must be 1 to %d (default %d)", MaxBudgetEntities, DefaultBudgetEntities)
+	}
+	if in.BudgetTokens == 0 {
+		in.BudgetTokens = DefaultBudgetTokens
+	}
+	if in.BudgetEntities == 0 {
+		in.BudgetEntities = DefaultBudgetEntities
+	}
+	return nil
+}
+
+// trackedPicks appends the entities of repo hydrated in earlier episodes
+// of the session (invariant 1); those no longer live are reported stale.
+func trackedPicks(picks []pick, x *repoIndex, ts []Tracked, repo string, res *HydrateResult) []pick {
+	for _, t := range ts {
+		if t.RepoID != repo {
+			continue
+		}
+		i, ok := x.byKey[t.Key]
+		if !ok {
+			res.Stale = append(res.Stale, Left{EntityKey: t.Key, Reason: "hydrated in episode " + t.EpisodeID + " but no longer live (superseded, removed or forgotten)"})
+			continue
+		}
+		trig := "hydrated in episode " + t.EpisodeID
+		if t.LastEpisodeID != t.EpisodeID {
+			trig += " (most recently " + t.LastEpisodeID + ")"
+		}
+		picks = append(picks, pick{i: i, reason: "previously_hydrated", method: "tracking", trig: trig})
+	}
+	return picks
+}
+
+// retrievedPicks appends the search's candidates.
+func retrievedPicks(picks []pick, found []scored) []pick {
+	for _, c := range found {
+		method := "lexical"
+		switch {
+		case c.semantic && c.bm25 > 0:
+			method = "hybrid"
+		case c.semantic:
+			method = "semantic"
+		}
+		picks = append(picks, pick{i: c.i, reason: "retrieved", method: method, score: c.score,
+			trig: fmt.Sprintf("bm25 %.3f, similarity %.3f", c.bm25, c.sim)})
+	}
+	return picks
+}
+
+// filling fills a hydration's blocks within its budget, pick by pick, and
+// collects the episode's new rows.
+type filling struct {
+	m     *Memory
+	x     *repoIndex
+	repo  memory.CodeRepo
+	ep    *memory.Episode
+	in    HydrateRequest
+	at    time.Time
+	stamp string // at, as blocks show it
+	res   *HydrateResult
+	seen  map[int]bool
+	rows  []memory.HydrationRow
+}
+
+// add adds pick p's entity as a block, unless it was added already, is
+// over the budget (pruned) or is stale.
+func (f *filling) add(ctx context.Context, p pick) error {
+	if f.seen[p.i] {
+		return nil
+	}
+	f.seen[p.i] = true
+	res, x := f.res, f.x
+	e := x.ents[p.i]
+	tokens := x.tokens[p.i]
+	if len(res.Blocks) >= f.in.BudgetEntities || res.TotalTokens+tokens > f.in.BudgetTokens {
+		f.prune(p, e.Key, tokens)
+		return nil
+	}
+	if etv := f.m.verifier.Check(f.repo.Root, e, f.m.maxBytes); etv.IsStale {
+		res.Stale = append(res.Stale, Left{EntityKey: e.Key, Reason: etv.Reason})
+		return nil
+	}
+	art, err := f.m.store.Artifact(ctx, e.ArtifactHash)
+	if err != nil {
+		return err
+	}
+	if art.Redacted { // forgotten since the search index was built
+		res.Stale = append(res.Stale, Left{EntityKey: e.Key, Reason: "its artifact was forgotten"})
+		return nil
+	}
+	res.Blocks = append(res.Blocks, Block{
+		EntityKey: e.Key, ArtifactHash: e.ArtifactHash, Reason: p.reason, Method: p.method, TriggeredBy: p.trig,
+		TokenCount: tokens, HydratedAt: f.stamp, Filepath: e.Path, StartLine: e.StartLine, EndLine: e.EndLine,
+		Score: p.score, Content: art.Content,
+	})
+	res.TotalTokens += tokens
+	f.rows = append(f.rows, memory.HydrationRow{
+		EpisodeID: f.ep.ID, SessionID: f.ep.SessionID, Seq: f.ep.Rows + len(f.rows) + 1, RepoID: f.repo.ID, Key: e.Key,
+		ArtifactHash: e.ArtifactHash, Reason: p.reason, Method: p.method, TriggeredBy: p.trig, TokenCount: tokens,
+		HydratedAt: f.at.UnixMilli(),
+	})
+	return nil
+}
+
+// prune reports a pick over the budget (the first one logs the
+// exhaustion); retrieved candidates are reported up to listCap.
+func (f *filling) prune(p pick, key string, tokens int) {
+	res := f.res
+	if !res.Exhausted {
+		res.Exhausted = true
+		f.m.log.Warn("hydration budget exhausted", "episode", f.ep.ID, "tokens", res.TotalTokens, "budget_tokens", f.in.BudgetTokens,
+			"entities", len(res.Blocks), "budget_entities", f.in.BudgetEntities)
+	}
+	why := "over the token budget"
+	if len(res.Blocks) >= f.in.BudgetEntities {
+		why = "over the entity budget"
+	}
+	if p.reason != "retrieved" || len(res.Pruned) < listCap {
+		res.Pruned = append(res.Pruned, Left{EntityKey: key, Reason: why + " (" + p.reason + ")", TokenCount: tokens})
+	}
 }
 
 // anchors finds the entities a query names: every entity of each file it

@@ -82,23 +82,8 @@ func (m *Memory) Index(ctx context.Context, in IndexRequest) (IndexReport, error
 	if err != nil {
 		return IndexReport{}, err
 	}
-	if in.RepoID == "" {
-		in.RepoID = filepath.Base(root)
-	}
-	if !validID(in.RepoID) {
-		return IndexReport{}, memory.Errorf(memory.CodeInvalidParams, "repo_id %q must be 1 to 128 letters, digits or _-.:@/", in.RepoID)
-	}
-	if in.Approval == "" {
-		in.Approval = ApprovalImplicit
-	}
-	if !in.Approval.Valid() || in.Approval == ApprovalRejected {
-		return IndexReport{}, memory.Errorf(memory.CodeInvalidParams, "approval %q is not one of implicit, approved, none", in.Approval)
-	}
-	if in.SessionID == "" {
-		in.SessionID = "code-index:" + in.RepoID
-	}
-	if in.EpisodeID == "" {
-		in.EpisodeID = m.newID("ep")
+	if err := m.checkIndexRequest(&in, root); err != nil {
+		return IndexReport{}, err
 	}
 	prev, err := m.store.CodeRepo(ctx, in.RepoID)
 	switch {
@@ -114,105 +99,15 @@ func (m *Memory) Index(ctx context.Context, in IndexRequest) (IndexReport, error
 	if err := m.store.PutCodeRepo(ctx, memory.CodeRepo{ID: in.RepoID, Root: root, IndexedAt: prev.IndexedAt}); err != nil {
 		return IndexReport{}, err
 	}
-	rep := IndexReport{RepoID: in.RepoID, Root: root, EpisodeID: ep.ID, SkippedFiles: []SkippedFile{}, Fallbacks: []SkippedFile{}}
-	files, err := walk(ctx, root)
-	if err != nil {
-		return rep, err
+	sc := &repoScan{m: m, root: root, repoID: in.RepoID, episode: ep.ID, batch: &memory.CodeChange{},
+		rep: IndexReport{RepoID: in.RepoID, Root: root, EpisodeID: ep.ID, SkippedFiles: []SkippedFile{}, Fallbacks: []SkippedFile{}}}
+	if err := sc.run(ctx, in.Progress); err != nil {
+		return sc.rep, err
 	}
-	oldFiles, err := m.store.CodeFiles(ctx, in.RepoID)
-	if err != nil {
-		return rep, err
+	if err := m.gateProposed(ctx, sc, in.Approval, ep); err != nil {
+		return sc.rep, err
 	}
-	known := map[string]memory.CodeFile{}
-	for _, f := range oldFiles {
-		known[f.Path] = f
-	}
-	ents, err := m.store.CodeEntities(ctx, memory.CodeEntityFilter{RepoID: in.RepoID})
-	if err != nil {
-		return rep, err
-	}
-	byPath := map[string][]memory.CodeEntity{}
-	for _, e := range ents {
-		byPath[e.Path] = append(byPath[e.Path], e)
-	}
-	var proposed []memory.CodeEntity
-	batch := &memory.CodeChange{}
-	flush := func() error {
-		if len(batch.Entities)+len(batch.Transitions)+len(batch.Files)+len(batch.DeleteFiles)+len(batch.Artifacts) == 0 {
-			return nil
-		}
-		err := m.applyBatch(ctx, batch)
-		batch = &memory.CodeChange{}
-		return err
-	}
-	seen := map[string]bool{}
-	for i, f := range files {
-		if err := ctx.Err(); err != nil {
-			return rep, memory.Wrap(memory.CodeInvalidParams, err, "index interrupted after %d of %d files; what was written is consistent, run it again to finish", i, len(files))
-		}
-		rep.Files++
-		seen[f.rel] = true
-		if f.skip != "" {
-			rep.skip(f.rel, f.skip)
-		} else {
-			props, err := m.indexFile(root, in.RepoID, f.rel, known[f.rel], byPath[f.rel], ep.ID, &rep, batch)
-			if err != nil {
-				return rep, err
-			}
-			proposed = append(proposed, props...)
-		}
-		if len(batch.Entities) >= 2000 || len(batch.Files) >= 256 {
-			if err := flush(); err != nil {
-				return rep, err
-			}
-		}
-		if in.Progress != nil {
-			in.Progress(i+1, len(files))
-		}
-	}
-	// Files gone from the disk: their entities are tombstoned.
-	for _, f := range oldFiles {
-		if seen[f.Path] {
-			continue
-		}
-		rep.Removed++
-		at := m.nowMs()
-		for _, e := range byPath[f.Path] {
-			if e.State == memory.StateTombstoned {
-				continue
-			}
-			batch.Guards = append(batch.Guards, guardOf(e))
-			next, log, err := Update(e, e.ArtifactHash, memory.StateTombstoned, ep.ID, "file removed from disk", at)
-			if err != nil {
-				return rep, err
-			}
-			batch.Entities = append(batch.Entities, next)
-			batch.Transitions = append(batch.Transitions, log...)
-			rep.Tombstoned++
-		}
-		batch.DeleteFiles = append(batch.DeleteFiles, f)
-	}
-	if err := flush(); err != nil {
-		return rep, err
-	}
-	if in.Approval != ApprovalNone && len(proposed) > 0 {
-		repo := memory.CodeRepo{ID: in.RepoID, Root: root}
-		for start := 0; start < len(proposed); start += 2000 {
-			part := proposed[start:min(start+2000, len(proposed))]
-			res, change, err := m.gate(repo, part, in.Approval, ep.ID)
-			if err != nil {
-				return rep, err
-			}
-			ep.UpdatedAt = m.nowMs()
-			if ep, err = m.store.ApplyEpisode(ctx, memory.EpisodeChange{Episode: ep, Gates: res.Evaluated, Code: change}); err != nil {
-				return rep, err
-			}
-			rep.Promoted += res.Promoted
-			rep.Rejected += res.Rejected
-		}
-	} else if _, err := m.store.ApplyEpisode(ctx, memory.EpisodeChange{Episode: ep}); err != nil {
-		return rep, err
-	}
+	rep := sc.rep
 	live, err := m.store.CodeEntities(ctx, memory.CodeEntityFilter{RepoID: in.RepoID, States: []memory.CodeState{memory.StateProposed, memory.StateAuthoritative}})
 	if err != nil {
 		return rep, err
@@ -228,6 +123,157 @@ func (m *Memory) Index(ctx context.Context, in IndexRequest) (IndexReport, error
 	return rep, nil
 }
 
+// checkIndexRequest checks a request's repository id and approval and
+// sets the defaults.
+func (m *Memory) checkIndexRequest(in *IndexRequest, root string) error {
+	if in.RepoID == "" {
+		in.RepoID = filepath.Base(root)
+	}
+	if !validID(in.RepoID) {
+		return memory.Errorf(memory.CodeInvalidParams, "repo_id %q must be 1 to 128 letters, digits or _-.:@/", in.RepoID)
+	}
+	if in.Approval == "" {
+		in.Approval = ApprovalImplicit
+	}
+	if !in.Approval.Valid() || in.Approval == ApprovalRejected {
+		return memory.Errorf(memory.CodeInvalidParams, "approval %q is not one of implicit, approved, none", in.Approval)
+	}
+	if in.SessionID == "" {
+		in.SessionID = "code-index:" + in.RepoID
+	}
+	if in.EpisodeID == "" {
+		in.EpisodeID = m.newID("ep")
+	}
+	return nil
+}
+
+// gateProposed evaluates the gates for the entities the scan proposed,
+// in batches, in episode ep (unless approval is none: then the episode
+// is only recorded).
+func (m *Memory) gateProposed(ctx context.Context, sc *repoScan, approval Approval, ep memory.Episode) error {
+	proposed := sc.proposed
+	if approval == ApprovalNone || len(proposed) == 0 {
+		_, err := m.store.ApplyEpisode(ctx, memory.EpisodeChange{Episode: ep})
+		return err
+	}
+	repo := memory.CodeRepo{ID: sc.repoID, Root: sc.root}
+	for start := 0; start < len(proposed); start += 2000 {
+		part := proposed[start:min(start+2000, len(proposed))]
+		res, change, err := m.gate(repo, part, approval, ep.ID)
+		if err != nil {
+			return err
+		}
+		ep.UpdatedAt = m.nowMs()
+		if ep, err = m.store.ApplyEpisode(ctx, memory.EpisodeChange{Episode: ep, Gates: res.Evaluated, Code: change}); err != nil {
+			return err
+		}
+		sc.rep.Promoted += res.Promoted
+		sc.rep.Rejected += res.Rejected
+	}
+	return nil
+}
+
+// repoScan is one pass of Index over a repository's files: what it
+// reports, the change it writes in batches, the entities it proposed.
+type repoScan struct {
+	m        *Memory
+	root     string
+	repoID   string
+	episode  string
+	rep      IndexReport
+	batch    *memory.CodeChange
+	proposed []memory.CodeEntity
+}
+
+// run scans every file under the root, then tombstones the entities of
+// files gone from the disk.
+func (sc *repoScan) run(ctx context.Context, progress func(done, total int)) error {
+	m := sc.m
+	files, err := walk(ctx, sc.root)
+	if err != nil {
+		return err
+	}
+	oldFiles, err := m.store.CodeFiles(ctx, sc.repoID)
+	if err != nil {
+		return err
+	}
+	known := map[string]memory.CodeFile{}
+	for _, f := range oldFiles {
+		known[f.Path] = f
+	}
+	ents, err := m.store.CodeEntities(ctx, memory.CodeEntityFilter{RepoID: sc.repoID})
+	if err != nil {
+		return err
+	}
+	byPath := map[string][]memory.CodeEntity{}
+	for _, e := range ents {
+		byPath[e.Path] = append(byPath[e.Path], e)
+	}
+	seen := map[string]bool{}
+	for i, f := range files {
+		if err := ctx.Err(); err != nil {
+			return memory.Wrap(memory.CodeInvalidParams, err, "index interrupted after %d of %d files; what was written is consistent, run it again to finish", i, len(files))
+		}
+		sc.rep.Files++
+		seen[f.rel] = true
+		if f.skip != "" {
+			sc.rep.skip(f.rel, f.skip)
+		} else if err := sc.file(f.rel, known[f.rel], byPath[f.rel]); err != nil {
+			return err
+		}
+		if len(sc.batch.Entities) >= 2000 || len(sc.batch.Files) >= 256 {
+			if err := sc.flush(ctx); err != nil {
+				return err
+			}
+		}
+		if progress != nil {
+			progress(i+1, len(files))
+		}
+	}
+	if err := sc.removed(oldFiles, seen, byPath); err != nil {
+		return err
+	}
+	return sc.flush(ctx)
+}
+
+// removed tombstones the entities of the files gone from the disk.
+func (sc *repoScan) removed(oldFiles []memory.CodeFile, seen map[string]bool, byPath map[string][]memory.CodeEntity) error {
+	batch := sc.batch
+	for _, f := range oldFiles {
+		if seen[f.Path] {
+			continue
+		}
+		sc.rep.Removed++
+		at := sc.m.nowMs()
+		for _, e := range byPath[f.Path] {
+			if e.State == memory.StateTombstoned {
+				continue
+			}
+			batch.Guards = append(batch.Guards, guardOf(e))
+			next, log, err := Update(e, e.ArtifactHash, memory.StateTombstoned, sc.episode, "file removed from disk", at)
+			if err != nil {
+				return err
+			}
+			batch.Entities = append(batch.Entities, next)
+			batch.Transitions = append(batch.Transitions, log...)
+			sc.rep.Tombstoned++
+		}
+		batch.DeleteFiles = append(batch.DeleteFiles, f)
+	}
+	return nil
+}
+
+// flush writes the batch, if it holds anything, and starts a new one.
+func (sc *repoScan) flush(ctx context.Context) error {
+	b := sc.batch
+	if len(b.Entities)+len(b.Transitions)+len(b.Files)+len(b.DeleteFiles)+len(b.Artifacts) == 0 {
+		return nil
+	}
+	err := sc.m.applyBatch(ctx, b)
+	sc.batch = &memory.CodeChange{}
+	return err
+}
+
 func (r *IndexReport) skip(path, reason string) {
 	r.Skipped++
 	if len(r.SkippedFiles) < listCap {
@@ -239,23 +285,24 @@ func guardOf(e memory.CodeEntity) memory.CodeGuard {
 	return memory.CodeGuard{RepoID: e.RepoID, Key: e.Key, State: e.State, ArtifactHash: e.ArtifactHash}
 }
 
-// applyBatch writes one batch of the index.
+// applyBatch writes one batch of a repository scan.
 func (m *Memory) applyBatch(ctx context.Context, c *memory.CodeChange) error {
 	return m.store.ApplyCode(ctx, *c)
 }
 
-// indexFile resolves one file when it changed and adds what changed to
-// batch. It returns the entities it proposed.
-func (m *Memory) indexFile(root, repoID, rel string, old memory.CodeFile, stored []memory.CodeEntity, episode string, rep *IndexReport, batch *memory.CodeChange) ([]memory.CodeEntity, error) {
-	abs, err := Confine(root, rel)
+// file resolves file rel when it changed (old is its last record, stored
+// its entities) and adds what changed to the batch.
+func (sc *repoScan) file(rel string, old memory.CodeFile, stored []memory.CodeEntity) error {
+	m, rep := sc.m, &sc.rep
+	abs, err := Confine(sc.root, rel)
 	if err != nil {
 		rep.skip(rel, message(err))
-		return nil, nil
+		return nil
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
 		rep.skip(rel, pathProblem(err))
-		return nil, nil
+		return nil
 	}
 	size, mod := st.Size(), st.ModTime().UnixNano()
 	if old.Path != "" && old.Size == size && old.ModTime == mod {
@@ -264,58 +311,78 @@ func (m *Memory) indexFile(root, repoID, rel string, old memory.CodeFile, stored
 		} else {
 			rep.Unchanged++
 		}
-		return nil, nil
+		return nil
 	}
-	lang := LanguageOf(rel)
-	file := memory.CodeFile{RepoID: repoID, Path: rel, Size: size, ModTime: mod, Language: lang}
-	var src []byte
-	switch {
-	case size > m.maxBytes:
-		file.Method, file.Reason = "skipped", "file is "+strconv.FormatInt(size, 10)+" bytes, over the "+strconv.FormatInt(m.maxBytes, 10)+"-byte limit"
-	default:
-		if src, err = os.ReadFile(abs); err != nil {
-			file.Method, file.Reason = "skipped", "unreadable: "+pathProblem(err)
-		} else if bytes.IndexByte(src[:min(len(src), 8000)], 0) >= 0 {
-			file.Method, file.Reason = "skipped", "binary file"
-		}
-	}
+	file := memory.CodeFile{RepoID: sc.repoID, Path: rel, Size: size, ModTime: mod, Language: LanguageOf(rel)}
+	src := m.readSource(abs, &file)
 	rep.Changed++
 	at := m.nowMs()
 	var syms []Symbol
 	if file.Method == "skipped" {
 		rep.skip(rel, file.Reason)
 	} else {
-		file.FileHash = fileHash(src)
-		res := Resolve(rel, src)
-		file.Method, file.Reason = res.Method, res.Warning
-		syms = res.Symbols
-		if res.Method == "regex" {
-			rep.Regex += len(syms)
-			if len(rep.Fallbacks) < listCap {
-				rep.Fallbacks = append(rep.Fallbacks, SkippedFile{Path: rel, Reason: res.Warning})
-			}
-			m.log.Warn(res.Warning, "repo", repoID, "path", rel)
-		}
-		m.verifier.Prime(root, rel, size, mod, syms)
+		syms = sc.resolve(rel, src, &file)
 	}
 	file.Entities = len(syms)
-	batch.Files = append(batch.Files, file)
+	sc.batch.Files = append(sc.batch.Files, file)
 	cur := map[string]memory.CodeEntity{}
 	for _, e := range stored {
 		cur[e.Key] = e
 	}
-	var proposed []memory.CodeEntity
+	now := sc.propose(file, syms, cur, at)
+	return sc.tombstoneMissing(rel, cur, now, at)
+}
+
+// readSource reads a file that changed, unless it is too large,
+// unreadable or binary: then file says it was skipped and why.
+func (m *Memory) readSource(abs string, file *memory.CodeFile) []byte {
+	if file.Size > m.maxBytes {
+		file.Method, file.Reason = "skipped", "file is "+strconv.FormatInt(file.Size, 10)+" bytes, over the "+strconv.FormatInt(m.maxBytes, 10)+"-byte limit"
+		return nil
+	}
+	src, err := os.ReadFile(abs)
+	if err != nil {
+		file.Method, file.Reason = "skipped", "unreadable: "+pathProblem(err)
+	} else if bytes.IndexByte(src[:min(len(src), 8000)], 0) >= 0 {
+		file.Method, file.Reason = "skipped", "binary file"
+	}
+	return src
+}
+
+// resolve finds a file's symbols and says in file how; a file the regex
+// fallback resolved is reported.
+func (sc *repoScan) resolve(rel string, src []byte, file *memory.CodeFile) []Symbol {
+	m, rep := sc.m, &sc.rep
+	file.FileHash = fileHash(src)
+	res := Resolve(rel, src)
+	file.Method, file.Reason = res.Method, res.Warning
+	syms := res.Symbols
+	if res.Method == "regex" {
+		rep.Regex += len(syms)
+		if len(rep.Fallbacks) < listCap {
+			rep.Fallbacks = append(rep.Fallbacks, SkippedFile{Path: rel, Reason: res.Warning})
+		}
+		m.log.Warn(res.Warning, "repo", sc.repoID, "path", rel)
+	}
+	m.verifier.Prime(sc.root, rel, file.Size, file.ModTime, syms)
+	return syms
+}
+
+// propose proposes the file's symbols whose text is new or changed and
+// refreshes where the others sit; it returns the keys of the symbols.
+func (sc *repoScan) propose(file memory.CodeFile, syms []Symbol, cur map[string]memory.CodeEntity, at int64) map[string]bool {
+	batch := sc.batch
 	now := map[string]bool{}
 	for _, s := range syms {
-		key := Key(rel, s.Name)
+		key := Key(file.Path, s.Name)
 		now[key] = true
 		art := NewArtifact(memory.ArtifactCode, s.Text, at)
 		next := memory.CodeEntity{
-			RepoID: repoID, Key: key, Path: rel, Symbol: s.Name, Kind: s.Kind, Language: lang,
+			RepoID: sc.repoID, Key: key, Path: file.Path, Symbol: s.Name, Kind: s.Kind, Language: file.Language,
 			StartLine: s.StartLine, EndLine: s.EndLine, Method: file.Method, ArtifactHash: art.Hash, UpdatedAt: at,
 		}
 		c := cur[key]
-		e, log, guard, changed := propose(c, next, episode, "indexed from disk ("+file.Method+")", at)
+		e, log, guard, changed := propose(c, next, sc.episode, "indexed from disk ("+file.Method+")", at)
 		if !changed {
 			// Same text: keep the state, refresh where it sits in the file.
 			if c.StartLine != next.StartLine || c.EndLine != next.EndLine || c.Method != next.Method {
@@ -329,9 +396,15 @@ func (m *Memory) indexFile(root, repoID, rel string, old memory.CodeFile, stored
 		batch.Artifacts = append(batch.Artifacts, art)
 		batch.Entities = append(batch.Entities, e)
 		batch.Transitions = append(batch.Transitions, log...)
-		proposed = append(proposed, e)
-		rep.Proposed++
+		sc.proposed = append(sc.proposed, e)
+		sc.rep.Proposed++
 	}
+	return now
+}
+
+// tombstoneMissing tombstones the file's entities whose symbol is no
+// longer in it (now holds the keys still there), in key order.
+func (sc *repoScan) tombstoneMissing(rel string, cur map[string]memory.CodeEntity, now map[string]bool, at int64) error {
 	keys := make([]string, 0, len(cur))
 	for k := range cur {
 		keys = append(keys, k)
@@ -342,16 +415,16 @@ func (m *Memory) indexFile(root, repoID, rel string, old memory.CodeFile, stored
 		if now[k] || e.State == memory.StateTombstoned {
 			continue
 		}
-		batch.Guards = append(batch.Guards, guardOf(e))
-		next, log, err := Update(e, e.ArtifactHash, memory.StateTombstoned, episode, "symbol no longer in "+rel, at)
+		sc.batch.Guards = append(sc.batch.Guards, guardOf(e))
+		next, log, err := Update(e, e.ArtifactHash, memory.StateTombstoned, sc.episode, "symbol no longer in "+rel, at)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		batch.Entities = append(batch.Entities, next)
-		batch.Transitions = append(batch.Transitions, log...)
-		rep.Tombstoned++
+		sc.batch.Entities = append(sc.batch.Entities, next)
+		sc.batch.Transitions = append(sc.batch.Transitions, log...)
+		sc.rep.Tombstoned++
 	}
-	return proposed, nil
+	return nil
 }
 
 // walk lists the source files under root in lexical order, skipping

@@ -61,7 +61,6 @@ func lexerFor(lang string) rxLexer {
 
 // scanSource runs the lexer once over the file: O(len(src)).
 func scanSource(lang string, lines *srcLines) *rxScan {
-	lx := lexerFor(lang)
 	n := lines.count()
 	sc := &rxScan{
 		lines:       lines,
@@ -73,154 +72,191 @@ func scanSource(lang string, lines *srcLines) *rxScan {
 		commentOnly: make([]bool, n+2),
 		joined:      make([]bool, n+2),
 	}
-	src := lines.src
-	var (
-		stack []int // indexes into events of the open braces
-		paren int
-		line  = 1
-		// state: 0 code, 1 line comment, 2 block comment, 3 string
-		state     int
-		quote     string // the closing delimiter of the string we are in
-		escapes   bool   // backslash escapes inside that string
-		multiline bool   // the string may span lines
-		code      bool   // the current line has code outside comments
-		continued bool   // a backslash escaped the newline inside a string
-		prev      byte   // the last byte of code outside white space, strings and comments
-		prevAt    int    // where prev is
-		noRegexp  int    // a line where a '/' started no regular expression
-	)
-	sc.depth[1], sc.parenStart[1] = 0, 0
-	for i := 0; i < len(src); {
-		c := src[i]
-		if c == '\n' {
-			if state == 0 && (hasAt(src, i-1, "\\") || hasAt(src, i-2, "\\\r")) {
-				sc.joined[line+1] = true
-			}
-			if state == 1 {
-				state = 0
-			}
-			if state == 3 && !multiline && !continued {
-				state = 0
-			}
-			continued = false
-			sc.parenEnd[line] = paren
-			sc.commentOnly[line] = !code && !sc.inside[line]
-			line++
-			code = false
-			sc.depth[line] = len(stack)
-			sc.parenStart[line] = paren
-			sc.inside[line] = state != 0
-			i++
-			continue
+	s := &scanner{sc: sc, lx: lexerFor(lang), lang: lang, src: lines.src, line: 1}
+	for i := 0; i < len(s.src); {
+		switch {
+		case s.src[i] == '\n':
+			i = s.newline(i)
+		case s.state == inLineComment:
+			i++ // skip to the newline
+		case s.state == inBlockComment:
+			i = s.blockComment(i)
+		case s.state == inString:
+			i = s.stringByte(i)
+		default:
+			i = s.codeByte(i)
 		}
-		switch state {
-		case 1: // line comment: skip to the newline
-			i++
-			continue
-		case 2: // block comment
-			if c == '*' && i+1 < len(src) && src[i+1] == '/' {
-				state = 0
-				i += 2
-				continue
-			}
-			i++
-			continue
-		case 3: // string
-			if escapes && c == '\\' {
-				// A backslash before the newline continues even a
-				// one-line string on the next line (C, Python, JavaScript).
-				if i+1 < len(src) && src[i+1] == '\n' {
-					continued = true
-					i++ // let the newline be counted
-					continue
-				}
-				if i+2 < len(src) && src[i+1] == '\r' && src[i+2] == '\n' {
-					continued = true
-					i += 2
-					continue
-				}
-				i += 2
-				continue
-			}
-			if hasAt(src, i, quote) {
-				state = 0
-				i += len(quote)
-				continue
-			}
-			i++
-			continue
-		}
-		// Code.
-		if hasAt(src, i, lx.lineComment) {
-			state = 1
-			i += len(lx.lineComment)
-			continue
-		}
-		if lx.blockComment && c == '/' && i+1 < len(src) && src[i+1] == '*' {
-			state = 2
-			i += 2
-			continue
-		}
-		if !isBlankByte(c) {
-			code = true
-			if c == '/' && lx.regexps && noRegexp != line && regexpCanStart(src, prev, prevAt) {
-				if j := regexpEnd(src, i); j > 0 {
-					prev, prevAt = '/', j-1
-					i = j
-					continue
-				}
-				// No regular expression closes on this line: a division.
-				// Look no further on this line, so that the scan stays
-				// linear.
-				noRegexp = line
-			}
-			prev, prevAt = c, i
-		}
-		switch c {
-		case '"', '\'':
-			if lx.tripleQuote && i+2 < len(src) && src[i+1] == c && src[i+2] == c {
-				state, quote, escapes, multiline = 3, string([]byte{c, c, c}), true, true
-				i += 3
-				continue
-			}
-			if c == '\'' && lx.rustChars {
-				if w := rustCharLen(src, i); w > 0 {
-					i += w
-				} else {
-					i++ // a lifetime or a label
-				}
-				continue
-			}
-			state, quote, escapes, multiline = 3, string(c), true, lx.multiline
-		case '`':
-			if lx.backtick {
-				state, quote, escapes, multiline = 3, "`", lang != langGo, true
-			}
-		case '(', '[':
-			paren++
-		case ')', ']':
-			if paren > 0 {
-				paren--
-			}
-		case '{':
-			stack = append(stack, len(sc.events))
-			sc.events = append(sc.events, rxEvent{line: line, brace: true, paren: paren})
-		case '}':
-			if k := len(stack); k > 0 {
-				sc.events[stack[k-1]].close = line
-				stack = stack[:k-1]
-			}
-		case ';':
-			sc.events = append(sc.events, rxEvent{line: line, paren: paren})
-		}
-		i++
 	}
-	sc.parenEnd[line] = paren
-	sc.commentOnly[line] = !code && !sc.inside[line]
+	s.endLine()
 	for l := 1; l <= n; l++ {
 		sc.indent[l] = indentWidth(lines.line(l))
 	}
 	return sc
+}
+
+// scanState is where scanSource is: in code, a comment or a string.
+type scanState uint8
+
+const (
+	inCode scanState = iota
+	inLineComment
+	inBlockComment
+	inString
+)
+
+// scanner is scanSource's state as it walks the source.
+type scanner struct {
+	sc        *rxScan
+	lx        rxLexer
+	lang      string
+	src       []byte
+	stack     []int // indexes into events of the open braces
+	paren     int
+	line      int
+	state     scanState
+	quote     string // the closing delimiter of the string we are in
+	escapes   bool   // backslash escapes inside that string
+	multiline bool   // the string may span lines
+	hasCode   bool   // the current line has code outside comments
+	continued bool   // a backslash escaped the newline inside a string
+	prev      byte   // the last byte of code outside white space, strings and comments
+	prevAt    int    // where prev is
+	noRegexp  int    // a line where a '/' started no regular expression
+}
+
+// newline ends a line at src[i] and starts the next.
+func (s *scanner) newline(i int) int {
+	sc, src := s.sc, s.src
+	if s.state == inCode && (hasAt(src, i-1, "\\") || hasAt(src, i-2, "\\\r")) {
+		sc.joined[s.line+1] = true
+	}
+	if s.state == inLineComment {
+		s.state = inCode
+	}
+	if s.state == inString && !s.multiline && !s.continued {
+		s.state = inCode
+	}
+	s.continued = false
+	s.endLine()
+	s.line++
+	s.hasCode = false
+	sc.depth[s.line] = len(s.stack)
+	sc.parenStart[s.line] = s.paren
+	sc.inside[s.line] = s.state != inCode
+	return i + 1
+}
+
+// endLine records what the current line ends with.
+func (s *scanner) endLine() {
+	s.sc.parenEnd[s.line] = s.paren
+	s.sc.commentOnly[s.line] = !s.hasCode && !s.sc.inside[s.line]
+}
+
+// blockComment scans src[i] in a block comment; it returns where to go on.
+func (s *scanner) blockComment(i int) int {
+	if s.src[i] == '*' && i+1 < len(s.src) && s.src[i+1] == '/' {
+		s.state = inCode
+		return i + 2
+	}
+	return i + 1
+}
+
+// stringByte scans src[i] in a string; it returns where to go on.
+func (s *scanner) stringByte(i int) int {
+	src := s.src
+	if s.escapes && src[i] == '\\' {
+		// A backslash before the newline continues even a one-line
+		// string on the next line (C, Python, JavaScript).
+		if i+1 < len(src) && src[i+1] == '\n' {
+			s.continued = true
+			return i + 1 // let the newline be counted
+		}
+		if i+2 < len(src) && src[i+1] == '\r' && src[i+2] == '\n' {
+			s.continued = true
+			return i + 2
+		}
+		return i + 2
+	}
+	if hasAt(src, i, s.quote) {
+		s.state = inCode
+		return i + len(s.quote)
+	}
+	return i + 1
+}
+
+// codeByte scans src[i] in code; it returns where to go on.
+func (s *scanner) codeByte(i int) int {
+	src, c := s.src, s.src[i]
+	if hasAt(src, i, s.lx.lineComment) {
+		s.state = inLineComment
+		return i + len(s.lx.lineComment)
+	}
+	if s.lx.blockComment && c == '/' && i+1 < len(src) && src[i+1] == '*' {
+		s.state = inBlockComment
+		return i + 2
+	}
+	if !isBlankByte(c) {
+		s.hasCode = true
+		if c == '/' && s.lx.regexps && s.noRegexp != s.line && regexpCanStart(src, s.prev, s.prevAt) {
+			if j := regexpEnd(src, i); j > 0 {
+				s.prev, s.prevAt = '/', j-1
+				return j
+			}
+			// No regular expression closes on this line: a division.
+			// Look no further on this line, so that the scan stays
+			// linear.
+			s.noRegexp = s.line
+		}
+		s.prev, s.prevAt = c, i
+	}
+	switch c {
+	case '"', '\'':
+		return s.quoteAt(i)
+	case '`':
+		if s.lx.backtick {
+			s.startString("`", s.lang != langGo, true)
+		}
+	case '(', '[':
+		s.paren++
+	case ')', ']':
+		if s.paren > 0 {
+			s.paren--
+		}
+	case '{':
+		s.stack = append(s.stack, len(s.sc.events))
+		s.sc.events = append(s.sc.events, rxEvent{line: s.line, brace: true, paren: s.paren})
+	case '}':
+		if k := len(s.stack); k > 0 {
+			s.sc.events[s.stack[k-1]].close = s.line
+			s.stack = s.stack[:k-1]
+		}
+	case ';':
+		s.sc.events = append(s.sc.events, rxEvent{line: s.line, paren: s.paren})
+	}
+	return i + 1
+}
+
+// quoteAt scans a quote in code at src[i]: a string starts (triple
+// quoted in Python), or in Rust a char literal is skipped (or a lifetime
+// or a label passed).
+func (s *scanner) quoteAt(i int) int {
+	src, c := s.src, s.src[i]
+	if s.lx.tripleQuote && i+2 < len(src) && src[i+1] == c && src[i+2] == c {
+		s.startString(string([]byte{c, c, c}), true, true)
+		return i + 3
+	}
+	if c == '\'' && s.lx.rustChars {
+		if w := rustCharLen(src, i); w > 0 {
+			return i + w
+		}
+		return i + 1 // a lifetime or a label
+	}
+	s.startString(string(c), true, s.lx.multiline)
+	return i + 1
+}
+
+func (s *scanner) startString(quote string, escapes, multiline bool) {
+	s.state, s.quote, s.escapes, s.multiline = inString, quote, escapes, multiline
 }
 
 // regexpCanStart reports whether a '/' after the code byte prev (at

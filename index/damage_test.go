@@ -128,7 +128,7 @@ func TestDamagedFilesAreRebuilt(t *testing.T) {
 func TestDamageFoundWhileReading(t *testing.T) {
 	store, dir, want, ps := built(t, 32, 400)
 	p := segmentFile(t, dir)
-	off, n := sectionOffset(t, p, vecSection(groupSearchable, "rows"))
+	off, n := sectionOffset(t, p, sections[secVecRows(groupSearchable)].name)
 	flip(t, p, off+n-10)
 	x := openDir(t, dir, 7)
 	syncX(t, x, store)

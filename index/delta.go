@@ -151,27 +151,11 @@ func (st *state) put(rec *memory.IndexRecord, a analysis) {
 	p := st.delta
 	d := p.delta
 	local := uint32(p.n)
-	doc := p.base + local
 	kind := recordKind(rec)
-	typ, kid := d.types.id(string(rec.Type)), d.kinds.id(string(kind))
-	if typ > 0xff || kid > 0xff {
-		// Kinds and types take a handful of values fixed by the code; a
-		// 256th would be a bug, and panics rather than mixing records up.
-		panic("index: more than 255 record kinds or types")
-	}
-	var capID uint32
-	if rec.CapsuleID != "" && rec.Position >= 0 && rec.Position < maxPosition {
-		capID = d.capsules.id(rec.CapsuleID)
-	}
-	status := d.statuses.id(rec.Status)
-	st.translate(p) // the labels interned above get their global ids
+	typ, m := st.labelsOf(rec, kind)
 	var flags uint32
 	if rec.Private {
 		flags |= attrPrivate
-	}
-	m := docMeta{}
-	for i, k := range memory.ScopeKeys {
-		m.scope[i] = d.scopes.id(rec.Scope.Get(k))
 	}
 	length := 0
 	if searchable(kind) {
@@ -180,56 +164,112 @@ func (st *state) put(rec *memory.IndexRecord, a analysis) {
 			flags |= attrAsks
 		}
 		length = len(a.terms)
-		counts := map[string]uint8{}
-		for _, t := range a.terms {
-			if counts[t] < 255 {
-				counts[t]++
-			}
-		}
-		for t, n := range counts {
-			pl := d.dict[t]
-			if pl == nil {
-				pl = &plist{}
-				d.dict[t] = pl
-			}
-			pl.docs, pl.tfs = append(pl.docs, local), append(pl.tfs, n)
-		}
+		d.post(local, a.terms)
 		p.lexDocs++
 		p.lexTotal += float64(min(length, 0xffff))
 		st.lexDocs++
 		st.lexTotal += float64(min(length, 0xffff))
 	}
 	pos := int32(-1)
-	if capID != 0 {
+	if capID := m.capsule; capID != 0 {
 		pos = int32(rec.Position)
-		st.setSlot(p.capG[capID], rec.Position, doc)
+		st.setSlot(p.capG[capID], rec.Position, p.base+local)
 	}
 	vec := uint32(vecNone)
 	if rec.Vector != nil && st.dim > 0 && len(rec.Vector) == st.dim {
-		g := groupOf(kind)
-		vg := &p.groups[g]
-		if vg.rows < maxGroupRows {
-			if vg.rows%vg.chunkRows == 0 {
-				vg.chunks = append(vg.chunks, make([]float32, 0, vg.chunkRows*st.dim))
-			}
-			last := len(vg.chunks) - 1
-			vg.chunks[last] = append(vg.chunks[last], rec.Vector...)
-			vg.ids = append(vg.ids, local)
-			vec = uint32(vg.rows) + 1
-			if g == groupInner {
-				vec |= vecGroupBit
-			}
-			vg.rows++
+		if vec = p.addVector(groupOf(kind), rec.Vector, local); vec != vecNone {
 			flags |= attrVector
 		}
 	}
-	m.attr = makeAttr(flags, kid, status)
+	m.meta.attr |= flags
+	p.appendDoc(rec, m, typ, length, pos, vec, a.words)
+	d.byKey[string(p.keys[p.keyOff[local]:])] = local
+	c := p.counts[kind]
+	c.add(rec.Private, vec != vecNone, 1)
+	p.counts[kind] = c
+	sc := st.counts[kind]
+	sc.add(rec.Private, vec != vecNone, 1)
+	st.counts[kind] = sc
+}
+
+// docLabels is a new document's labels in the delta: its docMeta (scope,
+// kind and status; flags unset) and its capsule.
+type docLabels struct {
+	meta    docMeta
+	capsule uint32
+}
+
+// labelsOf interns rec's labels in the delta (giving them global ids)
+// and returns its type's label id and its labels.
+func (st *state) labelsOf(rec *memory.IndexRecord, kind memory.VectorKind) (uint32, docLabels) {
+	d := st.delta.delta
+	typ, kid := d.types.id(string(rec.Type)), d.kinds.id(string(kind))
+	if typ > 0xff || kid > 0xff {
+		// Kinds and types take a handful of values fixed by the code; a
+		// 256th would be a bug, and panics rather than mixing records up.
+		panic("index: more than 255 record kinds or types")
+	}
+	var l docLabels
+	if rec.CapsuleID != "" && rec.Position >= 0 && rec.Position < maxPosition {
+		l.capsule = d.capsules.id(rec.CapsuleID)
+	}
+	status := d.statuses.id(rec.Status)
+	st.translate(st.delta) // the labels interned above get their global ids
+	for i, k := range memory.ScopeKeys {
+		l.meta.scope[i] = d.scopes.id(rec.Scope.Get(k))
+	}
+	l.meta.attr = makeAttr(0, kid, status)
+	return typ, l
+}
+
+// post adds document local's terms to the delta's postings.
+func (d *deltaData) post(local uint32, terms []string) {
+	counts := map[string]uint8{}
+	for _, t := range terms {
+		if counts[t] < 255 {
+			counts[t]++
+		}
+	}
+	for t, n := range counts {
+		pl := d.dict[t]
+		if pl == nil {
+			pl = &plist{}
+			d.dict[t] = pl
+		}
+		pl.docs, pl.tfs = append(pl.docs, local), append(pl.tfs, n)
+	}
+}
+
+// addVector appends document local's vector to the delta's group g and
+// returns its doc.vec entry (vecNone when the group is full).
+func (p *part) addVector(g int, v []float32, local uint32) uint32 {
+	vg := &p.groups[g]
+	if vg.rows >= maxGroupRows {
+		return vecNone
+	}
+	if vg.rows%vg.chunkRows == 0 {
+		vg.chunks = append(vg.chunks, make([]float32, 0, vg.chunkRows*len(v)))
+	}
+	last := len(vg.chunks) - 1
+	vg.chunks[last] = append(vg.chunks[last], v...)
+	vg.ids = append(vg.ids, local)
+	vec := uint32(vg.rows) + 1
+	if g == groupInner {
+		vec |= vecGroupBit
+	}
+	vg.rows++
+	return vec
+}
+
+// appendDoc appends a new document to the delta's arrays.
+func (p *part) appendDoc(rec *memory.IndexRecord, l docLabels, typ uint32, length int, pos int32, vec uint32, words []int32) {
+	local := uint32(p.n)
 	p.ts = append(p.ts, rec.TS)
-	p.meta = append(p.meta, m)
+	p.meta = append(p.meta, l.meta)
 	p.length = append(p.length, uint16(min(length, 0xffff)))
-	p.capsule = append(p.capsule, capID)
+	p.capsule = append(p.capsule, l.capsule)
 	p.pos = append(p.pos, pos)
-	p.words = append(p.words, a.words...)
+	p.words = append(p.words, words...)
 	p.wordOff = append(p.wordOff, uint32(len(p.words)))
 	p.keys = append(append(p.keys, byte(typ)), rec.ID...)
 	p.keyOff = append(p.keyOff, uint32(len(p.keys)))
@@ -240,13 +280,6 @@ func (st *state) put(rec *memory.IndexRecord, a analysis) {
 		p.tagOff = append(p.tagOff, uint32(len(p.tagBlob)))
 	}
 	p.n++
-	d.byKey[string(p.keys[p.keyOff[local]:])] = local
-	c := p.counts[kind]
-	c.add(rec.Private, vec != vecNone, 1)
-	p.counts[kind] = c
-	sc := st.counts[kind]
-	sc.add(rec.Private, vec != vecNone, 1)
-	st.counts[kind] = sc
 }
 
 // find returns the live document of (typ, id), looking in the delta, then

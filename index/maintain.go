@@ -350,72 +350,21 @@ func (x *Index) mergeOnce(ctx context.Context, stg storage, limit int) (bool, er
 	if crashHook != nil {
 		crashHook("merge")
 	}
-	var srcs []*src
 	var files []*segment.File
 	defer func() {
 		for _, f := range files {
 			f.Close()
 		}
 	}()
-	docs := 0
-	for i := pl.lo; i < pl.hi; i++ {
-		s := m.Segments[i]
-		f, err := stg.open(s.Name, kindSegment)
-		if err == nil && f == nil {
-			err = fmt.Errorf("%w: %s is missing", segment.ErrCorrupt, s.Name)
-		}
-		if err != nil {
-			return false, err
-		}
-		files = append(files, f)
-		// A merge reads every byte of its segments: verify them all first.
-		if err := f.Verify(); err != nil {
-			panic(corruption{err})
-		}
-		p, err := openPart(f, s.Name, x.space, m.dead[i])
-		if err != nil {
-			return false, err
-		}
-		srcs = append(srcs, newSrc(p))
-		docs += p.n - p.ndead
+	srcs, docs, err := x.mergeSources(stg, m, pl, &files)
+	if err != nil {
+		return false, err
 	}
 	next := *m
 	next.Generation++
-	var cents [nGroups]*centroids
-	var fresh []string
-	for _, c := range m.Centroids {
-		f, err := stg.open(c.Name, kindCentroids)
-		if err != nil || f == nil {
-			return false, fmt.Errorf("%w: centroids %s", segment.ErrCorrupt, c.Name)
-		}
-		files = append(files, f)
-		cs, err := centroidsOf(f, c, x.space)
-		if err != nil {
-			return false, err
-		}
-		cents[c.Group] = cs
-	}
-	next.Centroids = nil
-	for g := range nGroups {
-		if pl.train[g] && liveRows(srcs, g) < x.o.IVFThreshold {
-			// The rows counted were mostly deleted: nothing to train on.
-			pl.train[g] = false
-		}
-		if pl.train[g] {
-			c, ref, err := trainCentroids(stg, segName(fmt.Sprintf("cent%d", g), next.Generation), g, srcs, x.space)
-			if err != nil {
-				return false, err
-			}
-			cents[g] = c
-			fresh = append(fresh, ref.Name)
-			next.Centroids = append(next.Centroids, ref)
-		} else {
-			for _, c := range m.Centroids {
-				if c.Group == g {
-					next.Centroids = append(next.Centroids, c)
-				}
-			}
-		}
+	cents, fresh, err := x.mergeCentroids(stg, m, &pl, srcs, &next, &files)
+	if err != nil {
+		return false, err
 	}
 	ref, err := buildSegment(ctx, stg, segName("seg", next.Generation), srcs, x.space, cents, levelOf(docs, x.o.FlushDocs))
 	if err != nil {
@@ -434,6 +383,79 @@ func (x *Index) mergeOnce(ctx context.Context, stg storage, limit int) (bool, er
 		return false, err
 	}
 	return true, nil
+}
+
+// mergeSources maps the segments a merge takes (adding them to files),
+// verified whole, and counts their live documents.
+func (x *Index) mergeSources(stg storage, m *manifest, pl plan, files *[]*segment.File) ([]*src, int, error) {
+	var srcs []*src
+	docs := 0
+	for i := pl.lo; i < pl.hi; i++ {
+		s := m.Segments[i]
+		f, err := stg.open(s.Name, kindSegment)
+		if err == nil && f == nil {
+			err = fmt.Errorf("%w: %s is missing", segment.ErrCorrupt, s.Name)
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		*files = append(*files, f)
+		// A merge reads every byte of its segments: verify them all first.
+		if err := f.Verify(); err != nil {
+			panic(corruption{err})
+		}
+		p, err := openPart(f, s.Name, x.space, m.dead[i])
+		if err != nil {
+			return nil, 0, err
+		}
+		srcs = append(srcs, newSrc(p))
+		docs += p.n - p.ndead
+	}
+	return srcs, docs, nil
+}
+
+// mergeCentroids maps the manifest's centroid sets (adding them to
+// files) and trains the groups' the plan retrains, when enough of their
+// rows are live; it puts the sets in next and returns them with the
+// names of the files it wrote.
+func (x *Index) mergeCentroids(stg storage, m *manifest, pl *plan, srcs []*src, next *manifest, files *[]*segment.File) ([nGroups]*centroids, []string, error) {
+	var cents [nGroups]*centroids
+	var fresh []string
+	for _, c := range m.Centroids {
+		f, err := stg.open(c.Name, kindCentroids)
+		if err != nil || f == nil {
+			return cents, nil, fmt.Errorf("%w: centroids %s", segment.ErrCorrupt, c.Name)
+		}
+		*files = append(*files, f)
+		cs, err := centroidsOf(f, c, x.space)
+		if err != nil {
+			return cents, nil, err
+		}
+		cents[c.Group] = cs
+	}
+	next.Centroids = nil
+	for g := range nGroups {
+		if pl.train[g] && liveRows(srcs, g) < x.o.IVFThreshold {
+			// The rows counted were mostly deleted: nothing to train on.
+			pl.train[g] = false
+		}
+		if !pl.train[g] {
+			for _, c := range m.Centroids {
+				if c.Group == g {
+					next.Centroids = append(next.Centroids, c)
+				}
+			}
+			continue
+		}
+		c, ref, err := trainCentroids(stg, segName(fmt.Sprintf("cent%d", g), next.Generation), g, srcs, x.space)
+		if err != nil {
+			return cents, fresh, err
+		}
+		cents[g] = c
+		fresh = append(fresh, ref.Name)
+		next.Centroids = append(next.Centroids, ref)
+	}
+	return cents, fresh, nil
 }
 
 // liveRows counts the live vectors of a group across srcs.

@@ -17,6 +17,43 @@ import (
 // built from another store), errNewer, or errRetry.
 func (x *Index) open(ctx context.Context, r memory.Reader) (*state, any, error) {
 	stg := x.store()
+	m, stamp, err := x.committed(ctx, r, stg)
+	if err != nil {
+		return nil, nil, err
+	}
+	fm := &fileMapper{x: x, stg: stg, stamp: stamp, id: m.ID}
+	cents, err := fm.centroids(m)
+	if err != nil {
+		return nil, nil, fm.fail(err)
+	}
+	var parts []*part
+	for i, s := range m.Segments {
+		f, err := fm.file(s.Name, kindSegment, s.Size, s.TOC)
+		if err != nil {
+			return nil, nil, fm.fail(err)
+		}
+		p, err := openPart(f, s.Name, x.space, m.dead[i])
+		if err != nil {
+			return nil, nil, fm.fail(err)
+		}
+		parts = append(parts, p)
+	}
+	st := newState(x.space, m, parts, cents)
+	for _, p := range parts {
+		x.files[p.name] = p.file
+	}
+	for _, c := range cents {
+		if c != nil {
+			x.files[c.name] = c.file
+		}
+	}
+	return st, stamp, nil
+}
+
+// committed reads the committed manifest and checks that it serves this
+// index: its format, space and analysis, and the store's history. It
+// returns the manifest and the stamp it was read under.
+func (x *Index) committed(ctx context.Context, r memory.Reader, stg storage) (*manifest, any, error) {
 	stamp, err := stg.stamp()
 	if err != nil {
 		return nil, nil, err
@@ -51,74 +88,70 @@ func (x *Index) open(ctx context.Context, r memory.Reader) (*state, any, error) 
 	if ref != m.SeqRef {
 		return nil, nil, rebuildError{why: errors.New("the index was built from another history of this database (a restored or replaced file)"), id: m.ID}
 	}
-	var opened []*segment.File // files this call mapped, closed on failure
-	fail := func(err error) (*state, any, error) {
-		for _, f := range opened {
-			f.Close()
-		}
-		return nil, nil, err
-	}
-	file := func(name, kind string, size int64, toc uint32) (*segment.File, error) {
-		if f := x.files[name]; f != nil {
-			return f, nil
-		}
-		f, err := stg.open(name, kind)
-		if err != nil {
-			return nil, err
-		}
-		if f == nil {
-			// Removed after the manifest was read: a newer one replaced it.
-			if s, _ := stg.stamp(); !sameStamp(s, stamp) {
-				return nil, errRetry
-			}
-			return nil, fmt.Errorf("%w: %s is missing", segment.ErrCorrupt, name)
-		}
-		opened = append(opened, f)
-		if f.Size() != size || f.TOC() != toc {
-			return nil, fmt.Errorf("%w: %s is not the file the manifest names", segment.ErrCorrupt, name)
-		}
+	return m, stamp, nil
+}
+
+// fileMapper maps the files a manifest names for open: those the index
+// already maps are shared; those it maps anew are closed if the open
+// fails.
+type fileMapper struct {
+	x      *Index
+	stg    storage
+	stamp  any    // the stamp the manifest was read under
+	id     string // the manifest's id
+	opened []*segment.File
+}
+
+// file maps file name, checking it is the one the manifest names.
+func (fm *fileMapper) file(name, kind string, size int64, toc uint32) (*segment.File, error) {
+	if f := fm.x.files[name]; f != nil {
 		return f, nil
 	}
-	asRebuild := func(err error) error {
-		if errors.Is(err, errRetry) || (!errors.Is(err, segment.ErrCorrupt) && !errors.Is(err, segment.ErrFormat)) {
-			return err
-		}
-		return rebuildError{why: err, id: m.ID}
+	f, err := fm.stg.open(name, kind)
+	if err != nil {
+		return nil, err
 	}
+	if f == nil {
+		// Removed after the manifest was read: a newer one replaced it.
+		if s, _ := fm.stg.stamp(); !sameStamp(s, fm.stamp) {
+			return nil, errRetry
+		}
+		return nil, fmt.Errorf("%w: %s is missing", segment.ErrCorrupt, name)
+	}
+	fm.opened = append(fm.opened, f)
+	if f.Size() != size || f.TOC() != toc {
+		return nil, fmt.Errorf("%w: %s is not the file the manifest names", segment.ErrCorrupt, name)
+	}
+	return f, nil
+}
+
+// centroids maps the manifest's centroid sets.
+func (fm *fileMapper) centroids(m *manifest) ([nGroups]*centroids, error) {
 	var cents [nGroups]*centroids
 	for _, c := range m.Centroids {
-		f, err := file(c.Name, kindCentroids, c.Size, c.TOC)
+		f, err := fm.file(c.Name, kindCentroids, c.Size, c.TOC)
 		if err != nil {
-			return fail(asRebuild(err))
+			return cents, err
 		}
-		cs, err := centroidsOf(f, c, x.space)
+		cs, err := centroidsOf(f, c, fm.x.space)
 		if err != nil || c.Group < 0 || c.Group >= nGroups {
-			return fail(asRebuild(fmt.Errorf("%w: centroids %s", segment.ErrCorrupt, c.Name)))
+			return cents, fmt.Errorf("%w: centroids %s", segment.ErrCorrupt, c.Name)
 		}
 		cents[c.Group] = cs
 	}
-	var parts []*part
-	for i, s := range m.Segments {
-		f, err := file(s.Name, kindSegment, s.Size, s.TOC)
-		if err != nil {
-			return fail(asRebuild(err))
-		}
-		p, err := openPart(f, s.Name, x.space, m.dead[i])
-		if err != nil {
-			return fail(asRebuild(err))
-		}
-		parts = append(parts, p)
+	return cents, nil
+}
+
+// fail closes the files this open mapped and says whether the failure
+// calls for a rebuild (damaged files, or files of another format).
+func (fm *fileMapper) fail(err error) error {
+	for _, f := range fm.opened {
+		f.Close()
 	}
-	st := newState(x.space, m, parts, cents)
-	for _, p := range parts {
-		x.files[p.name] = p.file
+	if errors.Is(err, errRetry) || (!errors.Is(err, segment.ErrCorrupt) && !errors.Is(err, segment.ErrFormat)) {
+		return err
 	}
-	for _, c := range cents {
-		if c != nil {
-			x.files[c.name] = c.file
-		}
-	}
-	return st, stamp, nil
+	return rebuildError{why: err, id: fm.id}
 }
 
 // newer reports whether err says a file is of a newer container format.
@@ -158,96 +191,122 @@ func (x *Index) build(ctx context.Context, r memory.Reader, failed string, force
 		return nil
 	}
 	x.builds.Add(1)
-	var gen uint64 = 1
+	b := &builder{x: x, stg: stg, gen: 1}
 	if merr == nil && m != nil {
-		gen = m.Generation + 1
+		b.gen = m.Generation + 1
 	}
-	progress := func(stage string, done, total int) {
-		if x.o.Progress != nil {
-			x.o.Progress(stage, done, total)
-		}
+	if err := b.run(ctx, r); err != nil {
+		b.cleanup()
+		return err
 	}
-	var refs []segRef
-	tmp := newState(x.space, nil, nil, [nGroups]*centroids{})
-	writeChunk := func() error {
-		if tmp.delta.n == 0 {
-			return nil
-		}
-		ref, err := buildSegment(ctx, stg, segName("seg", gen), []*src{newSrc(tmp.delta)}, x.space, [nGroups]*centroids{}, 0)
-		if err != nil {
-			return err
-		}
-		refs = append(refs, ref)
-		tmp = newState(x.space, nil, nil, [nGroups]*centroids{})
-		return nil
+	return nil
+}
+
+// builder is one build: the segments it wrote so far, the records it
+// holds in memory, the manifest it commits.
+type builder struct {
+	x    *Index
+	stg  storage
+	gen  uint64
+	refs []segRef
+	tmp  *state
+	man  *manifest
+}
+
+// run loads every record in chunks, compacts them and commits.
+func (b *builder) run(ctx context.Context, r memory.Reader) error {
+	last, err := b.load(ctx, r)
+	if err != nil {
+		return err
 	}
-	var man *manifest
-	cleanup := func() {
-		// Files the manifest on disk names stay (a commit whose final
-		// directory sync failed still committed).
-		named := map[string]bool{}
-		if m, err := readManifest(stg); err == nil && m != nil {
-			for _, s := range m.Segments {
-				named[s.Name] = true
-			}
-			for _, c := range m.Centroids {
-				named[c.Name] = true
-			}
-		}
-		for _, s := range refs {
-			if !named[s.Name] {
-				stg.remove(s.Name)
-			}
-		}
-		if man != nil {
-			for _, c := range man.Centroids {
-				if !named[c.Name] {
-					stg.remove(c.Name)
-				}
-			}
-		}
+	seqRef, err := r.ChangeRef(ctx, last)
+	if err != nil {
+		return err
 	}
+	x := b.x
+	b.man = &manifest{Format: Format, Generation: b.gen, Seq: last, SeqRef: seqRef, Space: x.space, Analyzer: analyzer(x.space)}
+	if err := x.compact(ctx, b.stg, b.man, b.refs, b.progress); err != nil {
+		return err
+	}
+	b.refs = b.man.Segments
+	return commit(b.stg, b.man)
+}
+
+// load indexes r's records, writing a segment of each buildChunk
+// documents; it returns the change sequence number they reflect.
+func (b *builder) load(ctx context.Context, r memory.Reader) (int64, error) {
+	x := b.x
+	b.tmp = newState(x.space, nil, nil, [nGroups]*centroids{})
 	batch := make([]memory.IndexRecord, 0, 4096)
 	done := 0
 	last, err := r.LoadIndex(ctx, x.space, func(rec memory.IndexRecord) error {
 		if batch = append(batch, rec); len(batch) < cap(batch) {
 			return nil
 		}
-		tmp.putAll(batch, x.wv)
+		b.tmp.putAll(batch, x.wv)
 		done += len(batch)
 		batch = batch[:0]
-		progress("indexing", done, -1)
-		if tmp.delta.n >= buildChunk {
-			return writeChunk()
+		b.progress("indexing", done, -1)
+		if b.tmp.delta.n >= buildChunk {
+			return b.spill(ctx)
 		}
 		return ctx.Err()
 	})
 	if err == nil {
-		tmp.putAll(batch, x.wv)
+		b.tmp.putAll(batch, x.wv)
 		done += len(batch)
-		progress("indexing", done, -1)
-		err = writeChunk()
+		b.progress("indexing", done, -1)
+		err = b.spill(ctx)
 	}
+	return last, err
+}
+
+func (b *builder) progress(stage string, done, total int) {
+	if b.x.o.Progress != nil {
+		b.x.o.Progress(stage, done, total)
+	}
+}
+
+// spill writes the records held in memory as a segment.
+func (b *builder) spill(ctx context.Context) error {
+	if b.tmp.delta.n == 0 {
+		return nil
+	}
+	x := b.x
+	ref, err := buildSegment(ctx, b.stg, segName("seg", b.gen), []*src{newSrc(b.tmp.delta)}, x.space, [nGroups]*centroids{}, 0)
 	if err != nil {
-		cleanup()
 		return err
 	}
-	seqRef, err := r.ChangeRef(ctx, last)
-	if err != nil {
-		cleanup()
-		return err
-	}
-	man = &manifest{Format: Format, Generation: gen, Seq: last, SeqRef: seqRef, Space: x.space, Analyzer: analyzer(x.space)}
-	if err := x.compact(ctx, stg, man, refs, progress); err != nil {
-		cleanup()
-		return err
-	}
-	refs = man.Segments
-	if err := commit(stg, man); err != nil {
-		cleanup()
-		return err
-	}
+	b.refs = append(b.refs, ref)
+	b.tmp = newState(x.space, nil, nil, [nGroups]*centroids{})
 	return nil
+}
+
+// cleanup removes the files a failed build wrote. Files the manifest on
+// disk names stay (a commit whose final directory sync failed still
+// committed).
+func (b *builder) cleanup() {
+	named := map[string]bool{}
+	if m, err := readManifest(b.stg); err == nil && m != nil {
+		for _, s := range m.Segments {
+			named[s.Name] = true
+		}
+		for _, c := range m.Centroids {
+			named[c.Name] = true
+		}
+	}
+	for _, s := range b.refs {
+		if !named[s.Name] {
+			b.stg.remove(s.Name)
+		}
+	}
+	if b.man != nil {
+		for _, c := range b.man.Centroids {
+			if !named[c.Name] {
+				b.stg.remove(c.Name)
+			}
+		}
+	}
 }
 
 // usable reports whether a manifest serves this index and store: this

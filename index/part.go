@@ -17,12 +17,15 @@ import (
 // that filtering stays in cache.
 type docMeta struct {
 	// scope holds the part's label ids of the session, repo, agent and
-	// user (memory.ScopeKeys order).
+	// user (memory.ScopeKeys order; scopeRepo is the repository's).
 	scope [4]uint32
 	// attr holds flags (bits 0-7), the kind's label id (8-15) and the
 	// status's label id (16-31).
 	attr uint32
 }
+
+// scopeRepo is the repository's place in docMeta.scope.
+const scopeRepo = 1
 
 // docMeta flags.
 const (
@@ -210,7 +213,7 @@ type part struct {
 
 	// Lazily verified sections of a mapped part: the per-document arrays
 	// (ts, meta, len, vec; see ensureDocs, which sets checked), the rest.
-	secDocs                                             [4]*segment.Section
+	secDocs                                             [len(perDocSections)]*segment.Section
 	checked                                             []atomic.Uint32
 	secWords, secWordOff, secKeys, secKeyOff, secSorted *segment.Section
 	sortedKeys                                          []uint32 // local documents by key (mapped)
@@ -222,6 +225,11 @@ type part struct {
 	dfs sync.Map
 
 	delta *deltaData // the delta's mutable structures (nil when mapped)
+}
+
+// labelTables returns p's label tables in their sections' order.
+func (p *part) labelTables() [nLabelTables]labelTable {
+	return [...]labelTable{labScope: p.scopes, labCapsule: p.capsules, labKind: p.kinds, labType: p.types, labStatus: p.statuses}
 }
 
 // lexicon finds a term's postings in a part.

@@ -49,13 +49,6 @@ type groupInfo struct {
 	Centroids string `json:"centroids,omitempty"`
 }
 
-// Section names of a segment. Eager sections (verified when the segment
-// is opened) are what every search reads of every candidate; the bulky
-// ones a search reads a little of are lazy, verified block by block.
-var labelSections = [...]string{"scope", "capsule", "kind", "type", "status"}
-
-func vecSection(g int, what string) string { return fmt.Sprintf("vec.%d.%s", g, what) }
-
 // openPart reads a mapped segment's sections into a part, checks the
 // shapes of its arrays, and marks dead the documents the manifest lists.
 // The per-document arrays are verified and their values checked a chunk
@@ -69,28 +62,10 @@ func openPart(f *segment.File, name string, space memory.Space, dead []uint32) (
 			p, err = nil, c
 		}
 	}()
-	sec := func(n string) []byte {
-		if s := f.Section(n); s != nil {
-			return s.Bytes()
-		}
-		return nil
-	}
-	var info segInfo
-	if err := json.Unmarshal(sec("info"), &info); err != nil {
-		return nil, errPart(name, "info: %v", err)
-	}
-	if info.Format != Format {
-		return nil, fmt.Errorf("%w: segment %s has index format %d, this build reads %d", segment.ErrFormat, name, info.Format, Format)
-	}
-	if info.Space != space || info.Analyzer != analyzer(space) {
-		return nil, fmt.Errorf("%w: segment %s was written for %s (%s)", segment.ErrFormat, name, info.Space, info.Analyzer)
-	}
-	for _, s := range []string{"info", "doc.ts", "doc.meta", "doc.len", "doc.capsule", "doc.pos", "doc.wordoff", "doc.words",
-		"doc.keyoff", "doc.keys", "doc.vec", "doc.sorted", "doc.clusters", "tag.docs", "tag.off", "tag.blob",
-		"lex.termoff", "lex.terms", "lex.postoff", "lex.docs", "lex.tfs", "lex.skip", "lex.skip.off"} {
-		if f.Section(s) == nil {
-			return nil, errPart(name, "no section %s", s)
-		}
+	r := &sectionReader{f: f, part: name}
+	info, err := r.info(space)
+	if err != nil {
+		return nil, err
 	}
 	n := info.Docs
 	p = &part{name: name, file: f, n: n, lexDocs: info.LexDocs, lexTotal: info.LexTotal, counts: info.Counts,
@@ -98,132 +73,25 @@ func openPart(f *segment.File, name string, space memory.Space, dead []uint32) (
 	if p.counts == nil {
 		p.counts = map[memory.VectorKind]kindCounts{}
 	}
-	u32 := func(s string, want int) []uint32 {
-		if err != nil {
-			return nil
-		}
-		var v []uint32
-		v, err = segment.Uint32s(sec(s))
-		if err == nil && want >= 0 && len(v) != want {
-			err = errPart(name, "%s holds %d values, want %d", s, len(v), want)
-		}
-		return v
+	r.docs(p)
+	r.tags(p)
+	r.labels(p)
+	if r.err == nil && !p.clustersValid() {
+		r.fail(errPart(name, "the repository clusters are malformed"))
 	}
-	if p.ts, err = segment.Int64s(sec("doc.ts")); err == nil && len(p.ts) != n {
-		err = errPart(name, "doc.ts holds %d values, want %d", len(p.ts), n)
+	r.lexicon(p)
+	r.vectors(p, info)
+	if r.err != nil {
+		return nil, r.err
 	}
-	metaWords := u32("doc.meta", 5*n)
-	if err == nil && n > 0 {
-		p.meta = unsafeMeta(metaWords)
-	}
-	if err == nil {
-		if p.length, err = segment.Uint16s(sec("doc.len")); err == nil && len(p.length) != n {
-			err = errPart(name, "doc.len holds %d values", len(p.length))
-		}
-	}
-	p.capsule = u32("doc.capsule", n)
-	if err == nil {
-		if p.pos, err = segment.Int32s(sec("doc.pos")); err == nil && len(p.pos) != n {
-			err = errPart(name, "doc.pos holds %d values", len(p.pos))
-		}
-	}
-	p.wordOff = u32("doc.wordoff", n+1)
-	if err == nil {
-		p.words, err = segment.Int32s(sec("doc.words"))
-	}
-	p.keyOff = u32("doc.keyoff", n+1)
-	p.keys = sec("doc.keys")
-	p.vec = u32("doc.vec", n)
-	p.sortedKeys = u32("doc.sorted", n)
-	p.clusters = u32("doc.clusters", -1)
-	p.tagDocs = u32("tag.docs", -1)
-	p.tagOff = u32("tag.off", len(p.tagDocs)+1)
-	p.tagBlob = sec("tag.blob")
-	var tabs [len(labelSections)]*strtab
-	for i, l := range labelSections {
-		t := &strtab{blob: sec("lab." + l)}
-		t.off = u32("lab."+l+".off", -1)
-		if err == nil && !t.valid() {
-			err = errPart(name, "label table %s is not sorted", l)
-		}
-		tabs[i] = t
-	}
-	if err != nil {
+	if err := p.checkEager(); err != nil {
 		return nil, err
 	}
-	p.scopes, p.capsules, p.kinds, p.types, p.statuses = tabs[0], tabs[1], tabs[2], tabs[3], tabs[4]
-	if !p.clustersValid() {
-		return nil, errPart(name, "the repository clusters are malformed")
-	}
-	// The dictionary is large and a search reads a few entries of it: the
-	// sample finds a term's block, the block is checked where it is read.
-	lex := &segLexicon{secDocs: f.Section("lex.docs"), secTfs: f.Section("lex.tfs"), secPostOff: f.Section("lex.postoff")}
-	lex.dict = strtab{blob: sec("lex.terms"), offSec: f.Section("lex.termoff"), blobSec: f.Section("lex.terms")}
-	lex.dict.off = u32("lex.termoff", -1)
-	lex.postOff = u32("lex.postoff", max(0, len(lex.dict.off)))
-	lex.skip = strtab{blob: sec("lex.skip")}
-	lex.skip.off = u32("lex.skip.off", -1)
-	if err == nil {
-		lex.docs, err = segment.Uint32s(sec("lex.docs"))
-	}
-	lex.tfs = sec("lex.tfs")
-	if err != nil {
-		return nil, err
-	}
-	if len(lex.tfs) != len(lex.docs) || len(lex.dict.off) == 0 || !lex.skip.valid() || lex.skip.count() != (lex.dict.count()+skipEvery-1)/skipEvery {
-		return nil, errPart(name, "the term dictionary is malformed")
-	}
-	p.lex = lex
-	nClusters := len(p.clusters)/2 - 1
-	for g := range nGroups {
-		gi := info.Groups[g]
-		vg := &p.groups[g]
-		vg.sec, vg.idsSec = f.Section(vecSection(g, "rows")), f.Section(vecSection(g, "ids"))
-		if vg.sec == nil || vg.idsSec == nil || f.Section(vecSection(g, "ranges")) == nil || gi.Lists < 1 {
-			return nil, errPart(name, "no vectors of group %d", g)
-		}
-		rows, e := segment.Float32s(vg.sec.Bytes())
-		if e != nil || (space.Dim > 0 && len(rows) != gi.Rows*space.Dim) || (space.Dim == 0 && gi.Rows != 0) {
-			return nil, errPart(name, "group %d holds %d floats for %d rows", g, len(rows), gi.Rows)
-		}
-		vg.chunks, vg.chunkRows, vg.rows, vg.centroids, vg.nl = [][]float32{rows}, max(1, gi.Rows), gi.Rows, gi.Centroids, gi.Lists
-		vg.ids = u32(vecSection(g, "ids"), gi.Rows)
-		vg.ranges = u32(vecSection(g, "ranges"), nClusters*gi.Lists+1)
-		if err == nil && !ascending(vg.ranges, gi.Rows) {
-			err = errPart(name, "group %d's ranges are malformed", g)
-		}
-		if err != nil {
-			return nil, err
+	for id := range nSections {
+		if sections[id].random {
+			r.section(id).AdviseRandom()
 		}
 	}
-	for i, d := range p.tagDocs {
-		if int(d) >= p.n || (i > 0 && d <= p.tagDocs[i-1]) {
-			return nil, errPart(p.name, "tagged documents are malformed")
-		}
-	}
-	if !ascending(p.tagOff, len(p.tagBlob)) {
-		return nil, errPart(p.name, "tag offsets are malformed")
-	}
-	if p.kinds.count() > 0xff || p.types.count() > 0xff {
-		return nil, errPart(p.name, "too many kinds or types")
-	}
-	// Capsule places are read whole when the state joins capsules across
-	// segments: check them here.
-	nc := uint32(p.capsules.count())
-	for i, c := range p.capsule {
-		if c > nc {
-			return nil, errPart(p.name, "document %d names capsule %d of %d", i, c, nc)
-		}
-	}
-	// Sections read a few bytes per candidate: a page fault there should
-	// not map the pages around it.
-	for _, s := range []string{"doc.words", "doc.wordoff", "doc.keys", "doc.keyoff", "doc.sorted", "lex.termoff", "lex.terms", "lex.postoff",
-		vecSection(groupSearchable, "rows"), vecSection(groupInner, "rows")} {
-		f.Section(s).AdviseRandom()
-	}
-	p.secWords, p.secWordOff = f.Section("doc.words"), f.Section("doc.wordoff")
-	p.secKeys, p.secKeyOff, p.secSorted = f.Section("doc.keys"), f.Section("doc.keyoff"), f.Section("doc.sorted")
-	p.secDocs = [...]*segment.Section{f.Section("doc.ts"), f.Section("doc.meta"), f.Section("doc.len"), f.Section("doc.vec")}
 	for _, d := range dead {
 		if int(d) >= n {
 			return nil, errPart(name, "the manifest deletes document %d of %d", d, n)
@@ -234,6 +102,137 @@ func openPart(f *segment.File, name string, space memory.Space, dead []uint32) (
 		}
 	}
 	return p, nil
+}
+
+// info reads and checks the segment's info section, checks that the
+// segment has every section, and learns the shape its counts follow.
+func (r *sectionReader) info(space memory.Space) (segInfo, error) {
+	var info segInfo
+	if err := json.Unmarshal(r.raw(secInfo), &info); err != nil {
+		return info, errPart(r.part, "info: %v", err)
+	}
+	if info.Format != Format {
+		return info, fmt.Errorf("%w: segment %s has index format %d, this build reads %d", segment.ErrFormat, r.part, info.Format, Format)
+	}
+	if info.Space != space || info.Analyzer != analyzer(space) {
+		return info, fmt.Errorf("%w: segment %s was written for %s (%s)", segment.ErrFormat, r.part, info.Space, info.Analyzer)
+	}
+	r.present()
+	r.shape = shape{docs: info.Docs, dim: space.Dim}
+	for g, gi := range info.Groups {
+		if gi.Lists < 1 || (space.Dim == 0 && gi.Rows != 0) {
+			r.fail(errPart(r.part, "group %d has %d rows in %d lists", g, gi.Rows, gi.Lists))
+		}
+		r.shape.rows[g], r.shape.lists[g] = gi.Rows, gi.Lists
+	}
+	return info, r.err
+}
+
+// docs reads the per-document arrays, the words and keys, and the
+// repositories' clusters.
+func (r *sectionReader) docs(p *part) {
+	p.ts = r.int64s(secDocTS)
+	if words := r.uint32s(secDocMeta); r.err == nil && p.n > 0 {
+		p.meta = unsafeMeta(words)
+	}
+	p.length = r.uint16s(secDocLen)
+	p.capsule = r.uint32s(secDocCapsule)
+	p.pos = r.int32s(secDocPos)
+	p.vec = r.uint32s(secDocVec)
+	p.clusters = r.uint32s(secDocClusters)
+	r.shape.clusters = len(p.clusters)/2 - 1
+	p.words = r.int32s(secDocWords)
+	p.wordOff = r.uint32s(secDocWordOff)
+	p.keys = r.raw(secDocKeys)
+	p.keyOff = r.uint32s(secDocKeyOff)
+	p.sortedKeys = r.uint32s(secDocSorted)
+	for i, id := range perDocSections {
+		p.secDocs[i] = r.section(id)
+	}
+	p.secWords, p.secWordOff = r.section(secDocWords), r.section(secDocWordOff)
+	p.secKeys, p.secKeyOff, p.secSorted = r.section(secDocKeys), r.section(secDocKeyOff), r.section(secDocSorted)
+}
+
+// tags reads the tagged documents and their tags.
+func (r *sectionReader) tags(p *part) {
+	p.tagDocs = r.uint32s(secTagDocs)
+	r.shape.tagged = len(p.tagDocs)
+	p.tagOff = r.uint32s(secTagOff)
+	p.tagBlob = r.raw(secTagBlob)
+}
+
+// labels reads the label tables.
+func (r *sectionReader) labels(p *part) {
+	var tabs [nLabelTables]*strtab
+	for t := range tabs {
+		tab := &strtab{blob: r.raw(secLabel(t))}
+		tab.off = r.uint32s(secLabelOff(t))
+		if r.err == nil && !tab.valid() {
+			r.fail(errPart(r.part, "label table %s is not sorted", labelNames[t]))
+		}
+		tabs[t] = tab
+	}
+	p.scopes, p.capsules, p.kinds, p.types, p.statuses = tabs[labScope], tabs[labCapsule], tabs[labKind], tabs[labType], tabs[labStatus]
+}
+
+// lexicon reads the term dictionary. It is large and a search reads a
+// few entries of it: the sample finds a term's block, the block is
+// checked where it is read.
+func (r *sectionReader) lexicon(p *part) {
+	lex := &segLexicon{secDocs: r.section(secLexDocs), secTfs: r.section(secLexTfs), secPostOff: r.section(secLexPostOff)}
+	lex.dict = strtab{blob: r.raw(secLexTerms), offSec: r.section(secLexTermOff), blobSec: r.section(secLexTerms)}
+	lex.dict.off = r.uint32s(secLexTermOff)
+	r.shape.termOffs = len(lex.dict.off)
+	lex.postOff = r.uint32s(secLexPostOff)
+	lex.skip = strtab{blob: r.raw(secLexSkip)}
+	lex.skip.off = r.uint32s(secLexSkipOff)
+	lex.docs = r.uint32s(secLexDocs)
+	lex.tfs = r.raw(secLexTfs)
+	if r.err == nil && (len(lex.tfs) != len(lex.docs) || len(lex.dict.off) == 0 || !lex.skip.valid() || lex.skip.count() != (lex.dict.count()+skipEvery-1)/skipEvery) {
+		r.fail(errPart(r.part, "the term dictionary is malformed"))
+	}
+	p.lex = lex
+}
+
+// vectors reads each group's rows, their documents and ranges.
+func (r *sectionReader) vectors(p *part, info segInfo) {
+	for g := range nGroups {
+		gi := info.Groups[g]
+		vg := &p.groups[g]
+		vg.sec, vg.idsSec = r.section(secVecRows(g)), r.section(secVecIDs(g))
+		rows := r.float32s(secVecRows(g))
+		vg.chunks, vg.chunkRows, vg.rows, vg.centroids, vg.nl = [][]float32{rows}, max(1, gi.Rows), gi.Rows, gi.Centroids, gi.Lists
+		vg.ids = r.uint32s(secVecIDs(g))
+		vg.ranges = r.uint32s(secVecRanges(g))
+		if r.err == nil && !ascending(vg.ranges, gi.Rows) {
+			r.fail(errPart(r.part, "group %d's ranges are malformed", g))
+		}
+	}
+}
+
+// checkEager checks what the eager sections say of each other: tags of
+// documents the part has, kinds and types that fit a byte, capsule ids
+// within their table (capsule places are read whole when the state joins
+// capsules across segments).
+func (p *part) checkEager() error {
+	for i, d := range p.tagDocs {
+		if int(d) >= p.n || (i > 0 && d <= p.tagDocs[i-1]) {
+			return errPart(p.name, "tagged documents are malformed")
+		}
+	}
+	if !ascending(p.tagOff, len(p.tagBlob)) {
+		return errPart(p.name, "tag offsets are malformed")
+	}
+	if p.kinds.count() > 0xff || p.types.count() > 0xff {
+		return errPart(p.name, "too many kinds or types")
+	}
+	nc := uint32(p.capsules.count())
+	for i, c := range p.capsule {
+		if c > nc {
+			return errPart(p.name, "document %d names capsule %d of %d", i, c, nc)
+		}
+	}
+	return nil
 }
 
 // docChunk is the documents whose arrays are verified together.
@@ -252,10 +251,10 @@ func (p *part) ensureDocs(lo, hi uint32) {
 			continue
 		}
 		a, b := int(c*docChunk), min(p.n, int(c+1)*docChunk)
-		check(p.secDocs[0], a*8, (b-a)*8)
-		check(p.secDocs[1], a*20, (b-a)*20)
-		check(p.secDocs[2], a*2, (b-a)*2)
-		check(p.secDocs[3], a*4, (b-a)*4)
+		for i, id := range perDocSections {
+			w := sections[id].perDoc()
+			check(p.secDocs[i], a*w, (b-a)*w)
+		}
 		if err := p.validate(a, b); err != nil {
 			panic(corruption{err})
 		}

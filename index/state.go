@@ -96,7 +96,7 @@ func (st *state) partOf(doc uint32) *part {
 	if doc >= st.delta.base {
 		return st.delta
 	}
-	return st.parts[st.partIndex(doc)]
+	return st.parts[st.partNumber(doc)]
 }
 
 // freeze ends the delta: it stays searchable but takes no more

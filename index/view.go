@@ -257,13 +257,14 @@ func (f *Filter) allowIn(pi int, p *part, l uint32) bool {
 
 // Allow reports whether doc passes.
 func (f *Filter) Allow(doc uint32) bool {
-	pi := f.st.partIndex(doc)
+	pi := f.st.partNumber(doc)
 	p := f.st.parts[pi]
 	return f.allowIn(pi, p, doc-p.base)
 }
 
-// partIndex returns the index of the part holding doc.
-func (st *state) partIndex(doc uint32) int {
+// partNumber returns the number of the part holding doc (its place in
+// st.parts).
+func (st *state) partNumber(doc uint32) int {
 	if doc >= st.delta.base {
 		return len(st.parts) - 1
 	}

@@ -27,7 +27,8 @@ monday tuesday wednesday thursday friday saturday sunday
 january february march april may june july august september october november december
 spring summer autumn fall winter`
 
-// TimeTerms are the index terms of timeWords.
+// TimeTerms are the analysed terms of timeWords (as lexical.Analyze
+// gives them).
 var TimeTerms = func() []string {
 	words := strings.Fields(timeWords)
 	for y := 1900; y < 2100; y++ {

@@ -83,8 +83,9 @@ const (
 	softCandidates = 50
 )
 
-// Hybrid ranks by BM25 over an in-memory index with neighbour and capsule
-// context, fused with semantic similarity and recency:
+// Hybrid ranks by BM25 over the retrieval index (package index) with
+// neighbour and capsule context, fused with semantic similarity and
+// recency:
 //
 //	context  = BM25F of the record with its neighbours' text as a field:
 //	           each term's tf' = tf + Before·tf(previous) + After·tf(next) + Far·tf(±2)
@@ -166,12 +167,7 @@ type scored struct {
 
 // Search implements Provider.
 func (h *Hybrid) Search(ctx context.Context, r memory.Reader, opts SearchOptions) (Ranking, error) {
-	w := h.Weights
-	out := Ranking{Candidates: []Candidate{}, Scoring: Scoring{Formula: hybridFormula, Params: map[string]float64{
-		"lexicalWeight": w.Lexical, "semanticWeight": w.Semantic, "recencyWeight": w.Recency,
-		"before": w.Before, "beforeOther": w.BeforeOther, "after": w.After, "far": w.Far, "capsule": w.Capsule,
-		"soft": w.Soft, "softCandidates": softCandidates, "time": w.Time, "when": w.When, "label": w.Label, "statement": w.Statement,
-		"bm25K1": lexical.K1, "bm25B": lexical.B}}}
+	out := Ranking{Candidates: []Candidate{}, Scoring: h.scoring()}
 	if opts.Query.Syntax == memory.SyntaxFTS {
 		return Ranking{}, memory.Errorf(memory.CodeInvalidParams, "the fts syntax is served by the local-fts provider; the hybrid provider reads plain text")
 	}
@@ -181,27 +177,11 @@ func (h *Hybrid) Search(ctx context.Context, r memory.Reader, opts SearchOptions
 	if err := h.Index.Sync(ctx, r); err != nil {
 		return Ranking{}, err
 	}
-	var qv []float32
-	if e := h.Index.Embedder(); w.Semantic > 0 && e != nil {
-		// A request with a deadline leaves half of its time to the
-		// embedder, so that a slow one still leaves time to answer.
-		ectx := ctx
-		if dl, ok := ctx.Deadline(); ok {
-			var cancel context.CancelFunc
-			ectx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
-			defer cancel()
-		}
-		v, err := embedQuery(ectx, e, opts.Text)
-		switch {
-		case err == nil:
-			qv = v
-		case memory.IsCode(err, memory.CodeEmbedderUnavailable) && ctx.Err() == nil:
-			// Degrade, don't fail: rank by the other signals and say so.
-			out.Degraded = err
-		default:
-			return Ranking{}, err
-		}
+	qv, degraded, err := h.queryVector(ctx, opts.Text)
+	if err != nil {
+		return Ranking{}, err
 	}
+	out.Degraded = degraded
 	var ranked []scored
 	var refs []memory.EntityRef
 	var stats rankStats
@@ -209,7 +189,7 @@ func (h *Hybrid) Search(ctx context.Context, r memory.Reader, opts SearchOptions
 		ranked, refs, stats = h.rank(v, opts, qv, out.Degraded == nil)
 		return nil
 	}
-	err := h.Index.Read(read)
+	err = h.Index.Read(read)
 	if index.IsCorrupt(err) {
 		// Never answer from a damaged index: rebuild it, then rank again.
 		if err := h.Index.Repair(ctx, r); err != nil {
@@ -220,16 +200,7 @@ func (h *Hybrid) Search(ctx context.Context, r memory.Reader, opts SearchOptions
 	if err != nil {
 		return Ranking{}, err
 	}
-	out.Scoring.Params["candidates"] = float64(stats.candidates)
-	if stats.period {
-		out.Scoring.Params["periodFrom"] = float64(stats.from)
-		out.Scoring.Params["periodTo"] = float64(stats.to)
-	}
-	if stats.pendingVectors > 0 {
-		// Candidates with no vector in the active space (pending, or
-		// embedded in another space only) rank on words and time alone.
-		out.Scoring.Params["candidatesWithoutVector"] = float64(stats.pendingVectors)
-	}
+	stats.params(out.Scoring.Params)
 	ents, err := r.Entities(ctx, refs)
 	if err != nil {
 		return Ranking{}, err
@@ -238,44 +209,103 @@ func (h *Hybrid) Search(ctx context.Context, r memory.Reader, opts SearchOptions
 	for _, e := range ents {
 		byRef[memory.EntityRef{Type: e.Type(), ID: e.ID()}] = e
 	}
-	soft := w.Soft > 0 && h.Index.WordVectors() != nil
+	soft := h.Weights.Soft > 0 && h.Index.WordVectors() != nil
 	for i, s := range ranked {
 		e, ok := byRef[refs[i]]
 		if !ok {
 			continue // forgotten since the index last synced
 		}
-		parts := []memory.Explanation{
-			{Name: "bm25", Value: s.bm25},
-			{Name: "lexical", Value: s.lex},
-			{Name: "semantic", Value: s.sem},
-			{Name: "recency", Value: s.rec},
-		}
-		var degraded memory.Code
-		if out.Degraded != nil {
-			degraded = memory.CodeEmbedderUnavailable
-			parts[2].Detail = "not computed: the embedder is unavailable; semanticWeight left out of the sum of weights"
-		}
-		if soft {
-			parts = append(parts, memory.Explanation{Name: "soft", Value: s.soft})
-		}
-		if stats.period {
-			parts = append(parts, memory.Explanation{Name: "period", Value: s.period})
-		}
-		if stats.when {
-			parts = append(parts, memory.Explanation{Name: "tellsTime", Value: s.when})
-		}
-		if stats.label {
-			parts = append(parts, memory.Explanation{Name: "labelled", Value: s.label})
-		}
-		if w.Statement > 0 {
-			parts = append(parts, memory.Explanation{Name: "stated", Value: s.stated})
-		}
 		out.Candidates = append(out.Candidates, Candidate{
 			EntityType: e.Type(), Entity: e, Score: s.score, MatchContext: content.MatchContext(e.Content()),
-			Explanation: memory.Explanation{Name: "score", Value: s.score, Children: parts, Degraded: degraded},
+			Explanation: h.explain(s, stats, soft, out.Degraded != nil),
 		})
 	}
 	return out, nil
+}
+
+// scoring is the hybrid formula with its parameters.
+func (h *Hybrid) scoring() Scoring {
+	w := h.Weights
+	return Scoring{Formula: hybridFormula, Params: map[string]float64{
+		"lexicalWeight": w.Lexical, "semanticWeight": w.Semantic, "recencyWeight": w.Recency,
+		"before": w.Before, "beforeOther": w.BeforeOther, "after": w.After, "far": w.Far, "capsule": w.Capsule,
+		"soft": w.Soft, "softCandidates": softCandidates, "time": w.Time, "when": w.When, "label": w.Label, "statement": w.Statement,
+		"bm25K1": lexical.K1, "bm25B": lexical.B}}
+}
+
+// queryVector embeds the query when the semantic signal applies. An
+// unavailable embedder degrades the search (returned as degraded)
+// rather than failing it.
+func (h *Hybrid) queryVector(ctx context.Context, text string) (qv []float32, degraded, err error) {
+	e := h.Index.Embedder()
+	if h.Weights.Semantic <= 0 || e == nil {
+		return nil, nil, nil
+	}
+	// A request with a deadline leaves half of its time to the embedder,
+	// so that a slow one still leaves time to answer.
+	ectx := ctx
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ectx, cancel = context.WithDeadline(ctx, time.Now().Add(time.Until(dl)/2))
+		defer cancel()
+	}
+	v, err := embedQuery(ectx, e, text)
+	switch {
+	case err == nil:
+		return v, nil, nil
+	case memory.IsCode(err, memory.CodeEmbedderUnavailable) && ctx.Err() == nil:
+		// Degrade, don't fail: rank by the other signals and say so.
+		return nil, err, nil
+	default:
+		return nil, nil, err
+	}
+}
+
+// explain is a candidate's explanation: its score and the signals that
+// applied (soft: the soft word match; degraded: the query could not be
+// embedded).
+func (h *Hybrid) explain(s scored, stats rankStats, soft, degraded bool) memory.Explanation {
+	parts := []memory.Explanation{
+		{Name: "bm25", Value: s.bm25},
+		{Name: "lexical", Value: s.lex},
+		{Name: "semantic", Value: s.sem},
+		{Name: "recency", Value: s.rec},
+	}
+	var code memory.Code
+	if degraded {
+		code = memory.CodeEmbedderUnavailable
+		parts[2].Detail = "not computed: the embedder is unavailable; semanticWeight left out of the sum of weights"
+	}
+	if soft {
+		parts = append(parts, memory.Explanation{Name: "soft", Value: s.soft})
+	}
+	if stats.period {
+		parts = append(parts, memory.Explanation{Name: "period", Value: s.period})
+	}
+	if stats.when {
+		parts = append(parts, memory.Explanation{Name: "tellsTime", Value: s.when})
+	}
+	if stats.label {
+		parts = append(parts, memory.Explanation{Name: "labelled", Value: s.label})
+	}
+	if h.Weights.Statement > 0 {
+		parts = append(parts, memory.Explanation{Name: "stated", Value: s.stated})
+	}
+	return memory.Explanation{Name: "score", Value: s.score, Children: parts, Degraded: code}
+}
+
+// params adds what the ranking found to the scoring's parameters.
+func (st rankStats) params(p map[string]float64) {
+	p["candidates"] = float64(st.candidates)
+	if st.period {
+		p["periodFrom"] = float64(st.from)
+		p["periodTo"] = float64(st.to)
+	}
+	if st.pendingVectors > 0 {
+		// Candidates with no vector in the active space (pending, or
+		// embedded in another space only) rank on words and time alone.
+		p["candidatesWithoutVector"] = float64(st.pendingVectors)
+	}
 }
 
 type rankStats struct {
@@ -318,137 +348,14 @@ func (h *Hybrid) rank(v *index.View, opts SearchOptions, qv []float32, semantic 
 
 // rankInto is rank's work, with its scratch buffer.
 func (h *Hybrid) rankInto(v *index.View, opts SearchOptions, qv []float32, semantic bool, filter *index.Filter, buf *scoreBuf, stp *rankStats) ([]scored, []memory.EntityRef) {
-	w := h.Weights
-	st := stp
-
-	// The record after a match takes Before of its text (BeforeOther when
-	// the match asks no question); the one before it, After; the ones two
-	// away, Far.
-	shares := index.Shares{Before: float32(w.Before), BeforeOther: float32(w.BeforeOther), After: float32(w.After), Far: float32(w.Far)}
-	buf.touched, buf.cands = v.ContextScores(lexical.Analyze(opts.Query.Terms), filter, shares,
-		buf.base, buf.ctx, buf.ctxTF, buf.touched, buf.cands)
-	capBest := make([]float32, v.Capsules()+1)
-	if w.Capsule > 0 {
-		for _, d := range buf.cands {
-			if c := v.Capsule(d); c != 0 {
-				capBest[c] = max(capBest[c], buf.ctx[d])
-			}
-		}
-	}
-	// Semantic: the most similar records may join the candidates; every
-	// candidate gets its similarity.
-	var bestSim float64
-	for _, hit := range v.Nearest(index.GroupSearchable, qv, semKeep, filter, nil) {
-		s := roundSim(float64(hit.Score))
-		if bestSim == 0 {
-			bestSim = max(0, s)
-		}
-		if s <= 0 || s < semJoin*bestSim {
-			break
-		}
-		if buf.ctx[hit.ID] == 0 {
-			buf.ctx[hit.ID] = math.SmallestNonzeroFloat32 // a candidate with no lexical match
-			buf.cands = append(buf.cands, hit.ID)
-		}
-	}
-	if qv != nil {
-		for _, d := range buf.cands {
-			if !v.HasVector(d) {
-				st.pendingVectors++
-			}
-		}
-	}
-	lexOf := func(d uint32) float64 {
-		x := float64(buf.ctx[d])
-		if c := v.Capsule(d); c != 0 {
-			x += w.Capsule * float64(capBest[c])
-		}
-		return x
-	}
-	var bestLex float64
-	for _, d := range buf.cands {
-		bestLex = max(bestLex, lexOf(d))
-	}
-	st.candidates = len(buf.cands)
-	// The weights of the signals that apply to this search add up to
-	// total, so scores stay in [0, 1].
-	total := w.Lexical + w.Recency
-	if semantic {
-		total += w.Semantic
-	}
-	// mark appends to into the candidates that hold one of terms (given
-	// a BM25 over them in the scratch tf, zeroed again at once), sorted,
-	// and returns them with whether a candidate is among them.
-	mark := func(terms []string, into []uint32) ([]uint32, func(uint32) bool) {
-		into = v.Scores(terms, filter, func(d uint32) bool { return buf.ctx[d] != 0 }, buf.tf, into)
-		for _, d := range into {
-			buf.tf[d] = 0
-		}
-		slices.Sort(into)
-		return into, func(d uint32) bool {
-			_, ok := slices.BinarySearch(into, d)
-			return ok
-		}
-	}
-	var tells, labelled func(uint32) bool
-	if w.When > 0 && AsksWhen(opts.Text) {
-		buf.timed, tells = mark(TimeTerms, buf.timed)
-		total += w.When
-		st.when = true
-	}
-	if w.Label > 0 {
-		terms := lexical.Analyze(opts.Query.Terms)
-		labels := make([]string, len(terms))
-		for i, t := range terms {
-			labels[i] = lexical.LabelTerm(t)
-		}
-		if buf.labelled, labelled = mark(labels, buf.labelled); len(buf.labelled) > 0 {
-			total += w.Label
-			st.label = true
-		}
-	}
-	total += w.Statement
-	if w.Time > 0 {
-		if from, to, ok := QueryPeriod(opts.Text); ok {
-			st.period, st.from, st.to = true, from, to+PeriodSlack.Milliseconds()
-			total += w.Time
-		}
-	}
+	rp := &rankPass{w: h.Weights, v: v, opts: opts, filter: filter, buf: buf, st: stp}
+	rp.gather(qv)
 	wv := h.Index.WordVectors()
-	if wv != nil && w.Soft > 0 {
-		total += w.Soft
-	}
-	if total == 0 {
-		total = 1
-	}
-	// Every signal but the semantic one, per candidate.
-	ranked := make([]scored, 0, len(buf.cands))
-	for _, d := range buf.cands {
-		var lex float64
-		if bestLex > 0 {
-			lex = lexOf(d) / bestLex
-		}
-		ts := v.TS(d)
-		rec := math.Min(1, math.Max(0, 1-float64(opts.Now-ts)/RecencyWindowMillis))
-		var period float64
-		if st.period && ts >= st.from && ts < st.to {
-			period = 1
-		}
-		var when float64
-		if tells != nil && tells(d) {
-			when = 1
-		}
-		var label, statement float64
-		if labelled != nil && labelled(d) {
-			label = 1
-		}
-		if !v.Asks(d) {
-			statement = 1
-		}
-		ranked = append(ranked, scored{doc: d, bm25: float64(buf.base[d]), lex: lex, rec: rec, period: period, when: when, label: label, stated: statement})
-	}
+	rp.weigh(semantic, wv != nil)
+	ranked := rp.signals()
+	w := rp.w
 	keep := max(softCandidates, opts.MaxResults)
-	ranked = h.semantic(v, ranked, qv, bestSim, total, keep)
+	ranked = h.semantic(v, ranked, qv, rp.bestSim, rp.total, keep)
 	byScore := func(a, b scored) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
@@ -459,7 +366,7 @@ func (h *Hybrid) rankInto(v *index.View, opts SearchOptions, qv []float32, seman
 	ranked = best(ranked, keep, byScore)
 	if wv != nil && w.Soft > 0 {
 		top := ranked[:min(softCandidates, len(ranked))]
-		soften(v, wv, top, opts.Query.Terms, w.Soft/total)
+		soften(v, wv, top, opts.Query.Terms, w.Soft/rp.total)
 		slices.SortFunc(top, byScore)
 	}
 	if len(ranked) > opts.MaxResults {
@@ -470,6 +377,172 @@ func (h *Hybrid) rankInto(v *index.View, opts SearchOptions, qv []float32, seman
 		refs[i] = v.Ref(s.doc)
 	}
 	return ranked, refs
+}
+
+// rankPass is one ranking's state: the view, the query and its scratch
+// buffer, the signals that apply and their sum of weights.
+type rankPass struct {
+	w      HybridWeights
+	v      *index.View
+	opts   SearchOptions
+	filter *index.Filter
+	buf    *scoreBuf
+	st     *rankStats
+	// capBest is each capsule's best context score.
+	capBest []float32
+	// bestSim is the nearest record's similarity, bestLex the best
+	// candidate's lexical score.
+	bestSim, bestLex float64
+	// total is the sum of the weights of the signals that apply.
+	total float64
+	// tells and labelled say whether a candidate tells a time and whether
+	// its label holds a query word (nil: the signal does not apply).
+	tells, labelled func(uint32) bool
+}
+
+// gather finds the candidates: the records in scope that share a word
+// with the query or neighbour one (with their context scores), then the
+// most similar records.
+func (rp *rankPass) gather(qv []float32) {
+	w, v, buf := rp.w, rp.v, rp.buf
+	// The record after a match takes Before of its text (BeforeOther when
+	// the match asks no question); the one before it, After; the ones two
+	// away, Far.
+	shares := index.Shares{Before: float32(w.Before), BeforeOther: float32(w.BeforeOther), After: float32(w.After), Far: float32(w.Far)}
+	buf.touched, buf.cands = v.ContextScores(lexical.Analyze(rp.opts.Query.Terms), rp.filter, shares,
+		buf.base, buf.ctx, buf.ctxTF, buf.touched, buf.cands)
+	rp.capBest = make([]float32, v.Capsules()+1)
+	if w.Capsule > 0 {
+		for _, d := range buf.cands {
+			if c := v.Capsule(d); c != 0 {
+				rp.capBest[c] = max(rp.capBest[c], buf.ctx[d])
+			}
+		}
+	}
+	// Semantic: the most similar records may join the candidates; every
+	// candidate gets its similarity.
+	for _, hit := range v.Nearest(index.GroupSearchable, qv, semKeep, rp.filter, nil) {
+		s := roundSim(float64(hit.Score))
+		if rp.bestSim == 0 {
+			rp.bestSim = max(0, s)
+		}
+		if s <= 0 || s < semJoin*rp.bestSim {
+			break
+		}
+		if buf.ctx[hit.ID] == 0 {
+			buf.ctx[hit.ID] = math.SmallestNonzeroFloat32 // a candidate with no lexical match
+			buf.cands = append(buf.cands, hit.ID)
+		}
+	}
+	if qv != nil {
+		for _, d := range buf.cands {
+			if !v.HasVector(d) {
+				rp.st.pendingVectors++
+			}
+		}
+	}
+	for _, d := range buf.cands {
+		rp.bestLex = max(rp.bestLex, rp.lexOf(d))
+	}
+	rp.st.candidates = len(buf.cands)
+}
+
+// lexOf is a candidate's context score with its capsule's share.
+func (rp *rankPass) lexOf(d uint32) float64 {
+	x := float64(rp.buf.ctx[d])
+	if c := rp.v.Capsule(d); c != 0 {
+		x += rp.w.Capsule * float64(rp.capBest[c])
+	}
+	return x
+}
+
+// weigh decides which signals apply to this search, marking the
+// candidates the when and label cues find, and sums their weights
+// (semantic: the query has a vector; soft: the embedder has word
+// vectors), so that scores stay in [0, 1].
+func (rp *rankPass) weigh(semantic, soft bool) {
+	w, st, buf := rp.w, rp.st, rp.buf
+	total := w.Lexical + w.Recency
+	if semantic {
+		total += w.Semantic
+	}
+	if w.When > 0 && AsksWhen(rp.opts.Text) {
+		buf.timed, rp.tells = rp.mark(TimeTerms, buf.timed)
+		total += w.When
+		st.when = true
+	}
+	if w.Label > 0 {
+		terms := lexical.Analyze(rp.opts.Query.Terms)
+		labels := make([]string, len(terms))
+		for i, t := range terms {
+			labels[i] = lexical.LabelTerm(t)
+		}
+		if buf.labelled, rp.labelled = rp.mark(labels, buf.labelled); len(buf.labelled) > 0 {
+			total += w.Label
+			st.label = true
+		}
+	}
+	total += w.Statement
+	if w.Time > 0 {
+		if from, to, ok := QueryPeriod(rp.opts.Text); ok {
+			st.period, st.from, st.to = true, from, to+PeriodSlack.Milliseconds()
+			total += w.Time
+		}
+	}
+	if soft && w.Soft > 0 {
+		total += w.Soft
+	}
+	if total == 0 {
+		total = 1
+	}
+	rp.total = total
+}
+
+// mark appends to into the candidates that hold one of terms (given a
+// BM25 over them in the scratch tf, zeroed again at once), sorted, and
+// returns them with whether a candidate is among them.
+func (rp *rankPass) mark(terms []string, into []uint32) ([]uint32, func(uint32) bool) {
+	buf := rp.buf
+	into = rp.v.Scores(terms, rp.filter, func(d uint32) bool { return buf.ctx[d] != 0 }, buf.tf, into)
+	for _, d := range into {
+		buf.tf[d] = 0
+	}
+	slices.Sort(into)
+	return into, func(d uint32) bool {
+		_, ok := slices.BinarySearch(into, d)
+		return ok
+	}
+}
+
+// signals computes every signal but the semantic one, per candidate.
+func (rp *rankPass) signals() []scored {
+	v, st, buf := rp.v, rp.st, rp.buf
+	ranked := make([]scored, 0, len(buf.cands))
+	for _, d := range buf.cands {
+		var lex float64
+		if rp.bestLex > 0 {
+			lex = rp.lexOf(d) / rp.bestLex
+		}
+		ts := v.TS(d)
+		rec := math.Min(1, math.Max(0, 1-float64(rp.opts.Now-ts)/RecencyWindowMillis))
+		var period float64
+		if st.period && ts >= st.from && ts < st.to {
+			period = 1
+		}
+		var when float64
+		if rp.tells != nil && rp.tells(d) {
+			when = 1
+		}
+		var label, statement float64
+		if rp.labelled != nil && rp.labelled(d) {
+			label = 1
+		}
+		if !v.Asks(d) {
+			statement = 1
+		}
+		ranked = append(ranked, scored{doc: d, bm25: float64(buf.base[d]), lex: lex, rec: rec, period: period, when: when, label: label, stated: statement})
+	}
+	return ranked
 }
 
 // semantic gives the candidates their semantic signal and scores, and

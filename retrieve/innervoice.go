@@ -291,35 +291,9 @@ func (iv *InnerVoice) retrieve(ctx context.Context, req InnerVoiceRequest, start
 		return InnerVoiceResult{}, memory.Errorf(memory.CodeInvalidParams, "query is empty after trimming")
 	}
 	var d InnerVoiceDiagnostics
-	topK := cfg.TopKDefault
-	if req.TopK != nil {
-		topK = *req.TopK
-		if topK < 1 || topK > innerVoiceTopKMax {
-			topK = min(innerVoiceTopKMax, max(1, topK))
-			d.Clamped = append(d.Clamped, fmt.Sprintf("top_k %d → %d", *req.TopK, topK))
-		}
-	}
-	mix := cfg.Mix
-	if req.Mix != nil {
-		mix = *req.Mix
-		if math.IsNaN(mix) {
-			return InnerVoiceResult{}, memory.Errorf(memory.CodeInvalidParams, "mix is not a number")
-		}
-		if mix < 0 || mix > 1 {
-			mix = math.Min(1, math.Max(0, mix))
-			d.Clamped = append(d.Clamped, fmt.Sprintf("mix %v → %v", *req.Mix, mix))
-		}
-	}
-	floor := cfg.Floor
-	if req.Floor != nil {
-		floor = *req.Floor
-		if math.IsNaN(floor) {
-			return InnerVoiceResult{}, memory.Errorf(memory.CodeInvalidParams, "floor is not a number")
-		}
-		if floor < 0 || floor > 1 {
-			floor = math.Min(1, math.Max(0, floor))
-			d.Clamped = append(d.Clamped, fmt.Sprintf("floor %v → %v", *req.Floor, floor))
-		}
+	topK, mix, floor, err := cfg.params(req, &d)
+	if err != nil {
+		return InnerVoiceResult{}, err
 	}
 	minFloor := math.Min(cfg.MinFloor, floor)
 	for _, tags := range [][]string{req.IncludeTags, req.ExcludeTags} {
@@ -435,6 +409,42 @@ func (iv *InnerVoice) fetchPools(v *index.View, qv []float32, pool int, mix floa
 		kg = append(ents, kgObs...)
 	}
 	return thoughts, kg
+}
+
+// params are the request's top_k, mix and floor, or the defaults; values
+// out of range are clamped, and the diagnostics say so.
+func (cfg InnerVoiceConfig) params(req InnerVoiceRequest, d *InnerVoiceDiagnostics) (topK int, mix, floor float64, err error) {
+	topK = cfg.TopKDefault
+	if req.TopK != nil {
+		topK = *req.TopK
+		if topK < 1 || topK > innerVoiceTopKMax {
+			topK = min(innerVoiceTopKMax, max(1, topK))
+			d.Clamped = append(d.Clamped, fmt.Sprintf("top_k %d → %d", *req.TopK, topK))
+		}
+	}
+	mix = cfg.Mix
+	if req.Mix != nil {
+		mix = *req.Mix
+		if math.IsNaN(mix) {
+			return 0, 0, 0, memory.Errorf(memory.CodeInvalidParams, "mix is not a number")
+		}
+		if mix < 0 || mix > 1 {
+			mix = math.Min(1, math.Max(0, mix))
+			d.Clamped = append(d.Clamped, fmt.Sprintf("mix %v → %v", *req.Mix, mix))
+		}
+	}
+	floor = cfg.Floor
+	if req.Floor != nil {
+		floor = *req.Floor
+		if math.IsNaN(floor) {
+			return 0, 0, 0, memory.Errorf(memory.CodeInvalidParams, "floor is not a number")
+		}
+		if floor < 0 || floor > 1 {
+			floor = math.Min(1, math.Max(0, floor))
+			d.Clamped = append(d.Clamped, fmt.Sprintf("floor %v → %v", *req.Floor, floor))
+		}
+	}
+	return topK, mix, floor, nil
 }
 
 // fetch ranks one kind's records by similarity to qv and keeps the best

@@ -40,7 +40,6 @@ func f1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
 
 // layout places a neighbourhood.
 func layout(n cairn.Neighbourhood, depth int) graphView {
-	const r1, r2 = 160.0, 300.0
 	g := graphView{Width: 560, Height: 420, Truncated: n.Truncated, Depth: depth}
 	maxRing := 0
 	for _, d := range n.Depth {
@@ -49,9 +48,29 @@ func layout(n cairn.Neighbourhood, depth int) graphView {
 	if maxRing >= 2 {
 		g.Width, g.Height = 780, 680
 	}
-	cx, cy := float64(g.Width)/2, float64(g.Height)/2
-	type pos struct{ x, y, angle float64 }
-	at := map[string]pos{}
+	at := placeNodes(n, float64(g.Width)/2, float64(g.Height)/2)
+	for _, e := range n.Nodes {
+		p := at[e.ID]
+		r := nodeRadius(n.Depth[e.ID])
+		g.Nodes = append(g.Nodes, graphNode{ID: e.ID, Name: e.Name, Label: trunc(e.Name, 22), Type: e.Type,
+			Link: "/graph/" + url.PathEscape(e.ID), X: f1(p.x), Y: f1(p.y), R: f1(r), LabelY: f1(p.y + r + 14),
+			Center: e.ID == n.Center.ID, Ring: n.Depth[e.ID]})
+	}
+	g.Edges = layoutEdges(n, at)
+	return g
+}
+
+// nodePos is where a node sits, and its angle from the centre.
+type nodePos struct{ x, y, angle float64 }
+
+// The rings' radii.
+const ring1Radius, ring2Radius = 160.0, 300.0
+
+// placeNodes places the centre at (cx, cy), the entities one step away
+// on a ring around it, and those further on an outer ring, each in the
+// sector of the inner entity that reached it.
+func placeNodes(n cairn.Neighbourhood, cx, cy float64) map[string]nodePos {
+	at := map[string]nodePos{}
 	var ring1, ring2 []string
 	for _, e := range n.Nodes {
 		switch n.Depth[e.ID] {
@@ -61,17 +80,39 @@ func layout(n cairn.Neighbourhood, depth int) graphView {
 			ring2 = append(ring2, e.ID)
 		}
 	}
-	at[n.Center.ID] = pos{cx, cy, 0}
+	at[n.Center.ID] = nodePos{cx, cy, 0}
 	step := 2 * math.Pi / float64(max(1, len(ring1)))
 	for i, id := range ring1 {
 		a := -math.Pi/2 + float64(i)*step
-		rad := r1
+		rad := ring1Radius
 		if len(ring1) > 10 && i%2 == 1 {
-			rad = r1 + 40 // stagger crowded rings so labels do not collide
+			rad = ring1Radius + 40 // stagger crowded rings so labels do not collide
 		}
-		at[id] = pos{cx + rad*math.Cos(a), cy + rad*math.Sin(a), a}
+		at[id] = nodePos{cx + rad*math.Cos(a), cy + rad*math.Sin(a), a}
 	}
-	// Each outer node sits in the sector of the inner node that reached it.
+	children, orphans := sectors(n, ring2, at)
+	for _, p := range ring1 {
+		kids := children[p]
+		base := at[p].angle
+		for i, id := range kids {
+			a := base
+			if len(kids) > 1 {
+				a = base - step*0.4 + step*0.8*float64(i)/float64(len(kids)-1)
+			}
+			at[id] = nodePos{cx + ring2Radius*math.Cos(a), cy + ring2Radius*math.Sin(a), a}
+		}
+	}
+	for i, id := range orphans {
+		a := -math.Pi/2 + 2*math.Pi*float64(i)/float64(len(orphans)) + step/2
+		at[id] = nodePos{cx + ring2Radius*math.Cos(a), cy + ring2Radius*math.Sin(a), a}
+	}
+	return at
+}
+
+// sectors gives each outer node the inner node (placed in at) whose
+// sector it sits in: the one that reached it, or for depth 3 its ring-1
+// ancestor. Those with none are orphans.
+func sectors(n cairn.Neighbourhood, outer []string, at map[string]nodePos) (map[string][]string, []string) {
 	parent := map[string]string{}
 	for _, e := range n.Edges {
 		for _, p := range [][2]string{{e.Source, e.Target}, {e.Target, e.Source}} {
@@ -84,7 +125,7 @@ func layout(n cairn.Neighbourhood, depth int) graphView {
 	}
 	children := map[string][]string{}
 	var orphans []string
-	for _, id := range ring2 {
+	for _, id := range outer {
 		p := parent[id]
 		for n.Depth[p] > 1 { // depth 3: the ring-1 ancestor's sector
 			p = parent[p]
@@ -95,39 +136,23 @@ func layout(n cairn.Neighbourhood, depth int) graphView {
 			orphans = append(orphans, id)
 		}
 	}
-	for _, p := range ring1 {
-		kids := children[p]
-		base := at[p].angle
-		for i, id := range kids {
-			a := base
-			if len(kids) > 1 {
-				a = base - step*0.4 + step*0.8*float64(i)/float64(len(kids)-1)
-			}
-			at[id] = pos{cx + r2*math.Cos(a), cy + r2*math.Sin(a), a}
-		}
+	return children, orphans
+}
+
+// nodeRadius is the circle of a node at depth d.
+func nodeRadius(d int) float64 {
+	switch d {
+	case 0:
+		return 26
+	case 1:
+		return 15
 	}
-	for i, id := range orphans {
-		a := -math.Pi/2 + 2*math.Pi*float64(i)/float64(len(orphans)) + step/2
-		at[id] = pos{cx + r2*math.Cos(a), cy + r2*math.Sin(a), a}
-	}
-	radius := func(id string) float64 {
-		switch n.Depth[id] {
-		case 0:
-			return 26
-		case 1:
-			return 15
-		}
-		return 10
-	}
-	for _, e := range n.Nodes {
-		p := at[e.ID]
-		r := radius(e.ID)
-		g.Nodes = append(g.Nodes, graphNode{ID: e.ID, Name: e.Name, Label: trunc(e.Name, 22), Type: e.Type,
-			Link: "/graph/" + url.PathEscape(e.ID), X: f1(p.x), Y: f1(p.y), R: f1(r), LabelY: f1(p.y + r + 14),
-			Center: e.ID == n.Center.ID, Ring: n.Depth[e.ID]})
-	}
-	// One line per pair of entities, labelled with every relation between
-	// them; loops are listed on the page, not drawn.
+	return 10
+}
+
+// layoutEdges draws one line per pair of entities, labelled with every
+// relation between them; loops are listed on the page, not drawn.
+func layoutEdges(n cairn.Neighbourhood, at map[string]nodePos) []graphEdge {
 	type pair struct{ a, b string }
 	labels := map[pair][]string{}
 	var order []pair
@@ -141,6 +166,7 @@ func layout(n cairn.Neighbourhood, depth int) graphView {
 		}
 		labels[k] = append(labels[k], e.Relation)
 	}
+	var edges []graphEdge
 	for _, k := range order {
 		a, b := at[k.a], at[k.b]
 		dx, dy := b.x-a.x, b.y-a.y
@@ -148,13 +174,13 @@ func layout(n cairn.Neighbourhood, depth int) graphView {
 		if d == 0 {
 			continue
 		}
-		ra, rb := radius(k.a)+2, radius(k.b)+6
+		ra, rb := nodeRadius(n.Depth[k.a])+2, nodeRadius(n.Depth[k.b])+6
 		rels := slices.Compact(labels[k])
-		g.Edges = append(g.Edges, graphEdge{
+		edges = append(edges, graphEdge{
 			X1: f1(a.x + dx*ra/d), Y1: f1(a.y + dy*ra/d), X2: f1(b.x - dx*rb/d), Y2: f1(b.y - dy*rb/d),
 			LX: f1(a.x + dx*0.5), LY: f1(a.y + dy*0.5 - 4),
 			Label: trunc(strings.Join(rels, ", "), 28), Title: strings.Join(rels, ", "),
 		})
 	}
-	return g
+	return edges
 }

@@ -132,158 +132,22 @@ func Hooks(ctx context.Context, o HooksOptions) (HooksReport, error) {
 		return rep, err
 	}
 	rep.Records = o.Size
-	env := append(os.Environ(), "CAIRN_DB="+db, "CAIRN_HOOK_TIMING=1", "HOME="+o.Dir)
-	direct := false
-	run := func(payload []byte, args ...string) (timing, []byte, []byte, error) {
-		cmd := exec.CommandContext(ctx, o.Binary, args...)
-		cmd.Env = env
-		if direct {
-			cmd.Env = append(slices.Clone(env), "CAIRN_HOOK_WRITE=direct")
-		}
-		cmd.Dir = repoDir
-		cmd.Stdin = bytes.NewReader(payload)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		t := time.Now()
-		err := cmd.Run()
-		d := timing{wall: time.Since(t)}
-		if cmd.ProcessState != nil {
-			d.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-		}
-		if err != nil {
-			return d, nil, nil, memory.Wrap(memory.CodeInternal, err, "cairn %s: %v: %s", strings.Join(args, " "), err, lastLines(errb.String(), 5))
-		}
-		return d, out.Bytes(), errb.Bytes(), nil
-	}
-	session := "bench-session-1"
-	payload := func(event string, i int) []byte {
-		m := map[string]any{"session_id": session, "cwd": repoDir, "hook_event_name": event,
-			"transcript_path": filepath.Join(o.Dir, "t.jsonl"), "permission_mode": "default"}
-		switch event {
-		case "PostToolUse":
-			var outText strings.Builder
-			for l := 0; l < 20; l++ {
-				fmt.Fprintf(&outText, "ok  \tgithub.com/acme/shop/pkg%d\t0.%03ds\n", (i+l)%97, (i*7+l)%1000)
-			}
-			m["tool_name"], m["tool_use_id"] = "Bash", fmt.Sprintf("toolu_%06d", i)
-			m["tool_input"] = map[string]string{"command": fmt.Sprintf("go test ./pkg%d/...", i%97), "description": "run the tests"}
-			m["tool_response"] = map[string]any{"stdout": outText.String(), "stderr": "", "interrupted": false, "isImage": false}
-		case "UserPromptSubmit":
-			m["prompt"] = fmt.Sprintf("Step %d: make the checkout tests pass again and explain the failure.", i)
-		case "SessionStart":
-			m["source"] = "startup"
-		}
-		b, _ := json.Marshal(m)
-		return b
-	}
-	fmt.Fprintf(o.Progress, "process start: %d runs\n", o.Calls)
-	var starts []timing
-	for i := 0; i < o.Calls+o.Warmup; i++ {
-		d, _, _, err := run(nil, "hook", "--help")
-		if err != nil {
-			return rep, err
-		}
-		if i >= o.Warmup {
-			starts = append(starts, d)
-		}
-	}
-	rep.ProcessStart = latencyOf(starts)
-	rep.Load1Before = load1()
-	// The session opens first, as in a real session.
-	if _, _, _, err := run(payload("SessionStart", 0), "hook", "SessionStart", "--agent", "claude-code"); err != nil {
+	hr := &hookRun{ctx: ctx, o: o, db: db, repoDir: repoDir, session: "bench-session-1",
+		env: append(os.Environ(), "CAIRN_DB="+db, "CAIRN_HOOK_TIMING=1", "HOME="+o.Dir)}
+	if err := hr.processStarts(&rep); err != nil {
 		return rep, err
 	}
-	fmt.Fprintf(o.Progress, "tool-call hooks: %d timed after %d untimed\n", o.Calls, o.Warmup)
-	var tools, prompts, directs []timing
-	steps, stepsDirect := map[string][]time.Duration{}, map[string][]time.Duration{}
-	waitSpool := func() error {
-		for t := time.Now(); time.Since(t) < time.Minute; time.Sleep(2 * time.Millisecond) {
-			files, err := capture.Spool{Dir: capture.SpoolDir(db)}.List()
-			if err != nil || len(files) == 0 {
-				return err
-			}
-		}
-		return nil
+	rep.Load1Before = load1()
+	// The session opens first, as in a real session.
+	if _, _, _, err := hr.run(false, hr.payload("SessionStart", 0), "hook", "SessionStart", "--agent", "claude-code"); err != nil {
+		return rep, err
 	}
-	for i := 0; i < o.Warmup+o.Calls; i++ {
-		// The background writer of the last hook is done before a direct
-		// hook runs: the two never compete for the database.
-		if err := waitSpool(); err != nil {
-			return rep, err
-		}
-		direct = true
-		d, _, stderr, err := run(payload("PostToolUse", -1-i), "hook", "PostToolUse", "--agent", "claude-code")
-		direct = false
-		if err != nil {
-			return rep, err
-		}
-		if i >= o.Warmup {
-			directs = append(directs, d)
-			for name, ms := range hookSteps(stderr) {
-				stepsDirect[name] = append(stepsDirect[name], time.Duration(ms*float64(time.Millisecond)))
-			}
-		}
-		if i%10 == 0 {
-			d, _, _, err = run(payload("UserPromptSubmit", i), "hook", "UserPromptSubmit", "--agent", "claude-code")
-			if err != nil {
-				return rep, err
-			}
-			if i >= o.Warmup {
-				prompts = append(prompts, d)
-			}
-		}
-		d, _, stderr, err = run(payload("PostToolUse", i), "hook", "PostToolUse", "--agent", "claude-code")
-		if err != nil {
-			return rep, err
-		}
-		if i < o.Warmup {
-			continue
-		}
-		tools = append(tools, d)
-		for name, ms := range hookSteps(stderr) {
-			steps[name] = append(steps[name], time.Duration(ms*float64(time.Millisecond)))
-		}
+	if err := hr.toolCalls(&rep); err != nil {
+		return rep, err
 	}
-	// The bound only keeps a stuck writer from hanging the run (what is
-	// left is reported as spooled); a loaded machine drains well within it.
-	drainStart := time.Now()
-	for {
-		files, err := capture.Spool{Dir: capture.SpoolDir(db)}.List()
-		if err != nil {
-			return rep, err
-		}
-		if len(files) == 0 || time.Since(drainStart) > 5*time.Minute {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
+	if err := hr.sessionStarts(&rep); err != nil {
+		return rep, err
 	}
-	rep.DrainMs = float64(time.Since(drainStart).Microseconds()) / 1000
-	rep.ToolHook, rep.PromptHook, rep.ToolHookDirect = latencyOf(tools), latencyOf(prompts), latencyOf(directs)
-	for name, ds := range steps {
-		rep.Steps[name] = Percentile(ds, 0.5)
-	}
-	for name, ds := range stepsDirect {
-		rep.StepsDirect[name] = Percentile(ds, 0.5)
-	}
-	fmt.Fprintf(o.Progress, "session-start hooks: %d\n", o.SessionStarts)
-	var ss []timing
-	for i := 0; i < o.SessionStarts; i++ {
-		session = fmt.Sprintf("bench-session-start-%d", i)
-		d, out, _, err := run(payload("SessionStart", i), "hook", "SessionStart", "--agent", "claude-code")
-		if err != nil {
-			return rep, err
-		}
-		ss = append(ss, d)
-		var res struct {
-			HookSpecificOutput struct {
-				AdditionalContext string `json:"additionalContext"`
-			} `json:"hookSpecificOutput"`
-		}
-		if json.Unmarshal(out, &res) == nil {
-			rep.ContextTokens = (len([]rune(res.HookSpecificOutput.AdditionalContext)) + 3) / 4
-		}
-	}
-	rep.SessionStart = latencyOf(ss)
 	rep.Load1After = load1()
 	after, err := observationCount(ctx, db)
 	if err != nil {
@@ -297,6 +161,204 @@ func Hooks(ctx context.Context, o HooksOptions) (HooksReport, error) {
 	rep.Spooled = len(files)
 	rep.Seconds = time.Since(start).Seconds()
 	return rep, nil
+}
+
+// hookRun runs hooks as an agent would: a process each, in the
+// repository, on the bench's database.
+type hookRun struct {
+	ctx     context.Context
+	o       HooksOptions
+	db      string
+	repoDir string
+	env     []string
+	session string // the session the payloads name
+}
+
+// run runs cairn with args and payload on its standard input (direct:
+// the hook writes to the database itself, not through the spool); it
+// returns its timing, standard output and standard error.
+func (hr *hookRun) run(direct bool, payload []byte, args ...string) (timing, []byte, []byte, error) {
+	cmd := exec.CommandContext(hr.ctx, hr.o.Binary, args...)
+	cmd.Env = hr.env
+	if direct {
+		cmd.Env = append(slices.Clone(hr.env), "CAIRN_HOOK_WRITE=direct")
+	}
+	cmd.Dir = hr.repoDir
+	cmd.Stdin = bytes.NewReader(payload)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	t := time.Now()
+	err := cmd.Run()
+	d := timing{wall: time.Since(t)}
+	if cmd.ProcessState != nil {
+		d.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	if err != nil {
+		return d, nil, nil, memory.Wrap(memory.CodeInternal, err, "cairn %s: %v: %s", strings.Join(args, " "), err, lastLines(errb.String(), 5))
+	}
+	return d, out.Bytes(), errb.Bytes(), nil
+}
+
+// payload is Claude Code's payload of a hook event, the i-th of its kind.
+func (hr *hookRun) payload(event string, i int) []byte {
+	m := map[string]any{"session_id": hr.session, "cwd": hr.repoDir, "hook_event_name": event,
+		"transcript_path": filepath.Join(hr.o.Dir, "t.jsonl"), "permission_mode": "default"}
+	switch event {
+	case "PostToolUse":
+		var outText strings.Builder
+		for l := 0; l < 20; l++ {
+			fmt.Fprintf(&outText, "ok  \tgithub.com/acme/shop/pkg%d\t0.%03ds\n", (i+l)%97, (i*7+l)%1000)
+		}
+		m["tool_name"], m["tool_use_id"] = "Bash", fmt.Sprintf("toolu_%06d", i)
+		m["tool_input"] = map[string]string{"command": fmt.Sprintf("go test ./pkg%d/...", i%97), "description": "run the tests"}
+		m["tool_response"] = map[string]any{"stdout": outText.String(), "stderr": "", "interrupted": false, "isImage": false}
+	case "UserPromptSubmit":
+		m["prompt"] = fmt.Sprintf("Step %d: make the checkout tests pass again and explain the failure.", i)
+	case "SessionStart":
+		m["source"] = "startup"
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// processStarts times the start of a process that does nothing.
+func (hr *hookRun) processStarts(rep *HooksReport) error {
+	o := hr.o
+	fmt.Fprintf(o.Progress, "process start: %d runs\n", o.Calls)
+	var starts []timing
+	for i := 0; i < o.Calls+o.Warmup; i++ {
+		d, _, _, err := hr.run(false, nil, "hook", "--help")
+		if err != nil {
+			return err
+		}
+		if i >= o.Warmup {
+			starts = append(starts, d)
+		}
+	}
+	rep.ProcessStart = latencyOf(starts)
+	return nil
+}
+
+// spooled lists the spool's files.
+func (hr *hookRun) spooled() ([]string, error) {
+	return capture.Spool{Dir: capture.SpoolDir(hr.db)}.List()
+}
+
+// toolCalls times the tool-call hooks (through the spool and direct) and
+// the prompt hooks, with their steps, then how long the spool takes to
+// drain.
+func (hr *hookRun) toolCalls(rep *HooksReport) error {
+	o := hr.o
+	fmt.Fprintf(o.Progress, "tool-call hooks: %d timed after %d untimed\n", o.Calls, o.Warmup)
+	var tools, prompts, directs []timing
+	steps, stepsDirect := map[string][]time.Duration{}, map[string][]time.Duration{}
+	addSteps := func(into map[string][]time.Duration, stderr []byte) {
+		for name, ms := range hookSteps(stderr) {
+			into[name] = append(into[name], time.Duration(ms*float64(time.Millisecond)))
+		}
+	}
+	for i := 0; i < o.Warmup+o.Calls; i++ {
+		// The background writer of the last hook is done before a direct
+		// hook runs: the two never compete for the database.
+		if err := hr.waitSpool(); err != nil {
+			return err
+		}
+		d, _, stderr, err := hr.run(true, hr.payload("PostToolUse", -1-i), "hook", "PostToolUse", "--agent", "claude-code")
+		if err != nil {
+			return err
+		}
+		if i >= o.Warmup {
+			directs = append(directs, d)
+			addSteps(stepsDirect, stderr)
+		}
+		if i%10 == 0 {
+			d, _, _, err = hr.run(false, hr.payload("UserPromptSubmit", i), "hook", "UserPromptSubmit", "--agent", "claude-code")
+			if err != nil {
+				return err
+			}
+			if i >= o.Warmup {
+				prompts = append(prompts, d)
+			}
+		}
+		d, _, stderr, err = hr.run(false, hr.payload("PostToolUse", i), "hook", "PostToolUse", "--agent", "claude-code")
+		if err != nil {
+			return err
+		}
+		if i < o.Warmup {
+			continue
+		}
+		tools = append(tools, d)
+		addSteps(steps, stderr)
+	}
+	drained, err := hr.drain()
+	if err != nil {
+		return err
+	}
+	rep.DrainMs = drained
+	rep.ToolHook, rep.PromptHook, rep.ToolHookDirect = latencyOf(tools), latencyOf(prompts), latencyOf(directs)
+	for name, ds := range steps {
+		rep.Steps[name] = Percentile(ds, 0.5)
+	}
+	for name, ds := range stepsDirect {
+		rep.StepsDirect[name] = Percentile(ds, 0.5)
+	}
+	return nil
+}
+
+// waitSpool waits (a minute at most) for the spool to be empty.
+func (hr *hookRun) waitSpool() error {
+	for t := time.Now(); time.Since(t) < time.Minute; time.Sleep(2 * time.Millisecond) {
+		files, err := hr.spooled()
+		if err != nil || len(files) == 0 {
+			return err
+		}
+	}
+	return nil
+}
+
+// drain waits for the background writers to empty the spool and
+// returns how long it took, in milliseconds. The bound only keeps a
+// stuck writer from hanging the run (what is left is reported as
+// spooled); a loaded machine drains well within it.
+func (hr *hookRun) drain() (float64, error) {
+	drainStart := time.Now()
+	for {
+		files, err := hr.spooled()
+		if err != nil {
+			return 0, err
+		}
+		if len(files) == 0 || time.Since(drainStart) > 5*time.Minute {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return float64(time.Since(drainStart).Microseconds()) / 1000, nil
+}
+
+// sessionStarts times the session-start hooks, each of a new session,
+// and measures the context they inject.
+func (hr *hookRun) sessionStarts(rep *HooksReport) error {
+	o := hr.o
+	fmt.Fprintf(o.Progress, "session-start hooks: %d\n", o.SessionStarts)
+	var ss []timing
+	for i := 0; i < o.SessionStarts; i++ {
+		hr.session = fmt.Sprintf("bench-session-start-%d", i)
+		d, out, _, err := hr.run(false, hr.payload("SessionStart", i), "hook", "SessionStart", "--agent", "claude-code")
+		if err != nil {
+			return err
+		}
+		ss = append(ss, d)
+		var res struct {
+			HookSpecificOutput struct {
+				AdditionalContext string `json:"additionalContext"`
+			} `json:"hookSpecificOutput"`
+		}
+		if json.Unmarshal(out, &res) == nil {
+			rep.ContextTokens = (len([]rune(res.HookSpecificOutput.AdditionalContext)) + 3) / 4
+		}
+	}
+	rep.SessionStart = latencyOf(ss)
+	return nil
 }
 
 // hookSteps reads the step timings a hook printed (CAIRN_HOOK_TIMING).

@@ -189,6 +189,56 @@ func RunPeers(ctx context.Context, o PeersOptions) (PeersReport, error) {
 	if o.Data == nil || o.Dir == "" {
 		return PeersReport{}, memory.Errorf(memory.CodeInvalidParams, "peers: a dataset and a working folder are required")
 	}
+	o, opts, err := o.withDefaults()
+	if err != nil {
+		return PeersReport{}, err
+	}
+	emb := opts.Embedder
+	rep := PeersReport{Machine: peerMachine(), Questions: len(o.Cases), Ks: o.Ks, Latency: LatencyMethod}
+	for _, s := range o.Data.Samples {
+		for _, sess := range s.Sessions {
+			rep.Turns += len(sess.Turns)
+		}
+	}
+	rep.Embedder = emb.Space().String()
+	needNode := slices.ContainsFunc(o.Systems, func(s string) bool { return !strings.HasPrefix(s, "cairn-") })
+	if needNode {
+		if out, err := exec.CommandContext(ctx, o.Node, "--version").Output(); err == nil {
+			rep.Machine.Node = strings.TrimSpace(string(out))
+		}
+		if err := installPeers(ctx, o); err != nil {
+			return rep, err
+		}
+	}
+	k := slices.Max(o.Ks)
+	// Load every system first, then ask each question of every system in
+	// turn: a neighbour's load on the machine then weighs on all systems
+	// alike instead of on whichever ran at the time.
+	pl := &peerLoad{o: o, opts: opts}
+	defer pl.close()
+	for _, name := range o.Systems {
+		if err := pl.load(ctx, name); err != nil {
+			return rep, err
+		}
+	}
+	if err := pl.warmUp(ctx, k); err != nil {
+		return rep, err
+	}
+	rep.LoadBefore = loadAverage()
+	if err := pl.ask(ctx, k); err != nil {
+		return rep, err
+	}
+	rep.LoadAfter = loadAverage()
+	for _, r := range pl.runs {
+		rep.Systems = append(rep.Systems, r.result(len(o.Cases)))
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	return rep, nil
+}
+
+// withDefaults fills in the options left unset, and the engine's options
+// (the built-in embedder by default).
+func (o PeersOptions) withDefaults() (PeersOptions, cairn.Options, error) {
 	if o.Progress == nil {
 		o.Progress = io.Discard
 	}
@@ -217,107 +267,108 @@ func RunPeers(ctx context.Context, o PeersOptions) (PeersReport, error) {
 	if opts.Embedder == nil {
 		g, err := cembed.NewGloVe()
 		if err != nil {
-			return PeersReport{}, err
+			return o, opts, err
 		}
 		opts.Embedder = g
 	}
-	emb := opts.Embedder
-	rep := PeersReport{Machine: peerMachine(), Questions: len(o.Cases), Ks: o.Ks, Latency: LatencyMethod}
-	for _, s := range o.Data.Samples {
-		for _, sess := range s.Sessions {
-			rep.Turns += len(sess.Turns)
-		}
+	return o, opts, nil
+}
+
+// peerLoad is the systems a peers run loaded, in order.
+type peerLoad struct {
+	o    PeersOptions
+	opts cairn.Options
+	runs []*peerRun
+	// eng is the cairn database both cairn providers answer from, loaded
+	// once; cairnIngest is its load time.
+	eng         *cairn.Engine
+	cairnIngest float64
+}
+
+func (pl *peerLoad) close() {
+	for _, r := range pl.runs {
+		r.p.close()
 	}
-	rep.Embedder = emb.Space().String()
-	needNode := slices.ContainsFunc(o.Systems, func(s string) bool { return !strings.HasPrefix(s, "cairn-") })
-	if needNode {
-		if out, err := exec.CommandContext(ctx, o.Node, "--version").Output(); err == nil {
-			rep.Machine.Node = strings.TrimSpace(string(out))
-		}
-		if err := installPeers(ctx, o); err != nil {
-			return rep, err
-		}
+	if pl.eng != nil {
+		pl.eng.Close()
 	}
-	k := slices.Max(o.Ks)
-	var eng *cairn.Engine
-	var cairnIngest float64 // both cairn providers answer from one load
-	defer func() {
-		if eng != nil {
-			eng.Close()
-		}
-	}()
-	// Load every system first, then ask each question of every system in
-	// turn: a neighbour's load on the machine then weighs on all systems
-	// alike instead of on whichever ran at the time.
-	var runs []*peerRun
-	defer func() {
-		for _, r := range runs {
-			r.p.close()
-		}
-	}()
-	for _, name := range o.Systems {
-		var p peer
-		var err error
-		switch name {
-		case SystemCairnHybrid, SystemCairnFTS:
-			provider := strings.TrimPrefix(name, "cairn-")
-			if eng == nil {
-				if eng, err = cairn.Open(filepath.Join(o.Dir, "cairn.db"), &opts); err != nil {
-					return rep, err
-				}
-				p = &cairnPeer{eng: eng, provider: provider}
-			} else {
-				// Both providers answer from the same database: load it once.
-				p = &cairnPeer{eng: eng, provider: provider, loaded: true}
+}
+
+// load starts system name and loads the dataset into it.
+func (pl *peerLoad) load(ctx context.Context, name string) error {
+	o := pl.o
+	var p peer
+	var err error
+	switch name {
+	case SystemCairnHybrid, SystemCairnFTS:
+		provider := strings.TrimPrefix(name, "cairn-")
+		if pl.eng == nil {
+			if pl.eng, err = cairn.Open(filepath.Join(o.Dir, "cairn.db"), &pl.opts); err != nil {
+				return err
 			}
-		case SystemMem0:
-			p, err = startMem0(ctx, o, emb)
-		case SystemMCPMemory, SystemMCPMemoryKW:
-			p, err = startMCPMemory(ctx, o, name == SystemMCPMemoryKW)
+			p = &cairnPeer{eng: pl.eng, provider: provider}
+		} else {
+			// Both providers answer from the same database: load it once.
+			p = &cairnPeer{eng: pl.eng, provider: provider, loaded: true}
 		}
-		if err != nil {
-			return rep, fmt.Errorf("%s: %w", name, err)
-		}
-		r := &peerRun{name: name, p: p, sc: &accum{ks: o.Ks}}
-		runs = append(runs, r)
-		fmt.Fprintf(o.Progress, "%s: loading %d conversations\n", name, len(o.Data.Samples))
-		t0 := time.Now()
-		if err := p.ingest(ctx, o.Data); err != nil {
-			return rep, fmt.Errorf("%s: loading: %w", name, err)
-		}
-		r.res = SystemResult{System: name, Version: p.version(), IngestSeconds: time.Since(t0).Seconds()}
-		if c, ok := p.(*cairnPeer); ok {
-			if c.loaded {
-				r.res.IngestSeconds = cairnIngest
-				r.res.Version += " (same database as the first cairn provider; its load time)"
-			} else {
-				cairnIngest = r.res.IngestSeconds
-			}
-		}
-		fmt.Fprintf(o.Progress, "%s: loaded in %.1f s\n", name, r.res.IngestSeconds)
+	case SystemMem0:
+		p, err = startMem0(ctx, o, pl.opts.Embedder)
+	case SystemMCPMemory, SystemMCPMemoryKW:
+		p, err = startMCPMemory(ctx, o, name == SystemMCPMemoryKW)
 	}
-	for _, r := range runs {
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	r := &peerRun{name: name, p: p, sc: &accum{ks: o.Ks}}
+	pl.runs = append(pl.runs, r)
+	fmt.Fprintf(o.Progress, "%s: loading %d conversations\n", name, len(o.Data.Samples))
+	t0 := time.Now()
+	if err := p.ingest(ctx, o.Data); err != nil {
+		return fmt.Errorf("%s: loading: %w", name, err)
+	}
+	r.res = SystemResult{System: name, Version: p.version(), IngestSeconds: time.Since(t0).Seconds()}
+	if c, ok := p.(*cairnPeer); ok {
+		if c.loaded {
+			r.res.IngestSeconds = pl.cairnIngest
+			r.res.Version += " (same database as the first cairn provider; its load time)"
+		} else {
+			pl.cairnIngest = r.res.IngestSeconds
+		}
+	}
+	fmt.Fprintf(o.Progress, "%s: loaded in %.1f s\n", name, r.res.IngestSeconds)
+	return nil
+}
+
+// warmUp asks each system the first Warmup questions, unmeasured.
+func (pl *peerLoad) warmUp(ctx context.Context, k int) error {
+	o := pl.o
+	for _, r := range pl.runs {
 		for _, c := range o.Cases[:max(0, min(o.Warmup, len(o.Cases)))] {
 			if _, err := r.p.search(ctx, c, k); err != nil {
-				return rep, fmt.Errorf("%s: %w", r.name, err)
+				return fmt.Errorf("%s: %w", r.name, err)
 			}
 		}
 		if m, ok := r.p.(*mem0Peer); ok {
 			m.engine, m.embed = nil, nil // the warm-up is not measured
 		}
 	}
-	rep.LoadBefore = loadAverage()
+	return nil
+}
+
+// ask asks each question of every system in turn, measuring each answer.
+func (pl *peerLoad) ask(ctx context.Context, k int) error {
+	o := pl.o
 	fmt.Fprintf(o.Progress, "asking %d questions of each system in turn\n", len(o.Cases))
 	for i, c := range o.Cases {
 		if err := ctx.Err(); err != nil {
-			return rep, err
+			return err
 		}
-		for _, r := range runs {
+		for _, r := range pl.runs {
 			t := time.Now()
 			ranked, err := r.p.search(ctx, c, k)
 			d := time.Since(t)
 			if err != nil {
-				return rep, fmt.Errorf("%s: %w", r.name, err)
+				return fmt.Errorf("%s: %w", r.name, err)
 			}
 			r.lat = append(r.lat, d)
 			r.total += d
@@ -328,12 +379,7 @@ func RunPeers(ctx context.Context, o PeersOptions) (PeersReport, error) {
 			fmt.Fprintf(o.Progress, "%d of %d questions\n", i+1, len(o.Cases))
 		}
 	}
-	rep.LoadAfter = loadAverage()
-	for _, r := range runs {
-		rep.Systems = append(rep.Systems, r.result(len(o.Cases)))
-	}
-	rep.Seconds = time.Since(start).Seconds()
-	return rep, nil
+	return nil
 }
 
 // peerRun accumulates one system's measurements.

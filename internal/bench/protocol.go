@@ -88,88 +88,14 @@ func Protocol(ctx context.Context, o ProtocolOptions) (ProtocolReport, error) {
 	if err != nil {
 		return ProtocolReport{}, err
 	}
-	eng, err := cairn.Open(db, nil)
-	if err != nil {
+	pc := &protoClients{queries: queries}
+	defer pc.close()
+	if err := pc.open(ctx, o, db); err != nil {
 		return ProtocolReport{}, err
 	}
-	defer eng.Close()
-
-	fmt.Fprintln(o.Progress, "starting cairn serve and cairn mcp")
-	base, stopServe, err := startServe(o.Binary, db)
-	if err != nil {
-		return ProtocolReport{}, err
-	}
-	defer stopServe()
-	stdio, err := mcpSession(ctx, &mcp.CommandTransport{Command: exec.Command(o.Binary, "--db", db, "mcp")})
-	if err != nil {
-		return ProtocolReport{}, err
-	}
-	defer stdio.Close()
-	raw, err := startRawStdio(o.Binary, db, nil)
-	if err != nil {
-		return ProtocolReport{}, err
-	}
-	defer raw.close()
-	mcpHTTP := make([]*mcp.ClientSession, o.Clients)
-	for i := range mcpHTTP {
-		if mcpHTTP[i], err = mcpSession(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}); err != nil {
-			return ProtocolReport{}, err
-		}
-		defer mcpHTTP[i].Close()
-	}
-	httpClient := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.Clients * 2}}
-
-	req := func(i int) cairn.RetrieveRequest { return queries[i%len(queries)] }
-	direct := func(ctx context.Context, _, i int) error { _, err := eng.Retrieve(ctx, req(i)); return err }
-	overHTTP := func(ctx context.Context, _, i int) error {
-		body, _ := json.Marshal(req(i))
-		res, err := httpClient.Post(base+"/v1/retrieve", "application/json", bytes.NewReader(body))
-		if err != nil {
-			return err
-		}
-		io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-		if res.StatusCode != 200 {
-			return fmt.Errorf("status %d", res.StatusCode)
-		}
-		return nil
-	}
-	callMCP := func(s *mcp.ClientSession, ctx context.Context, i int) error {
-		var args map[string]any
-		b, _ := json.Marshal(req(i))
-		json.Unmarshal(b, &args)
-		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "retrieve", Arguments: args})
-		if err == nil && res.IsError {
-			err = fmt.Errorf("tool error")
-		}
-		return err
-	}
-	overStdio := func(ctx context.Context, _, i int) error { return callMCP(stdio, ctx, i) }
-	overRaw := func(ctx context.Context, _, i int) error { return raw.retrieve(ctx, req(i)) }
-	overMCPHTTP := func(ctx context.Context, w, i int) error { return callMCP(mcpHTTP[w], ctx, i) }
-
 	rep := ProtocolReport{Size: o.Size, Clients: o.Clients, Requests: o.Requests}
-	warm := min(200, o.Requests)
-	for _, run := range []struct {
-		path    string
-		clients int
-		do      func(context.Context, int, int) error
-	}{
-		{"library, 1 caller", 1, direct},
-		{"HTTP API, 1 caller", 1, overHTTP},
-		{"MCP stdio (raw JSON-RPC client), 1 caller", 1, overRaw},
-		{"MCP stdio (Go SDK client), 1 caller", 1, overStdio},
-		{fmt.Sprintf("library, %d callers", o.Clients), o.Clients, direct},
-		{fmt.Sprintf("HTTP API, %d callers", o.Clients), o.Clients, overHTTP},
-		{fmt.Sprintf("MCP streamable HTTP, %d callers", o.Clients), o.Clients, overMCPHTTP},
-	} {
-		fmt.Fprintf(o.Progress, "measuring %s\n", run.path)
-		Load(ctx, run.clients, warm, run.do) // warm caches and connections
-		st := Load(ctx, run.clients, o.Requests, run.do)
-		if st.Errors > 0 {
-			return rep, memory.Errorf(memory.CodeInternal, "%s: %d of %d calls failed", run.path, st.Errors, st.Requests)
-		}
-		rep.Runs = append(rep.Runs, Run{Path: run.path, Stats: st})
+	if err := pc.measure(ctx, o, &rep); err != nil {
+		return rep, err
 	}
 	// Overheads are paired: each query runs through the library and through
 	// each protocol back to back, and the median of the per-query
@@ -178,14 +104,14 @@ func Protocol(ctx context.Context, o ProtocolOptions) (ProtocolReport, error) {
 	var dHTTP, dRaw, dSDK []time.Duration
 	for i := range o.Requests {
 		t0 := time.Now()
-		if err := direct(ctx, 0, i); err != nil {
+		if err := pc.direct(ctx, 0, i); err != nil {
 			return rep, err
 		}
 		lib := time.Since(t0)
 		for _, m := range []struct {
 			do func(context.Context, int, int) error
 			d  *[]time.Duration
-		}{{overHTTP, &dHTTP}, {overRaw, &dRaw}, {overStdio, &dSDK}} {
+		}{{pc.overHTTP, &dHTTP}, {pc.overRaw, &dRaw}, {pc.overStdio, &dSDK}} {
 			t0 := time.Now()
 			if err := m.do(ctx, 0, i); err != nil {
 				return rep, err
@@ -197,6 +123,138 @@ func Protocol(ctx context.Context, o ProtocolOptions) (ProtocolReport, error) {
 	rep.StdioOverheadP50Ms = Percentile(dRaw, 0.5)
 	rep.StdioSDKOverheadP50Ms = Percentile(dSDK, 0.5)
 	return rep, nil
+}
+
+// protoClients are the ways the protocol bench retrieves: the library,
+// the HTTP API of `cairn serve`, MCP over its streamable HTTP, and MCP
+// over the stdio of `cairn mcp` (a raw JSON-RPC client and the Go SDK's).
+type protoClients struct {
+	queries    []cairn.RetrieveRequest
+	eng        *cairn.Engine
+	base       string
+	stopServe  func()
+	stdio      *mcp.ClientSession
+	raw        *rawStdio
+	mcpHTTP    []*mcp.ClientSession
+	httpClient *http.Client
+}
+
+// open opens the database and starts the processes and sessions; close
+// ends those it started.
+func (pc *protoClients) open(ctx context.Context, o ProtocolOptions, db string) error {
+	var err error
+	if pc.eng, err = cairn.Open(db, nil); err != nil {
+		return err
+	}
+	fmt.Fprintln(o.Progress, "starting cairn serve and cairn mcp")
+	if pc.base, pc.stopServe, err = startServe(o.Binary, db); err != nil {
+		return err
+	}
+	if pc.stdio, err = mcpSession(ctx, &mcp.CommandTransport{Command: exec.Command(o.Binary, "--db", db, "mcp")}); err != nil {
+		return err
+	}
+	if pc.raw, err = startRawStdio(o.Binary, db, nil); err != nil {
+		return err
+	}
+	for range o.Clients {
+		s, err := mcpSession(ctx, &mcp.StreamableClientTransport{Endpoint: pc.base + "/mcp"})
+		if err != nil {
+			return err
+		}
+		pc.mcpHTTP = append(pc.mcpHTTP, s)
+	}
+	pc.httpClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.Clients * 2}}
+	return nil
+}
+
+func (pc *protoClients) close() {
+	for i := len(pc.mcpHTTP) - 1; i >= 0; i-- {
+		pc.mcpHTTP[i].Close()
+	}
+	if pc.raw != nil {
+		pc.raw.close()
+	}
+	if pc.stdio != nil {
+		pc.stdio.Close()
+	}
+	if pc.stopServe != nil {
+		pc.stopServe()
+	}
+	if pc.eng != nil {
+		pc.eng.Close()
+	}
+}
+
+func (pc *protoClients) req(i int) cairn.RetrieveRequest { return pc.queries[i%len(pc.queries)] }
+
+func (pc *protoClients) direct(ctx context.Context, _, i int) error {
+	_, err := pc.eng.Retrieve(ctx, pc.req(i))
+	return err
+}
+
+func (pc *protoClients) overHTTP(ctx context.Context, _, i int) error {
+	body, _ := json.Marshal(pc.req(i))
+	res, err := pc.httpClient.Post(pc.base+"/v1/retrieve", "application/json", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		return fmt.Errorf("status %d", res.StatusCode)
+	}
+	return nil
+}
+
+func (pc *protoClients) callMCP(s *mcp.ClientSession, ctx context.Context, i int) error {
+	var args map[string]any
+	b, _ := json.Marshal(pc.req(i))
+	json.Unmarshal(b, &args)
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "retrieve", Arguments: args})
+	if err == nil && res.IsError {
+		err = fmt.Errorf("tool error")
+	}
+	return err
+}
+
+func (pc *protoClients) overStdio(ctx context.Context, _, i int) error {
+	return pc.callMCP(pc.stdio, ctx, i)
+}
+
+func (pc *protoClients) overRaw(ctx context.Context, _, i int) error {
+	return pc.raw.retrieve(ctx, pc.req(i))
+}
+
+func (pc *protoClients) overMCPHTTP(ctx context.Context, w, i int) error {
+	return pc.callMCP(pc.mcpHTTP[w], ctx, i)
+}
+
+// measure runs Requests retrievals through each path, after a warm-up,
+// by one caller and by Clients at once.
+func (pc *protoClients) measure(ctx context.Context, o ProtocolOptions, rep *ProtocolReport) error {
+	warm := min(200, o.Requests)
+	for _, run := range []struct {
+		path    string
+		clients int
+		do      func(context.Context, int, int) error
+	}{
+		{"library, 1 caller", 1, pc.direct},
+		{"HTTP API, 1 caller", 1, pc.overHTTP},
+		{"MCP stdio (raw JSON-RPC client), 1 caller", 1, pc.overRaw},
+		{"MCP stdio (Go SDK client), 1 caller", 1, pc.overStdio},
+		{fmt.Sprintf("library, %d callers", o.Clients), o.Clients, pc.direct},
+		{fmt.Sprintf("HTTP API, %d callers", o.Clients), o.Clients, pc.overHTTP},
+		{fmt.Sprintf("MCP streamable HTTP, %d callers", o.Clients), o.Clients, pc.overMCPHTTP},
+	} {
+		fmt.Fprintf(o.Progress, "measuring %s\n", run.path)
+		Load(ctx, run.clients, warm, run.do) // warm caches and connections
+		st := Load(ctx, run.clients, o.Requests, run.do)
+		if st.Errors > 0 {
+			return memory.Errorf(memory.CodeInternal, "%s: %d of %d calls failed", run.path, st.Errors, st.Requests)
+		}
+		rep.Runs = append(rep.Runs, Run{Path: run.path, Stats: st})
+	}
+	return nil
 }
 
 // BuildDB writes size generated observations to a new database at path and

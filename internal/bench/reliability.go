@@ -163,6 +163,31 @@ func (r *rel) fail(format string, args ...any) {
 	r.logf("   FAIL %s", msg)
 }
 
+// checkList records a part's named checks: each is logged, and one that
+// does not hold is a failure of the suite.
+type checkList struct {
+	r     *rel
+	part  string // how failures name the part
+	width int    // the names' column in the log
+	list  *[]Check
+}
+
+// checks records part's checks in list, logging their names in a column
+// width wide.
+func (r *rel) checks(part string, width int, list *[]Check) *checkList {
+	return &checkList{r: r, part: part, width: width, list: list}
+}
+
+// add records a check.
+func (cl *checkList) add(name string, ok bool, format string, args ...any) {
+	c := Check{Name: name, OK: ok, Detail: fmt.Sprintf(format, args...)}
+	*cl.list = append(*cl.list, c)
+	if !ok {
+		cl.r.fail("%s: %s: %s", cl.part, name, c.Detail)
+	}
+	cl.r.logf("   %-*s %v  %s", cl.width, name, ok, c.Detail)
+}
+
 // cmd is a cairn command on db; its process is killed when the suite
 // ends, if it is still running.
 func (r *rel) cmd(db string, env []string, args ...string) *exec.Cmd {

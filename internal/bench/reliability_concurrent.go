@@ -68,204 +68,249 @@ func (w *concWriter) last() (write, bool) {
 // next search of every other.
 func (r *rel) concurrent(ctx context.Context) (ConcurrentReport, error) {
 	start := time.Now()
-	db := filepath.Join(r.o.Dir, "concurrent.db")
 	n := r.o.Processes
-	rep := ConcurrentReport{Processes: n, Faces: map[string]int{}, Errors: map[string]int{}}
+	cr := &concRun{r: r, db: filepath.Join(r.o.Dir, "concurrent.db"),
+		rep: ConcurrentReport{Processes: n, Faces: map[string]int{}, Errors: map[string]int{}}}
 	faceOf := []string{"mcp", "http", "cli"}
-	var writers []*concWriter
 	for i := range n {
 		w := &concWriter{idx: i, name: fmt.Sprintf("p%d", i), face: faceOf[i%3]}
 		w.session = "reliability-concurrent-" + w.name
-		writers = append(writers, w)
-		rep.Faces[w.face]++
+		cr.writers = append(cr.writers, w)
+		cr.rep.Faces[w.face]++
 	}
-	var mu sync.Mutex
-	errorf := func(code, format string, args ...any) {
-		mu.Lock()
-		rep.Errors[code]++
-		mu.Unlock()
-		r.fail("concurrent: "+format, args...)
-	}
-	read := func(w *concWriter, i int, find func(q write, session string) ([]byte, error)) {
-		other := writers[(w.idx+1+i/3)%len(writers)]
-		if other == w {
-			return
-		}
-		x, ok := other.last()
-		if !ok {
-			return
-		}
-		got, err := find(x, other.session)
-		mu.Lock()
-		rep.Reads++
-		mu.Unlock()
-		switch {
-		case err != nil:
-			errorf("read", "%s (%s) retrieving %s's newest write: %v", w.name, w.face, other.name, err)
-		case !found(got, x.ID):
-			mu.Lock()
-			rep.Missed++
-			mu.Unlock()
-			r.fail("concurrent: %s (%s) did not find %s, acknowledged by %s", w.name, w.face, x.ID, other.name)
-		}
-	}
-
 	// Start every process first, so they all run at once.
-	type running struct {
-		w      *concWriter
-		stdio  *stdio
-		server *server
+	procs, err := cr.startAll()
+	if err != nil {
+		cr.stopAll(procs, false)
+		return cr.rep, err
 	}
-	var procs []running
-	defer func() {
-		for _, p := range procs {
-			if p.stdio != nil {
-				r.closeStdio(p.stdio)
-			}
-			if p.server != nil {
-				r.stop(p.server)
-			}
-		}
-	}()
-	for _, w := range writers {
-		switch w.face {
-		case "mcp":
-			s, err := r.startStdio(db)
-			if err != nil {
-				return rep, err
-			}
-			procs = append(procs, running{w: w, stdio: s})
-		case "http":
-			s, err := r.startServer(db, nil)
-			if err != nil {
-				return rep, err
-			}
-			if s.base == "" {
-				return rep, memory.Errorf(memory.CodeInternal, "cairn serve ended before listening")
-			}
-			procs = append(procs, running{w: w, server: s})
-		default:
-			procs = append(procs, running{w: w})
-		}
-	}
-	r.logf("   %d processes: %d mcp, %d serve, %d cli slots; %d writes each", n, rep.Faces["mcp"], rep.Faces["http"], rep.Faces["cli"], r.o.Writes)
-
+	r.logf("   %d processes: %d mcp, %d serve, %d cli slots; %d writes each", n, cr.rep.Faces["mcp"], cr.rep.Faces["http"], cr.rep.Faces["cli"], r.o.Writes)
 	var wg sync.WaitGroup
 	for _, p := range procs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := p.w
 			switch {
 			case p.stdio != nil:
-				for i := range r.o.Writes {
-					x := r.newWrite(w.name, i)
-					res, err := p.stdio.tool("log", logArgs(x, w.session))
-					if err != nil || res.Result == nil || res.Result.IsError {
-						errorf(toolCode(res), "%s (mcp) write %d: %v %s", w.name, i, err, toolText(res))
-						return
-					}
-					w.ack(x)
-					if i%3 == 2 {
-						read(w, i, func(q write, session string) ([]byte, error) {
-							res, err := p.stdio.tool("retrieve", map[string]any{"query": q.Token, "scopeIds": map[string]string{"sessionId": session}, "maxCandidates": 5})
-							if err != nil || res.Result == nil || res.Result.IsError {
-								return nil, fmt.Errorf("%v %s", err, toolText(res))
-							}
-							return res.Result.StructuredContent, nil
-						})
-					}
-				}
+				cr.mcpWriter(p.w, p.stdio)
 			case p.server != nil:
-				client := &http.Client{Timeout: time.Minute}
-				for i := range r.o.Writes {
-					x := r.newWrite(w.name, i)
-					body, _ := json.Marshal(logArgs(x, w.session))
-					res, err := client.Post(p.server.base+"/v1/observations", "application/json", bytes.NewReader(body))
-					if err != nil {
-						errorf("transport", "%s (http) write %d: %v", w.name, i, err)
-						return
-					}
-					b := readAll(res)
-					if res.StatusCode != http.StatusCreated {
-						errorf(httpCode(b), "%s (http) write %d: %d %.200s", w.name, i, res.StatusCode, b)
-						return
-					}
-					w.ack(x)
-					if i%3 == 2 {
-						read(w, i, func(q write, session string) ([]byte, error) {
-							body, _ := json.Marshal(map[string]any{"query": q.Token, "scopeIds": map[string]string{"sessionId": session}, "maxCandidates": 5})
-							res, err := client.Post(p.server.base+"/v1/retrieve", "application/json", bytes.NewReader(body))
-							if err != nil {
-								return nil, err
-							}
-							b := readAll(res)
-							if res.StatusCode != http.StatusOK {
-								return nil, fmt.Errorf("%d %.200s", res.StatusCode, b)
-							}
-							return b, nil
-						})
-					}
-				}
+				cr.httpWriter(p.w, p.server)
 			default:
-				for i := range r.o.Writes {
-					x := r.newWrite(w.name, i)
-					c := r.cmd(db, nil, "--json", "log", "--id", x.ID, "--kind", "message", "--scope", "session="+w.session+",repo=/reliability", "-")
-					c.Stdin = strings.NewReader(x.Content)
-					var out, errb bytes.Buffer
-					c.Stdout, c.Stderr = &out, &errb
-					if err := r.start(c); err != nil {
-						errorf("start", "%s (cli): %v", w.name, err)
-						return
-					}
-					if err := r.wait(c); err != nil {
-						errorf(cliCode(errb.Bytes()), "%s (cli) write %d: %v %.200s", w.name, i, err, errb.String())
-						return
-					}
-					w.ack(x)
-					if i%3 == 2 {
-						read(w, i, func(q write, session string) ([]byte, error) {
-							c := r.cmd(db, nil, "--json", "retrieve", "--scope", "session="+session, "--max-candidates", "5", q.Token)
-							var out, errb bytes.Buffer
-							c.Stdout, c.Stderr = &out, &errb
-							if err := r.start(c); err != nil {
-								return nil, err
-							}
-							if err := r.wait(c); err != nil {
-								return nil, fmt.Errorf("%v %.200s", err, errb.String())
-							}
-							return out.Bytes(), nil
-						})
-					}
-				}
+				cr.cliWriter(p.w)
 			}
 		}()
 	}
 	wg.Wait()
+	cr.stopAll(procs, true)
+	if err := cr.verify(ctx); err != nil {
+		return cr.rep, err
+	}
+	cr.rep.Seconds = time.Since(start).Seconds()
+	return cr.rep, nil
+}
+
+// concRun is the concurrent part's processes and tally.
+type concRun struct {
+	r       *rel
+	db      string
+	writers []*concWriter
+	mu      sync.Mutex // guards rep's counts while the processes run
+	rep     ConcurrentReport
+}
+
+// concProc is a running process of the concurrent part (a CLI slot has
+// neither a stdio session nor a server).
+type concProc struct {
+	w      *concWriter
+	stdio  *stdio
+	server *server
+}
+
+// startAll starts the MCP sessions and servers; on failure it returns
+// those it started.
+func (cr *concRun) startAll() ([]concProc, error) {
+	var procs []concProc
+	for _, w := range cr.writers {
+		switch w.face {
+		case "mcp":
+			s, err := cr.r.startStdio(cr.db)
+			if err != nil {
+				return procs, err
+			}
+			procs = append(procs, concProc{w: w, stdio: s})
+		case "http":
+			s, err := cr.r.startServer(cr.db, nil)
+			if err != nil {
+				return procs, err
+			}
+			if s.base == "" {
+				return procs, memory.Errorf(memory.CodeInternal, "cairn serve ended before listening")
+			}
+			procs = append(procs, concProc{w: w, server: s})
+		default:
+			procs = append(procs, concProc{w: w})
+		}
+	}
+	return procs, nil
+}
+
+// stopAll stops the processes; with check, one that does not exit cleanly
+// is an error of the part.
+func (cr *concRun) stopAll(procs []concProc, check bool) {
 	for _, p := range procs {
 		if p.stdio != nil {
-			if err := r.closeStdio(p.stdio); err != nil {
-				errorf("exit", "cairn mcp (%s) exited with %v", p.w.name, err)
+			if err := cr.r.closeStdio(p.stdio); err != nil && check {
+				cr.errorf("exit", "cairn mcp (%s) exited with %v", p.w.name, err)
 			}
 		}
 		if p.server != nil {
-			if err := r.stop(p.server); err != nil {
-				errorf("exit", "cairn serve (%s) exited with %v", p.w.name, err)
+			if err := cr.r.stop(p.server); err != nil && check {
+				cr.errorf("exit", "cairn serve (%s) exited with %v", p.w.name, err)
 			}
 		}
 	}
-	procs = nil
+}
 
-	eng, err := r.open(db)
-	if err != nil {
-		return rep, err
+// errorf counts an error of code and records the failure.
+func (cr *concRun) errorf(code, format string, args ...any) {
+	cr.mu.Lock()
+	cr.rep.Errors[code]++
+	cr.mu.Unlock()
+	cr.r.fail("concurrent: "+format, args...)
+}
+
+// read has w, at its write i, retrieve the newest write of another
+// process with find.
+func (cr *concRun) read(w *concWriter, i int, find func(q write, session string) ([]byte, error)) {
+	other := cr.writers[(w.idx+1+i/3)%len(cr.writers)]
+	if other == w {
+		return
 	}
-	for _, w := range writers {
+	x, ok := other.last()
+	if !ok {
+		return
+	}
+	got, err := find(x, other.session)
+	cr.mu.Lock()
+	cr.rep.Reads++
+	cr.mu.Unlock()
+	switch {
+	case err != nil:
+		cr.errorf("read", "%s (%s) retrieving %s's newest write: %v", w.name, w.face, other.name, err)
+	case !found(got, x.ID):
+		cr.mu.Lock()
+		cr.rep.Missed++
+		cr.mu.Unlock()
+		cr.r.fail("concurrent: %s (%s) did not find %s, acknowledged by %s", w.name, w.face, x.ID, other.name)
+	}
+}
+
+// mcpWriter writes and reads through a `cairn mcp` session.
+func (cr *concRun) mcpWriter(w *concWriter, s *stdio) {
+	for i := range cr.r.o.Writes {
+		x := cr.r.newWrite(w.name, i)
+		res, err := s.tool("log", logArgs(x, w.session))
+		if err != nil || res.Result == nil || res.Result.IsError {
+			cr.errorf(toolCode(res), "%s (mcp) write %d: %v %s", w.name, i, err, toolText(res))
+			return
+		}
+		w.ack(x)
+		if i%3 == 2 {
+			cr.read(w, i, func(q write, session string) ([]byte, error) {
+				res, err := s.tool("retrieve", map[string]any{"query": q.Token, "scopeIds": map[string]string{"sessionId": session}, "maxCandidates": 5})
+				if err != nil || res.Result == nil || res.Result.IsError {
+					return nil, fmt.Errorf("%v %s", err, toolText(res))
+				}
+				return res.Result.StructuredContent, nil
+			})
+		}
+	}
+}
+
+// httpWriter writes and reads through a client of `cairn serve`.
+func (cr *concRun) httpWriter(w *concWriter, s *server) {
+	client := &http.Client{Timeout: time.Minute}
+	for i := range cr.r.o.Writes {
+		x := cr.r.newWrite(w.name, i)
+		body, _ := json.Marshal(logArgs(x, w.session))
+		res, err := client.Post(s.base+"/v1/observations", "application/json", bytes.NewReader(body))
+		if err != nil {
+			cr.errorf("transport", "%s (http) write %d: %v", w.name, i, err)
+			return
+		}
+		b := readAll(res)
+		if res.StatusCode != http.StatusCreated {
+			cr.errorf(httpCode(b), "%s (http) write %d: %d %.200s", w.name, i, res.StatusCode, b)
+			return
+		}
+		w.ack(x)
+		if i%3 == 2 {
+			cr.read(w, i, func(q write, session string) ([]byte, error) {
+				body, _ := json.Marshal(map[string]any{"query": q.Token, "scopeIds": map[string]string{"sessionId": session}, "maxCandidates": 5})
+				res, err := client.Post(s.base+"/v1/retrieve", "application/json", bytes.NewReader(body))
+				if err != nil {
+					return nil, err
+				}
+				b := readAll(res)
+				if res.StatusCode != http.StatusOK {
+					return nil, fmt.Errorf("%d %.200s", res.StatusCode, b)
+				}
+				return b, nil
+			})
+		}
+	}
+}
+
+// cliWriter writes and reads with `cairn log` and `cairn retrieve`
+// processes, one after another.
+func (cr *concRun) cliWriter(w *concWriter) {
+	r := cr.r
+	for i := range r.o.Writes {
+		x := r.newWrite(w.name, i)
+		c := r.cmd(cr.db, nil, "--json", "log", "--id", x.ID, "--kind", "message", "--scope", "session="+w.session+",repo=/reliability", "-")
+		c.Stdin = strings.NewReader(x.Content)
+		var out, errb bytes.Buffer
+		c.Stdout, c.Stderr = &out, &errb
+		if err := r.start(c); err != nil {
+			cr.errorf("start", "%s (cli): %v", w.name, err)
+			return
+		}
+		if err := r.wait(c); err != nil {
+			cr.errorf(cliCode(errb.Bytes()), "%s (cli) write %d: %v %.200s", w.name, i, err, errb.String())
+			return
+		}
+		w.ack(x)
+		if i%3 == 2 {
+			cr.read(w, i, func(q write, session string) ([]byte, error) {
+				c := r.cmd(cr.db, nil, "--json", "retrieve", "--scope", "session="+session, "--max-candidates", "5", q.Token)
+				var out, errb bytes.Buffer
+				c.Stdout, c.Stderr = &out, &errb
+				if err := r.start(c); err != nil {
+					return nil, err
+				}
+				if err := r.wait(c); err != nil {
+					return nil, fmt.Errorf("%v %.200s", err, errb.String())
+				}
+				return out.Bytes(), nil
+			})
+		}
+	}
+}
+
+// verify checks that every acknowledged write is in the database, whole,
+// and that `cairn doctor`'s checks pass.
+func (cr *concRun) verify(ctx context.Context) error {
+	r := cr.r
+	eng, err := r.open(cr.db)
+	if err != nil {
+		return err
+	}
+	for _, w := range cr.writers {
 		for _, x := range w.acked {
-			rep.Acknowledged++
+			cr.rep.Acknowledged++
 			o, err := eng.Observation(ctx, x.ID)
 			if err != nil || o.Content != x.Content {
-				rep.Lost++
+				cr.rep.Lost++
 				r.fail("concurrent: acknowledged write %s of %s (%s) is missing or changed: %v", x.ID, w.name, w.face, err)
 			}
 		}
@@ -273,13 +318,12 @@ func (r *rel) concurrent(ctx context.Context) (ConcurrentReport, error) {
 	bad, _, err := r.doctor(ctx, eng)
 	eng.Close()
 	if err != nil {
-		return rep, err
+		return err
 	}
 	if len(bad) > 0 {
 		r.fail("concurrent: doctor: %s", strings.Join(bad, "; "))
 	}
-	rep.Seconds = time.Since(start).Seconds()
-	return rep, nil
+	return nil
 }
 
 // toolCode is a tool error's code (from its _meta, else "tool_error").

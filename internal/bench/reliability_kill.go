@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -309,96 +310,115 @@ func (r *rel) mcpTrial(db string, f *killFace, n int) (trial, error) {
 	defer ks.stop()
 	ks.set(c)
 
-	var mu sync.Mutex
-	writes := map[int]*write{} // by JSON-RPC id
-	var order []int
-	slots := make(chan struct{}, 2)
-	readerDone := make(chan struct{})
-	ready := make(chan struct{})
-	go func() {
-		defer close(readerDone)
-		out := bufio.NewReaderSize(outPipe, 1<<20)
-		for {
-			line, err := out.ReadString('\n')
-			if err != nil {
-				return
-			}
-			var rep rpcReply
-			if json.Unmarshal([]byte(line), &rep) != nil || rep.ID == nil {
-				continue
-			}
-			if *rep.ID == 0 {
-				mu.Lock()
-				tr.ready = time.Since(t0)
-				mu.Unlock()
-				close(ready)
-				continue
-			}
-			mu.Lock()
-			w := writes[*rep.ID]
-			switch {
-			case w == nil:
-			case rep.Error != nil || rep.Result == nil || rep.Result.IsError:
-				tr.errors = append(tr.errors, fmt.Sprintf("mcp log: %.300s", line))
-			default:
-				var o memory.Observation
-				if json.Unmarshal(rep.Result.StructuredContent, &o) != nil || o.ID != w.ID {
-					tr.errors = append(tr.errors, fmt.Sprintf("mcp log answered %.200s", line))
-				} else {
-					w.Acked = true
-				}
-			}
-			mu.Unlock()
-			select {
-			case <-slots:
-			default:
-			}
-		}
-	}()
+	mk := &mcpKill{tr: &tr, writes: map[int]*write{}, slots: make(chan struct{}, 2),
+		readerDone: make(chan struct{}), ready: make(chan struct{})}
+	go mk.readReplies(outPipe, t0)
 	fmt.Fprintln(in, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"cairn-reliability","version":"1"}}}`)
 	writerDone := make(chan struct{})
 	go func() {
 		defer close(writerDone)
-		select {
-		case <-ready:
-		case <-readerDone:
-			return
-		}
-		fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-		for i := 1; ; i++ {
-			select {
-			case slots <- struct{}{}:
-			case <-readerDone:
-				return
-			}
-			w := r.newWrite(fmt.Sprintf("mcp%d", n), i)
-			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": i, "method": "tools/call",
-				"params": map[string]any{"name": "log", "arguments": logArgs(w, f.session)}})
-			mu.Lock()
-			writes[i] = &w
-			order = append(order, i)
-			mu.Unlock()
-			if _, err := in.Write(append(b, '\n')); err != nil {
-				return
-			}
-		}
+		mk.sendCalls(in, func(i int) write { return r.newWrite(fmt.Sprintf("mcp%d", n), i) }, f.session)
 	}()
 	r.wait(c)
 	in.Close()
-	<-readerDone
+	<-mk.readerDone
 	<-writerDone
-	mu.Lock()
-	defer mu.Unlock()
+	mk.mu.Lock()
+	defer mk.mu.Unlock()
 	tr.landed = killed(c.ProcessState)
 	if !tr.landed {
 		return tr, memory.Errorf(memory.CodeInternal, "cairn mcp ended by itself: %v", c.ProcessState)
 	}
 	tr.elapsed = time.Since(t0)
 	tr.beforeReady = tr.ready == 0
-	for _, id := range order {
-		tr.writes = append(tr.writes, *writes[id])
+	for _, id := range mk.order {
+		tr.writes = append(tr.writes, *mk.writes[id])
 	}
 	return tr, nil
+}
+
+// mcpKill is an MCP kill trial's calls in flight and what their answers
+// say.
+type mcpKill struct {
+	mu     sync.Mutex
+	tr     *trial
+	writes map[int]*write // by JSON-RPC id
+	order  []int
+	// slots holds a token per call in flight; readerDone closes when the
+	// answers end, ready when the session is initialised.
+	slots             chan struct{}
+	readerDone, ready chan struct{}
+}
+
+// readReplies reads the session's answers until they end: the
+// initialisation's, then each log call's (acknowledging its write).
+func (mk *mcpKill) readReplies(outPipe io.Reader, t0 time.Time) {
+	defer close(mk.readerDone)
+	out := bufio.NewReaderSize(outPipe, 1<<20)
+	for {
+		line, err := out.ReadString('\n')
+		if err != nil {
+			return
+		}
+		var rep rpcReply
+		if json.Unmarshal([]byte(line), &rep) != nil || rep.ID == nil {
+			continue
+		}
+		if *rep.ID == 0 {
+			mk.mu.Lock()
+			mk.tr.ready = time.Since(t0)
+			mk.mu.Unlock()
+			close(mk.ready)
+			continue
+		}
+		mk.mu.Lock()
+		w := mk.writes[*rep.ID]
+		switch {
+		case w == nil:
+		case rep.Error != nil || rep.Result == nil || rep.Result.IsError:
+			mk.tr.errors = append(mk.tr.errors, fmt.Sprintf("mcp log: %.300s", line))
+		default:
+			var o memory.Observation
+			if json.Unmarshal(rep.Result.StructuredContent, &o) != nil || o.ID != w.ID {
+				mk.tr.errors = append(mk.tr.errors, fmt.Sprintf("mcp log answered %.200s", line))
+			} else {
+				w.Acked = true
+			}
+		}
+		mk.mu.Unlock()
+		select {
+		case <-mk.slots:
+		default:
+		}
+	}
+}
+
+// sendCalls, once the session is ready, sends log calls of the writes
+// next gives, as slots free up, until the answers end.
+func (mk *mcpKill) sendCalls(in io.Writer, next func(i int) write, session string) {
+	select {
+	case <-mk.ready:
+	case <-mk.readerDone:
+		return
+	}
+	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for i := 1; ; i++ {
+		select {
+		case mk.slots <- struct{}{}:
+		case <-mk.readerDone:
+			return
+		}
+		w := next(i)
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": i, "method": "tools/call",
+			"params": map[string]any{"name": "log", "arguments": logArgs(w, session)}})
+		mk.mu.Lock()
+		mk.writes[i] = &w
+		mk.order = append(mk.order, i)
+		mk.mu.Unlock()
+		if _, err := in.Write(append(b, '\n')); err != nil {
+			return
+		}
+	}
 }
 
 // httpTrial starts `cairn serve` and writes through it with three

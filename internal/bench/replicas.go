@@ -191,59 +191,11 @@ func Replicas(ctx context.Context, o ReplicasOptions) (ReplicasReport, error) {
 	db := WithSchema(o.Postgres, fmt.Sprintf("cairn_replicas_%d", os.Getpid()))
 	defer DropSchema(db)
 
-	fmt.Fprintf(o.Log, "loading %d records\n", o.Records)
-	now := genNow(o.Records)
-	eng, err := cairn.Open(db, &cairn.Options{Now: func() time.Time { return now }, SkipEmbedOnWrite: true, IndexDir: cairn.IndexInMemory})
+	bodies, err := loadReplicaDB(ctx, db, o)
 	if err != nil {
 		return rep, err
 	}
-	gen := NewMemoryGen(o.Seed, o.Records)
-	for !gen.Done() {
-		if err := eng.ImportDump(ctx, gen.Next(5000)); err != nil {
-			eng.Close()
-			return rep, err
-		}
-		if o.Progress != nil {
-			o.Progress("loading", gen.sent, o.Records)
-		}
-	}
-	if _, err := eng.Reembed(ctx, cairn.ReembedRequest{}, func(done, total int) {
-		if o.Progress != nil {
-			o.Progress("embedding", done, total)
-		}
-	}); err != nil {
-		eng.Close()
-		return rep, err
-	}
-	eng.Close()
-	questions, _ := gen.Questions(scaleQuestions)
-	bodies := make([]string, len(questions))
-	for i, q := range questions {
-		b, _ := json.Marshal(map[string]any{"query": q.Query, "scopeIds": q.ScopeIDs, "maxCandidates": 10})
-		bodies[i] = string(b)
-	}
-
-	start := func(n int) ([]*replicaProc, error) {
-		var procs []*replicaProc
-		for i := range n {
-			p, err := startReplicaServe(ctx, o.Binary, db, filepath.Join(dir, fmt.Sprintf("index-%d", i)))
-			if err != nil {
-				for _, q := range procs {
-					q.stop()
-				}
-				return nil, err
-			}
-			procs = append(procs, p)
-		}
-		// Each replica builds its index on its first search: do that
-		// before measuring.
-		for _, p := range procs {
-			if _, err := post(p.base+"/v1/retrieve", bodies[0]); err != nil {
-				return procs, err
-			}
-		}
-		return procs, nil
-	}
+	start := func(n int) ([]*replicaProc, error) { return startReplicas(ctx, o, db, dir, n, bodies[0]) }
 	var seq atomic.Int64
 	for _, n := range o.Replicas {
 		fmt.Fprintf(o.Log, "%d replica(s): starting\n", n)
@@ -284,6 +236,64 @@ func Replicas(ctx context.Context, o ReplicasOptions) (ReplicasReport, error) {
 		}
 	}
 	return rep, nil
+}
+
+// loadReplicaDB loads o.Records generated records into db, embedded, and
+// returns the retrieve requests' bodies of questions about them.
+func loadReplicaDB(ctx context.Context, db string, o ReplicasOptions) ([]string, error) {
+	fmt.Fprintf(o.Log, "loading %d records\n", o.Records)
+	now := genNow(o.Records)
+	eng, err := cairn.Open(db, &cairn.Options{Now: func() time.Time { return now }, SkipEmbedOnWrite: true, IndexDir: cairn.IndexInMemory})
+	if err != nil {
+		return nil, err
+	}
+	defer eng.Close()
+	gen := NewMemoryGen(o.Seed, o.Records)
+	for !gen.Done() {
+		if err := eng.ImportDump(ctx, gen.Next(5000)); err != nil {
+			return nil, err
+		}
+		if o.Progress != nil {
+			o.Progress("loading", gen.sent, o.Records)
+		}
+	}
+	if _, err := eng.Reembed(ctx, cairn.ReembedRequest{}, func(done, total int) {
+		if o.Progress != nil {
+			o.Progress("embedding", done, total)
+		}
+	}); err != nil {
+		return nil, err
+	}
+	questions, _ := gen.Questions(scaleQuestions)
+	bodies := make([]string, len(questions))
+	for i, q := range questions {
+		b, _ := json.Marshal(map[string]any{"query": q.Query, "scopeIds": q.ScopeIDs, "maxCandidates": 10})
+		bodies[i] = string(b)
+	}
+	return bodies, nil
+}
+
+// startReplicas starts n replicas of `cairn serve` on db, each with its
+// own retrieval index under dir, and has each build its index (on its
+// first search, with warm) before they are measured.
+func startReplicas(ctx context.Context, o ReplicasOptions, db, dir string, n int, warm string) ([]*replicaProc, error) {
+	var procs []*replicaProc
+	for i := range n {
+		p, err := startReplicaServe(ctx, o.Binary, db, filepath.Join(dir, fmt.Sprintf("index-%d", i)))
+		if err != nil {
+			for _, q := range procs {
+				q.stop()
+			}
+			return nil, err
+		}
+		procs = append(procs, p)
+	}
+	for _, p := range procs {
+		if _, err := post(p.base+"/v1/retrieve", warm); err != nil {
+			return procs, err
+		}
+	}
+	return procs, nil
 }
 
 // measureReplicas spreads the callers over the replicas for o.Seconds.

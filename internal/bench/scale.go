@@ -588,95 +588,18 @@ func ScaleBuild(ctx context.Context, o BuildOptions) (BuildResult, error) {
 	if err != nil {
 		return res, err
 	}
+	sl := &scaleLoad{o: o, eng: eng, gen: NewMemoryGen(o.Seed, o.Size), sample: embedSample, loaded: o.progress("loading")}
 	defer func() {
-		if eng != nil {
-			eng.Close()
+		if sl.eng != nil {
+			sl.eng.Close()
 		}
 	}()
-	gen := NewMemoryGen(o.Seed, o.Size)
-	sample := embedSample
 	if o.embedSampleOverride > 0 {
-		sample = o.embedSampleOverride
+		sl.sample = o.embedSampleOverride
 	}
-	// The last tenth is ingested after the retrieval index is built, to
-	// measure what keeping it current costs.
-	upkeep := o.Size / 10
-	var texts []string
-	var ingest time.Duration
-	var cpu int64
-	loaded := o.progress("loading")
-	ingestUntil := func(n int) error {
-		for !gen.Done() && gen.sent < n {
-			d := gen.Next(min(o.Batch, n-gen.sent))
-			for _, ob := range d.Observations {
-				if len(texts) < sample {
-					texts = append(texts, ob.Content)
-				}
-			}
-			for _, t := range d.Thoughts {
-				if len(texts) < sample {
-					texts = append(texts, t.Content)
-				}
-			}
-			c0, _ := cpuTicks()
-			t0 := time.Now()
-			if err := eng.ImportDump(ctx, d); err != nil {
-				return err
-			}
-			ingest += time.Since(t0)
-			c1, _ := cpuTicks()
-			cpu += c1 - c0
-			if loaded != nil {
-				loaded(gen.sent, o.Size)
-			}
-		}
-		return nil
-	}
-	var reembed time.Duration
-	var embedded int
-	embedAll := func() error {
-		t0 := time.Now()
-		rr, err := eng.Reembed(ctx, cairn.ReembedRequest{}, o.progress("embedding"))
-		reembed += time.Since(t0)
-		embedded += rr.Embedded
-		return err
-	}
-	if err := ingestUntil(o.Size - upkeep); err != nil {
+	if err := sl.run(ctx, &res); err != nil {
 		return res, err
 	}
-	if err := embedAll(); err != nil {
-		return res, err
-	}
-	t0 := time.Now()
-	if _, err := eng.RebuildIndex(ctx); err != nil {
-		return res, err
-	}
-	res.IndexBuildSeconds = time.Since(t0).Seconds()
-	before := ingest
-	if err := ingestUntil(o.Size); err != nil {
-		return res, err
-	}
-	res.UpkeepRecords, res.UpkeepIngestSeconds = gen.sent-(o.Size-upkeep), (ingest - before).Seconds()
-	if err := embedAll(); err != nil {
-		return res, err
-	}
-	t0 = time.Now()
-	if _, err := eng.OptimizeIndex(ctx, true); err != nil {
-		return res, err
-	}
-	res.UpkeepIndexSeconds = time.Since(t0).Seconds()
-	if res.UpkeepRecords > 0 {
-		res.UpkeepPerSec = float64(res.UpkeepRecords) / (res.UpkeepIngestSeconds + res.UpkeepIndexSeconds)
-	}
-	res.Records, res.Total = gen.Counts(), gen.sent
-	res.IngestSeconds = ingest.Seconds()
-	res.IngestPerSec = float64(res.Total) / ingest.Seconds()
-	if cpu > 0 {
-		res.IngestCPUSeconds = float64(cpu) / clockTicks
-		res.IngestPerCPUSec = float64(res.Total) / res.IngestCPUSeconds
-	}
-	res.ReembedSeconds = reembed.Seconds()
-	res.ReembedPerSec = float64(embedded) / res.ReembedSeconds
 	var st memory.Stats
 	if t.Postgres != "" {
 		if st, err = eng.Stats(ctx); err != nil {
@@ -684,7 +607,7 @@ func ScaleBuild(ctx context.Context, o BuildOptions) (BuildResult, error) {
 		}
 	}
 	err = eng.Close()
-	eng = nil
+	sl.eng = nil
 	if err != nil {
 		return res, err
 	}
@@ -694,26 +617,14 @@ func ScaleBuild(ctx context.Context, o BuildOptions) (BuildResult, error) {
 		return res, err
 	}
 	res.IndexBytes = dirBytes(t.indexFiles(o.Dir))
-
-	g, err := embed.NewGloVe()
-	if err != nil {
+	if err := embedRate(ctx, sl.texts, &res); err != nil {
 		return res, err
 	}
-	t0 = time.Now()
-	for i := 0; i < len(texts); i += 64 {
-		if _, err := g.Embed(ctx, texts[i:min(i+64, len(texts))]); err != nil {
-			return res, err
-		}
-	}
-	res.EmbedSample = len(texts)
-	res.EmbedPerSec = float64(len(texts)) / time.Since(t0).Seconds()
-
-	rs, ivs := gen.Questions(scaleQuestions)
+	rs, ivs := sl.gen.Questions(scaleQuestions)
 	qf, _ := json.Marshal(scaleQuestionsFile{NowMs: now.UnixMilli(), Retrieve: rs, InnerVoice: ivs})
 	if err := os.WriteFile(filepath.Join(o.Dir, scaleQuestionsName), qf, 0o644); err != nil {
 		return res, memory.Wrap(memory.CodeInternal, err, "writing the questions: %v", err)
 	}
-
 	if o.OneByOne > 0 {
 		lat, err := oneByOne(ctx, o.Dir, t, o.Seed+1, o.OneByOne)
 		if err != nil {
@@ -729,6 +640,122 @@ func ScaleBuild(ctx context.Context, o BuildOptions) (BuildResult, error) {
 	res.PeakRSSMiB = procStatus()["VmHWM"]
 	res.Load1 = load1()
 	return res, nil
+}
+
+// scaleLoad is ScaleBuild's loading of generated records: what it
+// ingested and embedded, in how long, and a sample of the texts.
+type scaleLoad struct {
+	o        BuildOptions
+	eng      *cairn.Engine
+	gen      *MemoryGen
+	sample   int      // the texts to keep
+	texts    []string // the first sample texts
+	ingest   time.Duration
+	cpu      int64 // clock ticks spent ingesting
+	loaded   func(done, total int)
+	reembed  time.Duration
+	embedded int
+}
+
+// run ingests the records, embeds them and builds the retrieval index;
+// the last tenth is ingested after the index is built, to measure what
+// keeping it current costs.
+func (sl *scaleLoad) run(ctx context.Context, res *BuildResult) error {
+	o, eng := sl.o, sl.eng
+	upkeep := o.Size / 10
+	if err := sl.ingestUntil(ctx, o.Size-upkeep); err != nil {
+		return err
+	}
+	if err := sl.embedAll(ctx); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	if _, err := eng.RebuildIndex(ctx); err != nil {
+		return err
+	}
+	res.IndexBuildSeconds = time.Since(t0).Seconds()
+	before := sl.ingest
+	if err := sl.ingestUntil(ctx, o.Size); err != nil {
+		return err
+	}
+	res.UpkeepRecords, res.UpkeepIngestSeconds = sl.gen.sent-(o.Size-upkeep), (sl.ingest - before).Seconds()
+	if err := sl.embedAll(ctx); err != nil {
+		return err
+	}
+	t0 = time.Now()
+	if _, err := eng.OptimizeIndex(ctx, true); err != nil {
+		return err
+	}
+	res.UpkeepIndexSeconds = time.Since(t0).Seconds()
+	if res.UpkeepRecords > 0 {
+		res.UpkeepPerSec = float64(res.UpkeepRecords) / (res.UpkeepIngestSeconds + res.UpkeepIndexSeconds)
+	}
+	res.Records, res.Total = sl.gen.Counts(), sl.gen.sent
+	res.IngestSeconds = sl.ingest.Seconds()
+	res.IngestPerSec = float64(res.Total) / sl.ingest.Seconds()
+	if sl.cpu > 0 {
+		res.IngestCPUSeconds = float64(sl.cpu) / clockTicks
+		res.IngestPerCPUSec = float64(res.Total) / res.IngestCPUSeconds
+	}
+	res.ReembedSeconds = sl.reembed.Seconds()
+	res.ReembedPerSec = float64(sl.embedded) / res.ReembedSeconds
+	return nil
+}
+
+// ingestUntil ingests generated records in batches until n are sent.
+func (sl *scaleLoad) ingestUntil(ctx context.Context, n int) error {
+	gen := sl.gen
+	for !gen.Done() && gen.sent < n {
+		d := gen.Next(min(sl.o.Batch, n-gen.sent))
+		for _, ob := range d.Observations {
+			if len(sl.texts) < sl.sample {
+				sl.texts = append(sl.texts, ob.Content)
+			}
+		}
+		for _, t := range d.Thoughts {
+			if len(sl.texts) < sl.sample {
+				sl.texts = append(sl.texts, t.Content)
+			}
+		}
+		c0, _ := cpuTicks()
+		t0 := time.Now()
+		if err := sl.eng.ImportDump(ctx, d); err != nil {
+			return err
+		}
+		sl.ingest += time.Since(t0)
+		c1, _ := cpuTicks()
+		sl.cpu += c1 - c0
+		if sl.loaded != nil {
+			sl.loaded(gen.sent, sl.o.Size)
+		}
+	}
+	return nil
+}
+
+// embedAll embeds the records waiting for a vector.
+func (sl *scaleLoad) embedAll(ctx context.Context) error {
+	t0 := time.Now()
+	rr, err := sl.eng.Reembed(ctx, cairn.ReembedRequest{}, sl.o.progress("embedding"))
+	sl.reembed += time.Since(t0)
+	sl.embedded += rr.Embedded
+	return err
+}
+
+// embedRate measures the built-in embedder on the sample texts.
+func embedRate(ctx context.Context, texts []string, res *BuildResult) error {
+	g, err := embed.NewGloVe()
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	for i := 0; i < len(texts); i += 64 {
+		if _, err := g.Embed(ctx, texts[i:min(i+64, len(texts))]); err != nil {
+			return err
+		}
+	}
+	res.EmbedSample = len(texts)
+	res.EmbedPerSec = float64(len(texts)) / time.Since(t0).Seconds()
+	return nil
 }
 
 // oneByOne writes n generated records into a new database, one
@@ -818,16 +845,9 @@ func ScaleServe(ctx context.Context, o ServeOptions) (ServeResult, error) {
 	if o.Progress == nil {
 		o.Progress = io.Discard
 	}
-	raw, err := os.ReadFile(filepath.Join(o.Dir, scaleQuestionsName))
+	qf, err := readQuestions(o.Dir)
 	if err != nil {
-		return res, memory.Wrap(memory.CodeInvalidParams, err, "reading the questions: %v", err)
-	}
-	var qf scaleQuestionsFile
-	if err := json.Unmarshal(raw, &qf); err != nil {
-		return res, memory.Wrap(memory.CodeInvalidParams, err, "reading the questions: %v", err)
-	}
-	if len(qf.Retrieve) == 0 || len(qf.InnerVoice) == 0 {
-		return res, memory.Errorf(memory.CodeInvalidParams, "the generated database has too few records to ask questions about")
+		return res, err
 	}
 	now := time.UnixMilli(qf.NowMs)
 	iv := retrieve.DefaultInnerVoiceConfig()
@@ -867,53 +887,8 @@ func ScaleServe(ctx context.Context, o ServeOptions) (ServeResult, error) {
 	fmt.Fprintln(o.Progress, "  waiting for background index builds to settle")
 	res.SettleMs = ms(settle(ctx, 10*time.Minute))
 
-	st := procStatus()
-	res.RSSMiB, res.RSSAnonMiB = st["VmRSS"], st["RssAnon"]
-	var mem runtime.MemStats
-	runtime.ReadMemStats(&mem)
-	res.HeapMiB = float64(mem.HeapInuse) / (1 << 20)
-	runtime.GC()
-	runtime.ReadMemStats(&mem)
-	res.LiveHeapMiB = float64(mem.HeapInuse) / (1 << 20)
-	if path := os.Getenv("CAIRN_MEMPROFILE"); path != "" {
-		// What the warm index keeps, for performance reports.
-		if f, err := os.Create(path); err == nil {
-			_ = pprof.WriteHeapProfile(f)
-			f.Close()
-		}
-	}
-	res.GCPercent = debug.SetGCPercent(-1)
-	debug.SetGCPercent(res.GCPercent)
-	res.Load1 = load1()
-
-	type runSpec struct {
-		path    string
-		clients int
-		do      func(context.Context, int, int) error
-	}
-	var runs []runSpec
-	for _, p := range o.Providers {
-		qs := make([]cairn.RetrieveRequest, len(qf.Retrieve))
-		for i, q := range qf.Retrieve {
-			q.Provider = p
-			qs[i] = q
-		}
-		for _, c := range o.Concurrency {
-			runs = append(runs, runSpec{fmt.Sprintf("retrieve %s, c=%d", p, c), c, func(ctx context.Context, _, i int) error {
-				r, err := eng.Retrieve(ctx, qs[i%len(qs)])
-				if err == nil && r.Provenance.ProviderUsed != p {
-					err = fmt.Errorf("provider used %q, want %q", r.Provenance.ProviderUsed, p)
-				}
-				return err
-			}})
-		}
-	}
-	for _, c := range o.Concurrency {
-		runs = append(runs, runSpec{fmt.Sprintf("inner_voice.retrieve, c=%d", c), c, func(ctx context.Context, _, i int) error {
-			_, err := eng.InnerVoice(ctx, qf.InnerVoice[i%len(qf.InnerVoice)])
-			return err
-		}})
-	}
+	res.readMemory()
+	runs := serveRuns(eng, qf, o)
 	for _, r := range runs {
 		fmt.Fprintf(o.Progress, "  measuring %s\n", r.path)
 		Load(ctx, r.clients, min(50, o.Queries), r.do)
@@ -940,6 +915,82 @@ func ScaleServe(ctx context.Context, o ServeOptions) (ServeResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// readQuestions reads the questions ScaleBuild wrote in dir.
+func readQuestions(dir string) (scaleQuestionsFile, error) {
+	var qf scaleQuestionsFile
+	raw, err := os.ReadFile(filepath.Join(dir, scaleQuestionsName))
+	if err != nil {
+		return qf, memory.Wrap(memory.CodeInvalidParams, err, "reading the questions: %v", err)
+	}
+	if err := json.Unmarshal(raw, &qf); err != nil {
+		return qf, memory.Wrap(memory.CodeInvalidParams, err, "reading the questions: %v", err)
+	}
+	if len(qf.Retrieve) == 0 || len(qf.InnerVoice) == 0 {
+		return qf, memory.Errorf(memory.CodeInvalidParams, "the generated database has too few records to ask questions about")
+	}
+	return qf, nil
+}
+
+// readMemory records the process's memory once the index settled: resident,
+// heap in use, live heap after a collection (and, with
+// CAIRN_MEMPROFILE, a heap profile), the collector's setting, the load.
+func (res *ServeResult) readMemory() {
+	st := procStatus()
+	res.RSSMiB, res.RSSAnonMiB = st["VmRSS"], st["RssAnon"]
+	var mem runtime.MemStats
+	runtime.ReadMemStats(&mem)
+	res.HeapMiB = float64(mem.HeapInuse) / (1 << 20)
+	runtime.GC()
+	runtime.ReadMemStats(&mem)
+	res.LiveHeapMiB = float64(mem.HeapInuse) / (1 << 20)
+	if path := os.Getenv("CAIRN_MEMPROFILE"); path != "" {
+		// What the warm index keeps, for performance reports.
+		if f, err := os.Create(path); err == nil {
+			_ = pprof.WriteHeapProfile(f)
+			f.Close()
+		}
+	}
+	res.GCPercent = debug.SetGCPercent(-1)
+	debug.SetGCPercent(res.GCPercent)
+	res.Load1 = load1()
+}
+
+// serveRun is one measured path of ScaleServe.
+type serveRun struct {
+	path    string
+	clients int
+	do      func(context.Context, int, int) error
+}
+
+// serveRuns are ScaleServe's paths: Retrieve per provider, then
+// inner_voice.retrieve, under each concurrency.
+func serveRuns(eng *cairn.Engine, qf scaleQuestionsFile, o ServeOptions) []serveRun {
+	var runs []serveRun
+	for _, p := range o.Providers {
+		qs := make([]cairn.RetrieveRequest, len(qf.Retrieve))
+		for i, q := range qf.Retrieve {
+			q.Provider = p
+			qs[i] = q
+		}
+		for _, c := range o.Concurrency {
+			runs = append(runs, serveRun{fmt.Sprintf("retrieve %s, c=%d", p, c), c, func(ctx context.Context, _, i int) error {
+				r, err := eng.Retrieve(ctx, qs[i%len(qs)])
+				if err == nil && r.Provenance.ProviderUsed != p {
+					err = fmt.Errorf("provider used %q, want %q", r.Provenance.ProviderUsed, p)
+				}
+				return err
+			}})
+		}
+	}
+	for _, c := range o.Concurrency {
+		runs = append(runs, serveRun{fmt.Sprintf("inner_voice.retrieve, c=%d", c), c, func(ctx context.Context, _, i int) error {
+			_, err := eng.InnerVoice(ctx, qf.InnerVoice[i%len(qf.InnerVoice)])
+			return err
+		}})
+	}
+	return runs
 }
 
 // measurePushdown measures semantic search done by PostgreSQL, the

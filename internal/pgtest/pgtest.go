@@ -213,6 +213,31 @@ func Start(o Options) (*Server, error) {
 		}
 	}
 	data := filepath.Join(dir, "data")
+	if err := s.initdb(data); err != nil {
+		return nil, err
+	}
+	if err := s.configure(data, o); err != nil {
+		return nil, err
+	}
+	// A free port can be taken between choosing it and the server binding
+	// it: try a few.
+	var lastErr error
+	for range 5 {
+		port, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		s.Port = port
+		if lastErr = s.start(data); lastErr == nil {
+			ok = true
+			return s, nil
+		}
+	}
+	return nil, lastErr
+}
+
+// initdb creates the data directory.
+func (s *Server) initdb(data string) error {
 	// The database's default collation is ICU's English where the server
 	// has ICU: text then sorts as most production databases sort it, and a
 	// query that forgets to sort by bytes shows.
@@ -222,12 +247,18 @@ func Start(o Options) (*Server, error) {
 		os.RemoveAll(data)
 		init = s.command("initdb", append(args, "--locale=C")...)
 		if out2, err := init.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("initdb: %v: %s (with ICU: %s)", err, bytes.TrimSpace(out2), bytes.TrimSpace(out))
+			return fmt.Errorf("initdb: %v: %s (with ICU: %s)", err, bytes.TrimSpace(out2), bytes.TrimSpace(out))
 		}
 	}
+	return nil
+}
+
+// configure writes the server's settings (o's over the defaults), its
+// certificate and its pg_hba.conf into the data directory.
+func (s *Server) configure(data string, o Options) error {
 	conf := map[string]string{
 		"listen_addresses":        "'127.0.0.1'",
-		"unix_socket_directories": "'" + dir + "'",
+		"unix_socket_directories": "'" + s.Dir + "'",
 		"max_connections":         "300",
 		"shared_buffers":          "'128MB'",
 		"log_min_messages":        "warning",
@@ -242,14 +273,14 @@ func Start(o Options) (*Server, error) {
 		for src, name := range map[string]string{o.TLSCert: "server.crt", o.TLSKey: "server.key"} {
 			b, err := os.ReadFile(src)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			p := filepath.Join(data, name)
 			if err := os.WriteFile(p, b, 0o600); err != nil {
-				return nil, err
+				return err
 			}
-			if cred != nil {
-				os.Chown(p, int(cred.Uid), int(cred.Gid))
+			if s.cred != nil {
+				os.Chown(p, int(s.cred.Uid), int(s.cred.Gid))
 			}
 		}
 		conf["ssl"] = "on"
@@ -269,28 +300,14 @@ func Start(o Options) (*Server, error) {
 		fmt.Fprintf(&b, "%s = %s\n", k, conf[k])
 	}
 	if err := appendFile(filepath.Join(data, "postgresql.conf"), b.String()); err != nil {
-		return nil, err
+		return err
 	}
 	if o.HBA != "" {
 		if err := os.WriteFile(filepath.Join(data, "pg_hba.conf"), []byte(o.HBA), 0o600); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	// A free port can be taken between choosing it and the server binding
-	// it: try a few.
-	var lastErr error
-	for range 5 {
-		port, err := freePort()
-		if err != nil {
-			return nil, err
-		}
-		s.Port = port
-		if lastErr = s.start(data); lastErr == nil {
-			ok = true
-			return s, nil
-		}
-	}
-	return nil, lastErr
+	return nil
 }
 
 func appendFile(path, text string) error {

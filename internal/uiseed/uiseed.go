@@ -94,10 +94,29 @@ func Seed(ctx context.Context, eng *cairn.Engine, repoDir string) (Seeded, error
 		return s, fmt.Errorf("importing the sample: %w", err)
 	}
 	s.Observation = "obs_s1_05"
+	for _, step := range []func(context.Context, *cairn.Engine, *Seeded) error{
+		seedCapsule,
+		// Older than the other thoughts: the thoughts page opens on those.
+		thinkArchitecture,
+		seedThoughts,
+		seedGraph,
+		stage,
+		func(ctx context.Context, eng *cairn.Engine, s *Seeded) error { return seedCode(ctx, eng, s, repoDir) },
+	} {
+		if err := step(ctx, eng, &s); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// seedCapsule opens a capsule in session s3 with a few records, one of
+// them hostile, and its running summary.
+func seedCapsule(ctx context.Context, eng *cairn.Engine, s *Seeded) error {
 	scope := memory.Scope{SessionID: "s3", RepoID: "github.com/acme/shop", AgentID: "claude-code"}
 	c, err := eng.OpenCapsule(ctx, cairn.OpenCapsuleRequest{ScopeIDs: scope, Intent: "Render invoice PDFs in a background job"})
 	if err != nil {
-		return s, err
+		return err
 	}
 	for _, l := range []cairn.LogRequest{
 		{Kind: memory.KindMessage, Content: "user: Invoice PDFs time out for large orders; move rendering to a background job."},
@@ -108,7 +127,7 @@ func Seed(ctx context.Context, eng *cairn.Engine, repoDir string) (Seeded, error
 		l.ScopeIDs = scope
 		o, err := eng.Log(ctx, l)
 		if err != nil {
-			return s, err
+			return err
 		}
 		if l.Content[:4] == "user" && s.XSSObservation == "" && bytes.Contains([]byte(l.Content), []byte("<script>")) {
 			s.XSSObservation = o.ID
@@ -116,16 +135,16 @@ func Seed(ctx context.Context, eng *cairn.Engine, repoDir string) (Seeded, error
 	}
 	if _, err := eng.SetSummary(ctx, cairn.SummaryRequest{CapsuleID: c.ID, SummaryInput: cairn.SummaryInput{
 		Content: "Running summary: invoice rendering moves to a background job; tests pass.", Confidence: ptr(0.7)}}); err != nil {
-		return s, err
+		return err
 	}
+	return nil
+}
 
-	// Older than the other thoughts: the thoughts page opens on those.
-	if err := thinkArchitecture(ctx, eng, &s); err != nil {
-		return s, err
-	}
-	sig := func(f float64) *float64 { return &f }
+// seedThoughts writes thoughts of every origin (one private, one hostile,
+// one marked for removal).
+func seedThoughts(ctx context.Context, eng *cairn.Engine, s *Seeded) error {
 	for _, t := range []cairn.ThinkRequest{
-		{Content: "Clock skew between auth and the API servers breaks fresh tokens; a 5 s leeway fixes it.", Origin: memory.OriginHuman, Tags: []string{"auth", "incident"}, Significance: sig(0.9), ScopeIDs: memory.Scope{RepoID: "github.com/acme/shop"}},
+		{Content: "Clock skew between auth and the API servers breaks fresh tokens; a 5 s leeway fixes it.", Origin: memory.OriginHuman, Tags: []string{"auth", "incident"}, Significance: ptr(0.9), ScopeIDs: memory.Scope{RepoID: "github.com/acme/shop"}},
 		{Content: "Webhook handlers must be idempotent, keyed by the provider's event id.", Origin: memory.OriginModel, Tags: []string{"payments", "decision"}, ScopeIDs: memory.Scope{RepoID: "github.com/acme/shop"}},
 		{Content: "The migrator role owns schema changes; the app role cannot ALTER tables.", Origin: memory.OriginTool, Tags: []string{"database"}},
 		{Content: "Alice prefers reviews in the morning (private note).", Origin: memory.OriginHuman, IsPrivate: true, Tags: []string{"team"}},
@@ -134,7 +153,7 @@ func Seed(ctx context.Context, eng *cairn.Engine, repoDir string) (Seeded, error
 	} {
 		th, err := eng.Think(ctx, t)
 		if err != nil {
-			return s, err
+			return err
 		}
 		switch {
 		case s.Thought == "":
@@ -144,17 +163,22 @@ func Seed(ctx context.Context, eng *cairn.Engine, repoDir string) (Seeded, error
 		case t.Content[:8] == "Old idea":
 			s.MarkedThought = th.ID
 			if _, err := eng.MarkThought(ctx, cairn.MarkThoughtRequest{ThoughtID: th.ID, Status: memory.StatusRemoval}); err != nil {
-				return s, err
+				return err
 			}
 		}
 	}
+	return nil
+}
 
+// seedGraph writes the knowledge graph: entities (one hostile), their
+// observations and edges.
+func seedGraph(ctx context.Context, eng *cairn.Engine, s *Seeded) error {
 	ents := map[string]string{}
 	for _, e := range [][2]string{{"auth-service", "service"}, {"api-gateway", "service"}, {"ntp", "daemon"}, {"payments", "service"},
 		{"postgres", "database"}, {"alice", "person"}, {"checkout", "service"}, {XSS, "person"}} {
 		ent, err := eng.CreateEntity(ctx, cairn.EntityRequest{Name: e[0], Type: e[1], ScopeIDs: memory.Scope{RepoID: "github.com/acme/shop"}})
 		if err != nil {
-			return s, err
+			return err
 		}
 		ents[e[0]] = ent.ID
 	}
@@ -166,7 +190,7 @@ func Seed(ctx context.Context, eng *cairn.Engine, repoDir string) (Seeded, error
 		{"postgres", "Schema changes run as the migrator role."},
 	} {
 		if _, err := eng.Observe(ctx, cairn.ObserveRequest{EntityID: ents[f[0]], Content: f[1]}); err != nil {
-			return s, err
+			return err
 		}
 	}
 	for _, e := range [][3]string{
@@ -175,40 +199,42 @@ func Seed(ctx context.Context, eng *cairn.Engine, repoDir string) (Seeded, error
 		{"alice", "owns", "auth-service"}, {XSS, "edits", "checkout"},
 	} {
 		if _, err := eng.CreateEdge(ctx, cairn.EdgeRequest{Source: ents[e[0]], Relation: e[1], Target: ents[e[2]]}); err != nil {
-			return s, err
+			return err
 		}
 	}
+	return nil
+}
 
-	if err := stage(ctx, eng, &s); err != nil {
-		return s, err
-	}
-
+// seedCode writes a repository in repoDir, indexes it, hydrates an
+// episode and proposes a fix that passes the gates (and one the disk does
+// not hold).
+func seedCode(ctx context.Context, eng *cairn.Engine, s *Seeded, repoDir string) error {
 	if err := writeRepo(repoDir); err != nil {
-		return s, err
+		return err
 	}
 	s.Repo = "shop"
 	if _, err := eng.IndexCode(ctx, cairn.CodeIndexRequest{Root: repoDir, RepoID: s.Repo}, nil); err != nil {
-		return s, err
+		return err
 	}
 	s.Episode, s.GatesEpisode = "ep-checkout-1", "ep-checkout-2"
 	s.Key = "internal/auth/session.go::ValidateToken"
 	if _, err := eng.Hydrate(ctx, cairn.CodeHydrateRequest{Query: "why does ValidateToken in session.go reject fresh tokens?",
 		EpisodeID: s.Episode, SessionID: "s1", RepoID: s.Repo}); err != nil {
-		return s, err
+		return err
 	}
 	// The fix, written to disk and proposed: gates A, B and C pass. A
 	// proposal the disk does not hold fails gate C.
 	fixed := "// ValidateToken accepts tokens issued up to leeway ahead of now.\nfunc ValidateToken(issuedAt, now time.Time) error {\n\tif issuedAt.After(now.Add(leeway)) {\n\t\treturn ErrSessionExpired\n\t}\n\treturn nil\n}"
 	src, err := os.ReadFile(filepath.Join(repoDir, "internal/auth/session.go"))
 	if err != nil {
-		return s, err
+		return err
 	}
 	old := "// ValidateToken rejects tokens issued in the future.\nfunc ValidateToken(issuedAt, now time.Time) error {\n\tif issuedAt.After(now) {\n\t\treturn ErrSessionExpired\n\t}\n\treturn nil\n}"
 	if !bytes.Contains(src, []byte(old)) {
-		return s, fmt.Errorf("session.go does not hold ValidateToken as written")
+		return fmt.Errorf("session.go does not hold ValidateToken as written")
 	}
 	if err := os.WriteFile(filepath.Join(repoDir, "internal/auth/session.go"), bytes.Replace(src, []byte(old), []byte(fixed), 1), 0o644); err != nil {
-		return s, err
+		return err
 	}
 	for _, p := range []cairn.CodeProposeRequest{
 		{EntityKey: s.Key, Content: fixed},
@@ -216,13 +242,13 @@ func Seed(ctx context.Context, eng *cairn.Engine, repoDir string) (Seeded, error
 	} {
 		p.EpisodeID, p.SessionID, p.RepoID = s.GatesEpisode, "s1", s.Repo
 		if _, err := eng.ProposeCode(ctx, p); err != nil {
-			return s, err
+			return err
 		}
 	}
 	if _, err := eng.PromoteCode(ctx, cairn.CodePromoteRequest{EpisodeID: s.GatesEpisode, SessionID: "s1", RepoID: s.Repo, Approval: "approved"}); err != nil {
-		return s, err
+		return err
 	}
-	return s, nil
+	return nil
 }
 
 func ptr(f float64) *float64 { return &f }

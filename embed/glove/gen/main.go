@@ -39,9 +39,32 @@ func main() {
 var wordRE = regexp.MustCompile(`^[\p{L}\p{N}]+$`)
 
 func run(in, out string, keep int) error {
-	f, err := os.Open(in)
+	rows, dim, err := readRows(in, keep)
 	if err != nil {
 		return err
+	}
+	pc := commonDirection(rows, dim)
+	if err := writeFile(out, rows, dim, pc); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s: %d words × %d dims\n", out, len(rows), dim)
+	return nil
+}
+
+// row is a word kept, its rank in the package's full list and its vector.
+type row struct {
+	word string
+	rank int
+	vec  []float64
+}
+
+// readRows reads the package at in and keeps keep words (letters and
+// digits only), in frequency order; each word's rank is its place in the
+// package's full list, so frequency estimates stay true to the corpus.
+func readRows(in string, keep int) ([]row, int, error) {
+	f, err := os.Open(in)
+	if err != nil {
+		return nil, 0, err
 	}
 	defer f.Close()
 	var pkg struct {
@@ -50,19 +73,11 @@ func run(in, out string, keep int) error {
 		Vectors    map[string][]float64 `json:"vectors"`
 	}
 	if err := json.NewDecoder(bufio.NewReaderSize(f, 1<<20)).Decode(&pkg); err != nil {
-		return fmt.Errorf("decoding %s: %w", in, err)
+		return nil, 0, fmt.Errorf("decoding %s: %w", in, err)
 	}
 	dim := pkg.Dimensions
 	if dim != glove.Dim {
-		return fmt.Errorf("%d dimensions; want %d", dim, glove.Dim)
-	}
-	// Keep words (letters and digits only), in frequency order; each word's
-	// rank is its place in the package's full list, so frequency estimates
-	// stay true to the corpus.
-	type row struct {
-		word string
-		rank int
-		vec  []float64
+		return nil, 0, fmt.Errorf("%d dimensions; want %d", dim, glove.Dim)
 	}
 	var rows []row
 	for rank, w := range pkg.Words {
@@ -75,9 +90,12 @@ func run(in, out string, keep int) error {
 		}
 		rows = append(rows, row{w, rank, v[:dim]})
 	}
-	// The common direction: the first principal component of the word
-	// vectors weighted as the sentence embedder weighs them, by power
-	// iteration.
+	return rows, dim, nil
+}
+
+// commonDirection is the first principal component of the word vectors
+// weighted as the sentence embedder weighs them, by power iteration.
+func commonDirection(rows []row, dim int) []float64 {
 	pc := make([]float64, dim)
 	for i := range pc {
 		pc[i] = 1 / math.Sqrt(float64(dim))
@@ -103,6 +121,13 @@ func run(in, out string, keep int) error {
 			pc[i] = next[i] / n
 		}
 	}
+	return pc
+}
+
+// writeFile writes the embedded file: the header, the common direction,
+// the words with their ranks, then each vector quantised to int8 with its
+// scale.
+func writeFile(out string, rows []row, dim int, pc []float64) error {
 	o, err := os.Create(out)
 	if err != nil {
 		return err
@@ -137,9 +162,5 @@ func run(in, out string, keep int) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	if err := o.Close(); err != nil {
-		return err
-	}
-	fmt.Printf("wrote %s: %d words × %d dims\n", out, len(rows), dim)
-	return nil
+	return o.Close()
 }

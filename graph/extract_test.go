@@ -18,6 +18,7 @@ import (
 type fixtureThought struct {
 	ID       string     `json:"id"`
 	Split    string     `json:"split"`
+	Stratum  string     `json:"stratum"`
 	Text     string     `json:"text"`
 	Entities [][]string `json:"entities"`
 	Edges    [][]string `json:"edges"`

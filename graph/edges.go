@@ -46,6 +46,7 @@ func (x *extractor) edgesOf(s sentence, ms []mention, prev sentMentions) {
 		}
 	}
 	e.insteadOf()
+	e.dropThenUse()
 	for i := 0; i < len(e.toks); i++ {
 		if e.isMention(i) || !e.toks[i].word {
 			continue
@@ -78,6 +79,15 @@ func (e *edgeScan) relationAt(i int, r relation, end int) int {
 		}
 	}
 	subjs, conf := e.subjects(i, r)
+	if r.swap {
+		if next, done := e.replaceWith(r, end, negated); done {
+			return next
+		}
+		if len(subjs) == 0 {
+			return end - 1
+		}
+		r.swap = false
+	}
 	objs := e.objects(end, r)
 	if len(objs) == 0 {
 		return end - 1
@@ -86,17 +96,10 @@ func (e *edgeScan) relationAt(i int, r relation, end int) int {
 		// "X moved to Conn as LoadType": a move and a new name, no relation.
 		return end - 1
 	}
-	if r.swap {
-		next, done := e.replaceWith(r, objs[0], negated)
-		if done {
-			return next
-		}
-		if len(subjs) == 0 {
-			return end - 1
-		}
-		r.swap = false
+	if a := e.ms[objs[len(objs)-1]].e; r.rel == "replaces" && !r.passive && e.word(a) && (e.lower(a) == "with" || e.lower(a) == "by") {
+		negated = true // "X replaces Y with a copy": X is the agent of a replacement, not Y's replacement
 	}
-	if !negated {
+	if !negated && !e.hypothetical(subjs) {
 		e.emit(r, subjs, objs, conf)
 	}
 	if len(subjs) > 0 && subjs[0] >= 0 {
@@ -124,6 +127,10 @@ func (e *edgeScan) subjects(i int, r relation) ([]int, float64) {
 		return nil, 0
 	}
 	k := e.skipToSubject(i - 1)
+	if e.word(k) && e.lower(k) == "to" && e.isMention(k-1) && e.lower(i) == r.words[0] && !strings.HasSuffix(e.lower(i), "s") &&
+		!strings.HasSuffix(e.lower(i), "ed") {
+		k-- // an infinitive's subject: "Update arc4random to use ChaCha20"
+	}
 	if e.word(k) && (namingNouns[e.lower(k)] || namingNouns[strings.TrimSuffix(e.lower(k), "s")]) && e.isMention(e.skipBrackets(k-1, -1)) {
 		k = e.skipBrackets(k-1, -1)
 	}
@@ -145,8 +152,8 @@ func (e *edgeScan) subjects(i int, r relation) ([]int, float64) {
 	if mi := e.predicateSubject(i); mi >= 0 {
 		return []int{mi}, confEdgeCarried
 	}
-	if mi := e.sentenceSubject(); mi >= 0 && e.word(k) && e.lower(k) == "then" {
-		return []int{mi}, confEdgeCarried // "X writes ... using Y and then calls Z"
+	if mi := e.sentenceSubject(); mi >= 0 && e.word(k) && (e.lower(k) == "then" || e.lower(k) == "and") {
+		return []int{mi}, confEdgeCarried // "X writes ... using Y and then calls Z", "X sets up ... and calls Y"
 	}
 	return nil, 0
 }
@@ -166,6 +173,19 @@ func (e *edgeScan) sentenceSubject() int {
 		return 0
 	}
 	return -1
+}
+
+// hypothetical reports a subject inside a condition ("if Python was
+// built with MSVC"): what the clause says is not stated as so.
+func (e *edgeScan) hypothetical(subjs []int) bool {
+	if len(subjs) == 0 || subjs[0] < 0 {
+		return false
+	}
+	k := e.ms[subjs[0]].s - 1
+	for k >= 0 && (e.word(k) && determiners[e.lower(k)] || e.isBracket(k)) {
+		k--
+	}
+	return e.word(k) && (e.lower(k) == "if" || e.lower(k) == "unless" || e.lower(k) == "whether")
 }
 
 // skipToSubject steps back from k over what may stand between a subject
@@ -202,11 +222,14 @@ func (e *edgeScan) skipToSubject(k int) int {
 // "and", "or" or commas ("The [URL.String] and [URL.RequestURI] methods").
 func (e *edgeScan) listBefore(mi int) []int {
 	out := []int{mi}
+	conj := false // a comma joins a list only before its "and" or "or": "If fs implements X, Glob calls" lists nothing
 	for {
 		k := e.skipBrackets(e.ms[out[0]].s-1, -1)
-		if !(e.word(k) && (e.lower(k) == "and" || e.lower(k) == "or") || k >= 0 && e.toks[k].text == ",") {
+		isConj := e.word(k) && (e.lower(k) == "and" || e.lower(k) == "or")
+		if !(isConj || conj && k >= 0 && e.toks[k].text == ",") {
 			return out
 		}
+		conj = conj || isConj
 		k = e.skipBrackets(k-1, -1)
 		if !e.isMention(k) {
 			return out
@@ -314,22 +337,60 @@ func (e *edgeScan) wildcardObjects(tail relation, objs []int) []int {
 	return objs
 }
 
-// replaceWith handles "replaced X with Y" and "migrated from X to Y" (Y
-// replaces X): done is false when no "with", "to" or "by" follows X.
-func (e *edgeScan) replaceWith(r relation, obj int, negated bool) (next int, done bool) {
-	j := e.ms[obj].e
-	if !e.word(j) || (e.lower(j) != "with" && e.lower(j) != "to" && e.lower(j) != "by") {
+// replaceWith handles "replaced X with Y", "migrated from X to Y" and
+// "Replace Build-Depends on A and B with C and D" (Y replaces X, C
+// replaces A, D replaces B): the things replaced come within a few words
+// of the verb, then "with", "to" or "by" and their replacements. done is
+// false when that structure is not there.
+func (e *edgeScan) replaceWith(r relation, end int, negated bool) (next int, done bool) {
+	k := end
+	for skip := 0; k < len(e.toks) && !e.isMention(k) && skip < 4; k++ {
+		if !e.word(k) && !e.isBracket(k) || e.word(k) && (e.lower(k) == "with" || e.lower(k) == "by" || e.lower(k) == "to") {
+			return 0, false
+		}
+		if !determiners[e.lower(k)] && !e.isBracket(k) {
+			skip++
+		}
+	}
+	olds, j := e.listAt(k)
+	if len(olds) == 0 || !e.word(j) || (e.lower(j) != "with" && e.lower(j) != "to" && e.lower(j) != "by") {
 		return 0, false
 	}
 	j++
 	for j < len(e.toks) && (e.word(j) && determiners[e.lower(j)] || e.isBracket(j)) {
 		j++
 	}
-	if e.isMention(j) && !negated {
-		e.x.addEdge(e.ms[e.at[j]-1].name, r.rel, e.ms[obj].name, confEdgeDirect, "replace-with", e.s)
+	news, after := e.listAt(j)
+	for n, y := range news {
+		for m, x := range olds {
+			if negated || len(olds) == len(news) && n != m || len(olds) > 1 && len(news) > 1 && len(olds) != len(news) {
+				continue
+			}
+			e.x.addEdge(e.ms[y].name, r.rel, e.ms[x].name, confEdgeDirect, "replace-with", e.s)
+		}
 	}
-	e.lastSubject, e.lastObjectEnd = -1, j
-	return j, true
+	e.lastSubject, e.lastObjectEnd = -1, after
+	return max(after, j), true
+}
+
+// listAt reads a list of mentions starting at token k ("A, B and C", "A
+// B"), and returns them and where the list ends.
+func (e *edgeScan) listAt(k int) ([]int, int) {
+	var out []int
+	for e.isMention(k) {
+		mi := e.at[k] - 1
+		out = append(out, mi)
+		k = e.skipBrackets(e.ms[mi].e, 1)
+		j := k
+		for j < len(e.toks) && (e.toks[j].text == "," || e.isBracket(j) || e.word(j) && (e.lower(j) == "and" || e.lower(j) == "or")) {
+			j++
+		}
+		if !e.isMention(j) {
+			break
+		}
+		k = j
+	}
+	return out, k
 }
 
 // insteadOf reads "use Y instead of X": Y replaces X.
@@ -351,6 +412,44 @@ func (e *edgeScan) insteadOf() {
 		if e.word(v) && (e.lower(v) == "use" && opens || e.lower(v) == "uses" || e.lower(v) == "using") {
 			e.x.addEdge(e.ms[e.at[y]-1].name, "replaces", e.ms[e.at[x]-1].name, confEdgeDirect, "instead of", e.s)
 		}
+	}
+}
+
+// removals are the verbs that take a thing out: "Drop X, use Y" says Y
+// replaces X.
+var removals = set(`drop dropped remove removed rid deprecate deprecated`)
+
+// dropThenUse reads "Drop X, use Y" and "Get rid of X and use Y" (Y
+// replaces X): a verb of removal opening the sentence with its object,
+// then "use" opening the next clause with its own.
+func (e *edgeScan) dropThenUse() {
+	v := 0
+	for v < len(e.toks) && e.word(v) && (e.lower(v) == "get" || e.lower(v) == "got") {
+		v++
+	}
+	if !e.word(v) || !removals[e.lower(v)] {
+		return
+	}
+	x := v + 1
+	for x < len(e.toks) && (e.word(x) && (determiners[e.lower(x)] || e.lower(x) == "of") || e.isBracket(x)) {
+		x++
+	}
+	if !e.isMention(x) {
+		return
+	}
+	k := e.ms[e.at[x]-1].e
+	for k < len(e.toks) && (e.toks[k].text == "," || e.toks[k].text == ";" || e.word(k) && e.lower(k) == "and") {
+		k++
+	}
+	if k == e.ms[e.at[x]-1].e || !e.word(k) || e.lower(k) != "use" {
+		return
+	}
+	y := k + 1
+	for y < len(e.toks) && (e.word(y) && determiners[e.lower(y)] || e.isBracket(y)) {
+		y++
+	}
+	if e.isMention(y) {
+		e.x.addEdge(e.ms[e.at[y]-1].name, "replaces", e.ms[e.at[x]-1].name, confEdgeDirect, "drop then use", e.s)
 	}
 }
 
@@ -414,6 +513,9 @@ func (e *edgeScan) qualifies(mi int) bool {
 	}
 	w := e.toks[k].text
 	lw := strings.ToLower(w)
+	if isAcronym(w) && !isNumeric(w) {
+		return true // "every Airflow DAG", "the Foo API": the name qualifies an acronym
+	}
 	if namingNouns[lw] {
 		// "the zstd package" names zstd; "the PostgreSQL protocol Close
 		// message" does not.

@@ -100,6 +100,19 @@ const (
 // turned around; a negation before it ("does not use") cancels it. Its
 // confidence is 0.85 (0.75 when carried), at most the weaker entity's.
 func Extract(texts []Text) Extraction {
+	x, sents := newExtractor(texts)
+	var prev sentMentions
+	for _, s := range sents {
+		ms := x.mentions(s)
+		x.edgesOf(s, ms, prev)
+		prev = sentMentions{source: s.source, ms: ms}
+	}
+	return x.result()
+}
+
+// newExtractor splits texts into sentences and notes the words seen
+// capitalised inside a sentence.
+func newExtractor(texts []Text) (*extractor, []sentence) {
 	x := &extractor{ents: map[string]*ExtractedEntity{}, capsSeen: map[string]bool{}}
 	var sents []sentence
 	for _, t := range texts {
@@ -117,13 +130,7 @@ func Extract(texts []Text) Extraction {
 			}
 		}
 	}
-	var prev sentMentions
-	for _, s := range sents {
-		ms := x.mentions(s)
-		x.edgesOf(s, ms, prev)
-		prev = sentMentions{source: s.source, ms: ms}
-	}
-	return x.result()
+	return x, sents
 }
 
 type extractor struct {

@@ -42,7 +42,8 @@ var relations = func() []relation {
 	add("writes_to", false, "writes to", "write to", "wrote to", "writes into", "publishes * to", "publishes to", "publish to", "stores * in", "persists to", "sends * to")
 	add("reads_from", false, "reads from", "read from", "consumes from", "consumes", "subscribes to")
 	add("replaces", false, "replaces", "replaced")
-	add("replaces", true, "is replaced by", "was replaced by", "were replaced by", "replaced by")
+	add("replaces", true, "is replaced by", "was replaced by", "were replaced by", "replaced by", "is replaced with", "are replaced with",
+		"was replaced with", "were replaced with")
 	add("migrated_to", false, "migrated to", "migrates to", "moves to", "moved to", "is moving to")
 	add("part_of", false, "is part of", "are part of", "part of", "belongs to")
 	add("caused", false, "caused", "causes", "triggered")
@@ -52,6 +53,7 @@ var relations = func() []relation {
 	add("created", false, "created", "wrote", "authored", "built")
 	add("created", true, "is created by", "was created by", "created by", "authored by", "was written by", "written by", "developed by", "is developed by")
 	add("built_with", false, "is built with", "built with", "is written in", "written in")
+	add("built_with", true, "is used to build", "was used to build", "used to build")
 	add("monitors", false, "monitors", "scrapes")
 	add("integrates_with", false, "integrates with", "integrate with")
 	// "replaced X with Y" and "migrated from X to Y": Y replaces X. They

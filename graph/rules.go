@@ -36,6 +36,8 @@ func (x *extractor) wordRule(t token, initial bool) (rule, typ string, conf floa
 		}
 	}
 	switch {
+	case isSum(w):
+		return "", "", 0
 	case strings.Contains(w, "/"):
 		return pathRule(w)
 	case isFileName(w):
@@ -48,10 +50,28 @@ func (x *extractor) wordRule(t token, initial bool) (rule, typ string, conf floa
 	return plainRule(w, lw, initial)
 }
 
+// isSum reports words joined by '+' that are no name: a sum of ordinary
+// words or types (sign+digits+decimal, paren+float64), not C++ or
+// libstdc++.
+func isSum(w string) bool {
+	parts := strings.Split(w, "+")
+	if len(parts) < 3 {
+		return false
+	}
+	words := 0
+	for _, p := range parts {
+		if isCommon(p) || numTypeRE.MatchString(p) || len(p) == 1 {
+			words++
+		}
+	}
+	return words*2 > len(parts)
+}
+
 // codeRule classifies a `backticked` span: an identifier or a path, not
 // markup, code or a shell snippet (which hold spaces or operators).
 func codeRule(w string) (rule, typ string, conf float64) {
-	if utf8.RuneCountInString(w) < 2 || strings.ContainsAny(w, " \t") || len(w) > 120 || strings.ContainsAny(w, "<>{}()[];=\"'$|&*!?,\\#") {
+	if utf8.RuneCountInString(w) < 2 || strings.ContainsAny(w, " \t") || len(w) > 120 || strings.ContainsAny(w, "<>{}()[];=\"'$|&*!?,\\#") ||
+		!hasLetters([]string{w}) {
 		return "", "", 0
 	}
 	if codeJargon[w] || numTypeRE.MatchString(w) || len(w) > 2 && w[1] == '.' && w[0] >= 'a' && w[0] <= 'z' {
@@ -104,8 +124,9 @@ func pathRule(w string) (rule, typ string, conf float64) {
 		common = common && (isCommon(p) || codeJargon[strings.ToLower(p)])
 		capital = capital && isCapitalised(p) && !strings.ContainsAny(p, ".-_")
 	}
-	if short || common || capital || genericAcronyms[strings.ToLower(parts[0])] || isCapitalised(parts[0]) && isCommon(parts[0]) {
-		return "", "", 0
+	if short || common || capital || genericAcronyms[strings.ToLower(parts[0])] || isCapitalised(parts[0]) && isCommon(parts[0]) ||
+		len(parts) == 2 && mediaTypes[parts[0]] {
+		return "", "", 0 // alternatives, a protocol's version (HTTP/1.1), a media type (application/json)
 	}
 	if strings.Contains(parts[0], ".") {
 		return "path", "technology", confIdent // a module: go.uber.org/atomic
@@ -113,28 +134,80 @@ func pathRule(w string) (rule, typ string, conf float64) {
 	return "path", "file", confIdent
 }
 
+// mediaTypes are the top-level media types: "application/json" is a value.
+var mediaTypes = set(`application text image audio video multipart font message model`)
+
 // fileExtRE ends the names of files: source, build, packaging, data and
 // documentation files, shared libraries and manual pages.
 var fileExtRE = regexp.MustCompile(`[\p{L}\d]\.(?i:go|py|js|ts|tsx|jsx|rs|java|kt|rb|c|h|cc|cpp|hpp|cs|sh|bash|zsh|yaml|yml|json|toml|md|rst|txt|sql|proto|cfg|ini|conf|env|lock|mod|sum|patch|diff|dpatch|pc|la|a|o|in|ac|am|mk|cmake|vim|el|pl|pm|t|xml|html|css|svg|png|gz|xz|bz2|zip|tar|deb|symbols|install|postinst|postrm|preinst|prerm|service|socket|timer|typelib|desktop|csv|log|rev|news|s|asm|so(?:\.\d+)*|[1-9])$`)
 
-func isFileName(w string) bool { return fileExtRE.MatchString(w) }
+// isFileName reports a file's name: a known extension after a name (a
+// manual page's section after a letter: ssh.1, not HTTP/1.1).
+func isFileName(w string) bool {
+	loc := fileExtRE.FindStringIndex(w)
+	if loc == nil {
+		return false
+	}
+	ext := w[loc[0]+2:]
+	return !(isDigits(ext) && len(ext) == 1 && loc[0] >= 0 && w[loc[0]] >= '0' && w[loc[0]] <= '9')
+}
 
 // dottedRule classifies a word holding '.' that is no file name: a
 // selector of code (ResultReader.Read, ulid.Make) when a part is
 // capitalised; lower-case dotted names are fields and abbreviations
 // (orders.customer_id, e.g).
 func dottedRule(w string) (rule, typ string, conf float64) {
-	for _, p := range strings.Split(w, ".") {
+	parts := strings.Split(w, ".")
+	for _, p := range parts {
 		if p != "" && (isCapitalised(p) || hasInnerCapital(p)) {
 			return "selector", "component", confCamel
 		}
 	}
+	if isReceiverSelector(parts) {
+		return "selector", "component", confIdent
+	}
 	return "", "", 0
 }
 
+// isReceiverSelector reports a selector of code in lower case whose first
+// part is short, as receivers and the standard modules are (c.rwc,
+// sys.argv, self.output_dir, io.open): not an abbreviation (e.g, i.e), a
+// domain (example.com), nor a table's column (orders.customer_id).
+func isReceiverSelector(parts []string) bool {
+	if len(parts) < 2 || utf8.RuneCountInString(parts[0]) > 4 || topLevelDomains[parts[len(parts)-1]] {
+		return false
+	}
+	long := false
+	for _, p := range parts {
+		if p == "" || !isIdentPart(p) {
+			return false
+		}
+		long = long || utf8.RuneCountInString(p) > 2
+	}
+	return long
+}
+
+// isIdentPart reports a part of a name of code: letters, digits and '_',
+// opening with a letter or '_'.
+func isIdentPart(p string) bool {
+	for i, r := range p {
+		if !(r == '_' || unicode.IsLetter(r) || i > 0 && unicode.IsDigit(r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// topLevelDomains end domain names, which are no names of code.
+var topLevelDomains = set(`com org net io dev edu gov info biz co uk de fr jp cn ru eu us ca au app ai me sh ly`)
+
 // adjPrefixes open hyphenated adjectives and compounds: non-degenerate,
 // pre-dependency, mid-stream, per-arch.
-var adjPrefixes = set(`non pre post mid per multi sub self co anti semi cross re un inter over under well half de dis ex`)
+var adjPrefixes = set(`non pre post mid per multi sub self co anti semi cross re un inter over under well half de dis ex pseudo`)
+
+// adjSuffixes end hyphenated adjectives: binNMU-safe, pydoc-style,
+// architecture-specific.
+var adjSuffixes = set(`safe style like based aware specific friendly compatible free only wide level ready proof oriented related`)
 
 // identRule classifies a kebab- or snake-case word: an identifier of a
 // service or component (auth-service, libxfixes-dev, dh-exec), or no
@@ -145,11 +218,14 @@ func identRule(w string) (rule, typ string, conf float64) {
 	if len(parts) >= 2 && macroRE.MatchString(w) {
 		return "macro", "component", confIdent // HAVE_CONFIG_H, AUTOPKGTEST_TMP
 	}
+	if isSnake(w, parts) {
+		return "snake", "component", confIdent // suffix_map, _fields, __init__, execute_after_
+	}
 	if len(parts) < 2 || isCapitalised(w) && !hasInnerCapital(w) {
 		return "", "", 0
 	}
 	last := parts[len(parts)-1]
-	if strings.HasSuffix(last, "ed") || strings.HasSuffix(last, "ing") || adjPrefixes[parts[0]] || isDigits(parts[0]) {
+	if strings.HasSuffix(last, "ed") || strings.HasSuffix(last, "ing") || adjPrefixes[parts[0]] || adjSuffixes[last] || isDigits(parts[0]) {
 		// rate-limited, short-lived, non-degenerate, 32-bit: adjectives.
 		return "", "", 0
 	}
@@ -177,6 +253,26 @@ func identRule(w string) (rule, typ string, conf float64) {
 		return "identCommon", "component", confIdent
 	}
 	return "ident", "component", confIdent
+}
+
+// isSnake reports a name of code written with underscores, which English
+// prose never joins words with: snake case (suffix_map, execute_after_),
+// a private name (_fields) or a Python special name (__init__); not
+// emphasis (_Why_) nor a kebab-case word.
+func isSnake(w string, parts []string) bool {
+	if strings.Contains(w, "-") || !hasLetters(parts) {
+		return false
+	}
+	inner := strings.Trim(w, "_")
+	switch {
+	case strings.HasPrefix(w, "__") && strings.HasSuffix(w, "__"):
+		return len(parts) >= 1 && !strings.Contains(inner, "__")
+	case strings.HasSuffix(w, "_") && strings.HasPrefix(w, "_"):
+		return false // _emphasis_
+	case strings.HasPrefix(w, "_"):
+		return true
+	}
+	return strings.Contains(inner, "_") && len(parts) >= 2
 }
 
 // adjectiveRE ends adjectives: compatible, internal, dangerous, useful.
@@ -220,8 +316,8 @@ func plainRule(w, lw string, initial bool) (rule, typ string, conf float64) {
 	case hasInnerCapital(w):
 		return "camel", "technology", confCamel
 	case isAcronym(w):
-		if r, ok := rank(lw); ok && r < 1000 {
-			return "", "", 0 // OR, IT, AS: a word in capitals
+		if r, ok := rank(lw); ok && r < capsWordRank {
+			return "", "", 0 // OR, IT, ERROR, PORT: a word in capitals
 		}
 		return "acronym", "technology", confAcronym
 	case isCapitalised(w) && !initial:
@@ -240,6 +336,11 @@ func plainRule(w, lw string, initial bool) (rule, typ string, conf float64) {
 	}
 	return "", "", 0
 }
+
+// capsWordRank bounds the ordinary words that a word in capitals spells
+// (ERROR 3,858, AD 2,798): rarer words in capitals are acronyms that
+// name something (GCC 13,623, RSA 18,790).
+const capsWordRank = 5000
 
 // isIndexed reports an ordinary word with an index, a variable's name:
 // line0, line1.
@@ -312,24 +413,6 @@ func isVeryCommon(w string) bool {
 
 func hasDigit(w string) bool { return strings.ContainsAny(w, "0123456789") }
 
-// mentions finds the entity mentions of a sentence and records them.
-func (x *extractor) mentions(s sentence) []mention {
-	var out []mention
-	toks := s.toks
-	loud := isShouting(toks)
-	for i := 0; i < len(toks); {
-		m, typ, conf, rule, ok := x.mentionAt(toks, i, loud)
-		if !ok {
-			i++
-			continue
-		}
-		x.addEntity(m.name, typ, conf, rule, s)
-		out = append(out, m)
-		i = m.e
-	}
-	return out
-}
-
 // mentionAt reads the mention starting at token i, if one does: its span
 // and name, type, confidence and rule.
 func (x *extractor) mentionAt(toks []token, i int, loud bool) (m mention, typ string, conf float64, rule string, ok bool) {
@@ -337,9 +420,15 @@ func (x *extractor) mentionAt(toks []token, i int, loud bool) (m mention, typ st
 	// a dash or a parenthesis.
 	initial := !slices.ContainsFunc(toks[:i], func(t token) bool { return t.word || t.code }) ||
 		i > 0 && (toks[i-1].text == ":" || toks[i-1].text == "-" || toks[i-1].text == "(")
+	if m, ok := standardAt(toks, i); ok {
+		return m, "technology", confKnown, "standard", true
+	}
+	if m, ok := languageCAt(toks, i); ok {
+		return m, "technology", confKnown, "known", true
+	}
 	rule, typ, conf = x.wordRule(toks[i], initial)
-	if rule == "" || !inContext(toks, i, rule, initial, loud) {
-		return m, "", 0, "", false
+	if rule == "" || !inContext(toks, i, rule, initial, loud) || articles[strings.ToLower(toks[i].text)] {
+		return m, "", 0, "", false // an article in capitals is no part of the title after it: "read The Cobra User Guide"
 	}
 	if rule == "rare" && !rareCue(toks, i, initial) {
 		conf = confRareLow
@@ -393,6 +482,35 @@ func (x *extractor) mentionAt(toks []token, i int, loud bool) (m mention, typ st
 		typ = "person"
 	}
 	return mention{s: i, e: j, name: name}, typ, conf, rule, true
+}
+
+// standardBodies publish standards named by a number: RFC 4648, ISO
+// 8601, IEEE 754, PEP 8.
+var standardBodies = set(`RFC ISO IEEE IEC ECMA PEP FIPS ANSI`)
+
+// standardAt reads a standard's name at token i: a standards body in
+// capitals and a number.
+func standardAt(toks []token, i int) (mention, bool) {
+	if i+1 >= len(toks) || !toks[i].word || !standardBodies[toks[i].text] || !toks[i+1].word || !isDigits(toks[i+1].text) {
+		return mention{}, false
+	}
+	return mention{s: i, e: i + 2, name: toks[i].text + " " + toks[i+1].text}, true
+}
+
+// languageCAt reads the C language at token i: "C" or "C++" before a
+// noun (C code, a C thread, C/C++ modules), where a single capital alone
+// is a placeholder (type T, option F).
+func languageCAt(toks []token, i int) (mention, bool) {
+	t := toks[i]
+	if !t.word || t.text != "C" && t.text != "C++" || i+1 >= len(toks) {
+		return mention{}, false
+	}
+	n := toks[i+1]
+	if n.text == "/" && i+2 < len(toks) && toks[i+2].text == "C++" || n.word && isCommonNoun(n.text) && !isPluralOfWord(strings.ToLower(n.text)) ||
+		t.text == "C++" && (n.word || n.text == ")" || n.text == ",") {
+		return mention{s: i, e: i + 1, name: t.text}, true
+	}
+	return mention{}, false
 }
 
 // inContext checks a word's rule against its neighbours: a label inside

@@ -22,6 +22,9 @@ var (
 	// A reference link: [text][label].
 	refLinkRE = regexp.MustCompile(`\[([^\]]*)\]\[[^\]]*\]`)
 	urlRE     = regexp.MustCompile(`\b(?:https?|ftp)://\S+`)
+	// Emphasis with underscores around words ("__not__ this"); a Python
+	// name such as __init__ is left alone.
+	underEmphRE = regexp.MustCompile(`(^|[\s(])__([^_\s][^_]*?[\s][^_]*?[^_\s])__`)
 )
 
 // splitSentences splits text into sentences of tokens, line by line,
@@ -36,7 +39,8 @@ func splitSentences(text string) []sentence {
 		line = linkRE.ReplaceAllString(line, "$1")
 		line = refLinkRE.ReplaceAllString(line, "$1")
 		line = urlRE.ReplaceAllString(line, " ")
-		line = strings.NewReplacer("**", "", "__", "", "*", " ").Replace(line)
+		line = underEmphRE.ReplaceAllString(line, "$1$2")
+		line = strings.NewReplacer("**", "", "*", " ").Replace(line)
 		toks := tokenize(line)
 		start := 0
 		for i, t := range toks {
@@ -104,7 +108,8 @@ func tokenize(line string) []token {
 			} else {
 				i++
 			}
-		case isWordRune(r) || r == '/' && i+1 < len(rs) && isWordRune(rs[i+1]) && (i == 0 || unicode.IsSpace(rs[i-1])):
+		case isWordRune(r) || r == '/' && i+1 < len(rs) && isWordRune(rs[i+1]) && (i == 0 || unicode.IsSpace(rs[i-1])) ||
+			r == '_' && opensIdentifier(rs, i):
 			i = wordAt(rs, i, &out)
 		default:
 			out = append(out, token{text: string(r)})
@@ -117,8 +122,23 @@ func tokenize(line string) []token {
 	return out
 }
 
+// opensIdentifier reports underscores at rs[i] that open a name of code
+// (_fields, __init__, _XOPEN_SOURCE): a letter or digit follows them and
+// none comes before.
+func opensIdentifier(rs []rune, i int) bool {
+	if i > 0 && isWordRune(rs[i-1]) {
+		return false
+	}
+	j := i
+	for j < len(rs) && rs[j] == '_' {
+		j++
+	}
+	return j < len(rs) && isWordRune(rs[j])
+}
+
 // wordAt reads the word starting at rs[i] into out and returns where it
-// ends.
+// ends. Underscores go on a word (a run of them inside, __init__,
+// execute_after_ at its end).
 func wordAt(rs []rune, i int, out *[]token) int {
 	j := i + 1
 	for j < len(rs) {
@@ -126,9 +146,16 @@ func wordAt(rs []rune, i int, out *[]token) int {
 			j++
 			continue
 		}
-		if strings.ContainsRune("-_./+#", rs[j]) && j+1 < len(rs) && isWordRune(rs[j+1]) {
+		if rs[j] == '_' {
+			j++
+			continue
+		}
+		if strings.ContainsRune("-./+#", rs[j]) && j+1 < len(rs) && (isWordRune(rs[j+1]) || rs[j+1] == '_') {
 			j += 2
 			continue
+		}
+		if rs[j] == '+' && j+1 < len(rs) && rs[j+1] == '+' && (j+2 == len(rs) || !isWordRune(rs[j+2])) {
+			j += 2 // C++, libstdc++, g++
 		}
 		break
 	}

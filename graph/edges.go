@@ -47,6 +47,7 @@ func (x *extractor) edgesOf(s sentence, ms []mention, prev sentMentions) {
 	}
 	e.insteadOf()
 	e.dropThenUse()
+	e.debianReplaces()
 	for i := 0; i < len(e.toks); i++ {
 		if e.isMention(i) || !e.toks[i].word {
 			continue
@@ -102,6 +103,15 @@ func (e *edgeScan) relationAt(i int, r relation, end int) int {
 	if !negated && !e.hypothetical(subjs) {
 		e.emit(r, subjs, objs, conf)
 	}
+	if len(subjs) == 0 && r.rel == "depends_on" && !r.passive && !negated {
+		// "Added depends on libvorbis0a to libvorbisenc2 and
+		// libvorbisfile3": what the dependency is added to depends.
+		if j := e.ms[objs[len(objs)-1]].e; e.word(j) && e.lower(j) == "to" {
+			if owners, _ := e.listAt(e.skipModifiers(j + 1)); len(owners) > 0 {
+				e.emit(r, owners, objs, confEdgeDirect)
+			}
+		}
+	}
 	if len(subjs) > 0 && subjs[0] >= 0 {
 		e.lastSubject = subjs[0]
 	}
@@ -146,16 +156,63 @@ func (e *edgeScan) subjects(i int, r relation) ([]int, float64) {
 		return e.listBefore(mi), confEdgeDirect
 	case k == 0 && e.word(0) && (e.lower(0) == "it" || e.lower(0) == "they") && e.prev.source == e.s.source && len(e.prev.ms) == 1:
 		return []int{subjPrev}, confEdgeCarried
+	case k > 0 && e.word(k) && e.lower(k) == "it" && e.pronounSubject(k) >= 0:
+		return []int{e.pronounSubject(k)}, confEdgeCarried
 	case e.lastSubject >= 0 && k >= 0 && k > e.lastObjectEnd-1 && (e.lower(k) == "and" || e.toks[k].text == ","):
 		return []int{e.lastSubject}, confEdgeCarried
 	}
 	if mi := e.predicateSubject(i); mi >= 0 {
 		return []int{mi}, confEdgeCarried
 	}
+	if mi := e.appositionSubject(k); mi >= 0 {
+		return e.listBefore(mi), confEdgeCarried
+	}
 	if mi := e.sentenceSubject(); mi >= 0 && e.word(k) && (e.lower(k) == "then" || e.lower(k) == "and") {
 		return []int{mi}, confEdgeCarried // "X writes ... using Y and then calls Z", "X sets up ... and calls Y"
 	}
 	return nil, 0
+}
+
+// appositionSubject finds X of "X, a <noun phrase> <relation>" from the
+// token k before the relation: a phrase of lower-case words after a
+// comma that follows X ("FNV-1 and FNV-1a, non-cryptographic hash
+// functions created by ..."), or -1.
+func (e *edgeScan) appositionSubject(k int) int {
+	n := 0
+	for ; n < 6 && e.word(k) && !e.isMention(k); n++ {
+		lw := e.lower(k)
+		if isCapitalised(e.toks[k].text) || clauseBreaks[lw] && !articles[lw] || relationStarts[lw] || fillers[lw] || negations[lw] {
+			return -1
+		}
+		k--
+	}
+	if n == 0 || k < 1 || e.toks[k].text != "," {
+		return -1
+	}
+	if p := e.skipBrackets(k-1, -1); e.isMention(p) {
+		return e.at[p] - 1
+	}
+	return -1
+}
+
+// pronounSubject is what "it" at token k inside a sentence stands for:
+// the sentence's subject ("X is like Y, except that it uses Z"), else
+// the one mention before it ("Create X as it depends on Y"); -1 when
+// that is not clear.
+func (e *edgeScan) pronounSubject(k int) int {
+	if mi := e.sentenceSubject(); mi >= 0 {
+		return mi
+	}
+	before := -1
+	for mi, m := range e.ms {
+		if m.e <= k {
+			if before >= 0 {
+				return -1
+			}
+			before = mi
+		}
+	}
+	return before
 }
 
 // sentenceSubject is the mention that opens the sentence as its subject
@@ -199,8 +256,8 @@ func (e *edgeScan) skipToSubject(k int) int {
 			k--
 		case e.word(k) && relativePronouns[e.lower(k)]:
 			k--
-			if k >= 1 && e.toks[k].text == "," && e.isMention(k-1) {
-				k--
+			if k >= 1 && e.toks[k].text == "," && e.isMention(e.skipBrackets(k-1, -1)) {
+				k = e.skipBrackets(k-1, -1) // "X, which", "[X], which"
 			}
 		case e.toks[k].text == ")":
 			open := k
@@ -289,17 +346,14 @@ func (e *edgeScan) skipBrackets(k, dir int) int {
 // "and" ("stores receipts in S3 and metadata in PostgreSQL").
 func (e *edgeScan) objects(end int, r relation) []int {
 	var objs []int
-	k := end
-	for k < len(e.toks) && !e.isMention(k) && (e.word(k) && determiners[e.lower(k)] || e.isBracket(k)) {
-		k++
-	}
+	k := e.skipModifiers(end)
 	for e.isMention(k) {
 		mi := e.at[k] - 1
 		objs = append(objs, mi)
 		k = e.ms[mi].e
 		j := e.skipParenthesis(k)
 		for j < len(e.toks) && (e.toks[j].text == "," || e.isBracket(j) || e.word(j) && (e.lower(j) == "and" || e.lower(j) == "or" ||
-			e.lower(j) == "else" || determiners[e.lower(j)])) {
+			e.lower(j) == "else" || determiners[e.lower(j)] || r.passive && e.lower(j) == "by" && j > k)) {
 			j++
 		}
 		if j == k || !e.isMention(j) || r.swap {
@@ -307,11 +361,34 @@ func (e *edgeScan) objects(end int, r relation) []int {
 		}
 		k = j
 	}
-	objs = slices.DeleteFunc(objs, func(mi int) bool { return e.qualifies(mi) })
+	objs = slices.DeleteFunc(objs, func(mi int) bool { return e.qualifies(mi) && !(throughParts[r.rel] && e.partOf(mi)) })
 	if star := slices.Index(r.words, "*"); star >= 0 && len(objs) > 0 {
 		objs = e.wildcardObjects(relation{words: r.words[star+1:]}, objs)
 	}
 	return objs
+}
+
+// skipModifiers steps from k over what may stand between a relation and
+// its object: determiners, brackets, and before a name a hyphenated
+// modifier or the noun that says what the name is ("used by the
+// top-level functions [Info]", "calls the function Foo").
+func (e *edgeScan) skipModifiers(k int) int {
+	for k < len(e.toks) && !e.isMention(k) && (e.word(k) && determiners[e.lower(k)] || e.isBracket(k)) {
+		k++
+	}
+	j := k
+	for n := 0; n < 3 && e.word(j) && !e.isMention(j) && !isCapitalised(e.toks[j].text); n++ {
+		lw := e.lower(j)
+		hyphen := strings.Contains(lw, "-") && !strings.ContainsAny(lw, "_./")
+		if !hyphen && !namingNouns[lw] && !namingNouns[strings.TrimSuffix(lw, "s")] && !classNouns[lw] {
+			break
+		}
+		j++
+		if e.isMention(e.skipBrackets(j, 1)) {
+			return e.skipBrackets(j, 1)
+		}
+	}
+	return k
 }
 
 // wildcardObjects adds the objects of a wildcard phrase's repetitions
@@ -415,6 +492,47 @@ func (e *edgeScan) insteadOf() {
 	}
 }
 
+// debianReplaces reads the Replaces relation a Debian change entry
+// declares for a named package: "Breaks+Replaces: X on Y" (Y replaces
+// X), "Replaces to X on Y" (X replaces Y), "P: Add Conflicts+Replaces: X"
+// (P, the package the entry is about, replaces X).
+func (e *edgeScan) debianReplaces() {
+	for k, t := range e.toks {
+		if !t.word || !(t.text == "Replaces" || strings.HasSuffix(t.text, "+Replaces")) || k+2 >= len(e.toks) {
+			continue
+		}
+		next := e.toks[k+1].text
+		switch {
+		case next == ":":
+			vals, j := e.listAt(k + 2)
+			holder := -1
+			if e.word(j) && e.lower(j) == "on" && e.isMention(e.skipModifiers(j+1)) {
+				holder = e.at[e.skipModifiers(j+1)] - 1
+			} else if len(e.ms) > 0 && e.ms[0].s == 0 && e.ms[0].e < len(e.toks) && e.toks[e.ms[0].e].text == ":" {
+				holder = 0
+			}
+			if holder >= 0 && len(vals) > 0 {
+				e.emit(relation{words: []string{"Replaces"}, rel: "replaces"}, []int{holder}, vals, confEdgeDirect)
+			}
+		case next == "to" || next == "for":
+			holders, j := e.listAt(k + 2)
+			if len(holders) > 0 && e.word(j) && e.lower(j) == "on" {
+				if vals, _ := e.listAt(e.skipOld(j + 1)); len(vals) > 0 {
+					e.emit(relation{words: []string{"Replaces"}, rel: "replaces"}, holders, vals, confEdgeDirect)
+				}
+			}
+		}
+	}
+}
+
+// skipOld steps over determiners and "old" before a package's name.
+func (e *edgeScan) skipOld(k int) int {
+	for e.word(k) && !e.isMention(k) && (determiners[e.lower(k)] || e.lower(k) == "old" || e.lower(k) == "older") {
+		k++
+	}
+	return k
+}
+
 // removals are the verbs that take a thing out: "Drop X, use Y" says Y
 // replaces X.
 var removals = set(`drop dropped remove removed rid deprecate deprecated`)
@@ -492,6 +610,27 @@ func (x *extractor) addEdge(src, rel, dst string, conf float64, rule string, s s
 	}
 	x.edges = append(x.edges, ExtractedEdge{Source: src, Relation: rel, Target: dst, Confidence: conf, SourceID: s.source, Sentence: s.text,
 		Rule: rule, SourceIDs: []string{s.source}})
+}
+
+// throughParts are the relations that hold with a thing when they hold
+// with a part of it: who uses X's calls uses X, who depends on X's
+// variables depends on X; who maintains the Terraform modules does not
+// maintain Terraform.
+var throughParts = set(`uses depends_on calls reads_from writes_to connects_to runs_on integrates_with`)
+
+// partOf reports a mention followed by a plain noun of its parts ("X
+// calls", "X variables", "the X symbols"): no other name follows the
+// noun.
+func (e *edgeScan) partOf(mi int) bool {
+	k := e.skipBrackets(e.ms[mi].e, 1)
+	if !e.word(k) || namingNouns[e.lower(k)] || isAcronym(e.toks[k].text) {
+		return false
+	}
+	if r, end, ok := e.phraseAt(k); ok && r.words[0] != "*" && e.isMention(e.skipModifiers(end)) {
+		return false // a verb of the next clause: "writes to Kafka, and the fraud-detector reads from Kafka"
+	}
+	n := e.skipBrackets(k+1, 1)
+	return !e.isMention(n) && !(e.word(n) && !clauseBreaks[e.lower(n)] && !isCapitalised(e.toks[n].text) && isCommonNoun(e.toks[n].text))
 }
 
 // qualifies reports whether mention mi qualifies a noun that follows it

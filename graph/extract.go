@@ -146,6 +146,7 @@ type token struct {
 	text string
 	word bool // a word (letters, digits, inner - _ . / + #)
 	code bool // a `backticked` span
+	cmd  bool // the program of a `backticked` command line
 	flag bool // a word right after "-" or "--": a command-line flag
 	poss bool // a word followed by a possessive "'s"
 	// spaced marks a token that follows a space (or opens the line).

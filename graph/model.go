@@ -43,7 +43,26 @@ func (x *extractor) candidates(s sentence) []candidate {
 		out = append(out, candidate{m: m, typ: typ, rule: rule, prior: conf})
 		i = m.e
 	}
-	return out
+	return slices.DeleteFunc(out, func(c candidate) bool { return spellsAcronym(toks, c.m) })
+}
+
+// spellsAcronym reports a run of capitalised words whose initials spell
+// (a part of) an acronym of the same sentence: the acronym's expansion
+// ("ELF: Executable and Linking Format"), which the acronym names.
+func spellsAcronym(toks []token, m mention) bool {
+	if m.e-m.s < 2 {
+		return false
+	}
+	var initials []byte
+	for _, t := range toks[m.s:m.e] {
+		initials = append(initials, t.text[0])
+	}
+	for k, t := range toks {
+		if (k < m.s || k >= m.e) && t.word && isUpperWord(t.text) && len(t.text) >= len(initials) && strings.Contains(t.text, string(initials)) {
+			return true
+		}
+	}
+	return false
 }
 
 // mentions finds the entity mentions of a sentence, scores each with the
@@ -127,7 +146,7 @@ func (x *extractor) features(toks []token, c candidate, ctx sentenceContext, emi
 	m := c.m
 	first := toks[m.s].text
 	lw := strings.ToLower(first)
-	initial := !slices.ContainsFunc(toks[:m.s], func(t token) bool { return t.word || t.code })
+	initial := opensSentence(toks, m.s)
 	f("bias")
 	f("rule", c.rule)
 	f("rule", c.rule, strconv.FormatFloat(c.prior, 'f', 2, 64))

@@ -265,6 +265,15 @@ func TestMentionModelCrossValidated(t *testing.T) {
 		len(d.names), cv)
 	t.Logf("the third batch's tune half: rules %s, cross-validated %s", scoreItems(d.examples, prior, d.gold, d.third),
 		scoreItems(d.examples, p, d.gold, d.third))
+	if os.Getenv("CURVE") != "" {
+		for _, th := range []float64{0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8} {
+			q := make([]float64, len(p))
+			for i := range p {
+				q[i] = p[i] + 0.6 - th
+			}
+			t.Logf("threshold %.2f: all %s third %s", th, scoreItems(d.examples, q, d.gold, all), scoreItems(d.examples, q, d.gold, d.third))
+		}
+	}
 }
 
 // TestMentionModel retrains the mention model on the tune halves and

@@ -21,6 +21,11 @@ func (x *extractor) wordRule(t token, initial bool) (rule, typ string, conf floa
 	w := t.text
 	lw := strings.ToLower(w)
 	switch {
+	case t.cmd:
+		if rule, typ, conf := codeRule(w); rule != "" {
+			return "command", typ, conf
+		}
+		return "", "", 0
 	case t.code:
 		return codeRule(w)
 	case !t.word || t.flag || utf8.RuneCountInString(w) < 2 || isNumeric(w) || isValue(lw) || isReference(w) ||
@@ -80,6 +85,9 @@ func codeRule(w string) (rule, typ string, conf float64) {
 	if r, ok := rank(w); ok && r < commonRank && !isKnownName(strings.ToLower(w)) {
 		return "code", "component", confCodeWord // `double`, `metric`: a word in code type
 	}
+	if isUpperWord(w) {
+		return "code", "component", confCode // `$HOME`, `PATH`: an environment variable
+	}
 	if strings.Contains(w, "/") || strings.Contains(w, ".") {
 		if rule, _, _ := pathRule(w); rule == "" && !strings.Contains(w, ".") {
 			return "", "", 0 // alternatives: `Create/Connect`
@@ -95,7 +103,7 @@ var (
 	valueRE = regexp.MustCompile(`^\d+(?:\.\d+)?(?:[a-z]{1,3}|[a-z]{1,2}/s)$`)
 	// Numeric types and one-letter names with digits: uint16, float32,
 	// m1, x2 (no entities).
-	numTypeRE = regexp.MustCompile(`^(?:u?int|float|complex|i|u|f)\d+$|^[a-z]\d$`)
+	numTypeRE = regexp.MustCompile(`^(?:u?int|float|complex|i|u|f)(?:8|16|32|64|128)$|^[a-z]\d$`)
 	// A commit hash: hexadecimal, seven characters or more, with a digit.
 	hashRE = regexp.MustCompile(`^[0-9a-f]*[0-9][0-9a-f]*$`)
 	// A macro, constant or environment variable: upper case and '_'.
@@ -114,6 +122,9 @@ func isReference(w string) bool {
 // when it starts with '/' or ends in a file extension), unless its parts
 // are alternatives (I/O, and/or, read/write, Create/Connect).
 func pathRule(w string) (rule, typ string, conf float64) {
+	if strings.HasPrefix(w, "/") && isPlaceholderPath(w) {
+		return "", "", 0 // /path/to/file, /prefix/file: an example
+	}
 	if strings.HasPrefix(w, "/") || isFileName(w) {
 		return "path", "file", confIdent
 	}
@@ -132,6 +143,19 @@ func pathRule(w string) (rule, typ string, conf float64) {
 		return "path", "technology", confIdent // a module: go.uber.org/atomic
 	}
 	return "path", "file", confIdent
+}
+
+// isPlaceholderPath reports an absolute path of ordinary English words
+// only (/path/to/file, /prefix): an example, where real paths hold names
+// (/usr/include, /etc/localtime).
+func isPlaceholderPath(w string) bool {
+	parts := strings.FieldsFunc(w, func(r rune) bool { return r == '/' })
+	for _, p := range parts {
+		if !isCommon(p) || codeJargon[strings.ToLower(p)] || strings.ContainsAny(p, ".-_") {
+			return false
+		}
+	}
+	return len(parts) > 0
 }
 
 // mediaTypes are the top-level media types: "application/json" is a value.
@@ -166,7 +190,24 @@ func dottedRule(w string) (rule, typ string, conf float64) {
 	if isReceiverSelector(parts) {
 		return "selector", "component", confIdent
 	}
+	if isModulePath(parts) {
+		return "module", "component", confRareLow // email.header: a name when a noun says so ("the email.header class")
+	}
 	return "", "", 0
+}
+
+// isModulePath reports a dotted name of code in lower case (email.header,
+// urllib.request), which only a noun after it tells from a table's column.
+func isModulePath(parts []string) bool {
+	if len(parts) < 2 || topLevelDomains[parts[len(parts)-1]] {
+		return false
+	}
+	for _, p := range parts {
+		if utf8.RuneCountInString(p) < 2 || !isIdentPart(p) {
+			return false
+		}
+	}
+	return true
 }
 
 // isReceiverSelector reports a selector of code in lower case whose first
@@ -218,6 +259,12 @@ func identRule(w string) (rule, typ string, conf float64) {
 	if len(parts) >= 2 && macroRE.MatchString(w) {
 		return "macro", "component", confIdent // HAVE_CONFIG_H, AUTOPKGTEST_TMP
 	}
+	if allUpper(w) {
+		if genericAcronyms[parts[0]] && genericAcronyms[parts[len(parts)-1]] {
+			return "", "", 0
+		}
+		return "acronym", "technology", confAcronym // XML-RPC, NV-CONTROL
+	}
 	if isSnake(w, parts) {
 		return "snake", "component", confIdent // suffix_map, _fields, __init__, execute_after_
 	}
@@ -253,6 +300,16 @@ func identRule(w string) (rule, typ string, conf float64) {
 		return "identCommon", "component", confIdent
 	}
 	return "ident", "component", confIdent
+}
+
+// allUpper reports a kebab word of capitals: XML-RPC, NV-CONTROL.
+func allUpper(w string) bool {
+	for _, p := range strings.Split(w, "-") {
+		if !isUpperWord(p) {
+			return false
+		}
+	}
+	return strings.Contains(w, "-")
 }
 
 // isSnake reports a name of code written with underscores, which English
@@ -418,22 +475,30 @@ func hasDigit(w string) bool { return strings.ContainsAny(w, "0123456789") }
 func (x *extractor) mentionAt(toks []token, i int, loud bool) (m mention, typ string, conf float64, rule string, ok bool) {
 	// A word opens the sentence, or a part of it after a label's colon,
 	// a dash or a parenthesis.
-	initial := !slices.ContainsFunc(toks[:i], func(t token) bool { return t.word || t.code }) ||
-		i > 0 && (toks[i-1].text == ":" || toks[i-1].text == "-" || toks[i-1].text == "(")
+	initial := opensSentence(toks, i) || i > 0 && (toks[i-1].text == ":" || toks[i-1].text == "-" || toks[i-1].text == "(")
 	if m, ok := standardAt(toks, i); ok {
 		return m, "technology", confKnown, "standard", true
 	}
 	if m, ok := languageCAt(toks, i); ok {
 		return m, "technology", confKnown, "known", true
 	}
+	if m, ok := callAt(toks, i); ok {
+		return m, "component", confIdent, "call", true
+	}
+	if m, ok := docNameAt(toks, i); ok {
+		return m, "component", confIdent, "docname", true
+	}
 	rule, typ, conf = x.wordRule(toks[i], initial)
 	if rule == "" || !inContext(toks, i, rule, initial, loud) || articles[strings.ToLower(toks[i].text)] {
 		return m, "", 0, "", false // an article in capitals is no part of the title after it: "read The Cobra User Guide"
 	}
+	if rule == "module" && i+1 < len(toks) && toks[i+1].word && namingNouns[strings.ToLower(toks[i+1].text)] {
+		conf = confIdent // "the email.header class", "urllib.request module"
+	}
 	if rule == "rare" && !rareCue(toks, i, initial) {
 		conf = confRareLow
 	}
-	if (rule == "rare" || rule == "alnum") && inCode(toks, i) {
+	if (rule == "rare" || rule == "alnum") && inCode(toks, i) || (rule == "cap" || rule == "camel" || rule == "initial") && inIndex(toks, i) {
 		return m, "", 0, "", false // a variable in code quoted in prose: "&allgs[0]", "stddev = 1"
 	}
 	j := runEnd(toks, i, rule)
@@ -482,6 +547,47 @@ func (x *extractor) mentionAt(toks []token, i int, loud bool) (m mention, typ st
 		typ = "person"
 	}
 	return mention{s: i, e: j, name: name}, typ, conf, rule, true
+}
+
+// opensSentence reports a token with no word before it but a leading
+// bracketed reference ("[a4c337b] Make sure ...").
+func opensSentence(toks []token, i int) bool {
+	start := 0
+	if len(toks) > 0 && toks[0].text == "[" {
+		for k := 1; k < len(toks) && k <= 4; k++ {
+			if toks[k].text == "]" {
+				start = k + 1
+				break
+			}
+		}
+	}
+	return start <= i && !slices.ContainsFunc(toks[start:i], func(t token) bool { return t.word || t.code })
+}
+
+// callAt reads a function written as a call with no arguments at token
+// i: "first(), next() and last()", "release() calls" (a word the rules
+// would take for English otherwise).
+func callAt(toks []token, i int) (mention, bool) {
+	t := toks[i]
+	if !t.word || t.flag || i+2 >= len(toks) || toks[i+1].text != "(" || toks[i+1].spaced || toks[i+2].text != ")" ||
+		!hasLetters([]string{t.text}) || pronouns[strings.ToLower(t.text)] || utf8.RuneCountInString(t.text) < 2 {
+		return mention{}, false
+	}
+	return mention{s: i, e: i + 1, name: t.text}, true
+}
+
+// docNameAt reads the name a doc comment of code opens with: a word in
+// lower case, or an ordinary word capitalised, before "returns" or
+// "reports" ("at returns the i'th digit", "All returns an iterator").
+func docNameAt(toks []token, i int) (mention, bool) {
+	if i != 0 || len(toks) < 3 || !toks[0].word || !toks[1].word || toks[1].text != "returns" && toks[1].text != "reports" {
+		return mention{}, false
+	}
+	lw := strings.ToLower(toks[0].text)
+	if pronouns[lw] || determiners[lw] || articles[lw] || !hasLetters([]string{lw}) || isNumeric(lw) {
+		return mention{}, false
+	}
+	return mention{s: 0, e: 1, name: toks[0].text}, true
 }
 
 // standardBodies publish standards named by a number: RFC 4648, ISO
@@ -552,14 +658,36 @@ func inContext(toks []token, i int, rule string, initial, loud bool) bool {
 func runEnd(toks []token, i int, rule string) int {
 	j := i + 1
 	if rule == "cap" || rule == "initial" || rule == "known" || rule == "camel" || rule == "acronym" {
-		for j < len(toks) && j-i < 4 && continuesRun(toks[j].text, rule) {
+		for j < len(toks) && j-i < 4 && continuesRun(toks[j].text, rule) && !(isUpperWord(toks[j-1].text) && isUpperWord(toks[j].text)) {
 			j++
+		}
+		if j-i >= 2 && j < len(toks) && modelNumberRE.MatchString(toks[j].text) {
+			j++ // "Intel Xeon Platinum 8252C"
 		}
 	}
 	if rule == "acronym" && j == i+1 && j < len(toks) && toks[j].word && len(toks[j].text) >= 3 && isDigits(toks[j].text) {
 		j++
 	}
 	return j
+}
+
+// modelNumberRE matches a product's model number: digits and capitals
+// (8252C, 5950X), not a plain number.
+var modelNumberRE = regexp.MustCompile(`^\d+[A-Z]+\d*$`)
+
+// isUpperWord reports a word in capitals (and digits): SVR4, UNIX, DC.
+// Two side by side are two names ("SVR4 UNIX", "AD DC LDAP").
+func isUpperWord(w string) bool {
+	letters := false
+	for _, r := range w {
+		switch {
+		case unicode.IsUpper(r):
+			letters = true
+		case !unicode.IsDigit(r):
+			return false
+		}
+	}
+	return letters && len(w) >= 2
 }
 
 // notPersonScore bounds the personScore of ordinary words (verbs and
@@ -613,6 +741,14 @@ func inCode(toks []token, i int) bool {
 		return !(i+2 < len(toks) && toks[i+2].word && isDigits(toks[i+2].text))
 	}
 	return false
+}
+
+// inIndex reports a word of an index or a type's arguments written as
+// code: "Set[K comparable]", "make(Set[String])" (where a link to a name
+// in a doc comment, " [Reader]", opens after a space).
+func inIndex(toks []token, i int) bool {
+	return i+1 < len(toks) && toks[i+1].text == "[" && !toks[i+1].spaced ||
+		i > 1 && toks[i-1].text == "[" && !toks[i-1].spaced && (toks[i-2].word || toks[i-2].code)
 }
 
 // verbFollows reports a verb, or the end of a clause, at token j: what

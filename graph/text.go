@@ -103,13 +103,15 @@ func tokenize(line string) []token {
 			if j < len(rs) && j > i+1 {
 				if c := codeName(string(rs[i+1 : j])); c != "" {
 					out = append(out, token{text: c, code: true})
+				} else if c := commandName(string(rs[i+1 : j])); c != "" {
+					out = append(out, token{text: c, code: true, cmd: true})
 				}
 				i = j + 1
 			} else {
 				i++
 			}
 		case isWordRune(r) || r == '/' && i+1 < len(rs) && isWordRune(rs[i+1]) && (i == 0 || unicode.IsSpace(rs[i-1])) ||
-			r == '_' && opensIdentifier(rs, i):
+			r == '_' && opensIdentifier(rs, i) || r == '.' && opensDotName(rs, i):
 			i = wordAt(rs, i, &out)
 		default:
 			out = append(out, token{text: string(r)})
@@ -120,6 +122,20 @@ func tokenize(line string) []token {
 		}
 	}
 	return out
+}
+
+// opensDotName reports a '.' that opens a name after a space: a hidden
+// file (.pydistutils.cfg), a relative path (./configure), a name such as
+// .NET.
+func opensDotName(rs []rune, i int) bool {
+	if i > 0 && !unicode.IsSpace(rs[i-1]) && rs[i-1] != '(' && rs[i-1] != '"' && rs[i-1] != '\'' {
+		return false
+	}
+	j := i + 1
+	if j < len(rs) && rs[j] == '/' {
+		j++
+	}
+	return j+1 < len(rs) && unicode.IsLetter(rs[j]) && (unicode.IsLetter(rs[j+1]) || rs[j+1] == '_')
 }
 
 // opensIdentifier reports underscores at rs[i] that open a name of code
@@ -183,13 +199,29 @@ func wordAt(rs []rune, i int, out *[]token) int {
 // leading * or & and without the call or type arguments that follow an
 // identifier (f(x), T[K], g()); "" when it is not one name.
 func codeName(c string) string {
-	c = strings.TrimLeft(strings.TrimSpace(c), "*&")
+	c = strings.TrimLeft(strings.TrimSpace(c), "*&$")
 	if k := strings.IndexAny(c, "(["); k > 0 && (strings.HasSuffix(c, ")") || strings.HasSuffix(c, "]") || strings.Contains(c[k:], ") ")) {
 		if head := c[:k]; !strings.ContainsAny(head, " \t") {
 			c = head
 		}
 	}
 	return c
+}
+
+// commandName is the program a code span with spaces runs: its first
+// word, when the span reads as a command line (meson test, npm run
+// build, cryptsetup reencrypt), of three letters or more; "" otherwise.
+func commandName(c string) string {
+	f := strings.Fields(c)
+	if len(f) < 2 || len(f) > 8 || utf8.RuneCountInString(f[0]) < 3 || strings.ContainsAny(c, "<>{}[];=\"'$|\\") && !strings.Contains(c, "&&") {
+		return ""
+	}
+	for _, r := range f[0] {
+		if !(unicode.IsLower(r) || unicode.IsDigit(r) || r == '-' || r == '_') {
+			return ""
+		}
+	}
+	return f[0]
 }
 
 func isCapitalised(w string) bool {

@@ -83,7 +83,7 @@ func loadTraining(t testing.TB) *trainingData {
 			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 				t.Fatal(err)
 			}
-			if l.Split == set.split {
+			if l.Split == set.split && !strings.HasSuffix(l.Stratum, "4") {
 				d.add(l, *set.weight)
 			}
 		}

@@ -45,6 +45,12 @@ most one per Debian package and two per other file; Python's docstrings
 (module, class and function, prose paragraphs only) are a new origin:
 
     python3 scripts/kg-sample.py --third FIXTURE LOCOMO_JSON GOMODCACHE GOROOT/src /usr/lib/python3.11 > draw3.jsonl
+
+A fourth batch (a fresh check of how far the rules tuned on the first
+three generalise, and more edges) is drawn the same way with keys
+prefixed "fourth:", PLAIN4 and EDGE4 sentences:
+
+    python3 scripts/kg-sample.py --fourth FIXTURE LOCOMO_JSON GOMODCACHE GOROOT/src /usr/lib/python3.11 > draw4.jsonl
 """
 import glob
 import gzip
@@ -316,7 +322,7 @@ PLAIN3 = {"debian": 30, "locomo": 30, "gomod": 25, "gostd": 25, "pystd": 40}
 EDGE3 = {"debian": 80, "gomod": 70, "gostd": 90, "pystd": 100}
 
 
-def third(fixture, sources):
+def third(fixture, sources, prefix="third:", strata=("plain3", "edge3")):
     """Draws the third batch: the next sentences of each order (keyed
     "third:" so that it is a fresh order) that the fixture does not hold,
     PLAIN3 of any kind and EDGE3 edge sentences, at most one per Debian
@@ -328,8 +334,8 @@ def third(fixture, sources):
         for where, s in items:
             uniq.setdefault(s, where)
         per = 1 if origin == "debian" else 2
-        for stratum, n, keyed, ok in (("plain3", PLAIN3.get(origin, 0), "third:" + origin, lambda s: True),
-                                      ("edge3", EDGE3.get(origin, 0), "third:edge:" + origin, edgey)):
+        for stratum, n, keyed, ok in ((strata[0], PLAIN3.get(origin, 0), prefix + origin, lambda s: True),
+                                      (strata[1], EDGE3.get(origin, 0), prefix + "edge:" + origin, edgey)):
             out, count = [], {}
             for s in sorted(uniq, key=lambda s: key(keyed, s)):
                 if len(out) >= n:
@@ -343,7 +349,23 @@ def third(fixture, sources):
                 print(json.dumps({"origin": origin, "where": uniq[s], "stratum": stratum, "text": s}, ensure_ascii=False))
 
 
+PLAIN4 = {"debian": 10, "locomo": 10, "gomod": 10, "gostd": 10, "pystd": 10}
+EDGE4 = {"debian": 50, "gomod": 30, "gostd": 50, "pystd": 50}
+
+
+def fourth(fixture, sources):
+    """Draws the fourth batch like the third, ordered afresh (keys
+    prefixed "fourth:"): PLAIN4 of any kind and EDGE4 edge sentences."""
+    global PLAIN3, EDGE3
+    PLAIN3, EDGE3 = PLAIN4, EDGE4
+    third(fixture, sources, "fourth:", ("plain4", "edge4"))
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "--fourth":
+        fourth(sys.argv[2], (("debian", debian()), ("locomo", locomo(sys.argv[3])), ("gomod", gomod(sys.argv[4])),
+                             ("gostd", gostd(sys.argv[5])), ("pystd", pystd(sys.argv[6]))))
+        sys.exit(0)
     if sys.argv[1] == "--third":
         third(sys.argv[2], (("debian", debian()), ("locomo", locomo(sys.argv[3])), ("gomod", gomod(sys.argv[4])),
                             ("gostd", gostd(sys.argv[5])), ("pystd", pystd(sys.argv[6]))))

@@ -75,9 +75,12 @@ func (e *edgeScan) phraseAt(i int) (relation, int, bool) {
 func (e *edgeScan) relationAt(i int, r relation, end int) int {
 	negated := false
 	for k := max(0, i-3); k < i; k++ {
-		if e.word(k) && negations[e.lower(k)] {
-			negated = true
+		if e.word(k) && (negations[e.lower(k)] || mayModals[e.lower(k)]) {
+			negated = true // "does not use", "might call": not stated as so
 		}
+	}
+	if r.rel == "migrated_to" && i > 0 && e.word(i-1) && (copulas[e.lower(i-1)] || e.lower(i-1) == "been") {
+		return end - 1 // "orm.Pager is moved to urlvalues.Pager": a thing relocated, no migration
 	}
 	subjs, conf := e.subjects(i, r)
 	if r.swap {
@@ -130,8 +133,9 @@ func (e *edgeScan) subjects(i int, r relation) ([]int, float64) {
 	if r.words[0] == "using" {
 		// A participle: the sentence's subject uses it ("WriteAll writes
 		// ... using Writer.Write"), not the noun before it ("modules
-		// using WASI").
-		if mi := e.sentenceSubject(); mi >= 0 {
+		// using WASI") nor when an infinitive stands between ("reports
+		// an attempt to decode ... using Decode").
+		if mi := e.sentenceSubject(); mi >= 0 && !e.infinitiveBetween(e.ms[mi].e, i) {
 			return []int{mi}, confEdgeCarried
 		}
 		return nil, 0
@@ -195,6 +199,16 @@ func (e *edgeScan) appositionSubject(k int) int {
 	return -1
 }
 
+// infinitiveBetween reports "to" and a verb between tokens a and b.
+func (e *edgeScan) infinitiveBetween(a, b int) bool {
+	for k := a; k+1 < b; k++ {
+		if e.word(k) && e.lower(k) == "to" && e.word(k+1) && !e.isMention(k+1) && !determiners[e.lower(k+1)] {
+			return true
+		}
+	}
+	return false
+}
+
 // pronounSubject is what "it" at token k inside a sentence stands for:
 // the sentence's subject ("X is like Y, except that it uses Z"), else
 // the one mention before it ("Create X as it depends on Y"); -1 when
@@ -231,6 +245,9 @@ func (e *edgeScan) sentenceSubject() int {
 	}
 	return -1
 }
+
+// mayModals say a relation is possible, not that it holds.
+var mayModals = set(`might may could`)
 
 // hypothetical reports a subject inside a condition ("if Python was
 // built with MSVC"): what the clause says is not stated as so.

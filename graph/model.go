@@ -37,7 +37,7 @@ func (x *extractor) candidates(s sentence) []candidate {
 	for i := 0; i < len(toks); {
 		m, typ, conf, rule, ok := x.mentionAt(toks, i, loud)
 		if !ok {
-			i++
+			i = max(i+1, m.e) // past a run that is no name as a whole
 			continue
 		}
 		out = append(out, candidate{m: m, typ: typ, rule: rule, prior: conf})

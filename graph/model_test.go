@@ -83,7 +83,7 @@ func loadTraining(t testing.TB) *trainingData {
 			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 				t.Fatal(err)
 			}
-			if l.Split == set.split && !strings.HasSuffix(l.Stratum, "4") {
+			if l.Split == set.split {
 				d.add(l, *set.weight)
 			}
 		}

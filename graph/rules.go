@@ -85,9 +85,6 @@ func codeRule(w string) (rule, typ string, conf float64) {
 	if r, ok := rank(w); ok && r < commonRank && !isKnownName(strings.ToLower(w)) {
 		return "code", "component", confCodeWord // `double`, `metric`: a word in code type
 	}
-	if isUpperWord(w) {
-		return "code", "component", confCode // `$HOME`, `PATH`: an environment variable
-	}
 	if strings.Contains(w, "/") || strings.Contains(w, ".") {
 		if rule, _, _ := pathRule(w); rule == "" && !strings.Contains(w, ".") {
 			return "", "", 0 // alternatives: `Create/Connect`
@@ -248,7 +245,7 @@ var adjPrefixes = set(`non pre post mid per multi sub self co anti semi cross re
 
 // adjSuffixes end hyphenated adjectives: binNMU-safe, pydoc-style,
 // architecture-specific.
-var adjSuffixes = set(`safe style like based aware specific friendly compatible free only wide level ready proof oriented related`)
+var adjSuffixes = set(`safe style like based aware specific friendly compatible free only wide level ready proof oriented related endian`)
 
 // identRule classifies a kebab- or snake-case word: an identifier of a
 // service or component (auth-service, libxfixes-dev, dh-exec), or no
@@ -277,7 +274,7 @@ func identRule(w string) (rule, typ string, conf float64) {
 		return "", "", 0
 	}
 	common, function, short := true, false, true
-	if adjectiveRE.MatchString(last) && isCommon(last) {
+	if adjectiveRE.MatchString(last) && isKnownWord(last) {
 		return "", "", 0 // IEEE754-compatible, runtime-internal: adjectives
 	}
 	for _, p := range parts {
@@ -388,7 +385,7 @@ func plainRule(w, lw string, initial bool) (rule, typ string, conf float64) {
 	case hasDigit(w) && unicode.IsLetter([]rune(w)[0]) && !isIndexed(lw):
 		return "alnum", "technology", confAlnum // amd64, wine64, python2
 	case isLatin(w) && !hasDigit(w) && !strings.ContainsAny(w, "'’") && !interjections[lw] && !isKnownWord(lw) && !isCompound(lw) &&
-		utf8.RuneCountInString(w) >= 3:
+		utf8.RuneCountInString(w) >= 3 && !isVerbForm(lw):
 		return "rare", "technology", confRare // lintian, zstd, debhelper
 	}
 	return "", "", 0
@@ -398,6 +395,17 @@ func plainRule(w, lw string, initial bool) (rule, typ string, conf float64) {
 // (ERROR 3,858, AD 2,798): rarer words in capitals are acronyms that
 // name something (GCC 13,623, RSA 18,790).
 const capsWordRank = 5000
+
+// isVerbForm reports a word ending as verbs do (-ing, -ed) on a stem of
+// four letters or more: "unmarshaling" is a verb of jargon, not a name.
+func isVerbForm(lw string) bool {
+	for _, suf := range []string{"ing", "ed"} {
+		if base, ok := strings.CutSuffix(lw, suf); ok && len(base) >= 4 {
+			return true
+		}
+	}
+	return false
+}
 
 // isIndexed reports an ordinary word with an index, a variable's name:
 // line0, line1.
@@ -523,6 +531,10 @@ func (x *extractor) mentionAt(toks []token, i int, loud bool) (m mention, typ st
 			typ, conf = "project", confMultiCap
 		case rule == "known" || rule == "camel":
 			conf = max(conf, confMultiCap)
+		case isTitlePhrase(toks[i:j]):
+			// "Use After Free", "Life Of A Write": a phrase in title case;
+			// none of its words starts a mention.
+			return mention{s: i, e: j}, "", 0, "", false
 		default:
 			conf = confMultiCap
 		}
@@ -569,8 +581,17 @@ func opensSentence(toks []token, i int) bool {
 // would take for English otherwise).
 func callAt(toks []token, i int) (mention, bool) {
 	t := toks[i]
-	if !t.word || t.flag || i+2 >= len(toks) || toks[i+1].text != "(" || toks[i+1].spaced || toks[i+2].text != ")" ||
-		!hasLetters([]string{t.text}) || pronouns[strings.ToLower(t.text)] || utf8.RuneCountInString(t.text) < 2 {
+	if !t.word || t.flag || i+2 >= len(toks) || toks[i+1].text != "(" || toks[i+1].spaced || !hasLetters([]string{t.text}) ||
+		pronouns[strings.ToLower(t.text)] || utf8.RuneCountInString(t.text) < 2 {
+		return mention{}, false
+	}
+	lw := strings.ToLower(t.text)
+	empty := toks[i+2].text == ")"
+	manual := i+3 < len(toks) && toks[i+2].word && len(toks[i+2].text) == 1 && isDigits(toks[i+2].text) && toks[i+3].text == ")"
+	// With arguments, a word English does not know: printf("%s"),
+	// setlocale(LC_ALL); a manual page: ssh(1).
+	args := !isKnownWord(lw) && !codeJargon[lw] && utf8.RuneCountInString(lw) >= 3 && isLatin(lw) && !isCapitalised(t.text)
+	if !empty && !manual && !args {
 		return mention{}, false
 	}
 	return mention{s: i, e: i + 1, name: t.text}, true
@@ -690,6 +711,18 @@ func isUpperWord(w string) bool {
 	return letters && len(w) >= 2
 }
 
+// isTitlePhrase reports a run of capitalised words that capitalises a
+// function word too: a phrase in title case (Use After Free, Life Of A
+// Write), where names leave them in lower case (Lord of the Rings).
+func isTitlePhrase(ts []token) bool {
+	for _, t := range ts[1:] {
+		if functionWords[strings.ToLower(t.text)] {
+			return true
+		}
+	}
+	return false
+}
+
 // notPersonScore bounds the personScore of ordinary words (verbs and
 // nouns opening a sentence) from below names.
 const notPersonScore = 0.3
@@ -701,7 +734,7 @@ const notPersonScore = 0.3
 // MCP": two names side by side).
 func continuesRun(w, rule string) bool {
 	lw := strings.ToLower(w)
-	return isCapitalised(w) && !isNumeric(w) && !strings.ContainsAny(w, "/-") && !calendar[lw] && !genericAcronyms[lw] &&
+	return isCapitalised(w) && !isNumeric(w) && !strings.ContainsAny(w, "/-") && !calendar[lw] && !genericAcronyms[lw] && !pronouns[lw] &&
 		!genericAcronyms[strings.TrimSuffix(lw, "s")] && !((rule == "known" || rule == "camel") && isAcronym(w))
 }
 
@@ -810,7 +843,9 @@ func rareCue(toks []token, i int, initial bool) bool {
 		// In a list, when the next item is no ordinary word.
 		return !listOfWords(toks, i)
 	case toks[i-1].word:
-		return nameCues[p] || relationStarts[p]
+		// After a verb of use or change, or the noun that says what a name
+		// is ("package textproto").
+		return nameCues[p] || relationStarts[p] || classNouns[p]
 	}
 	return false
 }
@@ -842,7 +877,8 @@ architecture arch build function method type interface struct variable option fi
 // nameCues come before a name: prepositions and verbs of use and change.
 var nameCues = set(`on from using use uses of by in for via into against than like including such
 replace replaces replaced support supports require requires requiring call calls called run runs
-build builds install installs enable enables disable disables drop drops add adds bump bumps`)
+build builds install installs enable enables disable disables drop drops add adds bump bumps fix fixes update updates
+upgrade upgrades port ports`)
 
 func isDigits(w string) bool {
 	for _, r := range w {

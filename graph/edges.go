@@ -103,6 +103,9 @@ func (e *edgeScan) relationAt(i int, r relation, end int) int {
 	if a := e.ms[objs[len(objs)-1]].e; r.rel == "replaces" && !r.passive && e.word(a) && (e.lower(a) == "with" || e.lower(a) == "by") {
 		negated = true // "X replaces Y with a copy": X is the agent of a replacement, not Y's replacement
 	}
+	if a := e.skipBrackets(e.ms[objs[0]].s-1, -1); r.rel == "created" && !r.passive && e.word(a) && (e.lower(a) == "a" || e.lower(a) == "an") {
+		negated = true // "taggedPointerPack created a taggedPointer": a value made, not a thing authored
+	}
 	if !negated && !e.hypothetical(subjs) {
 		e.emit(r, subjs, objs, conf)
 	}
@@ -135,15 +138,24 @@ func (e *edgeScan) subjects(i int, r relation) ([]int, float64) {
 		// ... using Writer.Write"), not the noun before it ("modules
 		// using WASI") nor when an infinitive stands between ("reports
 		// an attempt to decode ... using Decode").
+		if mi := e.participleHead(i); mi >= 0 {
+			return []int{mi}, confEdgeCarried
+		}
 		if mi := e.sentenceSubject(); mi >= 0 && !e.infinitiveBetween(e.ms[mi].e, i) {
 			return []int{mi}, confEdgeCarried
 		}
 		return nil, 0
 	}
 	k := e.skipToSubject(i - 1)
-	if e.word(k) && e.lower(k) == "to" && e.isMention(k-1) && e.lower(i) == r.words[0] && !strings.HasSuffix(e.lower(i), "s") &&
-		!strings.HasSuffix(e.lower(i), "ed") {
-		k-- // an infinitive's subject: "Update arc4random to use ChaCha20"
+	bound := k < i-1 && e.word(k+1) && relativePronouns[e.lower(k+1)] // "MSVC that was used to build"
+	if e.word(k) && e.lower(k) == "to" && e.lower(i) == r.words[0] && !strings.HasSuffix(e.lower(i), "s") && !strings.HasSuffix(e.lower(i), "ed") {
+		// An infinitive's subject: "Update arc4random to use ChaCha20",
+		// "support for nvidia-settings to use NVML", "readByte needs to use".
+		if e.isMention(k - 1) {
+			k, bound = k-1, true
+		} else if e.word(k-1) && toVerbs[e.lower(k-1)] && e.isMention(k-2) {
+			k, bound = k-2, true
+		}
 	}
 	if e.word(k) && (namingNouns[e.lower(k)] || namingNouns[strings.TrimSuffix(e.lower(k), "s")]) && e.isMention(e.skipBrackets(k-1, -1)) {
 		k = e.skipBrackets(k-1, -1)
@@ -154,7 +166,7 @@ func (e *edgeScan) subjects(i int, r relation) ([]int, float64) {
 	switch {
 	case e.isMention(k):
 		mi := e.at[k] - 1
-		if p := e.skipBrackets(e.ms[mi].s-1, -1); e.word(p) && prepositions[e.lower(p)] {
+		if p := e.skipBrackets(e.ms[mi].s-1, -1); e.word(p) && prepositions[e.lower(p)] && !bound {
 			return nil, 0 // inside a prepositional phrase: "libraries on Linux use"
 		}
 		return e.listBefore(mi), confEdgeDirect
@@ -171,8 +183,10 @@ func (e *edgeScan) subjects(i int, r relation) ([]int, float64) {
 	if mi := e.appositionSubject(k); mi >= 0 {
 		return e.listBefore(mi), confEdgeCarried
 	}
-	if mi := e.sentenceSubject(); mi >= 0 && e.word(k) && (e.lower(k) == "then" || e.lower(k) == "and") {
-		return []int{mi}, confEdgeCarried // "X writes ... using Y and then calls Z", "X sets up ... and calls Y"
+	if mi := e.sentenceSubject(); mi >= 0 && e.word(k) && (e.lower(k) == "then" || e.lower(k) == "and") && !isBaseForm(e.lower(i)) {
+		// "X writes ... using Y and then calls Z", "X sets up ... and calls
+		// Y"; not an instruction ("X computes ...; use A and call B").
+		return []int{mi}, confEdgeCarried
 	}
 	return nil, 0
 }
@@ -202,7 +216,8 @@ func (e *edgeScan) appositionSubject(k int) int {
 // infinitiveBetween reports "to" and a verb between tokens a and b.
 func (e *edgeScan) infinitiveBetween(a, b int) bool {
 	for k := a; k+1 < b; k++ {
-		if e.word(k) && e.lower(k) == "to" && e.word(k+1) && !e.isMention(k+1) && !determiners[e.lower(k+1)] {
+		if e.word(k) && e.lower(k) == "to" && e.word(k+1) && !e.isMention(k+1) && !determiners[e.lower(k+1)] && len(e.toks[k+1].text) >= 3 &&
+			isKnownWord(e.lower(k+1)) {
 			return true
 		}
 	}
@@ -232,16 +247,48 @@ func (e *edgeScan) pronounSubject(k int) int {
 // sentenceSubject is the mention that opens the sentence as its subject
 // (a verb of the third person follows it: "cpuinit sets up ..."), or -1.
 func (e *edgeScan) sentenceSubject() int {
-	if len(e.ms) == 0 || e.ms[0].s != 0 {
+	if len(e.ms) == 0 || e.ms[0].s != 0 && !(e.ms[0].s == 1 && e.word(0) && articles[e.lower(0)]) {
 		return -1
 	}
 	v := e.ms[0].e
+	for n := 0; n < 2 && e.word(v) && (namingNouns[e.lower(v)] || classNouns[e.lower(v)] || e.word(v+1) && namingNouns[e.lower(v+1)]); n++ {
+		v++ // "The sqlite3 extension module provides"
+	}
 	if !e.word(v) || isCapitalised(e.toks[v].text) {
 		return -1
 	}
 	lw := e.lower(v)
 	if copulas[lw] || relationStarts[lw] || strings.HasSuffix(lw, "s") && !strings.HasSuffix(lw, "ss") {
 		return 0
+	}
+	return -1
+}
+
+// toVerbs stand between a subject and its infinitive: "readByte needs
+// to use io.ReadFull".
+var toVerbs = set(`needs need has have tries try wants want ought used seems appears is are was were`)
+
+// isBaseForm reports a verb in its base form (use, call): an
+// instruction's, not a third person's (uses, calls, used).
+func isBaseForm(lw string) bool {
+	return !strings.HasSuffix(lw, "s") && !strings.HasSuffix(lw, "ed")
+}
+
+// participleHead finds X of "returns a X using Y" and "a X which encrypts
+// using Y": a mention after an indefinite article that "using" or a
+// relative clause describes; -1 when there is none.
+func (e *edgeScan) participleHead(i int) int {
+	k := e.skipBrackets(i-1, -1)
+	if e.word(k-1) && relativePronouns[e.lower(k-1)] && !e.isMention(k) {
+		k = e.skipBrackets(k-2, -1) // "a [Stream] which encrypts/decrypts using"
+	}
+	if !e.isMention(k) {
+		return -1
+	}
+	mi := e.at[k] - 1
+	a := e.skipBrackets(e.ms[mi].s-1, -1)
+	if e.word(a) && (e.lower(a) == "a" || e.lower(a) == "an") {
+		return mi
 	}
 	return -1
 }
@@ -507,6 +554,22 @@ func (e *edgeScan) insteadOf() {
 			e.x.addEdge(e.ms[e.at[y]-1].name, "replaces", e.ms[e.at[x]-1].name, confEdgeDirect, "instead of", e.s)
 		}
 	}
+	e.usedInsteadOf()
+}
+
+// usedInsteadOf reads "Y (which) should be used instead of X": Y
+// replaces X.
+func (e *edgeScan) usedInsteadOf() {
+	for k := 1; k+3 < len(e.toks); k++ {
+		if !e.word(k) || e.lower(k) != "used" || e.lower(k+1) != "instead" || e.lower(k+2) != "of" {
+			continue
+		}
+		x := e.skipBrackets(k+3, 1)
+		y := e.skipToSubject(k - 1)
+		if e.isMention(x) && e.isMention(y) && !e.isMention(k-1) {
+			e.x.addEdge(e.ms[e.at[y]-1].name, "replaces", e.ms[e.at[x]-1].name, confEdgeCarried, "used instead of", e.s)
+		}
+	}
 }
 
 // debianReplaces reads the Replaces relation a Debian change entry
@@ -646,8 +709,7 @@ func (e *edgeScan) partOf(mi int) bool {
 	if r, end, ok := e.phraseAt(k); ok && r.words[0] != "*" && e.isMention(e.skipModifiers(end)) {
 		return false // a verb of the next clause: "writes to Kafka, and the fraud-detector reads from Kafka"
 	}
-	n := e.skipBrackets(k+1, 1)
-	return !e.isMention(n) && !(e.word(n) && !clauseBreaks[e.lower(n)] && !isCapitalised(e.toks[n].text) && isCommonNoun(e.toks[n].text))
+	return !e.isMention(e.skipBrackets(k+1, 1))
 }
 
 // qualifies reports whether mention mi qualifies a noun that follows it

@@ -133,7 +133,7 @@ func (e *edgeScan) relationAt(i int, r relation, end int) int {
 // relation, carried by "and" or a comma; else the subject of "X is a ..."
 // whose predicate the phrase goes on ("Tern is a tool that uses pgx").
 func (e *edgeScan) subjects(i int, r relation) ([]int, float64) {
-	if r.words[0] == "using" {
+	if r.words[0] == "using" || r.words[0] == "calling" {
 		// A participle: the sentence's subject uses it ("WriteAll writes
 		// ... using Writer.Write"), not the noun before it ("modules
 		// using WASI") nor when an infinitive stands between ("reports
@@ -698,12 +698,12 @@ func (x *extractor) addEdge(src, rel, dst string, conf float64, rule string, s s
 // maintain Terraform.
 var throughParts = set(`uses depends_on calls reads_from writes_to connects_to runs_on integrates_with`)
 
-// partOf reports a mention followed by a plain noun of its parts ("X
-// calls", "X variables", "the X symbols"): no other name follows the
-// noun.
+// partOf reports a mention followed by a plural noun of its parts ("X
+// calls", "X variables", "the X symbols"), which no other name follows
+// ("the GCC calling convention" is one thing of GCC's, not its parts).
 func (e *edgeScan) partOf(mi int) bool {
 	k := e.skipBrackets(e.ms[mi].e, 1)
-	if !e.word(k) || namingNouns[e.lower(k)] || isAcronym(e.toks[k].text) {
+	if !e.word(k) || namingNouns[e.lower(k)] || isAcronym(e.toks[k].text) || !strings.HasSuffix(e.lower(k), "s") {
 		return false
 	}
 	if r, end, ok := e.phraseAt(k); ok && r.words[0] != "*" && e.isMention(e.skipModifiers(end)) {

@@ -24,12 +24,12 @@ var relations = func() []relation {
 			out = append(out, relation{words: strings.Fields(p), rel: rel, passive: passive})
 		}
 	}
-	add("depends_on", false, "depends on", "depend on", "depended on", "depending on", "relies on", "rely on", "relied on", "requires", "required")
+	add("depends_on", false, "depends on", "depend on", "depended on", "depending on", "relies on", "rely on", "relied on", "requires", "required", "needs")
 	add("uses", false, "uses", "is using", "are using", "use", "used", "using")
 	add("depends_on", true, "is required by", "are required by", "required by")
 	add("uses", true, "is used by", "are used by", "used by")
-	add("calls", false, "calls", "call", "called", "invokes")
-	add("calls", true, "is called by", "called by")
+	add("calls", false, "calls", "call", "called", "invokes", "invoke", "invoked", "calling")
+	add("calls", true, "is called by", "called by", "is invoked by", "invoked by")
 	add("connects_to", false, "talks to", "talk to", "connects to", "connect to")
 	add("owns", false, "owns", "own", "owned")
 	add("owns", true, "is owned by", "are owned by", "owned by")

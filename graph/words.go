@@ -81,6 +81,7 @@ var compoundHeads = set(`self micro multi non per sub inter web`)
 // any other lower-case word after it means the entity only qualifies
 // the real object ("maintains the Terraform modules").
 var clauseBreaks = set(`for in on at to from with by of over via into through since until after before during
+within without across inside outside under above below behind beyond except including like unlike per against among around upon
 and or but so because which that who when while if as than where whereas though although nor yet then
 is are was were has have had will would should must can could may might does did do also too now again
 instead first later today yesterday there here only each both either all every daily weekly nightly`)

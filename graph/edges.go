@@ -25,7 +25,7 @@ type edgeScan struct {
 const subjPrev = -2
 
 func (e *edgeScan) isMention(k int) bool { return k >= 0 && k < len(e.toks) && e.at[k] != 0 }
-func (e *edgeScan) lower(k int) string   { return strings.ToLower(e.toks[k].text) }
+func (e *edgeScan) lower(k int) string   { return e.toks[k].lower }
 func (e *edgeScan) word(k int) bool      { return k >= 0 && k < len(e.toks) && e.toks[k].word }
 
 // isBracket reports punctuation that wraps a name without cutting the
@@ -62,7 +62,7 @@ func (x *extractor) edgesOf(s sentence, ms []mention, prev sentMentions) {
 
 // phraseAt matches the longest relation phrase at token i.
 func (e *edgeScan) phraseAt(i int) (relation, int, bool) {
-	for _, r := range relations {
+	for _, r := range relationsByFirst[e.toks[i].lower] {
 		if end, ok := matchAt(r, e.toks, i, e.isMention); ok {
 			return r, end, true
 		}
@@ -677,17 +677,18 @@ func (e *edgeScan) emit(r relation, subjs, objs []int, conf float64) {
 }
 
 func (x *extractor) addEdge(src, rel, dst string, conf float64, rule string, s sentence) {
-	for i, g := range x.edges {
-		if memory.EdgeKey(g.Source, g.Relation, g.Target) == memory.EdgeKey(src, rel, dst) {
-			if conf > g.Confidence {
-				x.edges[i].Confidence, x.edges[i].SourceID, x.edges[i].Sentence, x.edges[i].Rule = conf, s.source, s.text, rule
-			}
-			if !slices.Contains(g.SourceIDs, s.source) {
-				x.edges[i].SourceIDs = append(x.edges[i].SourceIDs, s.source)
-			}
-			return
+	key := memory.EdgeKey(src, rel, dst)
+	if i, ok := x.edgeAt[key]; ok {
+		g := &x.edges[i]
+		if conf > g.Confidence {
+			g.Confidence, g.SourceID, g.Sentence, g.Rule = conf, s.source, s.text, rule
 		}
+		if !slices.Contains(g.SourceIDs, s.source) {
+			g.SourceIDs = append(g.SourceIDs, s.source)
+		}
+		return
 	}
+	x.edgeAt[key] = len(x.edges)
 	x.edges = append(x.edges, ExtractedEdge{Source: src, Relation: rel, Target: dst, Confidence: conf, SourceID: s.source, Sentence: s.text,
 		Rule: rule, SourceIDs: []string{s.source}})
 }
@@ -738,7 +739,7 @@ func (e *edgeScan) qualifies(mi int) bool {
 		// "the zstd package" names zstd; "the PostgreSQL protocol Close
 		// message" does not.
 		n := e.skipBrackets(k+1, 1)
-		return e.word(n) && !clauseBreaks[strings.ToLower(e.toks[n].text)] || e.isMention(n)
+		return e.word(n) && !clauseBreaks[e.toks[n].lower] || e.isMention(n)
 	}
 	return !isCapitalised(w) && !clauseBreaks[lw] && !strings.HasSuffix(lw, "ly") && !negations[lw]
 }

@@ -113,7 +113,7 @@ func Extract(texts []Text) Extraction {
 // newExtractor splits texts into sentences and notes the words seen
 // capitalised inside a sentence.
 func newExtractor(texts []Text) (*extractor, []sentence) {
-	x := &extractor{ents: map[string]*ExtractedEntity{}, capsSeen: map[string]bool{}}
+	x := &extractor{ents: map[string]*ExtractedEntity{}, capsSeen: map[string]bool{}, edgeAt: map[string]int{}}
 	var sents []sentence
 	for _, t := range texts {
 		for _, s := range splitSentences(t.Content) {
@@ -134,8 +134,9 @@ func newExtractor(texts []Text) (*extractor, []sentence) {
 }
 
 type extractor struct {
-	ents  map[string]*ExtractedEntity
-	edges []ExtractedEdge
+	ents   map[string]*ExtractedEntity
+	edges  []ExtractedEdge
+	edgeAt map[string]int // index in edges by edge key
 	// capsSeen holds words (lower case) seen capitalised inside a
 	// sentence somewhere in the texts.
 	capsSeen map[string]bool
@@ -143,12 +144,13 @@ type extractor struct {
 
 // token is a word, a code span or a punctuation mark of a sentence.
 type token struct {
-	text string
-	word bool // a word (letters, digits, inner - _ . / + #)
-	code bool // a `backticked` span
-	cmd  bool // the program of a `backticked` command line
-	flag bool // a word right after "-" or "--": a command-line flag
-	poss bool // a word followed by a possessive "'s"
+	text  string
+	lower string // text in lower case
+	word  bool   // a word (letters, digits, inner - _ . / + #)
+	code  bool   // a `backticked` span
+	cmd   bool   // the program of a `backticked` command line
+	flag  bool   // a word right after "-" or "--": a command-line flag
+	poss  bool   // a word followed by a possessive "'s"
 	// spaced marks a token that follows a space (or opens the line).
 	spaced bool
 }

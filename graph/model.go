@@ -149,10 +149,10 @@ func (x *extractor) features(toks []token, c candidate, ctx sentenceContext, emi
 	initial := opensSentence(toks, m.s)
 	f("bias")
 	f("rule", c.rule)
-	f("rule", c.rule, strconv.FormatFloat(c.prior, 'f', 2, 64))
+	f("rule", c.rule, strconv.Itoa(int(math.Round(c.prior*100))))
 	f("rule", c.rule, boolStr(initial))
 	f("len", strconv.Itoa(min(3, m.e-m.s)))
-	f("shape", shapeOf(m.name))
+	emit(appendShape(append(buf[:0], "shape="...), m.name), 1)
 	f("case", caseOf(first))
 	f("rank", rankBucket(lw, toks[m.s].code))
 	f("prev", tokClass(toks, m.s-1))
@@ -173,11 +173,11 @@ func boolStr(b bool) string {
 	return "0"
 }
 
-// shapeOf maps a name to its shape: letters to X or x, digits to d, other
-// characters kept, runs of one class collapsed, at most 8 long
-// (PostgreSQL Xx X x, auth-service x-x, ResultReader.Read XxXx.Xx).
-func shapeOf(name string) string {
-	var b []byte
+// appendShape appends a name's shape to b: letters as X or x, digits as
+// d, other characters kept, runs of one class collapsed, at most 8 long
+// (PostgreSQL XxXx, auth-service x-x, ResultReader.Read XxXx.Xx).
+func appendShape(b []byte, name string) []byte {
+	n := 0
 	last := byte(0)
 	for _, r := range name {
 		var c byte
@@ -196,20 +196,26 @@ func shapeOf(name string) string {
 		if c != last {
 			b = append(b, c)
 			last = c
+			n++
 		}
-		if len(b) >= 8 {
+		if n >= 8 {
 			break
 		}
 	}
-	return string(b)
+	return b
 }
 
 // caseOf is a word's case: lower, Cap, UPPER or mixed.
 func caseOf(w string) string {
+	upper, lower := false, false
+	for _, r := range w {
+		upper = upper || unicode.IsUpper(r)
+		lower = lower || unicode.IsLower(r)
+	}
 	switch {
-	case strings.ToLower(w) == w:
+	case !upper:
 		return "lower"
-	case strings.ToUpper(w) == w:
+	case !lower:
 		return "UPPER"
 	case isCapitalised(w) && !hasInnerCapital(w):
 		return "Cap"
@@ -262,7 +268,7 @@ func tokClass(toks []token, k int) string {
 		return "EOS"
 	}
 	t := toks[k]
-	lw := strings.ToLower(t.text)
+	lw := t.lower
 	switch {
 	case t.code:
 		return "CODE"

@@ -68,6 +68,16 @@ var relations = func() []relation {
 	return out
 }()
 
+// relationsByFirst indexes the relation phrases by their first word,
+// longest first.
+var relationsByFirst = func() map[string][]relation {
+	m := map[string][]relation{}
+	for _, r := range relations {
+		m[r.words[0]] = append(m[r.words[0]], r)
+	}
+	return m
+}()
+
 // relationStarts are the first words of relation phrases.
 var relationStarts = func() map[string]bool {
 	m := map[string]bool{}
@@ -82,7 +92,7 @@ var relationStarts = func() map[string]bool {
 func (r relation) match(toks []token, i int) (int, bool) {
 	k := i
 	for _, w := range r.words {
-		if k >= len(toks) || !toks[k].word || strings.ToLower(toks[k].text) != w {
+		if k >= len(toks) || !toks[k].word || toks[k].lower != w {
 			return 0, false
 		}
 		k++

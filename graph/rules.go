@@ -497,10 +497,10 @@ func (x *extractor) mentionAt(toks []token, i int, loud bool) (m mention, typ st
 		return m, "component", confIdent, "docname", true
 	}
 	rule, typ, conf = x.wordRule(toks[i], initial)
-	if rule == "" || !inContext(toks, i, rule, initial, loud) || articles[strings.ToLower(toks[i].text)] {
+	if rule == "" || !inContext(toks, i, rule, initial, loud) || articles[toks[i].lower] {
 		return m, "", 0, "", false // an article in capitals is no part of the title after it: "read The Cobra User Guide"
 	}
-	if rule == "module" && i+1 < len(toks) && toks[i+1].word && namingNouns[strings.ToLower(toks[i+1].text)] {
+	if rule == "module" && i+1 < len(toks) && toks[i+1].word && namingNouns[toks[i+1].lower] {
 		conf = confIdent // "the email.header class", "urllib.request module"
 	}
 	if rule == "rare" && !rareCue(toks, i, initial) {
@@ -510,7 +510,7 @@ func (x *extractor) mentionAt(toks []token, i int, loud bool) (m mention, typ st
 		return m, "", 0, "", false // a variable in code quoted in prose: "&allgs[0]", "stddev = 1"
 	}
 	j := runEnd(toks, i, rule)
-	if first := strings.ToLower(toks[i].text); rule == "initial" && j-i > 1 && isCommon(first) && !x.capsSeen[first] &&
+	if first := toks[i].lower; rule == "initial" && j-i > 1 && isCommon(first) && !x.capsSeen[first] &&
 		(personScore(first) < notPersonScore || isPluralOfWord(first)) {
 		// An ordinary word opening the sentence before a name is no part
 		// of it ("Increase Meson", "Declare Rules-Requires-Root"); a
@@ -522,8 +522,8 @@ func (x *extractor) mentionAt(toks []token, i int, loud bool) (m mention, typ st
 		name = strings.TrimSuffix(name, "s")
 	}
 	if j-i > 1 && !(rule == "acronym" && isDigits(toks[j-1].text)) {
-		last := strings.ToLower(toks[j-1].text)
-		first := strings.ToLower(toks[i].text)
+		last := toks[j-1].lower
+		first := toks[i].lower
 		switch {
 		case orgSuffixes[last]:
 			typ, conf = "organization", confMultiCap
@@ -531,7 +531,7 @@ func (x *extractor) mentionAt(toks []token, i int, loud bool) (m mention, typ st
 			typ, conf = "project", confMultiCap
 		case rule == "known" || rule == "camel":
 			conf = max(conf, confMultiCap)
-		case isTitlePhrase(toks[i:j]):
+		case isTitlePhrase(toks[i:j], initial):
 			// "Use After Free", "Life Of A Write": a phrase in title case;
 			// none of its words starts a mention.
 			return mention{s: i, e: j}, "", 0, "", false
@@ -543,7 +543,7 @@ func (x *extractor) mentionAt(toks []token, i int, loud bool) (m mention, typ st
 	if rule == "initial" {
 		conf = x.initialConfidence(toks, i, j, strings.ToLower(name))
 	}
-	if rule == "cap" && j == i+1 && i > 0 && articles[strings.ToLower(toks[i-1].text)] && isCommon(name) &&
+	if rule == "cap" && j == i+1 && i > 0 && articles[toks[i-1].lower] && isCommon(name) &&
 		(toks[i].poss || j == len(toks) || !isCommonNoun(toks[j].text)) {
 		// "The Client calls", "the Proxy's handler": a role, capitalised
 		// (where "the Temporal docs" names what the docs are of).
@@ -552,10 +552,10 @@ func (x *extractor) mentionAt(toks []token, i int, loud bool) (m mention, typ st
 	if rule == "cap" && j == i+1 && isLanguageOrNation(strings.ToLower(name)) {
 		return m, "", 0, "", false // a language or a nationality: "Spanish translations"
 	}
-	if typ == "concept" && j < len(toks) && toks[j].word && humanVerbs[strings.ToLower(toks[j].text)] && j-i <= 2 && rule != "known" {
+	if typ == "concept" && j < len(toks) && toks[j].word && humanVerbs[toks[j].lower] && j-i <= 2 && rule != "known" {
 		typ = "person"
 	}
-	if typ == "concept" && i > 0 && toks[i-1].word && personCue[strings.ToLower(toks[i-1].text)] {
+	if typ == "concept" && i > 0 && toks[i-1].word && personCue[toks[i-1].lower] {
 		typ = "person"
 	}
 	return mention{s: i, e: j, name: name}, typ, conf, rule, true
@@ -582,10 +582,10 @@ func opensSentence(toks []token, i int) bool {
 func callAt(toks []token, i int) (mention, bool) {
 	t := toks[i]
 	if !t.word || t.flag || i+2 >= len(toks) || toks[i+1].text != "(" || toks[i+1].spaced || !hasLetters([]string{t.text}) ||
-		pronouns[strings.ToLower(t.text)] || utf8.RuneCountInString(t.text) < 2 {
+		pronouns[t.lower] || utf8.RuneCountInString(t.text) < 2 {
 		return mention{}, false
 	}
-	lw := strings.ToLower(t.text)
+	lw := t.lower
 	empty := toks[i+2].text == ")"
 	manual := i+3 < len(toks) && toks[i+2].word && len(toks[i+2].text) == 1 && isDigits(toks[i+2].text) && toks[i+3].text == ")"
 	// With arguments, a word English does not know: printf("%s"),
@@ -604,7 +604,7 @@ func docNameAt(toks []token, i int) (mention, bool) {
 	if i != 0 || len(toks) < 3 || !toks[0].word || !toks[1].word || toks[1].text != "returns" && toks[1].text != "reports" {
 		return mention{}, false
 	}
-	lw := strings.ToLower(toks[0].text)
+	lw := toks[0].lower
 	if pronouns[lw] || determiners[lw] || articles[lw] || !hasLetters([]string{lw}) || isNumeric(lw) {
 		return mention{}, false
 	}
@@ -651,7 +651,7 @@ func inContext(toks []token, i int, rule string, initial, loud bool) bool {
 	lw := strings.ToLower(w)
 	next := ""
 	if i+1 < len(toks) {
-		next = strings.ToLower(toks[i+1].text)
+		next = toks[i+1].lower
 	}
 	capsRule := rule == "cap" || rule == "initial" || rule == "acronym" || rule == "acronyms"
 	switch {
@@ -712,11 +712,12 @@ func isUpperWord(w string) bool {
 }
 
 // isTitlePhrase reports a run of capitalised words that capitalises a
-// function word too: a phrase in title case (Use After Free, Life Of A
-// Write), where names leave them in lower case (Lord of the Rings).
-func isTitlePhrase(ts []token) bool {
-	for _, t := range ts[1:] {
-		if functionWords[strings.ToLower(t.text)] {
+// function word too (but for one opening the sentence): a phrase in title
+// case (Use After Free, Life Of A Write), where names leave them in lower
+// case (Lord of the Rings).
+func isTitlePhrase(ts []token, initial bool) bool {
+	for k, t := range ts {
+		if functionWords[t.lower] && (k > 0 || !initial) {
 			return true
 		}
 	}
@@ -748,11 +749,11 @@ func (x *extractor) initialConfidence(toks []token, i, j int, lw string) float64
 		return confCap
 	case j == i+1 && !isKnownWord(lw) && !isCompound(lw) && verbFollows(toks, j):
 		return confInitial // a word English does not know, before its verb: "Emscripten supports"
-	case j < len(toks) && toks[j].word && (humanVerbs[strings.ToLower(toks[j].text)] || relationStarts[strings.ToLower(toks[j].text)]) &&
-		strings.ToLower(toks[j].text) != "using":
+	case j < len(toks) && toks[j].word && (humanVerbs[toks[j].lower] || relationStarts[toks[j].lower]) &&
+		toks[j].lower != "using":
 		return confInitial
 	case j+1 < len(toks) && (toks[j].text == "and" || toks[j].text == ",") && toks[j+1].word && isCapitalised(toks[j+1].text) &&
-		!commonWords[strings.ToLower(toks[j+1].text)]:
+		!commonWords[toks[j+1].lower]:
 		return confInitial
 	}
 	return confInitialLow
@@ -789,13 +790,13 @@ func inIndex(toks []token, i int) bool {
 // is"), where an instruction's verb is followed by its object
 // ("Relicense the code", "Refactor parser").
 func verbFollows(toks []token, j int) bool {
-	for j < len(toks) && toks[j].word && fillers[strings.ToLower(toks[j].text)] && !copulas[strings.ToLower(toks[j].text)] {
+	for j < len(toks) && toks[j].word && fillers[toks[j].lower] && !copulas[toks[j].lower] {
 		j++
 	}
 	if j >= len(toks) || !toks[j].word {
 		return j >= len(toks) || toks[j].text == "," || toks[j].text == ":" || toks[j].text == "'"
 	}
-	lw := strings.ToLower(toks[j].text)
+	lw := toks[j].lower
 	if copulas[lw] || humanVerbs[lw] || relationStarts[lw] || fillers[lw] {
 		return true
 	}
@@ -831,13 +832,13 @@ func rareCue(toks []token, i int, initial bool) bool {
 	if initial {
 		return true
 	}
-	if j := i + 1; j < len(toks) && (toks[j].word && classNouns[strings.ToLower(toks[j].text)] || toks[j].text == ":") {
+	if j := i + 1; j < len(toks) && (toks[j].word && classNouns[toks[j].lower] || toks[j].text == ":") {
 		return true
 	}
-	if j := i + 1; j < len(toks) && toks[j].word && genericAcronyms[strings.ToLower(toks[j].text)] {
+	if j := i + 1; j < len(toks) && toks[j].word && genericAcronyms[toks[j].lower] {
 		return false // it qualifies a generic acronym: "iterator API"
 	}
-	p := strings.ToLower(toks[i-1].text)
+	p := toks[i-1].lower
 	switch {
 	case p == "," || p == "and" || p == "or":
 		// In a list, when the next item is no ordinary word.

@@ -119,6 +119,7 @@ func tokenize(line string) []token {
 		}
 		if len(out) > start {
 			out[start].spaced = spaced
+			out[start].lower = strings.ToLower(out[start].text)
 		}
 	}
 	return out
@@ -187,6 +188,7 @@ func wordAt(rs []rune, i int, out *[]token) int {
 	if j+1 < len(rs) && (rs[j] == '\'' || rs[j] == '’') && (rs[j+1] == 's' || rs[j+1] == 't') {
 		if rs[j+1] == 't' { // don't, doesn't: keep the negation
 			(*out)[len(*out)-1].text += "'t"
+			(*out)[len(*out)-1].lower = strings.ToLower((*out)[len(*out)-1].text)
 		} else {
 			(*out)[len(*out)-1].poss = true
 		}

@@ -46,19 +46,32 @@ func (x *extractor) candidates(s sentence) []candidate {
 	return slices.DeleteFunc(out, func(c candidate) bool { return spellsAcronym(toks, c.m) })
 }
 
-// spellsAcronym reports a run of capitalised words whose initials spell
-// (a part of) an acronym of the same sentence: the acronym's expansion
-// ("ELF: Executable and Linking Format"), which the acronym names.
+// spellsAcronym reports a mention inside a run of capitalised words (and
+// the function words between them) whose initials spell, in part, an
+// acronym of the same sentence: the acronym's expansion ("ELF:
+// Executable and Linking Format"), which the acronym names.
 func spellsAcronym(toks []token, m mention) bool {
-	if m.e-m.s < 2 {
+	if !isCapitalised(toks[m.s].text) || isUpperWord(toks[m.s].text) {
 		return false
 	}
+	s, e := m.s, m.e
+	for s > 1 && functionWords[toks[s-1].lower] && toks[s-2].word && isCapitalised(toks[s-2].text) && !isUpperWord(toks[s-2].text) {
+		s -= 2
+	}
+	for e+1 < len(toks) && functionWords[toks[e].lower] && toks[e+1].word && isCapitalised(toks[e+1].text) && !isUpperWord(toks[e+1].text) {
+		e += 2
+	}
 	var initials []byte
-	for _, t := range toks[m.s:m.e] {
-		initials = append(initials, t.text[0])
+	for _, t := range toks[s:e] {
+		if isCapitalised(t.text) {
+			initials = append(initials, t.text[0])
+		}
+	}
+	if len(initials) < 2 {
+		return false
 	}
 	for k, t := range toks {
-		if (k < m.s || k >= m.e) && t.word && isUpperWord(t.text) && len(t.text) >= len(initials) && strings.Contains(t.text, string(initials)) {
+		if (k < s || k >= e) && t.word && isUpperWord(t.text) && strings.Contains(t.text, string(initials)) {
 			return true
 		}
 	}

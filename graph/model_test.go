@@ -32,8 +32,9 @@ var trainingSets = []struct {
 
 var sentenceWeight = 1.0
 
-// thoughtWeight weighs the 48 dev thoughts against the 615 tune
-// sentences: the extractor reads agents' thoughts first of all.
+// thoughtWeight weighs the 48 dev thoughts against the tune sentences:
+// the extractor reads agents' thoughts first of all (chosen so that the
+// 87-thought fixture keeps its figures).
 var thoughtWeight = 4.0
 
 // labelled is one labelled text of a fixture.
@@ -129,7 +130,7 @@ func (d *trainingData) add(l labelled, weight float64) {
 // descent with AdaGrad steps, from zero weights, for a fixed number of
 // rounds: deterministic, and the same on every machine but for the last
 // bits of floating point.
-var (
+const (
 	trainRounds = 600
 	trainRate   = 0.5
 	trainL2     = 0.003
@@ -219,15 +220,6 @@ func (d *trainingData) fold(item int) int { return int(sha256.Sum256([]byte(d.id
 // generalise to text the model was not trained on. It never reads a test
 // half.
 func TestMentionModelCrossValidated(t *testing.T) {
-	if v, err := strconv.ParseFloat(os.Getenv("L2"), 64); err == nil {
-		trainL2 = v
-	}
-	if v, err := strconv.ParseFloat(os.Getenv("TW"), 64); err == nil {
-		thoughtWeight = v
-	}
-	if v, err := strconv.Atoi(os.Getenv("ROUNDS")); err == nil {
-		trainRounds = v
-	}
 	d := loadTraining(t)
 	p := make([]float64, len(d.examples))
 	for k := range 5 {
@@ -265,14 +257,19 @@ func TestMentionModelCrossValidated(t *testing.T) {
 		len(d.names), cv)
 	t.Logf("the third batch's tune half: rules %s, cross-validated %s", scoreItems(d.examples, prior, d.gold, d.third),
 		scoreItems(d.examples, p, d.gold, d.third))
-	if os.Getenv("CURVE") != "" {
-		for _, th := range []float64{0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8} {
-			q := make([]float64, len(p))
-			for i := range p {
-				q[i] = p[i] + 0.6 - th
-			}
-			t.Logf("threshold %.2f: all %s third %s", th, scoreItems(d.examples, q, d.gold, all), scoreItems(d.examples, q, d.gold, d.third))
+	// The trade of precision for recall were staging to begin at another
+	// probability (0.6 is where it begins).
+	for _, th := range []float64{0.5, 0.6, 0.7, 0.8} {
+		q := make([]float64, len(p))
+		for i := range p {
+			q[i] = p[i] + 0.6 - th
 		}
+		t.Logf("staging from %.1f: %s", th, scoreItems(d.examples, q, d.gold, all))
+	}
+	// Floors a little under what was measured (P 0.91, R 0.89): a change
+	// of features or rules that generalises worse fails here.
+	if pr, rc := float64(cv.tp)/float64(cv.staged), float64(cv.tp)/float64(cv.gold); pr < 0.90 || rc < 0.87 {
+		t.Errorf("cross-validated entities P %.3f R %.3f: under the floors 0.90, 0.87", pr, rc)
 	}
 }
 

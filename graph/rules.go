@@ -257,10 +257,10 @@ func identRule(w string) (rule, typ string, conf float64) {
 		return "macro", "component", confIdent // HAVE_CONFIG_H, AUTOPKGTEST_TMP
 	}
 	if allUpper(w) {
-		if genericAcronyms[parts[0]] && genericAcronyms[parts[len(parts)-1]] {
-			return "", "", 0
+		if genericAcronyms[parts[0]] && isDigits(parts[len(parts)-1]) {
+			return "", "", 0 // UTF-8: a generic name and a number
 		}
-		return "acronym", "technology", confAcronym // XML-RPC, NV-CONTROL
+		return "acronym", "technology", confAcronym // XML-RPC, NV-CONTROL, FNV-1, DEP-8
 	}
 	if isSnake(w, parts) {
 		return "snake", "component", confIdent // suffix_map, _fields, __init__, execute_after_
@@ -274,7 +274,7 @@ func identRule(w string) (rule, typ string, conf float64) {
 		return "", "", 0
 	}
 	common, function, short := true, false, true
-	if adjectiveRE.MatchString(last) && isKnownWord(last) {
+	if adjectiveRE.MatchString(last) && (isKnownWord(last) || isKnownWord(adjectiveRE.ReplaceAllString(last, ""))) {
 		return "", "", 0 // IEEE754-compatible, runtime-internal: adjectives
 	}
 	for _, p := range parts {
@@ -299,14 +299,16 @@ func identRule(w string) (rule, typ string, conf float64) {
 	return "ident", "component", confIdent
 }
 
-// allUpper reports a kebab word of capitals: XML-RPC, NV-CONTROL.
+// allUpper reports a kebab word of capitals and numbers that opens with
+// capitals: XML-RPC, NV-CONTROL, FNV-1.
 func allUpper(w string) bool {
-	for _, p := range strings.Split(w, "-") {
-		if !isUpperWord(p) {
+	parts := strings.Split(w, "-")
+	for _, p := range parts {
+		if !isUpperWord(p) && !isDigits(p) {
 			return false
 		}
 	}
-	return strings.Contains(w, "-")
+	return len(parts) > 1 && isUpperWord(parts[0])
 }
 
 // isSnake reports a name of code written with underscores, which English

@@ -64,7 +64,7 @@ func splitSentences(text string) []sentence {
 // word that is no English word.
 func namesComponent(label string) bool {
 	w := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(label), ":"))
-	return w != "" && !strings.ContainsAny(w, " \t") && !isKnownWord(w)
+	return w != "" && !strings.ContainsAny(w, " \t") && (!isKnownWord(w) || isUpperWord(w) && !genericAcronyms[strings.ToLower(w)])
 }
 
 func joinTokens(ts []token) string {
@@ -206,6 +206,9 @@ func codeName(c string) string {
 		if head := c[:k]; !strings.ContainsAny(head, " \t") {
 			c = head
 		}
+	}
+	if strings.ContainsAny(c, " \t") {
+		return "" // a snippet or a command line (commandName)
 	}
 	return c
 }

@@ -326,7 +326,7 @@ func TestExtractorNeverStagesJunk(t *testing.T) {
 		// media types, protocol versions, a phrase in title case, words in
 		// capitals, hyphenated adjectives, sums, an acronym's expansion.
 		"Copy /path/to/file as application/json over HTTP/1.1.",
-		"Fix a Use After Free; log at ERROR or INFO level.",
+		"Fix a Use After Free; log at ERROR or WARNING level.",
 		"A big-endian, pydoc-style, quoted-printable value of sign+digits+decimal bytes.",
 		"ELF: Executable and Linking Format, a format of binaries.",
 	}
@@ -343,7 +343,7 @@ func TestExtractorNeverStagesJunk(t *testing.T) {
 		"i", "we", "you", "todo", "q3", "p99", "pr", "e.g", "i.e", "etc", "2026", "14:00", "v2.3.1", "12%", "80", "412",
 		"chinese", "spanish", "german", "kb", "ghz", "150mb/s", "32-bit", "1139e5b", "nil", "ctx", "1234", "lp", "disable-fft", "h",
 		"configure", "in", "no", "event", "shall", "authors", "liable", "claim",
-		"/path/to/file", "application/json", "http/1.1", "use after free", "after free", "error", "info", "big-endian", "pydoc-style",
+		"/path/to/file", "application/json", "http/1.1", "use after free", "after free", "error", "warning", "big-endian", "pydoc-style",
 		"quoted-printable", "sign+digits+decimal", "executable and linking format", "linking format", "executable"}
 	for _, text := range texts {
 		x := graph.Extract([]graph.Text{{ID: "t", Content: text}})

@@ -371,10 +371,9 @@ func plainRule(w, lw string, initial bool) (rule, typ string, conf float64) {
 		return "acronyms", "technology", confAcronym // ULIDs: the plural of a name
 	case hasInnerCapital(w):
 		return "camel", "technology", confCamel
+	case isUpperWord(w) && isCapsWord(lw):
+		return "", "", 0 // OR, IT, ERROR, WARNING: a word in capitals
 	case isAcronym(w):
-		if r, ok := rank(lw); ok && r < capsWordRank {
-			return "", "", 0 // OR, IT, ERROR, PORT: a word in capitals
-		}
 		return "acronym", "technology", confAcronym
 	case isCapitalised(w) && !initial:
 		// Capitalised inside a sentence: a name, even when the word is
@@ -397,6 +396,12 @@ func plainRule(w, lw string, initial bool) (rule, typ string, conf float64) {
 // (ERROR 3,858, AD 2,798): rarer words in capitals are acronyms that
 // name something (GCC 13,623, RSA 18,790).
 const capsWordRank = 5000
+
+// isCapsWord reports an ordinary English word written in capitals.
+func isCapsWord(lw string) bool {
+	r, ok := rank(lw)
+	return ok && r < capsWordRank
+}
 
 // isVerbForm reports a word ending as verbs do (-ing, -ed) on a stem of
 // four letters or more: "unmarshaling" is a verb of jargon, not a name.

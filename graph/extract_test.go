@@ -276,7 +276,8 @@ func TestExtractorQuality(t *testing.T) {
 	// The target is precision 0.85 on the held-out part and in calls; on
 	// the whole fixture the figures may not fall below those measured
 	// before the extractor was changed for real text (entities P 0.988
-	// R 0.975, edges P 0.971 R 0.680).
+	// R 0.975, edges P 0.971 R 0.680), nor edge recall below what the
+	// syntax of relations now finds (0.760).
 	floors := []struct {
 		what string
 		got  float64
@@ -289,7 +290,7 @@ func TestExtractorQuality(t *testing.T) {
 		{"entity precision in calls of 5", calls.Entities.precision(), 0.85},
 		{"edge precision in calls of 5", calls.Edges.precision(), 0.85},
 		{"entity recall", all.Entities.recall(), 0.975},
-		{"edge recall", all.Edges.recall(), 0.68},
+		{"edge recall", all.Edges.recall(), 0.75},
 	}
 	for _, f := range floors {
 		if f.got < f.min {

@@ -9,10 +9,11 @@ import (
 	"github.com/cairnhq/cairn/memory"
 )
 
-// The real-text fixture: 780 sentences nobody here wrote (Debian
+// The real-text fixture: 1,444 sentences nobody here wrote (Debian
 // changelogs, LoCoMo's conversations, the READMEs and CHANGELOGs of Go
-// modules, the standard library's doc comments), labelled by hand with
-// what a careful person would stage (testdata/kg_extraction/README.md).
+// modules, the Go and Python standard libraries' doc comments), labelled
+// by hand with what a careful person would stage
+// (testdata/kg_extraction/README.md).
 const realFixture = "../testdata/kg_extraction/real.jsonl"
 
 // realSplit is a sentence's half: test when the first byte of the SHA-256

@@ -80,27 +80,49 @@ const (
 )
 
 // Extract proposes entities and edges from texts. It is deterministic and
-// offline. An entity is a span found by one of these rules (the most
-// confident wins): a `backticked` identifier or path; a word with inner
-// capitals (PostgreSQL); a kebab- or snake-case identifier ending in a
-// component word (auth-service) or holding an uncommon word; a
-// well-known technology in any case; a run of capitalised words inside a
-// sentence; an acronym that is not generic; a capitalised uncommon word
-// opening a sentence (confident only before a verb or when the word is
-// also capitalised inside a sentence). Never an entity: pronouns,
-// determiners, common words opening a sentence ("The", "This"), markdown
-// labels ("Sources:"), months and weekdays, numbers and versions, generic
-// acronyms (API, URL). Each further mention adds 0.05 (up to 0.1).
+// offline. Rules propose candidate mentions, each with the rule that found
+// it and the rule's own confidence (the constants above): a `backticked`
+// identifier, path or command line's program; a word with inner capitals
+// (PostgreSQL) or a selector of code; a name of code with underscores or
+// written as a call; a kebab-case identifier ending in a component word
+// (auth-service) or holding an uncommon word; a file, path or module; a
+// well-known technology in any case; a standard by number (RFC 4648); a
+// run of capitalised words inside a sentence; an acronym that is not
+// generic; a lower-case word English does not know where names stand; a
+// capitalised uncommon word opening a sentence. Never an entity:
+// pronouns, determiners, common words opening a sentence ("The",
+// "This"), markdown labels ("Sources:"), months and weekdays, numbers,
+// versions and values, generic acronyms (API, URL), words in capitals
+// English knows, title phrases, placeholders and examples of code. The
+// mention model (model.go) then sets each mention's confidence from
+// features of the mention and its neighbours; each further mention adds
+// 0.05 (up to 0.1).
 //
 // An edge is a relation phrase from a fixed vocabulary (uses, depends_on,
 // calls, owns, runs_on, writes_to, reads_from, replaces, ...) between two
-// entities of one sentence, with only auxiliaries and adverbs before it
-// and determiners after it; "and"/"," carry the subject to a second verb
-// and the relation to a list of objects; passives ("is owned by") are
-// turned around; a negation before it ("does not use") cancels it. Its
-// confidence is 0.85 (0.75 when carried), at most the weaker entity's.
+// entities of one sentence, with its subject found through fillers,
+// relative pronouns, infinitives, appositions and participles; "and"
+// and "," carry the subject to a second verb and the relation to a list
+// of objects; passives ("is owned by") are turned around; replacements
+// ("replace X with Y", "use Y instead of X", "Drop X, use Y", Debian's
+// Replaces) point from the new to the old; a negation, a modal of
+// possibility or a condition cancels it. Its confidence is 0.85 (0.75
+// when carried), at most the weaker entity's.
 func Extract(texts []Text) Extraction {
-	x := &extractor{ents: map[string]*ExtractedEntity{}, capsSeen: map[string]bool{}}
+	x, sents := newExtractor(texts)
+	var prev sentMentions
+	for _, s := range sents {
+		ms := x.mentions(s)
+		x.edgesOf(s, ms, prev)
+		prev = sentMentions{source: s.source, ms: ms}
+	}
+	return x.result()
+}
+
+// newExtractor splits texts into sentences and notes the words seen
+// capitalised inside a sentence.
+func newExtractor(texts []Text) (*extractor, []sentence) {
+	x := &extractor{ents: map[string]*ExtractedEntity{}, capsSeen: map[string]bool{}, edgeAt: map[string]int{}}
 	var sents []sentence
 	for _, t := range texts {
 		for _, s := range splitSentences(t.Content) {
@@ -117,18 +139,13 @@ func Extract(texts []Text) Extraction {
 			}
 		}
 	}
-	var prev sentMentions
-	for _, s := range sents {
-		ms := x.mentions(s)
-		x.edgesOf(s, ms, prev)
-		prev = sentMentions{source: s.source, ms: ms}
-	}
-	return x.result()
+	return x, sents
 }
 
 type extractor struct {
-	ents  map[string]*ExtractedEntity
-	edges []ExtractedEdge
+	ents   map[string]*ExtractedEntity
+	edges  []ExtractedEdge
+	edgeAt map[string]int // index in edges by edge key
 	// capsSeen holds words (lower case) seen capitalised inside a
 	// sentence somewhere in the texts.
 	capsSeen map[string]bool
@@ -136,11 +153,13 @@ type extractor struct {
 
 // token is a word, a code span or a punctuation mark of a sentence.
 type token struct {
-	text string
-	word bool // a word (letters, digits, inner - _ . / + #)
-	code bool // a `backticked` span
-	flag bool // a word right after "-" or "--": a command-line flag
-	poss bool // a word followed by a possessive "'s"
+	text  string
+	lower string // text in lower case
+	word  bool   // a word (letters, digits, inner - _ . / + #)
+	code  bool   // a `backticked` span
+	cmd   bool   // the program of a `backticked` command line
+	flag  bool   // a word right after "-" or "--": a command-line flag
+	poss  bool   // a word followed by a possessive "'s"
 	// spaced marks a token that follows a space (or opens the line).
 	spaced bool
 }

@@ -9,10 +9,11 @@ import (
 	"github.com/cairnhq/cairn/memory"
 )
 
-// The real-text fixture: 780 sentences nobody here wrote (Debian
+// The real-text fixture: 1,444 sentences nobody here wrote (Debian
 // changelogs, LoCoMo's conversations, the READMEs and CHANGELOGs of Go
-// modules, the standard library's doc comments), labelled by hand with
-// what a careful person would stage (testdata/kg_extraction/README.md).
+// modules, the Go and Python standard libraries' doc comments), labelled
+// by hand with what a careful person would stage
+// (testdata/kg_extraction/README.md).
 const realFixture = "../testdata/kg_extraction/real.jsonl"
 
 // realSplit is a sentence's half: test when the first byte of the SHA-256
@@ -72,16 +73,30 @@ func TestRealFixtureIsWellFormed(t *testing.T) {
 // fixture, sentence by sentence into an empty graph, for each half.
 // docs/BENCHMARKS.md reports the test half.
 //
-// The targets (test half: entities P 0.90 and R 0.80, edges P 0.85 and R
-// 0.60) are not met: the test half measures entities P 0.809 R 0.785,
-// edges P 0.727 R 0.400. The floors below hold what was measured, a
-// little under it, so that a change that makes the extractor worse on
-// text it was not tuned for fails here.
+// Of the targets (test half: entities P 0.90 and R 0.80, edges P 0.85 and
+// R 0.60) only entity recall is met: the test half (742 sentences)
+// measures entities P 0.837 R 0.827, edges P 0.804 R 0.474. The floors
+// below hold what was measured, a little under it, so that a change that
+// makes the extractor worse on text it was not tuned for fails here.
 func TestExtractorRealText(t *testing.T) {
 	fx := loadFixtureFile(t, realFixture)
 	floors := map[string][4]float64{ // entity P, entity R, edge P, edge R
-		"tune": {0.93, 0.85, 0.95, 0.59},
-		"test": {0.79, 0.77, 0.70, 0.37},
+		"tune": {0.92, 0.89, 0.93, 0.78},
+		"test": {0.83, 0.82, 0.80, 0.47},
+	}
+	// The third and fourth batches (strata plain3, edge3; plain4, edge4)
+	// were labelled after the extractor had been tuned on the batches
+	// before them: their halves are reported on their own too.
+	for _, batch := range []string{"3", "4"} {
+		var part []fixtureThought
+		for _, ft := range fx {
+			if strings.HasSuffix(ft.Stratum, batch) {
+				part = append(part, ft)
+			}
+		}
+		for _, split := range []string{"tune", "test"} {
+			t.Log(realLine(split+batch, measure(part, split, 0.6)))
+		}
 	}
 	for _, split := range []string{"tune", "test"} {
 		q := measure(fx, split, 0.6)

@@ -18,6 +18,7 @@ import (
 type fixtureThought struct {
 	ID       string     `json:"id"`
 	Split    string     `json:"split"`
+	Stratum  string     `json:"stratum"`
 	Text     string     `json:"text"`
 	Entities [][]string `json:"entities"`
 	Edges    [][]string `json:"edges"`
@@ -275,7 +276,8 @@ func TestExtractorQuality(t *testing.T) {
 	// The target is precision 0.85 on the held-out part and in calls; on
 	// the whole fixture the figures may not fall below those measured
 	// before the extractor was changed for real text (entities P 0.988
-	// R 0.975, edges P 0.971 R 0.680).
+	// R 0.975, edges P 0.971 R 0.680), nor edge recall below what the
+	// syntax of relations now finds (0.760).
 	floors := []struct {
 		what string
 		got  float64
@@ -288,7 +290,7 @@ func TestExtractorQuality(t *testing.T) {
 		{"entity precision in calls of 5", calls.Entities.precision(), 0.85},
 		{"edge precision in calls of 5", calls.Edges.precision(), 0.85},
 		{"entity recall", all.Entities.recall(), 0.975},
-		{"edge recall", all.Edges.recall(), 0.68},
+		{"edge recall", all.Edges.recall(), 0.75},
 	}
 	for _, f := range floors {
 		if f.got < f.min {
@@ -321,6 +323,13 @@ func TestExtractorNeverStagesJunk(t *testing.T) {
 		"[1139e5b] Use `nil` instead of `ctx` (see #1234, LP: #56789).",
 		"Configure using --disable-fft and -h.",
 		"IN NO EVENT SHALL THE AUTHORS BE LIABLE FOR ANY CLAIM.",
+		// Examples, values and phrases of real text: placeholder paths,
+		// media types, protocol versions, a phrase in title case, words in
+		// capitals, hyphenated adjectives, sums, an acronym's expansion.
+		"Copy /path/to/file as application/json over HTTP/1.1.",
+		"Fix a Use After Free; log at ERROR or WARNING level.",
+		"A big-endian, pydoc-style, quoted-printable value of sign+digits+decimal bytes.",
+		"ELF: Executable and Linking Format, a format of binaries.",
 	}
 	// Markup and code snippets in backticks are not names.
 	for _, text := range []string{"The page showed `<script>alert(1)</script>` as text.", "Run `rm -rf /tmp/x && ls` first.",
@@ -334,7 +343,9 @@ func TestExtractorNeverStagesJunk(t *testing.T) {
 		"everything", "nothing", "once", "lesson", "important", "decision", "why", "quote", "first", "second", "third",
 		"i", "we", "you", "todo", "q3", "p99", "pr", "e.g", "i.e", "etc", "2026", "14:00", "v2.3.1", "12%", "80", "412",
 		"chinese", "spanish", "german", "kb", "ghz", "150mb/s", "32-bit", "1139e5b", "nil", "ctx", "1234", "lp", "disable-fft", "h",
-		"configure", "in", "no", "event", "shall", "authors", "liable", "claim"}
+		"configure", "in", "no", "event", "shall", "authors", "liable", "claim",
+		"/path/to/file", "application/json", "http/1.1", "use after free", "after free", "error", "warning", "big-endian", "pydoc-style",
+		"quoted-printable", "sign+digits+decimal", "executable and linking format", "linking format", "executable"}
 	for _, text := range texts {
 		x := graph.Extract([]graph.Text{{ID: "t", Content: text}})
 		for _, e := range x.Entities {
@@ -467,6 +478,68 @@ func TestPlanMarksCandidatesFromPrivateThoughts(t *testing.T) {
 		}
 		if want := c.SourceThoughtID == "secret"; data.Private != want {
 			t.Errorf("%s %q from %s: private %v, want %v (%s)", c.Kind, c.Key(), c.SourceThoughtID, data.Private, want, c.Data)
+		}
+	}
+}
+
+// The rules for real text find what they are for: names of code in the
+// forms documentation writes them, standards by number, and the
+// relations of change logs and doc comments (each case is a pattern, not
+// a sentence of the fixtures).
+func TestExtractorReadsRealTextPatterns(t *testing.T) {
+	cases := []struct {
+		text     string
+		entities []string
+		edges    []string // "source relation target"
+	}{
+		{"Set the buffer_size option and call _flush.", []string{"buffer_size", "_flush"}, nil},
+		{"The handler's __init__ reads self.output_dir and sys.argv.", []string{"__init__", "self.output_dir", "sys.argv"}, nil},
+		{"Encode it as RFC 4648 says, in C++ or C code.", []string{"RFC 4648", "C++", "C"}, nil},
+		{"This adds first(), next() and reset() to the class.", []string{"first", "next", "reset"}, nil},
+		{"Avoid printf(\"%s\", NULL) and read ssh(1).", []string{"printf", "ssh"}, nil},
+		{"Run `meson test` and `npm run build` on .NET with ./configure.", []string{"meson", "npm", ".NET", "./configure"}, nil},
+		{"The XML-RPC server dispatches calls.", []string{"XML-RPC"}, nil},
+		{"Drop libfoo-dev, use libbar-dev instead.", []string{"libfoo-dev", "libbar-dev"}, []string{"libbar-dev replaces libfoo-dev"}},
+		{"Replace Build-Depends on python-gdbm and python-lxml with python3-gdbm and python3-lxml.", nil,
+			[]string{"python3-gdbm replaces python-gdbm", "python3-lxml replaces python-lxml"}},
+		{"EncodeUint8 is replaced with EncodeUint.", nil, []string{"EncodeUint replaces EncodeUint8"}},
+		{"Add Breaks+Replaces: frob-dev on frob-utils", nil, []string{"frob-utils replaces frob-dev"}},
+		{"Return the version of MSVC that was used to build Python.", nil, []string{"Python built_with MSVC"}},
+		{"The wazero module needs Go 1.21 or newer.", nil, []string{"wazero depends_on Go"}},
+		{"Package fnv implements FNV-1 and FNV-1a, hash functions created by Glenn Fowler and Phong Vo.", nil,
+			[]string{"Glenn Fowler created FNV-1", "Phong Vo created FNV-1a"}},
+		{"Added support for nvidia-settings to use NVML.", nil, []string{"nvidia-settings uses NVML"}},
+		{"NewSingleHostReverseProxy returns a ReverseProxy using the Director function.", nil, []string{"ReverseProxy uses Director"}},
+		{"cpuinit sets up feature flags and calls internal/cpu.Initialize.", nil, []string{"cpuinit calls internal/cpu.Initialize"}},
+	}
+	for _, c := range cases {
+		x := graph.Extract([]graph.Text{{ID: "t", Content: c.text}})
+		staged := map[string]bool{}
+		for _, e := range x.Entities {
+			if e.Confidence >= 0.6 {
+				staged[memory.NameKey(e.Name)] = true
+			}
+		}
+		for _, want := range c.entities {
+			if !staged[memory.NameKey(want)] {
+				t.Errorf("%q: %q not staged (entities %+v)", c.text, want, x.Entities)
+			}
+		}
+		edges := map[string]bool{}
+		for _, g := range x.Edges {
+			if g.Confidence >= 0.6 {
+				edges[memory.EdgeKey(g.Source, g.Relation, g.Target)] = true
+			}
+		}
+		for _, want := range c.edges {
+			f := strings.Fields(want)
+			src, rel, dst := strings.Join(f[:len(f)-2], " "), f[len(f)-2], f[len(f)-1]
+			if i := slices.Index(f, rel); i > 0 {
+				src, dst = strings.Join(f[:i], " "), strings.Join(f[i+1:], " ")
+			}
+			if !edges[memory.EdgeKey(src, rel, dst)] {
+				t.Errorf("%q: edge %q not staged (edges %+v)", c.text, want, x.Edges)
+			}
 		}
 	}
 }

@@ -24,12 +24,12 @@ var relations = func() []relation {
 			out = append(out, relation{words: strings.Fields(p), rel: rel, passive: passive})
 		}
 	}
-	add("depends_on", false, "depends on", "depend on", "depended on", "depending on", "relies on", "rely on", "relied on", "requires", "required")
+	add("depends_on", false, "depends on", "depend on", "depended on", "depending on", "relies on", "rely on", "relied on", "requires", "required", "needs")
 	add("uses", false, "uses", "is using", "are using", "use", "used", "using")
 	add("depends_on", true, "is required by", "are required by", "required by")
 	add("uses", true, "is used by", "are used by", "used by")
-	add("calls", false, "calls", "call", "called", "invokes")
-	add("calls", true, "is called by", "called by")
+	add("calls", false, "calls", "call", "called", "invokes", "invoke", "invoked", "calling")
+	add("calls", true, "is called by", "called by", "is invoked by", "invoked by")
 	add("connects_to", false, "talks to", "talk to", "connects to", "connect to")
 	add("owns", false, "owns", "own", "owned")
 	add("owns", true, "is owned by", "are owned by", "owned by")
@@ -42,7 +42,8 @@ var relations = func() []relation {
 	add("writes_to", false, "writes to", "write to", "wrote to", "writes into", "publishes * to", "publishes to", "publish to", "stores * in", "persists to", "sends * to")
 	add("reads_from", false, "reads from", "read from", "consumes from", "consumes", "subscribes to")
 	add("replaces", false, "replaces", "replaced")
-	add("replaces", true, "is replaced by", "was replaced by", "were replaced by", "replaced by")
+	add("replaces", true, "is replaced by", "was replaced by", "were replaced by", "replaced by", "is replaced with", "are replaced with",
+		"was replaced with", "were replaced with")
 	add("migrated_to", false, "migrated to", "migrates to", "moves to", "moved to", "is moving to")
 	add("part_of", false, "is part of", "are part of", "part of", "belongs to")
 	add("caused", false, "caused", "causes", "triggered")
@@ -52,6 +53,7 @@ var relations = func() []relation {
 	add("created", false, "created", "wrote", "authored", "built")
 	add("created", true, "is created by", "was created by", "created by", "authored by", "was written by", "written by", "developed by", "is developed by")
 	add("built_with", false, "is built with", "built with", "is written in", "written in")
+	add("built_with", true, "is used to build", "was used to build", "used to build")
 	add("monitors", false, "monitors", "scrapes")
 	add("integrates_with", false, "integrates with", "integrate with")
 	// "replaced X with Y" and "migrated from X to Y": Y replaces X. They
@@ -64,6 +66,16 @@ var relations = func() []relation {
 	// Longest phrases first, so "is owned by" wins over "owned".
 	slices.SortStableFunc(out, func(a, b relation) int { return cmp.Compare(len(b.words), len(a.words)) })
 	return out
+}()
+
+// relationsByFirst indexes the relation phrases by their first word,
+// longest first.
+var relationsByFirst = func() map[string][]relation {
+	m := map[string][]relation{}
+	for _, r := range relations {
+		m[r.words[0]] = append(m[r.words[0]], r)
+	}
+	return m
 }()
 
 // relationStarts are the first words of relation phrases.
@@ -80,7 +92,7 @@ var relationStarts = func() map[string]bool {
 func (r relation) match(toks []token, i int) (int, bool) {
 	k := i
 	for _, w := range r.words {
-		if k >= len(toks) || !toks[k].word || strings.ToLower(toks[k].text) != w {
+		if k >= len(toks) || !toks[k].word || toks[k].lower != w {
 			return 0, false
 		}
 		k++

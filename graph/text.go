@@ -22,6 +22,9 @@ var (
 	// A reference link: [text][label].
 	refLinkRE = regexp.MustCompile(`\[([^\]]*)\]\[[^\]]*\]`)
 	urlRE     = regexp.MustCompile(`\b(?:https?|ftp)://\S+`)
+	// Emphasis with underscores around words ("__not__ this"); a Python
+	// name such as __init__ is left alone.
+	underEmphRE = regexp.MustCompile(`(^|[\s(])__([^_\s][^_]*?[\s][^_]*?[^_\s])__`)
 )
 
 // splitSentences splits text into sentences of tokens, line by line,
@@ -36,7 +39,8 @@ func splitSentences(text string) []sentence {
 		line = linkRE.ReplaceAllString(line, "$1")
 		line = refLinkRE.ReplaceAllString(line, "$1")
 		line = urlRE.ReplaceAllString(line, " ")
-		line = strings.NewReplacer("**", "", "__", "", "*", " ").Replace(line)
+		line = underEmphRE.ReplaceAllString(line, "$1$2")
+		line = strings.NewReplacer("**", "", "*", " ").Replace(line)
 		toks := tokenize(line)
 		start := 0
 		for i, t := range toks {
@@ -60,7 +64,7 @@ func splitSentences(text string) []sentence {
 // word that is no English word.
 func namesComponent(label string) bool {
 	w := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(label), ":"))
-	return w != "" && !strings.ContainsAny(w, " \t") && !isKnownWord(w)
+	return w != "" && !strings.ContainsAny(w, " \t") && (!isKnownWord(w) || isUpperWord(w) && !genericAcronyms[strings.ToLower(w)])
 }
 
 func joinTokens(ts []token) string {
@@ -99,12 +103,15 @@ func tokenize(line string) []token {
 			if j < len(rs) && j > i+1 {
 				if c := codeName(string(rs[i+1 : j])); c != "" {
 					out = append(out, token{text: c, code: true})
+				} else if c := commandName(string(rs[i+1 : j])); c != "" {
+					out = append(out, token{text: c, code: true, cmd: true})
 				}
 				i = j + 1
 			} else {
 				i++
 			}
-		case isWordRune(r) || r == '/' && i+1 < len(rs) && isWordRune(rs[i+1]) && (i == 0 || unicode.IsSpace(rs[i-1])):
+		case isWordRune(r) || r == '/' && i+1 < len(rs) && isWordRune(rs[i+1]) && (i == 0 || unicode.IsSpace(rs[i-1])) ||
+			r == '_' && opensIdentifier(rs, i) || r == '.' && opensDotName(rs, i):
 			i = wordAt(rs, i, &out)
 		default:
 			out = append(out, token{text: string(r)})
@@ -112,13 +119,43 @@ func tokenize(line string) []token {
 		}
 		if len(out) > start {
 			out[start].spaced = spaced
+			out[start].lower = strings.ToLower(out[start].text)
 		}
 	}
 	return out
 }
 
+// opensDotName reports a '.' that opens a name after a space: a hidden
+// file (.pydistutils.cfg), a relative path (./configure), a name such as
+// .NET.
+func opensDotName(rs []rune, i int) bool {
+	if i > 0 && !unicode.IsSpace(rs[i-1]) && rs[i-1] != '(' && rs[i-1] != '"' && rs[i-1] != '\'' {
+		return false
+	}
+	j := i + 1
+	if j < len(rs) && rs[j] == '/' {
+		j++
+	}
+	return j+1 < len(rs) && unicode.IsLetter(rs[j]) && (unicode.IsLetter(rs[j+1]) || rs[j+1] == '_')
+}
+
+// opensIdentifier reports underscores at rs[i] that open a name of code
+// (_fields, __init__, _XOPEN_SOURCE): a letter or digit follows them and
+// none comes before.
+func opensIdentifier(rs []rune, i int) bool {
+	if i > 0 && isWordRune(rs[i-1]) {
+		return false
+	}
+	j := i
+	for j < len(rs) && rs[j] == '_' {
+		j++
+	}
+	return j < len(rs) && isWordRune(rs[j])
+}
+
 // wordAt reads the word starting at rs[i] into out and returns where it
-// ends.
+// ends. Underscores go on a word (a run of them inside, __init__,
+// execute_after_ at its end).
 func wordAt(rs []rune, i int, out *[]token) int {
 	j := i + 1
 	for j < len(rs) {
@@ -126,9 +163,16 @@ func wordAt(rs []rune, i int, out *[]token) int {
 			j++
 			continue
 		}
-		if strings.ContainsRune("-_./+#", rs[j]) && j+1 < len(rs) && isWordRune(rs[j+1]) {
+		if rs[j] == '_' {
+			j++
+			continue
+		}
+		if strings.ContainsRune("-./+#", rs[j]) && j+1 < len(rs) && (isWordRune(rs[j+1]) || rs[j+1] == '_') {
 			j += 2
 			continue
+		}
+		if rs[j] == '+' && j+1 < len(rs) && rs[j+1] == '+' && (j+2 == len(rs) || !isWordRune(rs[j+2])) {
+			j += 2 // C++, libstdc++, g++
 		}
 		break
 	}
@@ -144,6 +188,7 @@ func wordAt(rs []rune, i int, out *[]token) int {
 	if j+1 < len(rs) && (rs[j] == '\'' || rs[j] == '’') && (rs[j+1] == 's' || rs[j+1] == 't') {
 		if rs[j+1] == 't' { // don't, doesn't: keep the negation
 			(*out)[len(*out)-1].text += "'t"
+			(*out)[len(*out)-1].lower = strings.ToLower((*out)[len(*out)-1].text)
 		} else {
 			(*out)[len(*out)-1].poss = true
 		}
@@ -156,13 +201,32 @@ func wordAt(rs []rune, i int, out *[]token) int {
 // leading * or & and without the call or type arguments that follow an
 // identifier (f(x), T[K], g()); "" when it is not one name.
 func codeName(c string) string {
-	c = strings.TrimLeft(strings.TrimSpace(c), "*&")
+	c = strings.TrimLeft(strings.TrimSpace(c), "*&$")
 	if k := strings.IndexAny(c, "(["); k > 0 && (strings.HasSuffix(c, ")") || strings.HasSuffix(c, "]") || strings.Contains(c[k:], ") ")) {
 		if head := c[:k]; !strings.ContainsAny(head, " \t") {
 			c = head
 		}
 	}
+	if strings.ContainsAny(c, " \t") {
+		return "" // a snippet or a command line (commandName)
+	}
 	return c
+}
+
+// commandName is the program a code span with spaces runs: its first
+// word, when the span reads as a command line (meson test, npm run
+// build, cryptsetup reencrypt), of three letters or more; "" otherwise.
+func commandName(c string) string {
+	f := strings.Fields(c)
+	if len(f) < 2 || len(f) > 8 || utf8.RuneCountInString(f[0]) < 3 || strings.ContainsAny(c, "<>{}[];=\"'$|\\") && !strings.Contains(c, "&&") {
+		return ""
+	}
+	for _, r := range f[0] {
+		if !(unicode.IsLower(r) || unicode.IsDigit(r) || r == '-' || r == '_') {
+			return ""
+		}
+	}
+	return f[0]
 }
 
 func isCapitalised(w string) bool {

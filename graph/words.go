@@ -62,7 +62,7 @@ mon tue tues wed thu thur thurs fri sat sun q1 q2 q3 q4 h1 h2`)
 var genericAcronyms = set(`api apis url urls uri json xml yaml csv html css http https sql db dbs ci cd pr prs ui ux
 todo fixme note ok id ids cli sdk os io ttl eta fyi asap eod qa mvp lgtm rfc sla slo sli kpi am pm utc gmt cpu
 gpu ram ssd hdd dns ip tcp udp ssh ftp p0 p1 p2 p99 p95 p50 ms rps qps faq tl dr tldr imo imho btw wip ack nack
-rest crud orm etl llm ai ml wal gc oom abi eof fft mac bpe oob soc rc ftbfs nmu tofu sbom rpc pdf dsn ascii soname pragma`)
+rest crud orm etl llm ai ml wal gc oom abi eof fft mac bpe oob soc rc ftbfs nmu tofu sbom rpc pdf dsn ascii soname pragma utf`)
 
 // componentSuffixes end identifiers of services and components
 // ("auth-service", "payments-api").
@@ -81,6 +81,7 @@ var compoundHeads = set(`self micro multi non per sub inter web`)
 // any other lower-case word after it means the entity only qualifies
 // the real object ("maintains the Terraform modules").
 var clauseBreaks = set(`for in on at to from with by of over via into through since until after before during
+within without across inside outside under above below behind beyond except including like unlike per against among around upon
 and or but so because which that who when while if as than where whereas though although nor yet then
 is are was were has have had will would should must can could may might does did do also too now again
 instead first later today yesterday there here only each both either all every daily weekly nightly`)

@@ -36,6 +36,21 @@ EDGE2 more edge sentences, at most one per Debian package and two per
 other file:
 
     python3 scripts/kg-sample.py --second FIXTURE LOCOMO_JSON GOMODCACHE GOROOT/src > draw2.jsonl
+
+A third batch (drawn when the edges were still too few to measure them,
+and to reach text of another kind: Python's standard library) orders each
+source afresh (keys prefixed "third:") and takes the first sentences the
+fixture does not hold: PLAIN3 of any kind and EDGE3 edge sentences, at
+most one per Debian package and two per other file; Python's docstrings
+(module, class and function, prose paragraphs only) are a new origin:
+
+    python3 scripts/kg-sample.py --third FIXTURE LOCOMO_JSON GOMODCACHE GOROOT/src /usr/lib/python3.11 > draw3.jsonl
+
+A fourth batch (a fresh check of how far the rules tuned on the first
+three generalise, and more edges) is drawn the same way with keys
+prefixed "fourth:", PLAIN4 and EDGE4 sentences:
+
+    python3 scripts/kg-sample.py --fourth FIXTURE LOCOMO_JSON GOMODCACHE GOROOT/src /usr/lib/python3.11 > draw4.jsonl
 """
 import glob
 import gzip
@@ -271,7 +286,90 @@ def second(fixture, sources):
                 print(json.dumps({"origin": origin, "where": uniq[s], "stratum": stratum, "text": s}, ensure_ascii=False))
 
 
+def pystd(root):
+    """Docstrings (module, class, function) of Python's standard library,
+    prose paragraphs only (no doctest or indented code lines), split into
+    sentences."""
+    import ast
+    out = []
+    skip = ("test", "tests", "idlelib", "site-packages", "dist-packages", "__pycache__", "_bundled", "lib2to3", "turtledemo")
+    for dirpath, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in skip and not d.startswith("config-"))
+        for n in sorted(names):
+            if not n.endswith(".py") or n.startswith("test_"):
+                continue
+            path = os.path.join(dirpath, n)
+            try:
+                tree = ast.parse(open(path, errors="replace").read())
+            except (SyntaxError, ValueError):
+                continue
+            for node in ast.walk(tree):
+                if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                doc = ast.get_docstring(node)
+                if not doc:
+                    continue
+                for para in re.split(r"\n\s*\n", doc):
+                    lines = para.splitlines()
+                    if any(l.lstrip().startswith((">>>", "...")) or l.startswith((" ", "\t")) for l in lines):
+                        continue
+                    for s in sentences(" ".join(l.strip() for l in lines)):
+                        out.append((os.path.relpath(path, root), s))
+    return out
+
+
+PLAIN3 = {"debian": 30, "locomo": 30, "gomod": 25, "gostd": 25, "pystd": 40}
+EDGE3 = {"debian": 80, "gomod": 70, "gostd": 90, "pystd": 100}
+
+
+def third(fixture, sources, prefix="third:", strata=("plain3", "edge3")):
+    """Draws the third batch: the next sentences of each order (keyed
+    "third:" so that it is a fresh order) that the fixture does not hold,
+    PLAIN3 of any kind and EDGE3 edge sentences, at most one per Debian
+    package and two per other file."""
+    held = {json.loads(line)["text"] for line in open(fixture)}
+    for origin, items in sources:
+        items = [(w, s) for w, s in items if MIN_LEN <= len(s) <= MAX_LEN and sum(c.isalpha() for c in s) > len(s) / 2]
+        uniq = {}
+        for where, s in items:
+            uniq.setdefault(s, where)
+        per = 1 if origin == "debian" else 2
+        for stratum, n, keyed, ok in ((strata[0], PLAIN3.get(origin, 0), prefix + origin, lambda s: True),
+                                      (strata[1], EDGE3.get(origin, 0), prefix + "edge:" + origin, edgey)):
+            out, count = [], {}
+            for s in sorted(uniq, key=lambda s: key(keyed, s)):
+                if len(out) >= n:
+                    break
+                if s in held or not ok(s) or count.get(uniq[s], 0) >= per:
+                    continue
+                out.append(s)
+                held.add(s)
+                count[uniq[s]] = count.get(uniq[s], 0) + 1
+            for s in out:
+                print(json.dumps({"origin": origin, "where": uniq[s], "stratum": stratum, "text": s}, ensure_ascii=False))
+
+
+PLAIN4 = {"debian": 10, "locomo": 10, "gomod": 10, "gostd": 10, "pystd": 10}
+EDGE4 = {"debian": 50, "gomod": 30, "gostd": 50, "pystd": 50}
+
+
+def fourth(fixture, sources):
+    """Draws the fourth batch like the third, ordered afresh (keys
+    prefixed "fourth:"): PLAIN4 of any kind and EDGE4 edge sentences."""
+    global PLAIN3, EDGE3
+    PLAIN3, EDGE3 = PLAIN4, EDGE4
+    third(fixture, sources, "fourth:", ("plain4", "edge4"))
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "--fourth":
+        fourth(sys.argv[2], (("debian", debian()), ("locomo", locomo(sys.argv[3])), ("gomod", gomod(sys.argv[4])),
+                             ("gostd", gostd(sys.argv[5])), ("pystd", pystd(sys.argv[6]))))
+        sys.exit(0)
+    if sys.argv[1] == "--third":
+        third(sys.argv[2], (("debian", debian()), ("locomo", locomo(sys.argv[3])), ("gomod", gomod(sys.argv[4])),
+                            ("gostd", gostd(sys.argv[5])), ("pystd", pystd(sys.argv[6]))))
+        sys.exit(0)
     if sys.argv[1] == "--second":
         second(sys.argv[2], (("debian", debian()), ("locomo", locomo(sys.argv[3])), ("gomod", gomod(sys.argv[4])),
                              ("gostd", gostd(sys.argv[5]))))

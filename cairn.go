@@ -2,15 +2,11 @@ package cairn
 
 import (
 	"context"
-	"crypto/rand"
-	"io"
 	"log/slog"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/cairnhq/cairn/capture"
 	"github.com/cairnhq/cairn/code"
 	"github.com/cairnhq/cairn/embed"
 	"github.com/cairnhq/cairn/index"
@@ -20,7 +16,6 @@ import (
 	"github.com/cairnhq/cairn/retrieve"
 	"github.com/cairnhq/cairn/sqlite"
 	"github.com/cairnhq/cairn/synth"
-	"github.com/oklog/ulid/v2"
 )
 
 // Options configure an Engine. The zero value (or nil) gives the defaults.
@@ -133,10 +128,13 @@ type Options struct {
 // Engine is an open cairn database with its services. It is safe for
 // concurrent use.
 type Engine struct {
-	path      string
-	store     memory.Store
-	now       func() time.Time
-	maxBytes  int
+	path  string
+	store memory.Store
+	now   func() time.Time
+	// checks are the record checks every write runs (size limit, secret
+	// redaction); ids makes record ids.
+	checks
+	ids       *IDs
 	log       *slog.Logger
 	retriever *retrieve.Retriever
 	index     *index.Index
@@ -154,9 +152,6 @@ type Engine struct {
 	// need (grounded.go).
 	grounded grounding
 
-	idMu    sync.Mutex
-	entropy io.Reader
-
 	toolNames []string
 	settings  Settings
 
@@ -167,9 +162,6 @@ type Engine struct {
 
 	// degraded counts retrievals answered without the embedder.
 	degraded atomic.Int64
-
-	// redactor replaces secrets in what is written (nil: NoRedact).
-	redactor *capture.Redactor
 }
 
 // Open opens (creating if needed) the cairn database at path: a SQLite
@@ -240,17 +232,14 @@ const IndexInMemory = "memory"
 
 func newEngine(store memory.Store, o Options) (*Engine, error) {
 	e := &Engine{
-		store:    store,
-		now:      o.Now,
-		maxBytes: o.MaxContentBytes,
-		log:      o.Logger,
-		entropy:  ulid.Monotonic(rand.Reader, 0),
+		store:  store,
+		now:    o.Now,
+		checks: newChecks(o.MaxContentBytes, o.NoRedact),
+		ids:    NewIDs(o.Now),
+		log:    o.Logger,
 
 		embedder:     o.Embedder,
 		embedOnWrite: !o.SkipEmbedOnWrite,
-	}
-	if !o.NoRedact {
-		e.redactor = &capture.Redactor{}
 	}
 	e.toolNames = ToolNames()
 	if o.settings != nil {
@@ -347,8 +336,4 @@ func (e *Engine) Stats(ctx context.Context) (memory.Stats, error) { return e.sto
 func (e *Engine) nowMs() int64 { return e.now().UnixMilli() }
 
 // newID returns a fresh id: prefix, '_', and a ULID (time-ordered).
-func (e *Engine) newID(prefix string) string {
-	e.idMu.Lock()
-	defer e.idMu.Unlock()
-	return prefix + "_" + ulid.MustNew(ulid.Timestamp(e.now()), e.entropy).String()
-}
+func (e *Engine) newID(prefix string) string { return e.ids.New(prefix) }

@@ -2,12 +2,17 @@ package cairn
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/cairnhq/cairn/capture"
 	"github.com/cairnhq/cairn/memory"
+	"github.com/oklog/ulid/v2"
 )
 
 // MaxIDBytes bounds a caller-chosen record id.
@@ -74,26 +79,13 @@ func (e *Engine) LogBatch(ctx context.Context, reqs []LogRequest) ([]memory.Obse
 }
 
 func (e *Engine) newObservation(r LogRequest, now int64) (memory.Observation, error) {
-	if _, err := memory.ParseKind(string(r.Kind)); err != nil {
-		return memory.Observation{}, err
-	}
-	if err := memory.ValidateContent("content", r.Content, e.maxBytes); err != nil {
-		return memory.Observation{}, err
-	}
-	if err := r.ScopeIDs.Validate(); err != nil {
+	o := memory.Observation{ID: r.ID, Kind: r.Kind, Content: r.Content, Provenance: r.Provenance, TS: now, Scope: r.ScopeIDs}
+	if err := e.observation(&o); err != nil {
 		return memory.Observation{}, err
 	}
 	if err := validateRef("capsuleId", r.CapsuleID, true); err != nil {
 		return memory.Observation{}, err
 	}
-	prov, err := memory.NormalizeProvenance(r.Provenance)
-	if err != nil {
-		return memory.Observation{}, err
-	}
-	if err := memory.ValidateText("provenance", string(prov), e.maxBytes); err != nil {
-		return memory.Observation{}, err
-	}
-	o := memory.Observation{ID: r.ID, Kind: r.Kind, Content: e.redactText(r.Content), Provenance: prov, TS: now, Scope: r.ScopeIDs}
 	if r.TS != nil {
 		if *r.TS < 0 {
 			return o, memory.Errorf(memory.CodeInvalidParams, "ts %d is negative", *r.TS)
@@ -106,6 +98,79 @@ func (e *Engine) newObservation(r LogRequest, now int64) (memory.Observation, er
 		return o, err
 	}
 	return o, nil
+}
+
+// checks are the record checks every write runs, the engine's and the
+// capture hooks' recorder's: contents within the size limit, secrets
+// redacted.
+type checks struct {
+	maxBytes int
+	// redactor replaces secrets in what is written (nil: NoRedact).
+	redactor *capture.Redactor
+}
+
+func newChecks(maxBytes int, noRedact bool) checks {
+	c := checks{maxBytes: maxBytes}
+	if !noRedact {
+		c.redactor = &capture.Redactor{}
+	}
+	return c
+}
+
+// redactText replaces secrets in text with visible markers when the
+// engine redacts (the default).
+func (c checks) redactText(text string) string {
+	out, _ := c.redactor.Redact(text)
+	return out
+}
+
+// observation validates a new observation's kind, content, scope and
+// provenance, and redacts its content.
+func (c checks) observation(o *memory.Observation) error {
+	if _, err := memory.ParseKind(string(o.Kind)); err != nil {
+		return err
+	}
+	if err := memory.ValidateContent("content", o.Content, c.maxBytes); err != nil {
+		return err
+	}
+	if err := o.Scope.Validate(); err != nil {
+		return err
+	}
+	prov, err := memory.NormalizeProvenance(o.Provenance)
+	if err != nil {
+		return err
+	}
+	if err := memory.ValidateText("provenance", string(prov), c.maxBytes); err != nil {
+		return err
+	}
+	o.Provenance, o.Content = prov, c.redactText(o.Content)
+	return nil
+}
+
+// writer is the capture hooks' batch writer over store, with these
+// checks and ids.
+func (c checks) writer(store memory.Store, ids *IDs) capture.Writer {
+	return capture.Writer{Store: store, CheckObservation: c.observation, Redact: c.redactText, NewID: ids.New}
+}
+
+// IDs makes record ids: a prefix, '_' and a ULID of the clock's time,
+// monotonic within the process. It is safe for concurrent use.
+type IDs struct {
+	mu      sync.Mutex
+	now     func() time.Time
+	entropy io.Reader
+}
+
+// NewIDs returns an id generator reading the clock now.
+func NewIDs(now func() time.Time) *IDs {
+	return &IDs{now: now, entropy: ulid.Monotonic(rand.Reader, 0)}
+}
+
+// New returns a fresh id: prefix, '_', and a ULID (time-ordered).
+func (g *IDs) New(prefix string) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return prefix + "_" + ulid.MustNew(ulid.Timestamp(g.now()), g.entropy).String()
 }
 
 // validateRef checks a record id given by a caller.

@@ -143,7 +143,7 @@ func (e *Engine) PreCompact(ctx context.Context, req PreCompactRequest) (memory.
 	}
 	text := req.Summary
 	if strings.TrimSpace(text) == "" {
-		obs, err := capsuleObservations(ctx, e.store, c)
+		obs, err := capture.CapsuleObservations(ctx, e.store, c)
 		if err != nil {
 			return memory.Summary{}, err
 		}
@@ -154,7 +154,7 @@ func (e *Engine) PreCompact(ctx context.Context, req PreCompactRequest) (memory.
 		conf = 1
 	}
 	return e.SetSummary(ctx, SummaryRequest{CapsuleID: c.ID, SummaryInput: SummaryInput{Content: text, Confidence: &conf,
-		EvidenceRefs: lastIDs(c.ObservationIDs, 50)}})
+		EvidenceRefs: capture.SummaryEvidence(c.ObservationIDs)}})
 }
 
 // CompleteScope lists up to limit known values of a scope dimension

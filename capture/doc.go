@@ -7,6 +7,7 @@
 // settings file, renders the context a new session starts with, and keeps
 // a spool of writes that could not reach the database.
 //
-// It never opens a database: the root package applies what capture
-// decides to the store.
+// It never opens a database: its Writer applies a batch to the store the
+// root package gives it, with the engine's record checks and id
+// generator.
 package capture

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/capture"
 	"github.com/cairnhq/cairn/memory"
-	"github.com/oklog/ulid/v2"
 	"github.com/spf13/cobra"
 )
 
@@ -134,13 +132,12 @@ func (a *app) runHook(cmd *cobra.Command, event, agentName string, noPrompts boo
 		}
 		now = func() time.Time { return t }
 	}
-	ids := &hookIDs{now: now, entropy: ulid.Monotonic(rand.Reader, 0)}
 	repo := capture.FindRepo(ev.Cwd)
 	set, err := cairn.SettingsFromEnv(a.getenv)
 	if err != nil {
 		return err
 	}
-	o := capture.Options{Deny: capture.LoadDeny(repo.Root), NewID: ids.newID,
+	o := capture.Options{Deny: capture.LoadDeny(repo.Root), NewID: cairn.NewIDs(now).New,
 		NoPrompts: noPrompts || strings.EqualFold(strings.TrimSpace(a.getenv(EnvCapturePrompts)), "off")}
 	if set.Redact {
 		o.Redactor = &capture.Redactor{}

@@ -4,18 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/capture"
 	"github.com/cairnhq/cairn/memory"
-	"github.com/oklog/ulid/v2"
 	"github.com/spf13/cobra"
 )
 
@@ -411,19 +408,6 @@ func (a *app) rejectBatch(sp capture.Spool, path string, err error) bool {
 	fmt.Fprintf(a.err, "cairn: hook batch %s set aside in %s, the database refuses it: %s\n",
 		filepath.Base(path), sp.RejectedDir(), memory.Public(err).Message)
 	return true
-}
-
-// hookIDs makes record ids from the clock and crypto/rand entropy.
-type hookIDs struct {
-	mu      sync.Mutex
-	now     func() time.Time
-	entropy io.Reader
-}
-
-func (h *hookIDs) newID(prefix string) string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return prefix + "_" + ulid.MustNew(ulid.Timestamp(h.now()), h.entropy).String()
 }
 
 // hookOutput is what an agent reads on a hook's standard output: Claude

@@ -77,7 +77,7 @@ type CapsuleView struct {
 // CapsulePage reads a capsule, its summary and limit of its observations
 // from position offset.
 func (e *Engine) CapsulePage(ctx context.Context, capsuleID string, offset, limit int) (CapsuleView, error) {
-	if err := validateRef("capsule id", capsuleID, false); err != nil {
+	if err := memory.ValidateRef("capsule id", capsuleID, false); err != nil {
 		return CapsuleView{}, err
 	}
 	limit, err := checkPage(limit)
@@ -128,7 +128,7 @@ type Placement struct {
 
 // Placement says which capsule holds an observation, and where.
 func (e *Engine) Placement(ctx context.Context, observationID string) (Placement, error) {
-	if err := validateRef("observation id", observationID, false); err != nil {
+	if err := memory.ValidateRef("observation id", observationID, false); err != nil {
 		return Placement{}, err
 	}
 	var p Placement
@@ -158,7 +158,7 @@ func (e *Engine) Pins(ctx context.Context, req PinsRequest) ([]memory.PinnedTarg
 	if err := req.ScopeIDs.Validate(); err != nil {
 		return nil, err
 	}
-	if err := validateRef("target id", req.TargetID, true); err != nil {
+	if err := memory.ValidateRef("target id", req.TargetID, true); err != nil {
 		return nil, err
 	}
 	pins, err := e.store.ActivePins(ctx, memory.PinQuery{Scope: req.ScopeIDs, Now: e.nowMs(), IncludeRedacted: req.IncludeRedacted || req.TargetID != ""})
@@ -275,7 +275,7 @@ type Neighbourhood struct {
 // Neighbourhood walks the knowledge graph from an entity, breadth first,
 // to depth (1 to 3) and at most maxNodes entities (2 to 200).
 func (e *Engine) Neighbourhood(ctx context.Context, entityID string, depth, maxNodes int) (Neighbourhood, error) {
-	if err := validateRef("entity id", entityID, false); err != nil {
+	if err := memory.ValidateRef("entity id", entityID, false); err != nil {
 		return Neighbourhood{}, err
 	}
 	if depth < 1 || depth > 3 {
@@ -411,7 +411,7 @@ func (e *Engine) BrowseCodeEntities(ctx context.Context, req CodeEntityBrowseReq
 	if err != nil {
 		return CodeEntityBrowsePage{}, err
 	}
-	if err := validateRef("repository id", req.RepoID, true); err != nil {
+	if err := memory.ValidateRef("repository id", req.RepoID, true); err != nil {
 		return CodeEntityBrowsePage{}, err
 	}
 	if err := memory.ValidateText("path", req.Path, 4096); err != nil {
@@ -440,7 +440,7 @@ func (e *Engine) CodeSessions(ctx context.Context) ([]string, error) {
 
 // SessionEpisodes lists a session's code-memory episodes in order.
 func (e *Engine) SessionEpisodes(ctx context.Context, sessionID string) ([]memory.Episode, error) {
-	if err := validateRef("session id", sessionID, false); err != nil {
+	if err := memory.ValidateRef("session id", sessionID, false); err != nil {
 		return nil, err
 	}
 	eps, err := e.store.SessionEpisodes(ctx, sessionID)

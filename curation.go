@@ -76,7 +76,7 @@ func (req CandidatesRequest) filter() (memory.CandidateFilter, error) {
 	if req.Limit < 0 || req.Limit > 1000 || req.Offset < 0 {
 		return f, memory.Errorf(memory.CodeInvalidParams, "limit %d / offset %d: limit is 1 to 1000, offset at least 0", req.Limit, req.Offset)
 	}
-	if err := validateRef("source_thought_id", req.SourceThoughtID, true); err != nil {
+	if err := memory.ValidateRef("source_thought_id", req.SourceThoughtID, true); err != nil {
 		return f, err
 	}
 	f.SourceThoughtID, f.Limit, f.Offset = req.SourceThoughtID, req.Limit, req.Offset
@@ -233,7 +233,7 @@ func (e *Engine) decide(ctx context.Context, items []ModerateItem, dry bool) ([]
 	cands := make([]memory.KGCandidate, len(items))
 	seen := map[string]bool{}
 	for i, it := range items {
-		if err := validateRef("items[].id", it.ID, false); err != nil {
+		if err := memory.ValidateRef("items[].id", it.ID, false); err != nil {
 			return out, err
 		}
 		if seen[it.ID] {
@@ -247,7 +247,7 @@ func (e *Engine) decide(ctx context.Context, items []ModerateItem, dry bool) ([]
 		if err := memory.ValidateText("feedback", it.Feedback, 4096); err != nil {
 			return out, err
 		}
-		if err := validateRef("canonical_id", it.CanonicalID, true); err != nil {
+		if err := memory.ValidateRef("canonical_id", it.CanonicalID, true); err != nil {
 			return out, err
 		}
 		if status == memory.CandidateRejected && (it.CanonicalID != "" || it.MarkSourceRemoval) {

@@ -76,7 +76,7 @@ func (e *Engine) checkThought(t *memory.Thought) error {
 	}
 	t.Tags = tags
 	for _, id := range t.SummaryOf {
-		if err := validateRef("summary_of", id, false); err != nil {
+		if err := memory.ValidateRef("summary_of", id, false); err != nil {
 			return err
 		}
 	}
@@ -86,7 +86,7 @@ func (e *Engine) checkThought(t *memory.Thought) error {
 	if err := t.Scope.Validate(); err != nil {
 		return err
 	}
-	return validateRef("id", t.ID, true)
+	return memory.ValidateRef("id", t.ID, true)
 }
 
 // cleanTags trims, deduplicates and checks tags.
@@ -131,7 +131,7 @@ type MarkThoughtRequest struct {
 // retrieval (its text stays until thought_forget), active brings it back.
 // Marking it with the status it has changes nothing.
 func (e *Engine) MarkThought(ctx context.Context, req MarkThoughtRequest) (memory.Thought, error) {
-	if err := validateRef("thoughtId", req.ThoughtID, false); err != nil {
+	if err := memory.ValidateRef("thoughtId", req.ThoughtID, false); err != nil {
 		return memory.Thought{}, err
 	}
 	if req.Status != memory.StatusActive && req.Status != memory.StatusRemoval {
@@ -220,7 +220,7 @@ func (e *Engine) CreateEntity(ctx context.Context, req EntityRequest) (memory.KG
 
 // checkNewEntity validates an entity as CreateEntity and Import store it.
 func checkNewEntity(ent memory.KGEntity) error {
-	if err := validateRef("entityId", ent.ID, false); err != nil {
+	if err := memory.ValidateRef("entityId", ent.ID, false); err != nil {
 		return err
 	}
 	return graph.CheckEntity(ent)
@@ -228,7 +228,7 @@ func checkNewEntity(ent memory.KGEntity) error {
 
 // UpdateEntity changes an entity's name, type or data.
 func (e *Engine) UpdateEntity(ctx context.Context, req EntityRequest) (memory.KGEntity, error) {
-	if err := validateRef("entityId", req.EntityID, false); err != nil {
+	if err := memory.ValidateRef("entityId", req.EntityID, false); err != nil {
 		return memory.KGEntity{}, err
 	}
 	ent, err := e.store.Entity(ctx, req.EntityID)
@@ -366,7 +366,7 @@ type Deleted struct {
 // DeleteEntity deletes an entity with its observations and edges; their
 // text is erased from the database and the retrieval index's files.
 func (e *Engine) DeleteEntity(ctx context.Context, id string) (Deleted, error) {
-	if err := validateRef("entityId", id, false); err != nil {
+	if err := memory.ValidateRef("entityId", id, false); err != nil {
 		return Deleted{}, err
 	}
 	return e.deleted(ctx, id, e.store.DeleteEntity(ctx, id))
@@ -409,7 +409,7 @@ func (e *Engine) Observe(ctx context.Context, req ObserveRequest) (memory.KGObse
 // checkObserve validates a fact about an entity as Observe and Import store
 // it.
 func (e *Engine) checkObserve(entityID, content string) error {
-	if err := validateRef("entityId", entityID, false); err != nil {
+	if err := memory.ValidateRef("entityId", entityID, false); err != nil {
 		return err
 	}
 	return memory.ValidateContent("content", content, e.maxBytes)
@@ -422,7 +422,7 @@ type KGObservationRef struct {
 
 // DeleteKGObservation deletes an entity observation, erasing its text.
 func (e *Engine) DeleteKGObservation(ctx context.Context, id string) (Deleted, error) {
-	if err := validateRef("observationId", id, false); err != nil {
+	if err := memory.ValidateRef("observationId", id, false); err != nil {
 		return Deleted{}, err
 	}
 	return e.deleted(ctx, id, e.store.DeleteKGObservation(ctx, id))
@@ -469,7 +469,7 @@ func (e *Engine) CreateEdge(ctx context.Context, req EdgeRequest) (memory.KGEdge
 // checkEdge validates an edge as CreateEdge and Import store it.
 func checkEdge(g memory.KGEdge) error {
 	for _, id := range []string{g.Source, g.Target} {
-		if err := validateRef("entity id", id, false); err != nil {
+		if err := memory.ValidateRef("entity id", id, false); err != nil {
 			return err
 		}
 	}
@@ -483,7 +483,7 @@ type EdgeRef struct {
 
 // DeleteEdge deletes an edge, erasing its text.
 func (e *Engine) DeleteEdge(ctx context.Context, id string) (Deleted, error) {
-	if err := validateRef("edgeId", id, false); err != nil {
+	if err := memory.ValidateRef("edgeId", id, false); err != nil {
 		return Deleted{}, err
 	}
 	return e.deleted(ctx, id, e.store.DeleteEdge(ctx, id))

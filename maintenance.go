@@ -91,7 +91,7 @@ func (e *Engine) Maintenance(ctx context.Context, req MaintenanceRequest) (Maint
 		return res, memory.Errorf(memory.CodeInvalidParams, "%d thought ids, over the limit of %d", len(req.ThoughtIDs), maintain.MaxLimit)
 	}
 	for _, id := range req.ThoughtIDs {
-		if err := validateRef("thought_ids[]", id, false); err != nil {
+		if err := memory.ValidateRef("thought_ids[]", id, false); err != nil {
 			return res, err
 		}
 	}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"time"
 
@@ -16,7 +14,7 @@ import (
 )
 
 // MaxIDBytes bounds a caller-chosen record id.
-const MaxIDBytes = 256
+const MaxIDBytes = memory.MaxIDBytes
 
 // MaxBatch bounds how many observations one LogBatch call takes.
 const MaxBatch = 10_000
@@ -60,7 +58,7 @@ func (e *Engine) LogBatch(ctx context.Context, reqs []LogRequest) ([]memory.Obse
 		o, err := e.newObservation(r, now)
 		if err != nil {
 			if len(reqs) > 1 {
-				return nil, prefixError(err, "observation %d: ", i)
+				return nil, memory.Prefixed(err, "observation %d: ", i)
 			}
 			return nil, err
 		}
@@ -83,7 +81,7 @@ func (e *Engine) newObservation(r LogRequest, now int64) (memory.Observation, er
 	if err := e.observation(&o); err != nil {
 		return memory.Observation{}, err
 	}
-	if err := validateRef("capsuleId", r.CapsuleID, true); err != nil {
+	if err := memory.ValidateRef("capsuleId", r.CapsuleID, true); err != nil {
 		return memory.Observation{}, err
 	}
 	if r.TS != nil {
@@ -94,7 +92,7 @@ func (e *Engine) newObservation(r LogRequest, now int64) (memory.Observation, er
 	}
 	if o.ID == "" {
 		o.ID = e.newID("obs")
-	} else if err := validateRef("id", o.ID, false); err != nil {
+	} else if err := memory.ValidateRef("id", o.ID, false); err != nil {
 		return o, err
 	}
 	return o, nil
@@ -173,29 +171,6 @@ func (g *IDs) New(prefix string) string {
 	return prefix + "_" + ulid.MustNew(ulid.Timestamp(g.now()), g.entropy).String()
 }
 
-// validateRef checks a record id given by a caller.
-func validateRef(field, id string, optional bool) error {
-	if id == "" {
-		if optional {
-			return nil
-		}
-		return memory.Errorf(memory.CodeInvalidParams, "%s is empty", field)
-	}
-	if err := memory.ValidateText(field, id, MaxIDBytes); err != nil {
-		return err
-	}
-	if strings.TrimSpace(id) != id || strings.ContainsFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return memory.Errorf(memory.CodeInvalidParams, "%s %q has surrounding spaces or control characters", field, id)
-	}
-	return nil
-}
-
-// prefixError puts a prefix on a typed error's message.
-func prefixError(err error, format string, args ...any) error {
-	pe := memory.Public(err)
-	return &memory.Error{Code: pe.Code, Message: fmt.Sprintf(format, args...) + pe.Message, Err: err}
-}
-
 // OpenCapsuleRequest opens a capsule.
 type OpenCapsuleRequest struct {
 	// ID is optional ("cap_" + a ULID by default).
@@ -225,7 +200,7 @@ func (e *Engine) OpenCapsule(ctx context.Context, req OpenCapsuleRequest) (memor
 	}
 	if c.ID == "" {
 		c.ID = e.newID("cap")
-	} else if err := validateRef("id", c.ID, false); err != nil {
+	} else if err := memory.ValidateRef("id", c.ID, false); err != nil {
 		return c, err
 	}
 	return e.store.OpenCapsule(ctx, c)
@@ -259,7 +234,7 @@ func (e *Engine) newSummary(capsuleID string, in SummaryInput) (memory.Summary, 
 		return s, memory.Errorf(memory.CodeInvalidParams, "%d evidence refs, over the limit of 1000", len(s.EvidenceRefs))
 	}
 	for _, ref := range s.EvidenceRefs {
-		if err := validateRef("evidence ref", ref, false); err != nil {
+		if err := memory.ValidateRef("evidence ref", ref, false); err != nil {
 			return s, err
 		}
 	}
@@ -281,7 +256,7 @@ type CloseCapsuleResult struct {
 // CloseCapsule closes an open capsule; with a summary, the summary is written
 // first (replacing a running one). Closing a closed capsule is a conflict.
 func (e *Engine) CloseCapsule(ctx context.Context, req CloseCapsuleRequest) (CloseCapsuleResult, error) {
-	if err := validateRef("capsuleId", req.CapsuleID, false); err != nil {
+	if err := memory.ValidateRef("capsuleId", req.CapsuleID, false); err != nil {
 		return CloseCapsuleResult{}, err
 	}
 	var sum *memory.Summary
@@ -319,7 +294,7 @@ type SummaryRequest struct {
 
 // SetSummary writes a capsule's summary.
 func (e *Engine) SetSummary(ctx context.Context, req SummaryRequest) (memory.Summary, error) {
-	if err := validateRef("capsuleId", req.CapsuleID, false); err != nil {
+	if err := memory.ValidateRef("capsuleId", req.CapsuleID, false); err != nil {
 		return memory.Summary{}, err
 	}
 	s, err := e.newSummary(req.CapsuleID, req.SummaryInput)
@@ -371,7 +346,7 @@ const MaxPinTTL = 100 * 365 * 24 * time.Hour
 func (e *Engine) Pin(ctx context.Context, req PinRequest) (memory.Pin, error) {
 	now := e.nowMs()
 	p := memory.Pin{ID: e.newID("pin"), TargetID: req.TargetID, TargetType: req.TargetType, Reason: req.Reason, CreatedAt: now}
-	if err := validateRef("targetId", p.TargetID, false); err != nil {
+	if err := memory.ValidateRef("targetId", p.TargetID, false); err != nil {
 		return p, err
 	}
 	if err := memory.ValidateText("reason", p.Reason, 4096); err != nil {
@@ -431,7 +406,7 @@ func (e *Engine) findTarget(ctx context.Context, t memory.TargetType, id string)
 
 // Unpin removes a pin.
 func (e *Engine) Unpin(ctx context.Context, pinID string) error {
-	if err := validateRef("pin id", pinID, false); err != nil {
+	if err := memory.ValidateRef("pin id", pinID, false); err != nil {
 		return err
 	}
 	return e.store.RemovePin(ctx, pinID)
@@ -450,7 +425,7 @@ type PinView struct {
 
 // PinGet reads one pin by id, expired or not, with its target.
 func (e *Engine) PinGet(ctx context.Context, pinID string) (PinView, error) {
-	if err := validateRef("pin id", pinID, false); err != nil {
+	if err := memory.ValidateRef("pin id", pinID, false); err != nil {
 		return PinView{}, err
 	}
 	p, err := e.store.Pin(ctx, pinID)

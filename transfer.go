@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"reflect"
-	"strings"
 
 	"github.com/cairnhq/cairn/memory"
 )
@@ -142,7 +140,7 @@ type recordLines map[memory.Section][]int
 func (l recordLines) name(err error) error {
 	var re *memory.RecordError
 	if errors.As(err, &re) && re.Index >= 0 && re.Index < len(l[re.Section]) {
-		return prefixError(err, "line %d: ", l[re.Section][re.Index])
+		return memory.Prefixed(err, "line %d: ", l[re.Section][re.Index])
 	}
 	return err
 }
@@ -163,7 +161,7 @@ func (e *Engine) parseJSONL(data []byte) (memory.Dump, recordLines, error) {
 		}
 		section, err := e.parseLine(&d, text, now)
 		if err != nil {
-			return d, lines, prefixError(err, "line %d: ", line)
+			return d, lines, memory.Prefixed(err, "line %d: ", line)
 		}
 		lines[section] = append(lines[section], line)
 	}
@@ -191,7 +189,7 @@ func (e *Engine) parseLine(d *memory.Dump, text []byte, now int64) (memory.Secti
 		for k := range keys {
 			if recordKeys[k] {
 				var rec memory.Record
-				if err := decodeStrict(text, &rec); err != nil {
+				if err := memory.DecodeStrict(text, &rec); err != nil {
 					return "", err
 				}
 				if err := e.checkRecord(&rec); err != nil {
@@ -203,7 +201,7 @@ func (e *Engine) parseLine(d *memory.Dump, text []byte, now int64) (memory.Secti
 		}
 	}
 	var req LogRequest
-	if err := decodeStrict(text, &req); err != nil {
+	if err := memory.DecodeStrict(text, &req); err != nil {
 		return "", err
 	}
 	o, err := e.newObservation(req, now)
@@ -212,75 +210,6 @@ func (e *Engine) parseLine(d *memory.Dump, text []byte, now int64) (memory.Secti
 	}
 	d.Logged = append(d.Logged, memory.NewObservation{Observation: o, CapsuleID: req.CapsuleID})
 	return memory.SectionLogged, nil
-}
-
-// decodeStrict decodes one JSON value, refusing unknown fields, and turns
-// decoding errors into invalid_params errors.
-func decodeStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var me *memory.Error
-		if errors.As(err, &me) {
-			return me
-		}
-		return memory.Wrap(memory.CodeInvalidParams, err, "%s", jsonProblem(err))
-	}
-	return nil
-}
-
-// jsonProblem describes a JSON decoding error without echoing the input.
-func jsonProblem(err error) string {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se) && strings.Contains(se.Error(), "exceeded max depth"):
-		return fmt.Sprintf("JSON nested too deeply (at byte %d)", se.Offset)
-	case errors.As(err, &se):
-		return fmt.Sprintf("malformed JSON at byte %d", se.Offset)
-	case errors.As(err, &te):
-		if te.Field != "" {
-			return fmt.Sprintf("field %s must be %s, not %s", te.Field, jsonType(te.Type), te.Value)
-		}
-		return fmt.Sprintf("want %s, not %s", jsonType(te.Type), te.Value)
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return "truncated JSON"
-	}
-	msg := err.Error()
-	if bytes.HasPrefix([]byte(msg), []byte("json: unknown field ")) {
-		return "unknown field " + msg[len("json: unknown field "):]
-	}
-	return "malformed JSON"
-}
-
-// jsonType names the JSON a Go type reads, for a caller who never sees
-// Go's type names.
-func jsonType(t reflect.Type) string {
-	if t == nil {
-		return "another JSON value"
-	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "a whole number"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Slice, reflect.Array:
-		if t.Elem().Kind() == reflect.Uint8 {
-			return "a base64 string"
-		}
-		return "an array"
-	case reflect.Map, reflect.Struct:
-		return "an object"
-	}
-	return "another JSON value"
 }
 
 // checkRecord validates a complete record as Import will write it.
@@ -309,7 +238,7 @@ func (e *Engine) checkRecord(r *memory.Record) error {
 }
 
 func (e *Engine) checkObservation(o *memory.Observation) error {
-	if err := validateRef("observation id", o.ID, false); err != nil {
+	if err := memory.ValidateRef("observation id", o.ID, false); err != nil {
 		return err
 	}
 	if _, err := memory.ParseKind(string(o.Kind)); err != nil {
@@ -334,7 +263,7 @@ func (e *Engine) checkObservation(o *memory.Observation) error {
 }
 
 func (e *Engine) checkCapsule(c *memory.Capsule) error {
-	if err := validateRef("capsule id", c.ID, false); err != nil {
+	if err := memory.ValidateRef("capsule id", c.ID, false); err != nil {
 		return err
 	}
 	if !memory.ValidCapsuleType(c.Type) {
@@ -356,7 +285,7 @@ func (e *Engine) checkCapsule(c *memory.Capsule) error {
 		return memory.Errorf(memory.CodeInvalidParams, "capsule %s: status %q (want open or closed)", c.ID, c.Status)
 	}
 	for _, id := range c.ObservationIDs {
-		if err := validateRef("observation id", id, false); err != nil {
+		if err := memory.ValidateRef("observation id", id, false); err != nil {
 			return err
 		}
 	}
@@ -365,10 +294,10 @@ func (e *Engine) checkCapsule(c *memory.Capsule) error {
 }
 
 func (e *Engine) checkSummary(s *memory.Summary) error {
-	if err := validateRef("summary id", s.ID, false); err != nil {
+	if err := memory.ValidateRef("summary id", s.ID, false); err != nil {
 		return err
 	}
-	if err := validateRef("capsuleId", s.CapsuleID, false); err != nil {
+	if err := memory.ValidateRef("capsuleId", s.CapsuleID, false); err != nil {
 		return err
 	}
 	if s.Redacted {
@@ -388,13 +317,13 @@ func (e *Engine) checkSummary(s *memory.Summary) error {
 }
 
 func (e *Engine) checkPin(p *memory.Pin) error {
-	if err := validateRef("pin id", p.ID, false); err != nil {
+	if err := memory.ValidateRef("pin id", p.ID, false); err != nil {
 		return err
 	}
 	if !p.TargetType.Valid() {
 		return memory.Errorf(memory.CodeInvalidParams, "pin %s: targetType %q (want observation or summary)", p.ID, p.TargetType)
 	}
-	if err := validateRef("targetId", p.TargetID, false); err != nil {
+	if err := memory.ValidateRef("targetId", p.TargetID, false); err != nil {
 		return err
 	}
 	if err := memory.ValidateText("reason", p.Reason, 4096); err != nil {
@@ -406,14 +335,14 @@ func (e *Engine) checkPin(p *memory.Pin) error {
 // checkImportedThought validates a thought as Think does, and the fields
 // Think sets itself (id, status, time).
 func (e *Engine) checkImportedThought(t *memory.Thought) error {
-	if err := validateRef("thought id", t.ID, false); err != nil {
+	if err := memory.ValidateRef("thought id", t.ID, false); err != nil {
 		return err
 	}
 	if t.Redacted {
 		t.Content, t.Tags = memory.RedactedContent, nil
 	}
 	if err := e.checkThought(t); err != nil {
-		return prefixError(err, "thought %s: ", t.ID)
+		return memory.Prefixed(err, "thought %s: ", t.ID)
 	}
 	if t.Status != memory.StatusActive && t.Status != memory.StatusRemoval {
 		return memory.Errorf(memory.CodeInvalidParams, "thought %s: status %q (want active or removal)", t.ID, t.Status)
@@ -428,7 +357,7 @@ func (e *Engine) checkImportedThought(t *memory.Thought) error {
 // times.
 func checkImportedEntity(ent *memory.KGEntity) error {
 	if err := checkNewEntity(*ent); err != nil {
-		return prefixError(err, "entity %s: ", ent.ID)
+		return memory.Prefixed(err, "entity %s: ", ent.ID)
 	}
 	if ent.CreatedAt < 0 || ent.UpdatedAt < 0 {
 		return memory.Errorf(memory.CodeInvalidParams, "entity %s: created_at and updated_at must not be negative", ent.ID)
@@ -439,11 +368,11 @@ func checkImportedEntity(ent *memory.KGEntity) error {
 // checkImportedKGObservation validates an entity observation as Observe
 // does, and the fields Observe sets itself (id, time, scope).
 func (e *Engine) checkImportedKGObservation(o *memory.KGObservation) error {
-	if err := validateRef("entity observation id", o.ID, false); err != nil {
+	if err := memory.ValidateRef("entity observation id", o.ID, false); err != nil {
 		return err
 	}
 	if err := e.checkObserve(o.EntityID, o.Content); err != nil {
-		return prefixError(err, "entity observation %s: ", o.ID)
+		return memory.Prefixed(err, "entity observation %s: ", o.ID)
 	}
 	o.Content = e.redactText(o.Content)
 	if o.CreatedAt < 0 {
@@ -455,11 +384,11 @@ func (e *Engine) checkImportedKGObservation(o *memory.KGObservation) error {
 // checkImportedEdge validates an edge as CreateEdge does, and the fields
 // CreateEdge sets itself (id, time).
 func checkImportedEdge(g *memory.KGEdge) error {
-	if err := validateRef("edge id", g.ID, false); err != nil {
+	if err := memory.ValidateRef("edge id", g.ID, false); err != nil {
 		return err
 	}
 	if err := checkEdge(*g); err != nil {
-		return prefixError(err, "edge %s: ", g.ID)
+		return memory.Prefixed(err, "edge %s: ", g.ID)
 	}
 	if g.CreatedAt < 0 {
 		return memory.Errorf(memory.CodeInvalidParams, "edge %s: created_at is negative", g.ID)
@@ -491,7 +420,7 @@ func (e *Engine) parseParity(ctx context.Context, data []byte) (memory.Dump, []s
 		if errors.As(err, &me) {
 			return memory.Dump{}, nil, me
 		}
-		return memory.Dump{}, nil, memory.Wrap(memory.CodeInvalidParams, err, "dataset: %s", jsonProblem(err))
+		return memory.Dump{}, nil, memory.Wrap(memory.CodeInvalidParams, err, "dataset: %s", memory.JSONProblem(err))
 	}
 	var d memory.Dump
 	known := map[string]bool{}

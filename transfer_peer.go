@@ -85,7 +85,7 @@ func (e *Engine) ImportPeerFile(ctx context.Context, from string, f *os.File, o 
 	}
 	db, err := sqlite.OpenForeign(f.Name())
 	if err != nil {
-		return rep, prefixError(err, "reading the Kindling store: ")
+		return rep, memory.Prefixed(err, "reading the Kindling store: ")
 	}
 	defer db.Close()
 	rows := func(ctx context.Context, what, query string, limit int) ([]map[string]any, error) {

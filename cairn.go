@@ -148,6 +148,8 @@ type Engine struct {
 	candidates memory.CandidateStore
 	removals   memory.RemovalStore
 	life       *maintain.Lifecycle
+	// maint runs maintenance_ops and serves the lifecycle's archives.
+	maint *maintain.Ops
 	// grounded holds what inner_voice's grounded answers and sessions
 	// need (grounded.go).
 	grounded grounding
@@ -289,6 +291,7 @@ func newEngine(store memory.Store, o Options) (*Engine, error) {
 		e.life = &maintain.Lifecycle{Store: rs, Config: mc, Now: o.Now, Logger: o.Logger}
 		e.settings.Maintenance = mc
 	}
+	e.maint = &maintain.Ops{Life: e.life, Thoughts: store, Erase: e.eraseFromIndex}
 	e.code = code.New(store, code.Options{
 		ETVTTL: o.ETVTTL, MaxFileBytes: o.MaxCodeFileBytes, Embedder: o.Embedder,
 		Now: o.Now, NewID: e.newID, Logger: o.Logger,

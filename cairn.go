@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairnhq/cairn/code"
 	"github.com/cairnhq/cairn/embed"
+	"github.com/cairnhq/cairn/graph"
 	"github.com/cairnhq/cairn/index"
 	"github.com/cairnhq/cairn/llm"
 	"github.com/cairnhq/cairn/maintain"
@@ -148,8 +149,10 @@ type Engine struct {
 	candidates memory.CandidateStore
 	removals   memory.RemovalStore
 	life       *maintain.Lifecycle
-	// maint runs maintenance_ops and serves the lifecycle's archives.
+	// maint runs maintenance_ops and serves the lifecycle's archives;
+	// kg keeps the knowledge graph and moderates its candidates.
 	maint *maintain.Ops
+	kg    *graph.Curator
 	// grounded holds what inner_voice's grounded answers and sessions
 	// need (grounded.go).
 	grounded grounding
@@ -292,6 +295,14 @@ func newEngine(store memory.Store, o Options) (*Engine, error) {
 		e.settings.Maintenance = mc
 	}
 	e.maint = &maintain.Ops{Life: e.life, Thoughts: store, Erase: e.eraseFromIndex}
+	e.kg = &graph.Curator{Store: store, Staged: e.candidates, Removals: e.removals, MaxBytes: o.MaxContentBytes, Now: e.nowMs,
+		NewID: e.newID, Redact: e.redactText, Embed: e.embedAfterWrite, Erase: e.eraseFromIndex, Logger: o.Logger}
+	if e.embedOnWrite {
+		e.kg.Reembed = func(ctx context.Context) error {
+			_, err := e.Reembed(ctx, ReembedRequest{}, nil)
+			return err
+		}
+	}
 	e.code = code.New(store, code.Options{
 		ETVTTL: o.ETVTTL, MaxFileBytes: o.MaxCodeFileBytes, Embedder: o.Embedder,
 		Now: o.Now, NewID: e.newID, Logger: o.Logger,

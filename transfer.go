@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/cairnhq/cairn/graph"
 	"github.com/cairnhq/cairn/memory"
 )
 
@@ -356,7 +357,7 @@ func (e *Engine) checkImportedThought(t *memory.Thought) error {
 // checkImportedEntity validates an entity as CreateEntity does, and its
 // times.
 func checkImportedEntity(ent *memory.KGEntity) error {
-	if err := checkNewEntity(*ent); err != nil {
+	if err := graph.CheckNewEntity(*ent); err != nil {
 		return memory.Prefixed(err, "entity %s: ", ent.ID)
 	}
 	if ent.CreatedAt < 0 || ent.UpdatedAt < 0 {
@@ -371,7 +372,7 @@ func (e *Engine) checkImportedKGObservation(o *memory.KGObservation) error {
 	if err := memory.ValidateRef("entity observation id", o.ID, false); err != nil {
 		return err
 	}
-	if err := e.checkObserve(o.EntityID, o.Content); err != nil {
+	if err := e.kg.CheckFact(o.EntityID, o.Content); err != nil {
 		return memory.Prefixed(err, "entity observation %s: ", o.ID)
 	}
 	o.Content = e.redactText(o.Content)
@@ -387,7 +388,7 @@ func checkImportedEdge(g *memory.KGEdge) error {
 	if err := memory.ValidateRef("edge id", g.ID, false); err != nil {
 		return err
 	}
-	if err := checkEdge(*g); err != nil {
+	if err := graph.CheckNewEdge(*g); err != nil {
 		return memory.Prefixed(err, "edge %s: ", g.ID)
 	}
 	if g.CreatedAt < 0 {

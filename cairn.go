@@ -17,6 +17,7 @@ import (
 	"github.com/cairnhq/cairn/retrieve"
 	"github.com/cairnhq/cairn/sqlite"
 	"github.com/cairnhq/cairn/synth"
+	"github.com/cairnhq/cairn/voice"
 )
 
 // Options configure an Engine. The zero value (or nil) gives the defaults.
@@ -139,13 +140,13 @@ type Engine struct {
 	log       *slog.Logger
 	retriever *retrieve.Retriever
 	index     *index.Index
-	voice     *retrieve.InnerVoice
-	code      *code.Memory
-	// ask, synth, candidates and life serve the inner_voice tool, its
-	// knowledge-graph staging and moderation, and the removal lifecycle;
-	// candidates and life are nil on a store without those seams.
-	ask        synth.AskConfig
-	synth      synth.Synthesizer
+	// voice is the inner voice: inner_voice.retrieve, inner_voice and
+	// its sessions.
+	voice *voice.Voice
+	code  *code.Memory
+	// candidates, removals and life serve knowledge-graph staging and
+	// moderation and the removal lifecycle; they are nil on a store
+	// without those seams.
 	candidates memory.CandidateStore
 	removals   memory.RemovalStore
 	life       *maintain.Lifecycle
@@ -153,9 +154,6 @@ type Engine struct {
 	// kg keeps the knowledge graph and moderates its candidates.
 	maint *maintain.Ops
 	kg    *graph.Curator
-	// grounded holds what inner_voice's grounded answers and sessions
-	// need (grounded.go).
-	grounded grounding
 
 	toolNames []string
 	settings  Settings
@@ -271,16 +269,11 @@ func newEngine(store memory.Store, o Options) (*Engine, error) {
 	if o.InnerVoice != nil {
 		ivc = *o.InnerVoice
 	}
-	e.voice = &retrieve.InnerVoice{Store: store, Index: e.index, Config: ivc, Now: o.Now, Logger: o.Logger, NoLog: o.NoLog}
+	recall := &retrieve.InnerVoice{Store: store, Index: e.index, Config: ivc, Now: o.Now, Logger: o.Logger, NoLog: o.NoLog}
 	var def, other retrieve.Provider = hybrid, retrieve.LocalFTS{}
 	if o.Provider == retrieve.LocalFTSName {
 		def, other = other, def
 	}
-	e.ask, e.synth = synth.DefaultAskConfig(), o.Synthesizer
-	if o.Ask != nil {
-		e.ask = askWithDefaults(*o.Ask)
-	}
-	e.initGrounding(o)
 	e.candidates, _ = store.(memory.CandidateStore)
 	if rs, ok := store.(memory.RemovalStore); ok {
 		mc := maintain.DefaultConfig()
@@ -295,6 +288,11 @@ func newEngine(store memory.Store, o Options) (*Engine, error) {
 		e.settings.Maintenance = mc
 	}
 	e.maint = &maintain.Ops{Life: e.life, Thoughts: store, Erase: e.eraseFromIndex}
+	sessions, _ := store.(memory.InnerVoiceStore)
+	e.voice = voice.New(voice.Options{Thoughts: store, Candidates: e.candidates, Removals: e.removals, Sessions: sessions,
+		Recall: recall, Ask: o.Ask, Synthesizer: o.Synthesizer, LLM: o.LLM, LLMMaxOutputTokens: o.LLMMaxOutputTokens,
+		Verifier: o.Verifier, SessionConfig: o.Sessions, Space: o.Embedder.Space(), NoLog: o.NoLog, Now: o.Now, NewID: e.newID,
+		CheckThought: e.checkThought, Embed: e.embedAfterWrite, Logger: o.Logger})
 	e.kg = &graph.Curator{Store: store, Staged: e.candidates, Removals: e.removals, MaxBytes: o.MaxContentBytes, Now: e.nowMs,
 		NewID: e.newID, Redact: e.redactText, Embed: e.embedAfterWrite, Erase: e.eraseFromIndex, Logger: o.Logger}
 	if e.embedOnWrite {

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/cairnhq/cairn/memory"
-	"github.com/cairnhq/cairn/retrieve"
 )
 
 // Limits of thoughts.
@@ -180,18 +179,3 @@ func (e *Engine) Thoughts(ctx context.Context, req ThoughtsRequest) (ThoughtList
 	}
 	return ThoughtList{Thoughts: ts}, err
 }
-
-// InnerVoice runs inner_voice.retrieve: snippets of thoughts and the
-// knowledge graph most similar to a query, with provenance and trust tiers,
-// for a caller to synthesise from. It fails with feature_disabled unless
-// the inner voice is enabled (SURR_ENABLE_INNER_VOICE=1).
-func (e *Engine) InnerVoice(ctx context.Context, req retrieve.InnerVoiceRequest) (retrieve.InnerVoiceResult, error) {
-	return e.voice.Retrieve(ctx, req)
-}
-
-// InnerVoiceConfig is the inner voice's effective configuration.
-func (e *Engine) InnerVoiceConfig() retrieve.InnerVoiceConfig { return e.voice.Config }
-
-// InnerVoiceCounters are the inner voice's calls and failures so far (kept
-// even when MCP_NO_LOG silences the logs).
-func (e *Engine) InnerVoiceCounters() (calls, failures int64) { return e.voice.Counters() }

@@ -17,6 +17,7 @@ import (
 	"github.com/cairnhq/cairn/retrieve"
 	"github.com/cairnhq/cairn/sqlite"
 	"github.com/cairnhq/cairn/synth"
+	"github.com/cairnhq/cairn/transfer"
 	"github.com/cairnhq/cairn/voice"
 )
 
@@ -154,6 +155,8 @@ type Engine struct {
 	// kg keeps the knowledge graph and moderates its candidates.
 	maint *maintain.Ops
 	kg    *graph.Curator
+	// move imports and exports records.
+	move *transfer.Mover
 
 	toolNames []string
 	settings  Settings
@@ -254,6 +257,21 @@ func newEngine(store memory.Store, o Options) (*Engine, error) {
 	if o.IndexDir == "" {
 		e.settings.IndexDir = IndexInMemory
 	}
+	recall, err := e.openRetrieval(o)
+	if err != nil {
+		return nil, err
+	}
+	e.wireLifecycle(o)
+	e.wireServices(o, recall)
+	if o.HealEmbeddings {
+		e.startHealer(o)
+	}
+	return e, nil
+}
+
+// openRetrieval opens the retrieval index and makes the retrievers over
+// it: the tiered one with its providers, and inner_voice.retrieve's.
+func (e *Engine) openRetrieval(o Options) (*retrieve.InnerVoice, error) {
 	weights := retrieve.DefaultHybridWeights
 	if o.HybridWeights != nil {
 		weights = *o.HybridWeights
@@ -264,18 +282,24 @@ func newEngine(store memory.Store, o Options) (*Engine, error) {
 		return nil, err
 	}
 	e.index = ix
-	hybrid := &retrieve.Hybrid{Index: e.index, Weights: weights}
+	var def, other retrieve.Provider = &retrieve.Hybrid{Index: e.index, Weights: weights}, retrieve.LocalFTS{}
+	if o.Provider == retrieve.LocalFTSName {
+		def, other = other, def
+	}
+	e.retriever = &retrieve.Retriever{Store: e.store, Provider: def, Providers: []retrieve.Provider{other}, Now: o.Now,
+		DefaultMaxCandidates: o.DefaultMaxCandidates, OnDegraded: e.noteDegraded}
 	ivc := retrieve.DefaultInnerVoiceConfig()
 	if o.InnerVoice != nil {
 		ivc = *o.InnerVoice
 	}
-	recall := &retrieve.InnerVoice{Store: store, Index: e.index, Config: ivc, Now: o.Now, Logger: o.Logger, NoLog: o.NoLog}
-	var def, other retrieve.Provider = hybrid, retrieve.LocalFTS{}
-	if o.Provider == retrieve.LocalFTSName {
-		def, other = other, def
-	}
-	e.candidates, _ = store.(memory.CandidateStore)
-	if rs, ok := store.(memory.RemovalStore); ok {
+	return &retrieve.InnerVoice{Store: e.store, Index: e.index, Config: ivc, Now: o.Now, Logger: o.Logger, NoLog: o.NoLog}, nil
+}
+
+// wireLifecycle takes the store's candidate and removal seams and makes
+// the removal lifecycle, with its archive directory made absolute.
+func (e *Engine) wireLifecycle(o Options) {
+	e.candidates, _ = e.store.(memory.CandidateStore)
+	if rs, ok := e.store.(memory.RemovalStore); ok {
 		mc := maintain.DefaultConfig()
 		if o.Maintenance != nil {
 			mc = *o.Maintenance
@@ -287,13 +311,14 @@ func newEngine(store memory.Store, o Options) (*Engine, error) {
 		e.life = &maintain.Lifecycle{Store: rs, Config: mc, Now: o.Now, Logger: o.Logger}
 		e.settings.Maintenance = mc
 	}
-	e.maint = &maintain.Ops{Life: e.life, Thoughts: store, Erase: e.eraseFromIndex}
-	sessions, _ := store.(memory.InnerVoiceStore)
-	e.voice = voice.New(voice.Options{Thoughts: store, Candidates: e.candidates, Removals: e.removals, Sessions: sessions,
-		Recall: recall, Ask: o.Ask, Synthesizer: o.Synthesizer, LLM: o.LLM, LLMMaxOutputTokens: o.LLMMaxOutputTokens,
-		Verifier: o.Verifier, SessionConfig: o.Sessions, Space: o.Embedder.Space(), NoLog: o.NoLog, Now: o.Now, NewID: e.newID,
-		CheckThought: e.checkThought, Embed: e.embedAfterWrite, Logger: o.Logger})
-	e.kg = &graph.Curator{Store: store, Staged: e.candidates, Removals: e.removals, MaxBytes: o.MaxContentBytes, Now: e.nowMs,
+	e.maint = &maintain.Ops{Life: e.life, Thoughts: e.store, Erase: e.eraseFromIndex}
+}
+
+// wireServices makes the services over the store, each given the
+// engine's seams: the knowledge graph, import and export, the inner
+// voice and code memory.
+func (e *Engine) wireServices(o Options, recall *retrieve.InnerVoice) {
+	e.kg = &graph.Curator{Store: e.store, Staged: e.candidates, Removals: e.removals, MaxBytes: o.MaxContentBytes, Now: e.nowMs,
 		NewID: e.newID, Redact: e.redactText, Embed: e.embedAfterWrite, Erase: e.eraseFromIndex, Logger: o.Logger}
 	if e.embedOnWrite {
 		e.kg.Reembed = func(ctx context.Context) error {
@@ -301,22 +326,14 @@ func newEngine(store memory.Store, o Options) (*Engine, error) {
 			return err
 		}
 	}
-	e.code = code.New(store, code.Options{
-		ETVTTL: o.ETVTTL, MaxFileBytes: o.MaxCodeFileBytes, Embedder: o.Embedder,
-		Now: o.Now, NewID: e.newID, Logger: o.Logger,
-	})
-	e.retriever = &retrieve.Retriever{
-		Store:                store,
-		Provider:             def,
-		Providers:            []retrieve.Provider{other},
-		Now:                  o.Now,
-		DefaultMaxCandidates: o.DefaultMaxCandidates,
-		OnDegraded:           e.noteDegraded,
-	}
-	if o.HealEmbeddings {
-		e.startHealer(o)
-	}
-	return e, nil
+	e.move = e.newMover()
+	sessions, _ := e.store.(memory.InnerVoiceStore)
+	e.voice = voice.New(voice.Options{Thoughts: e.store, Candidates: e.candidates, Removals: e.removals, Sessions: sessions,
+		Recall: recall, Ask: o.Ask, Synthesizer: o.Synthesizer, LLM: o.LLM, LLMMaxOutputTokens: o.LLMMaxOutputTokens,
+		Verifier: o.Verifier, SessionConfig: o.Sessions, Space: o.Embedder.Space(), NoLog: o.NoLog, Now: o.Now, NewID: e.newID,
+		CheckThought: e.checkThought, Embed: e.embedAfterWrite, Logger: o.Logger})
+	e.code = code.New(e.store, code.Options{ETVTTL: o.ETVTTL, MaxFileBytes: o.MaxCodeFileBytes, Embedder: o.Embedder,
+		Now: o.Now, NewID: e.newID, Logger: o.Logger})
 }
 
 // Path returns the database file's path, or the PostgreSQL connection

@@ -7,6 +7,23 @@ import (
 	"github.com/cairnhq/cairn/memory"
 )
 
+type (
+	// CodeEntityView is a code entity's state, verification, ledger and
+	// hydrations (introspect_entity).
+	CodeEntityView = code.EntityView
+	// HydrationView explains an episode's hydration.
+	HydrationView = code.HydrationView
+	// GatesView lists an episode's gate evaluations; GateEvaluated is one
+	// entity's, Gate one gate's verdict.
+	GatesView     = code.GatesView
+	GateEvaluated = code.GateEvaluated
+	Gate          = code.Gate
+	// CodeTracking says whether a session's hydration history verifies.
+	CodeTracking = code.Tracking
+	// CodeHydrateResult is the code a query needs, within its budget.
+	CodeHydrateResult = code.HydrateResult
+)
+
 // CodeIndexRequest asks to index a repository's source files.
 type CodeIndexRequest struct {
 	Root      string `json:"root" jsonschema:"the repository's directory (absolute, or relative to the server's working directory)"`

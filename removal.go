@@ -10,8 +10,12 @@ import (
 // The removal lifecycle of thoughts (maintenance_ops) and its archives,
 // served by the maintain package.
 
-// Subcommands of maintenance_ops.
+// Subcommands of maintenance_ops, and the bounds and format names of
+// the removal lifecycle.
 const (
+	MaintenanceMaxLimit = maintain.MaxLimit
+	ArchiveFormatJSONL  = maintain.FormatJSONL
+
 	OpListRemovalCandidates = maintain.OpListRemovalCandidates
 	OpExportRemovals        = maintain.OpExportRemovals
 	OpFinalizeRemoval       = maintain.OpFinalizeRemoval
@@ -30,6 +34,10 @@ type (
 	// MaintenanceConfig configures the removal lifecycle.
 	MaintenanceConfig = maintain.Config
 )
+
+// IsArchiveName reports whether name is the name export_removals gives
+// an archive.
+func IsArchiveName(name string) bool { return maintain.IsArchiveName(name) }
 
 // Maintenance runs maintenance_ops (see maintain.Ops.Run), with archive
 // paths absolute.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairnhq/cairn/code"
 	"github.com/cairnhq/cairn/embed"
+	"github.com/cairnhq/cairn/index"
 	"github.com/cairnhq/cairn/llm"
 	"github.com/cairnhq/cairn/maintain"
 	"github.com/cairnhq/cairn/memory"
@@ -32,6 +33,21 @@ const (
 	EnvIndexDir        = "CAIRN_INDEX_DIR"
 	EnvIndexApproxFrom = "CAIRN_INDEX_APPROXIMATE_FROM"
 )
+
+type (
+	// HybridWeights tune the hybrid retrieval provider.
+	HybridWeights = retrieve.HybridWeights
+	// EmbedderConfig is the embedder's configuration.
+	EmbedderConfig = embed.Config
+)
+
+// ParseHybridWeights reads hybrid weights as CAIRN_HYBRID_WEIGHTS gives
+// them.
+func ParseHybridWeights(s string) (HybridWeights, error) { return retrieve.ParseHybridWeights(s) }
+
+// SuggestedApproximateFrom is the vector count from which approximate
+// semantic search pays (Options.IndexApproximateFrom).
+const SuggestedApproximateFrom = index.SuggestedIVFThreshold
 
 // Settings are cairn's start-up configuration: what the environment asks
 // for, with every default filled in and every bound enforced. They are

@@ -12,7 +12,6 @@ import (
 
 	"github.com/cairnhq/cairn/internal/bench"
 	"github.com/cairnhq/cairn/memory"
-	"github.com/cairnhq/cairn/retrieve"
 	"github.com/spf13/cobra"
 )
 
@@ -68,7 +67,7 @@ text kept in the repository so ranking changes show as diffs.`,
 				return err
 			}
 			if weights != "" {
-				w, err := retrieve.ParseHybridWeights(weights)
+				w, err := cairn.ParseHybridWeights(weights)
 				if err != nil {
 					return err
 				}
@@ -101,10 +100,7 @@ text kept in the repository so ranking changes show as diffs.`,
 				return err
 			}
 			a.finishProgress()
-			o := bench.LoCoMoOptions{Engine: eng, Provider: provider, Cases: cases}
-			if !a.json {
-				o.Progress = a.err
-			}
+			o := bench.LoCoMoOptions{Engine: eng, Provider: provider, Cases: cases, Progress: a.progressTo()}
 			rep, err := bench.RunLoCoMo(cmd.Context(), o)
 			if err != nil {
 				return err
@@ -117,12 +113,11 @@ text kept in the repository so ranking changes show as diffs.`,
 					return memory.Wrap(memory.CodeInvalidParams, err, "--golden: %v", err)
 				}
 			}
-			if a.json {
-				return a.emit(rep)
-			}
-			fmt.Fprint(a.out, bench.RankStats(rep))
-			fmt.Fprintf(a.out, "# embedder %s, %.1f s\n", rep.Embedder, rep.Seconds)
-			return nil
+			return a.show(rep, func() error {
+				fmt.Fprint(a.out, bench.RankStats(rep))
+				fmt.Fprintf(a.out, "# embedder %s, %.1f s\n", rep.Embedder, rep.Seconds)
+				return nil
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -159,19 +154,15 @@ API and MCP over streamable HTTP with --clients concurrent callers
 			if err != nil {
 				return memory.Wrap(memory.CodeInternal, err, "finding the cairn binary: %v", err)
 			}
-			o.Binary = bin
-			if !a.json {
-				o.Progress = a.err
-			}
+			o.Binary, o.Progress = bin, a.progressTo()
 			rep, err := bench.Protocol(cmd.Context(), o)
 			if err != nil {
 				return err
 			}
-			if a.json {
-				return a.emit(rep)
-			}
-			printProtocol(a.out, rep)
-			return nil
+			return a.show(rep, func() error {
+				printProtocol(a.out, rep)
+				return nil
+			})
 		},
 	}
 	f := cmd.Flags()

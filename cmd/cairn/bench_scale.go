@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/cairnhq/cairn"
-	"github.com/cairnhq/cairn/index"
 	"github.com/cairnhq/cairn/internal/bench"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/spf13/cobra"
@@ -136,7 +135,7 @@ end, on error and on Ctrl-C; your own database is not touched.`,
 	f.Uint64Var(&o.Seed, "seed", o.Seed, "generator seed")
 	f.IntVar(&o.Batch, "batch", o.Batch, "records per transaction in the batched ingest")
 	f.IntVar(&o.OneByOne, "one-by-one", o.OneByOne, "records written one per transaction (0 skips)")
-	f.IntVar(&o.ApproximateFrom, "approximate-from", index.SuggestedIVFThreshold, "also measure sizes of at least this many records with the semantic side approximate from this many vectors (0 skips)")
+	f.IntVar(&o.ApproximateFrom, "approximate-from", cairn.SuggestedApproximateFrom, "also measure sizes of at least this many records with the semantic side approximate from this many vectors (0 skips)")
 	f.StringVar(&pg, "postgres", "", "also measure every size on this PostgreSQL database (postgres://...; a schema per size, dropped afterwards)")
 	f.StringVar(&child, "child", "", "internal: run one phase (build or serve) and print its JSON")
 	f.IntVar(&size, "size", 0, "internal: the records of the build phase")

@@ -13,11 +13,12 @@ type (
 	CodeEntityView = code.EntityView
 	// HydrationView explains an episode's hydration.
 	HydrationView = code.HydrationView
-	// GatesView lists an episode's gate evaluations; GateEvaluated is one
-	// entity's, Gate one gate's verdict.
-	GatesView     = code.GatesView
+	// GatesView lists an episode's gate evaluations.
+	GatesView = code.GatesView
+	// GateEvaluated is one entity's evaluation of gates A, B and C.
 	GateEvaluated = code.GateEvaluated
-	Gate          = code.Gate
+	// Gate is one gate's verdict.
+	Gate = code.Gate
 	// CodeTracking says whether a session's hydration history verifies.
 	CodeTracking = code.Tracking
 	// CodeHydrateResult is the code a query needs, within its budget.

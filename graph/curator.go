@@ -72,7 +72,8 @@ func (cur *Curator) CreateEntity(ctx context.Context, req EntityRequest) (memory
 	return cur.putEntity(ctx, ent)
 }
 
-// CheckNewEntity validates an entity as CreateEntity and Import store it.
+// CheckNewEntity validates an entity as CreateEntity and an import store
+// it.
 func CheckNewEntity(ent memory.KGEntity) error {
 	if err := memory.ValidateRef("entityId", ent.ID, false); err != nil {
 		return err
@@ -320,7 +321,7 @@ func (cur *Curator) CreateEdge(ctx context.Context, req EdgeRequest) (memory.KGE
 	return out, nil
 }
 
-// CheckNewEdge validates an edge as CreateEdge and Import store it.
+// CheckNewEdge validates an edge as CreateEdge and an import store it.
 func CheckNewEdge(g memory.KGEdge) error {
 	for _, id := range []string{g.Source, g.Target} {
 		if err := memory.ValidateRef("entity id", id, false); err != nil {

@@ -132,8 +132,8 @@ func (m *Mover) checkPin(p *memory.Pin) error {
 	return p.Scope.Validate()
 }
 
-// checkImportedThought validates a thought as Think does, and the fields
-// Think sets itself (id, status, time).
+// checkImportedThought validates a thought as the engine's Think does,
+// and the fields Think sets itself (id, status, time).
 func (m *Mover) checkImportedThought(t *memory.Thought) error {
 	if err := memory.ValidateRef("thought id", t.ID, false); err != nil {
 		return err

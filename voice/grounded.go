@@ -155,7 +155,7 @@ type groundedAnswer struct {
 
 // ground answers q from sources: with the language model when one is
 // configured (a prompt within the budget, conv as context), else or when
-// it fails with the engine's synthesiser, whose answer the verifier then
+// it fails with the voice's synthesiser, whose answer the verifier then
 // checks. Every answer comes back with the grounding contract; a refused
 // one has no text.
 func (v *Voice) ground(ctx context.Context, q string, sources []synth.Source, conv synth.Conversation) (groundedAnswer, error) {

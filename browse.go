@@ -77,7 +77,7 @@ type CapsuleView struct {
 // CapsulePage reads a capsule, its summary and limit of its observations
 // from position offset.
 func (e *Engine) CapsulePage(ctx context.Context, capsuleID string, offset, limit int) (CapsuleView, error) {
-	if err := validateRef("capsule id", capsuleID, false); err != nil {
+	if err := memory.ValidateRef("capsule id", capsuleID, false); err != nil {
 		return CapsuleView{}, err
 	}
 	limit, err := checkPage(limit)
@@ -128,7 +128,7 @@ type Placement struct {
 
 // Placement says which capsule holds an observation, and where.
 func (e *Engine) Placement(ctx context.Context, observationID string) (Placement, error) {
-	if err := validateRef("observation id", observationID, false); err != nil {
+	if err := memory.ValidateRef("observation id", observationID, false); err != nil {
 		return Placement{}, err
 	}
 	var p Placement
@@ -158,7 +158,7 @@ func (e *Engine) Pins(ctx context.Context, req PinsRequest) ([]memory.PinnedTarg
 	if err := req.ScopeIDs.Validate(); err != nil {
 		return nil, err
 	}
-	if err := validateRef("target id", req.TargetID, true); err != nil {
+	if err := memory.ValidateRef("target id", req.TargetID, true); err != nil {
 		return nil, err
 	}
 	pins, err := e.store.ActivePins(ctx, memory.PinQuery{Scope: req.ScopeIDs, Now: e.nowMs(), IncludeRedacted: req.IncludeRedacted || req.TargetID != ""})
@@ -258,116 +258,6 @@ func (e *Engine) ScopeValues(ctx context.Context) (memory.ScopeValues, error) {
 	return b.ScopeValues(ctx, 200)
 }
 
-// Neighbourhood is an entity with the entities around it, up to a depth,
-// and the edges between them.
-type Neighbourhood struct {
-	Center memory.KGEntity `json:"center"`
-	// Nodes are the entities reached, the centre first, then by distance
-	// and name; Depth gives each one's distance from the centre.
-	Nodes []memory.KGEntity `json:"nodes"`
-	Depth map[string]int    `json:"depth"`
-	Edges []memory.KGEdge   `json:"edges"`
-	// Truncated says MaxNodes stopped the walk before it reached every
-	// entity within the depth.
-	Truncated bool `json:"truncated"`
-}
-
-// Neighbourhood walks the knowledge graph from an entity, breadth first,
-// to depth (1 to 3) and at most maxNodes entities (2 to 200).
-func (e *Engine) Neighbourhood(ctx context.Context, entityID string, depth, maxNodes int) (Neighbourhood, error) {
-	if err := validateRef("entity id", entityID, false); err != nil {
-		return Neighbourhood{}, err
-	}
-	if depth < 1 || depth > 3 {
-		return Neighbourhood{}, memory.Errorf(memory.CodeInvalidParams, "depth %d is out of range [1, 3]", depth)
-	}
-	if maxNodes < 2 || maxNodes > 200 {
-		return Neighbourhood{}, memory.Errorf(memory.CodeInvalidParams, "maxNodes %d is out of range [2, 200]", maxNodes)
-	}
-	center, err := e.store.Entity(ctx, entityID)
-	if err != nil {
-		return Neighbourhood{}, err
-	}
-	n := Neighbourhood{Center: center, Nodes: []memory.KGEntity{center}, Depth: map[string]int{center.ID: 0}, Edges: []memory.KGEdge{}}
-	seenEdge := map[string]bool{}
-	frontier := []string{center.ID}
-	for d := 1; d <= depth && len(frontier) > 0; d++ {
-		var next []string
-		for _, id := range frontier {
-			edges, err := e.store.Edges(ctx, id, 1000)
-			if err != nil {
-				return Neighbourhood{}, err
-			}
-			for _, g := range edges {
-				for _, other := range []string{g.Source, g.Target} {
-					if _, ok := n.Depth[other]; ok {
-						continue
-					}
-					if len(n.Nodes) >= maxNodes {
-						n.Truncated = true
-						continue
-					}
-					ent, err := e.store.Entity(ctx, other)
-					if memory.IsCode(err, memory.CodeNotFound) {
-						continue
-					}
-					if err != nil {
-						return Neighbourhood{}, err
-					}
-					n.Depth[other] = d
-					n.Nodes = append(n.Nodes, ent)
-					next = append(next, other)
-				}
-				_, srcIn := n.Depth[g.Source]
-				_, dstIn := n.Depth[g.Target]
-				if srcIn && dstIn && !seenEdge[g.ID] {
-					seenEdge[g.ID] = true
-					n.Edges = append(n.Edges, g)
-				}
-			}
-		}
-		frontier = next
-	}
-	// Edges between nodes of the last ring were not walked: add them.
-	for _, id := range frontier {
-		edges, err := e.store.Edges(ctx, id, 1000)
-		if err != nil {
-			return Neighbourhood{}, err
-		}
-		for _, g := range edges {
-			_, srcIn := n.Depth[g.Source]
-			_, dstIn := n.Depth[g.Target]
-			if srcIn && dstIn && !seenEdge[g.ID] {
-				seenEdge[g.ID] = true
-				n.Edges = append(n.Edges, g)
-			}
-		}
-	}
-	rest := n.Nodes[1:]
-	slices.SortStableFunc(rest, func(a, b memory.KGEntity) int {
-		if da, db := n.Depth[a.ID], n.Depth[b.ID]; da != db {
-			return da - db
-		}
-		switch {
-		case a.Name < b.Name:
-			return -1
-		case a.Name > b.Name:
-			return 1
-		}
-		return 0
-	})
-	slices.SortStableFunc(n.Edges, func(a, b memory.KGEdge) int {
-		switch {
-		case a.ID < b.ID:
-			return -1
-		case a.ID > b.ID:
-			return 1
-		}
-		return 0
-	})
-	return n, nil
-}
-
 // CodeRepos lists the repositories code memory has indexed.
 func (e *Engine) CodeRepos(ctx context.Context) ([]memory.CodeRepo, error) {
 	rs, err := e.store.CodeRepos(ctx)
@@ -411,7 +301,7 @@ func (e *Engine) BrowseCodeEntities(ctx context.Context, req CodeEntityBrowseReq
 	if err != nil {
 		return CodeEntityBrowsePage{}, err
 	}
-	if err := validateRef("repository id", req.RepoID, true); err != nil {
+	if err := memory.ValidateRef("repository id", req.RepoID, true); err != nil {
 		return CodeEntityBrowsePage{}, err
 	}
 	if err := memory.ValidateText("path", req.Path, 4096); err != nil {
@@ -440,7 +330,7 @@ func (e *Engine) CodeSessions(ctx context.Context) ([]string, error) {
 
 // SessionEpisodes lists a session's code-memory episodes in order.
 func (e *Engine) SessionEpisodes(ctx context.Context, sessionID string) ([]memory.Episode, error) {
-	if err := validateRef("session id", sessionID, false); err != nil {
+	if err := memory.ValidateRef("session id", sessionID, false); err != nil {
 		return nil, err
 	}
 	eps, err := e.store.SessionEpisodes(ctx, sessionID)

@@ -2,17 +2,14 @@ package cairn
 
 import (
 	"context"
-	"crypto/rand"
-	"io"
 	"log/slog"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/cairnhq/cairn/capture"
 	"github.com/cairnhq/cairn/code"
 	"github.com/cairnhq/cairn/embed"
+	"github.com/cairnhq/cairn/graph"
 	"github.com/cairnhq/cairn/index"
 	"github.com/cairnhq/cairn/llm"
 	"github.com/cairnhq/cairn/maintain"
@@ -20,7 +17,8 @@ import (
 	"github.com/cairnhq/cairn/retrieve"
 	"github.com/cairnhq/cairn/sqlite"
 	"github.com/cairnhq/cairn/synth"
-	"github.com/oklog/ulid/v2"
+	"github.com/cairnhq/cairn/transfer"
+	"github.com/cairnhq/cairn/voice"
 )
 
 // Options configure an Engine. The zero value (or nil) gives the defaults.
@@ -133,29 +131,32 @@ type Options struct {
 // Engine is an open cairn database with its services. It is safe for
 // concurrent use.
 type Engine struct {
-	path      string
-	store     memory.Store
-	now       func() time.Time
-	maxBytes  int
+	path  string
+	store memory.Store
+	now   func() time.Time
+	// checks are the record checks every write runs (size limit, secret
+	// redaction); ids makes record ids.
+	checks
+	ids       *IDs
 	log       *slog.Logger
 	retriever *retrieve.Retriever
 	index     *index.Index
-	voice     *retrieve.InnerVoice
-	code      *code.Memory
-	// ask, synth, candidates and life serve the inner_voice tool, its
-	// knowledge-graph staging and moderation, and the removal lifecycle;
-	// candidates and life are nil on a store without those seams.
-	ask        synth.AskConfig
-	synth      synth.Synthesizer
+	// voice is the inner voice: inner_voice.retrieve, inner_voice and
+	// its sessions.
+	voice *voice.Voice
+	code  *code.Memory
+	// candidates, removals and life serve knowledge-graph staging and
+	// moderation and the removal lifecycle; they are nil on a store
+	// without those seams.
 	candidates memory.CandidateStore
 	removals   memory.RemovalStore
 	life       *maintain.Lifecycle
-	// grounded holds what inner_voice's grounded answers and sessions
-	// need (grounded.go).
-	grounded grounding
-
-	idMu    sync.Mutex
-	entropy io.Reader
+	// maint runs maintenance_ops and serves the lifecycle's archives;
+	// kg keeps the knowledge graph and moderates its candidates.
+	maint *maintain.Ops
+	kg    *graph.Curator
+	// move imports and exports records.
+	move *transfer.Mover
 
 	toolNames []string
 	settings  Settings
@@ -167,9 +168,6 @@ type Engine struct {
 
 	// degraded counts retrievals answered without the embedder.
 	degraded atomic.Int64
-
-	// redactor replaces secrets in what is written (nil: NoRedact).
-	redactor *capture.Redactor
 }
 
 // Open opens (creating if needed) the cairn database at path: a SQLite
@@ -240,17 +238,14 @@ const IndexInMemory = "memory"
 
 func newEngine(store memory.Store, o Options) (*Engine, error) {
 	e := &Engine{
-		store:    store,
-		now:      o.Now,
-		maxBytes: o.MaxContentBytes,
-		log:      o.Logger,
-		entropy:  ulid.Monotonic(rand.Reader, 0),
+		store:  store,
+		now:    o.Now,
+		checks: newChecks(o.MaxContentBytes, o.NoRedact),
+		ids:    NewIDs(o.Now),
+		log:    o.Logger,
 
 		embedder:     o.Embedder,
 		embedOnWrite: !o.SkipEmbedOnWrite,
-	}
-	if !o.NoRedact {
-		e.redactor = &capture.Redactor{}
 	}
 	e.toolNames = ToolNames()
 	if o.settings != nil {
@@ -262,6 +257,21 @@ func newEngine(store memory.Store, o Options) (*Engine, error) {
 	if o.IndexDir == "" {
 		e.settings.IndexDir = IndexInMemory
 	}
+	recall, err := e.openRetrieval(o)
+	if err != nil {
+		return nil, err
+	}
+	e.wireLifecycle(o)
+	e.wireServices(o, recall)
+	if o.HealEmbeddings {
+		e.startHealer(o)
+	}
+	return e, nil
+}
+
+// openRetrieval opens the retrieval index and makes the retrievers over
+// it: the tiered one with its providers, and inner_voice.retrieve's.
+func (e *Engine) openRetrieval(o Options) (*retrieve.InnerVoice, error) {
 	weights := retrieve.DefaultHybridWeights
 	if o.HybridWeights != nil {
 		weights = *o.HybridWeights
@@ -272,23 +282,24 @@ func newEngine(store memory.Store, o Options) (*Engine, error) {
 		return nil, err
 	}
 	e.index = ix
-	hybrid := &retrieve.Hybrid{Index: e.index, Weights: weights}
+	var def, other retrieve.Provider = &retrieve.Hybrid{Index: e.index, Weights: weights}, retrieve.LocalFTS{}
+	if o.Provider == retrieve.LocalFTSName {
+		def, other = other, def
+	}
+	e.retriever = &retrieve.Retriever{Store: e.store, Provider: def, Providers: []retrieve.Provider{other}, Now: o.Now,
+		DefaultMaxCandidates: o.DefaultMaxCandidates, OnDegraded: e.noteDegraded}
 	ivc := retrieve.DefaultInnerVoiceConfig()
 	if o.InnerVoice != nil {
 		ivc = *o.InnerVoice
 	}
-	e.voice = &retrieve.InnerVoice{Store: store, Index: e.index, Config: ivc, Now: o.Now, Logger: o.Logger, NoLog: o.NoLog}
-	var def, other retrieve.Provider = hybrid, retrieve.LocalFTS{}
-	if o.Provider == retrieve.LocalFTSName {
-		def, other = other, def
-	}
-	e.ask, e.synth = synth.DefaultAskConfig(), o.Synthesizer
-	if o.Ask != nil {
-		e.ask = askWithDefaults(*o.Ask)
-	}
-	e.initGrounding(o)
-	e.candidates, _ = store.(memory.CandidateStore)
-	if rs, ok := store.(memory.RemovalStore); ok {
+	return &retrieve.InnerVoice{Store: e.store, Index: e.index, Config: ivc, Now: o.Now, Logger: o.Logger, NoLog: o.NoLog}, nil
+}
+
+// wireLifecycle takes the store's candidate and removal seams and makes
+// the removal lifecycle, with its archive directory made absolute.
+func (e *Engine) wireLifecycle(o Options) {
+	e.candidates, _ = e.store.(memory.CandidateStore)
+	if rs, ok := e.store.(memory.RemovalStore); ok {
 		mc := maintain.DefaultConfig()
 		if o.Maintenance != nil {
 			mc = *o.Maintenance
@@ -300,22 +311,29 @@ func newEngine(store memory.Store, o Options) (*Engine, error) {
 		e.life = &maintain.Lifecycle{Store: rs, Config: mc, Now: o.Now, Logger: o.Logger}
 		e.settings.Maintenance = mc
 	}
-	e.code = code.New(store, code.Options{
-		ETVTTL: o.ETVTTL, MaxFileBytes: o.MaxCodeFileBytes, Embedder: o.Embedder,
-		Now: o.Now, NewID: e.newID, Logger: o.Logger,
-	})
-	e.retriever = &retrieve.Retriever{
-		Store:                store,
-		Provider:             def,
-		Providers:            []retrieve.Provider{other},
-		Now:                  o.Now,
-		DefaultMaxCandidates: o.DefaultMaxCandidates,
-		OnDegraded:           e.noteDegraded,
+	e.maint = &maintain.Ops{Life: e.life, Thoughts: e.store, Erase: e.eraseFromIndex}
+}
+
+// wireServices makes the services over the store, each given the
+// engine's seams: the knowledge graph, import and export, the inner
+// voice and code memory.
+func (e *Engine) wireServices(o Options, recall *retrieve.InnerVoice) {
+	e.kg = &graph.Curator{Store: e.store, Staged: e.candidates, Removals: e.removals, MaxBytes: o.MaxContentBytes, Now: e.nowMs,
+		NewID: e.newID, Redact: e.redactText, Embed: e.embedAfterWrite, Erase: e.eraseFromIndex, Logger: o.Logger}
+	if e.embedOnWrite {
+		e.kg.Reembed = func(ctx context.Context) error {
+			_, err := e.Reembed(ctx, ReembedRequest{}, nil)
+			return err
+		}
 	}
-	if o.HealEmbeddings {
-		e.startHealer(o)
-	}
-	return e, nil
+	e.move = e.newMover()
+	sessions, _ := e.store.(memory.InnerVoiceStore)
+	e.voice = voice.New(voice.Options{Thoughts: e.store, Candidates: e.candidates, Removals: e.removals, Sessions: sessions,
+		Recall: recall, Ask: o.Ask, Synthesizer: o.Synthesizer, LLM: o.LLM, LLMMaxOutputTokens: o.LLMMaxOutputTokens,
+		Verifier: o.Verifier, SessionConfig: o.Sessions, Space: o.Embedder.Space(), NoLog: o.NoLog, Now: o.Now, NewID: e.newID,
+		CheckThought: e.checkThought, Embed: e.embedAfterWrite, Logger: o.Logger})
+	e.code = code.New(e.store, code.Options{ETVTTL: o.ETVTTL, MaxFileBytes: o.MaxCodeFileBytes, Embedder: o.Embedder,
+		Now: o.Now, NewID: e.newID, Logger: o.Logger})
 }
 
 // Path returns the database file's path, or the PostgreSQL connection
@@ -347,8 +365,4 @@ func (e *Engine) Stats(ctx context.Context) (memory.Stats, error) { return e.sto
 func (e *Engine) nowMs() int64 { return e.now().UnixMilli() }
 
 // newID returns a fresh id: prefix, '_', and a ULID (time-ordered).
-func (e *Engine) newID(prefix string) string {
-	e.idMu.Lock()
-	defer e.idMu.Unlock()
-	return prefix + "_" + ulid.MustNew(ulid.Timestamp(e.now()), e.entropy).String()
-}
+func (e *Engine) newID(prefix string) string { return e.ids.New(prefix) }

@@ -7,6 +7,24 @@ import (
 	"github.com/cairnhq/cairn/memory"
 )
 
+type (
+	// CodeEntityView is a code entity's state, verification, ledger and
+	// hydrations (introspect_entity).
+	CodeEntityView = code.EntityView
+	// HydrationView explains an episode's hydration.
+	HydrationView = code.HydrationView
+	// GatesView lists an episode's gate evaluations.
+	GatesView = code.GatesView
+	// GateEvaluated is one entity's evaluation of gates A, B and C.
+	GateEvaluated = code.GateEvaluated
+	// Gate is one gate's verdict.
+	Gate = code.Gate
+	// CodeTracking says whether a session's hydration history verifies.
+	CodeTracking = code.Tracking
+	// CodeHydrateResult is the code a query needs, within its budget.
+	CodeHydrateResult = code.HydrateResult
+)
+
 // CodeIndexRequest asks to index a repository's source files.
 type CodeIndexRequest struct {
 	Root      string `json:"root" jsonschema:"the repository's directory (absolute, or relative to the server's working directory)"`

@@ -30,7 +30,7 @@ func (e *Engine) eraseFromIndex(ctx context.Context) {
 // Its id, time, scope, kind, provenance and capsule place remain, so
 // provenance chains still resolve. Forgetting twice changes nothing.
 func (e *Engine) Forget(ctx context.Context, observationID string) (memory.Observation, error) {
-	if err := validateRef("observation id", observationID, false); err != nil {
+	if err := memory.ValidateRef("observation id", observationID, false); err != nil {
 		return memory.Observation{}, err
 	}
 	o, err := e.store.Redact(ctx, observationID)
@@ -46,7 +46,7 @@ func (e *Engine) Forget(ctx context.Context, observationID string) (memory.Obser
 // longer the capsule's current summary, and pins on it show only with
 // includeRedacted. Writing the capsule's summary again replaces it.
 func (e *Engine) ForgetSummary(ctx context.Context, summaryID string) (memory.Summary, error) {
-	if err := validateRef("summary id", summaryID, false); err != nil {
+	if err := memory.ValidateRef("summary id", summaryID, false); err != nil {
 		return memory.Summary{}, err
 	}
 	s, err := e.store.RedactSummary(ctx, summaryID)
@@ -62,7 +62,7 @@ func (e *Engine) ForgetSummary(ctx context.Context, summaryID string) (memory.Su
 // status, significance, summary links, pipeline, time and scope remain.
 // inner_voice_retrieve never returns it again.
 func (e *Engine) ForgetThought(ctx context.Context, thoughtID string) (memory.Thought, error) {
-	if err := validateRef("thought id", thoughtID, false); err != nil {
+	if err := memory.ValidateRef("thought id", thoughtID, false); err != nil {
 		return memory.Thought{}, err
 	}
 	t, err := e.store.RedactThought(ctx, thoughtID)

@@ -38,7 +38,7 @@ type RecordHistory struct {
 // An id that names no record and no ledger entry is not_found.
 func (e *Engine) RecordHistory(ctx context.Context, req HistoryRequest) (RecordHistory, error) {
 	out := RecordHistory{ID: req.ID, Entries: []memory.LedgerEntry{}}
-	if err := validateRef("id", req.ID, false); err != nil {
+	if err := memory.ValidateRef("id", req.ID, false); err != nil {
 		return out, err
 	}
 	if req.After < 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"github.com/cairnhq/cairn/internal/text"
 	"strconv"
 	"strings"
 	"time"
@@ -92,7 +93,7 @@ func decodeListCursor(c string) (int, string, error) {
 	if c == "" {
 		return 0, "", nil
 	}
-	bad := memory.Errorf(memory.CodeInvalidParams, "cursor %q is not one this server gave: list again without it", excerpt(c, 40))
+	bad := memory.Errorf(memory.CodeInvalidParams, "cursor %q is not one this server gave: list again without it", text.Excerpt(c, 40))
 	b, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil {
 		return 0, "", bad
@@ -115,13 +116,13 @@ func (e *Engine) listable(ctx context.Context) ([]ListedRecord, error) {
 	for _, p := range pins[:min(len(pins), ListedPins)] {
 		reason := ""
 		if p.Pin.Reason != "" {
-			reason = "; reason: " + excerpt(p.Pin.Reason, 120)
+			reason = "; reason: " + text.Excerpt(p.Pin.Reason, 120)
 		}
 		where := scopeWords(p.Pin.Scope)
 		out = append(out, ListedRecord{Kind: "pin", ID: p.Pin.ID, At: p.Pin.CreatedAt,
-			Title: "Pinned: " + excerpt(p.Target.Content(), 80),
+			Title: "Pinned: " + text.Excerpt(p.Target.Content(), 80),
 			Description: fmt.Sprintf("Pin of %s %s%s: %s%s", p.TargetType, p.Pin.TargetID, where,
-				excerpt(p.Target.Content(), 200), reason)})
+				text.Excerpt(p.Target.Content(), 200), reason)})
 	}
 	b, err := e.browser()
 	if memory.IsCode(err, memory.CodeFeatureDisabled) {
@@ -144,12 +145,12 @@ func (e *Engine) listable(ctx context.Context) ([]ListedRecord, error) {
 			at, when = *c.ClosedAt, "closed "+isoTime(*c.ClosedAt)
 		}
 		out = append(out, ListedRecord{Kind: "capsule", ID: c.ID, At: at,
-			Title:       fmt.Sprintf("%s %s: %s", strings.ToUpper(string(c.Status[:1]))+string(c.Status[1:]), c.Type, excerpt(intent, 80)),
+			Title:       fmt.Sprintf("%s %s: %s", strings.ToUpper(string(c.Status[:1]))+string(c.Status[1:]), c.Type, text.Excerpt(intent, 80)),
 			Description: fmt.Sprintf("%s capsule%s, %d observations, %s", c.Type, scopeWords(c.Scope), c.Observations, when)})
 		if s := c.Summary; s != nil && !s.Redacted {
 			out = append(out, ListedRecord{Kind: "summary", ID: s.ID, At: s.CreatedAt,
-				Title:       "Summary: " + excerpt(intent, 80),
-				Description: fmt.Sprintf("Summary of capsule %s (confidence %.2g): %s", c.ID, s.Confidence, excerpt(s.Content, 200))})
+				Title:       "Summary: " + text.Excerpt(intent, 80),
+				Description: fmt.Sprintf("Summary of capsule %s (confidence %.2g): %s", c.ID, s.Confidence, text.Excerpt(s.Content, 200))})
 		}
 	}
 	return out, nil
@@ -159,10 +160,10 @@ func (e *Engine) listable(ctx context.Context) ([]ListedRecord, error) {
 func scopeWords(s memory.Scope) string {
 	var parts []string
 	if s.RepoID != "" {
-		parts = append(parts, "in "+excerpt(s.RepoID, 80))
+		parts = append(parts, "in "+text.Excerpt(s.RepoID, 80))
 	}
 	if s.SessionID != "" {
-		parts = append(parts, "session "+excerpt(s.SessionID, 60))
+		parts = append(parts, "session "+text.Excerpt(s.SessionID, 60))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -171,13 +172,3 @@ func scopeWords(s memory.Scope) string {
 }
 
 func isoTime(ms int64) string { return time.UnixMilli(ms).UTC().Format(time.RFC3339) }
-
-// excerpt collapses s's white space and cuts it to n runes, marking a cut
-// with "…".
-func excerpt(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}

@@ -2,16 +2,19 @@ package cairn
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
-	"fmt"
-	"strings"
+	"io"
+	"sync"
 	"time"
 
+	"github.com/cairnhq/cairn/capture"
 	"github.com/cairnhq/cairn/memory"
+	"github.com/oklog/ulid/v2"
 )
 
 // MaxIDBytes bounds a caller-chosen record id.
-const MaxIDBytes = 256
+const MaxIDBytes = memory.MaxIDBytes
 
 // MaxBatch bounds how many observations one LogBatch call takes.
 const MaxBatch = 10_000
@@ -55,7 +58,7 @@ func (e *Engine) LogBatch(ctx context.Context, reqs []LogRequest) ([]memory.Obse
 		o, err := e.newObservation(r, now)
 		if err != nil {
 			if len(reqs) > 1 {
-				return nil, prefixError(err, "observation %d: ", i)
+				return nil, memory.Prefixed(err, "observation %d: ", i)
 			}
 			return nil, err
 		}
@@ -74,26 +77,13 @@ func (e *Engine) LogBatch(ctx context.Context, reqs []LogRequest) ([]memory.Obse
 }
 
 func (e *Engine) newObservation(r LogRequest, now int64) (memory.Observation, error) {
-	if _, err := memory.ParseKind(string(r.Kind)); err != nil {
+	o := memory.Observation{ID: r.ID, Kind: r.Kind, Content: r.Content, Provenance: r.Provenance, TS: now, Scope: r.ScopeIDs}
+	if err := e.observation(&o); err != nil {
 		return memory.Observation{}, err
 	}
-	if err := memory.ValidateContent("content", r.Content, e.maxBytes); err != nil {
+	if err := memory.ValidateRef("capsuleId", r.CapsuleID, true); err != nil {
 		return memory.Observation{}, err
 	}
-	if err := r.ScopeIDs.Validate(); err != nil {
-		return memory.Observation{}, err
-	}
-	if err := validateRef("capsuleId", r.CapsuleID, true); err != nil {
-		return memory.Observation{}, err
-	}
-	prov, err := memory.NormalizeProvenance(r.Provenance)
-	if err != nil {
-		return memory.Observation{}, err
-	}
-	if err := memory.ValidateText("provenance", string(prov), e.maxBytes); err != nil {
-		return memory.Observation{}, err
-	}
-	o := memory.Observation{ID: r.ID, Kind: r.Kind, Content: e.redactText(r.Content), Provenance: prov, TS: now, Scope: r.ScopeIDs}
 	if r.TS != nil {
 		if *r.TS < 0 {
 			return o, memory.Errorf(memory.CodeInvalidParams, "ts %d is negative", *r.TS)
@@ -102,33 +92,83 @@ func (e *Engine) newObservation(r LogRequest, now int64) (memory.Observation, er
 	}
 	if o.ID == "" {
 		o.ID = e.newID("obs")
-	} else if err := validateRef("id", o.ID, false); err != nil {
+	} else if err := memory.ValidateRef("id", o.ID, false); err != nil {
 		return o, err
 	}
 	return o, nil
 }
 
-// validateRef checks a record id given by a caller.
-func validateRef(field, id string, optional bool) error {
-	if id == "" {
-		if optional {
-			return nil
-		}
-		return memory.Errorf(memory.CodeInvalidParams, "%s is empty", field)
+// checks are the record checks every write runs, the engine's and the
+// capture hooks' recorder's: contents within the size limit, secrets
+// redacted.
+type checks struct {
+	maxBytes int
+	// redactor replaces secrets in what is written (nil: NoRedact).
+	redactor *capture.Redactor
+}
+
+func newChecks(maxBytes int, noRedact bool) checks {
+	c := checks{maxBytes: maxBytes}
+	if !noRedact {
+		c.redactor = &capture.Redactor{}
 	}
-	if err := memory.ValidateText(field, id, MaxIDBytes); err != nil {
+	return c
+}
+
+// redactText replaces secrets in text with visible markers when the
+// engine redacts (the default).
+func (c checks) redactText(text string) string {
+	out, _ := c.redactor.Redact(text)
+	return out
+}
+
+// observation validates a new observation's kind, content, scope and
+// provenance, and redacts its content.
+func (c checks) observation(o *memory.Observation) error {
+	if _, err := memory.ParseKind(string(o.Kind)); err != nil {
 		return err
 	}
-	if strings.TrimSpace(id) != id || strings.ContainsFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return memory.Errorf(memory.CodeInvalidParams, "%s %q has surrounding spaces or control characters", field, id)
+	if err := memory.ValidateContent("content", o.Content, c.maxBytes); err != nil {
+		return err
 	}
+	if err := o.Scope.Validate(); err != nil {
+		return err
+	}
+	prov, err := memory.NormalizeProvenance(o.Provenance)
+	if err != nil {
+		return err
+	}
+	if err := memory.ValidateText("provenance", string(prov), c.maxBytes); err != nil {
+		return err
+	}
+	o.Provenance, o.Content = prov, c.redactText(o.Content)
 	return nil
 }
 
-// prefixError puts a prefix on a typed error's message.
-func prefixError(err error, format string, args ...any) error {
-	pe := memory.Public(err)
-	return &memory.Error{Code: pe.Code, Message: fmt.Sprintf(format, args...) + pe.Message, Err: err}
+// writer is the capture hooks' batch writer over store, with these
+// checks and ids.
+func (c checks) writer(store memory.Store, ids *IDs) capture.Writer {
+	return capture.Writer{Store: store, CheckObservation: c.observation, Redact: c.redactText, NewID: ids.New}
+}
+
+// IDs makes record ids: a prefix, '_' and a ULID of the clock's time,
+// monotonic within the process. It is safe for concurrent use.
+type IDs struct {
+	mu      sync.Mutex
+	now     func() time.Time
+	entropy io.Reader
+}
+
+// NewIDs returns an id generator reading the clock now.
+func NewIDs(now func() time.Time) *IDs {
+	return &IDs{now: now, entropy: ulid.Monotonic(rand.Reader, 0)}
+}
+
+// New returns a fresh id: prefix, '_', and a ULID (time-ordered).
+func (g *IDs) New(prefix string) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return prefix + "_" + ulid.MustNew(ulid.Timestamp(g.now()), g.entropy).String()
 }
 
 // OpenCapsuleRequest opens a capsule.
@@ -160,7 +200,7 @@ func (e *Engine) OpenCapsule(ctx context.Context, req OpenCapsuleRequest) (memor
 	}
 	if c.ID == "" {
 		c.ID = e.newID("cap")
-	} else if err := validateRef("id", c.ID, false); err != nil {
+	} else if err := memory.ValidateRef("id", c.ID, false); err != nil {
 		return c, err
 	}
 	return e.store.OpenCapsule(ctx, c)
@@ -194,7 +234,7 @@ func (e *Engine) newSummary(capsuleID string, in SummaryInput) (memory.Summary, 
 		return s, memory.Errorf(memory.CodeInvalidParams, "%d evidence refs, over the limit of 1000", len(s.EvidenceRefs))
 	}
 	for _, ref := range s.EvidenceRefs {
-		if err := validateRef("evidence ref", ref, false); err != nil {
+		if err := memory.ValidateRef("evidence ref", ref, false); err != nil {
 			return s, err
 		}
 	}
@@ -216,7 +256,7 @@ type CloseCapsuleResult struct {
 // CloseCapsule closes an open capsule; with a summary, the summary is written
 // first (replacing a running one). Closing a closed capsule is a conflict.
 func (e *Engine) CloseCapsule(ctx context.Context, req CloseCapsuleRequest) (CloseCapsuleResult, error) {
-	if err := validateRef("capsuleId", req.CapsuleID, false); err != nil {
+	if err := memory.ValidateRef("capsuleId", req.CapsuleID, false); err != nil {
 		return CloseCapsuleResult{}, err
 	}
 	var sum *memory.Summary
@@ -254,7 +294,7 @@ type SummaryRequest struct {
 
 // SetSummary writes a capsule's summary.
 func (e *Engine) SetSummary(ctx context.Context, req SummaryRequest) (memory.Summary, error) {
-	if err := validateRef("capsuleId", req.CapsuleID, false); err != nil {
+	if err := memory.ValidateRef("capsuleId", req.CapsuleID, false); err != nil {
 		return memory.Summary{}, err
 	}
 	s, err := e.newSummary(req.CapsuleID, req.SummaryInput)
@@ -306,7 +346,7 @@ const MaxPinTTL = 100 * 365 * 24 * time.Hour
 func (e *Engine) Pin(ctx context.Context, req PinRequest) (memory.Pin, error) {
 	now := e.nowMs()
 	p := memory.Pin{ID: e.newID("pin"), TargetID: req.TargetID, TargetType: req.TargetType, Reason: req.Reason, CreatedAt: now}
-	if err := validateRef("targetId", p.TargetID, false); err != nil {
+	if err := memory.ValidateRef("targetId", p.TargetID, false); err != nil {
 		return p, err
 	}
 	if err := memory.ValidateText("reason", p.Reason, 4096); err != nil {
@@ -366,7 +406,7 @@ func (e *Engine) findTarget(ctx context.Context, t memory.TargetType, id string)
 
 // Unpin removes a pin.
 func (e *Engine) Unpin(ctx context.Context, pinID string) error {
-	if err := validateRef("pin id", pinID, false); err != nil {
+	if err := memory.ValidateRef("pin id", pinID, false); err != nil {
 		return err
 	}
 	return e.store.RemovePin(ctx, pinID)
@@ -385,7 +425,7 @@ type PinView struct {
 
 // PinGet reads one pin by id, expired or not, with its target.
 func (e *Engine) PinGet(ctx context.Context, pinID string) (PinView, error) {
-	if err := validateRef("pin id", pinID, false); err != nil {
+	if err := memory.ValidateRef("pin id", pinID, false); err != nil {
 		return PinView{}, err
 	}
 	p, err := e.store.Pin(ctx, pinID)

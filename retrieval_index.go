@@ -3,6 +3,7 @@ package cairn
 import (
 	"context"
 	"fmt"
+	"github.com/cairnhq/cairn/internal/text"
 
 	"github.com/cairnhq/cairn/index"
 	"github.com/cairnhq/cairn/memory"
@@ -23,7 +24,7 @@ func (e *Engine) syncIndex(ctx context.Context) error {
 }
 
 // SizeText is the files' size for people ("53.8 MiB").
-func (s IndexStatus) SizeText() string { return humanBytes(s.Bytes) }
+func (s IndexStatus) SizeText() string { return text.Bytes(s.Bytes) }
 
 func (e *Engine) indexStatus() IndexStatus {
 	st := e.index.Status()
@@ -118,31 +119,10 @@ func (e *Engine) indexFinding(ctx context.Context, fix bool) (memory.Finding, []
 		f.Detail = "kept in each process's memory (CAIRN_INDEX_DIR=memory)"
 	default:
 		f.Detail = fmt.Sprintf("format %d, %s, %d documents (%d deleted), %s in %s; %d changes behind the database, merges pending: %v",
-			st.Format, plural(st.Segments, "segment"), st.Docs, st.Deleted, st.SizeText(), st.Dir, st.Behind, st.PendingMerges)
+			st.Format, text.Plural(st.Segments, "segment"), st.Docs, st.Deleted, st.SizeText(), st.Dir, st.Behind, st.PendingMerges)
 	}
 	if st.LastError != "" && f.OK {
 		f.Detail += "; last maintenance error: " + st.LastError
 	}
 	return f, repaired, nil
-}
-
-// humanBytes renders a size for people.
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
-
-// plural renders a count with its noun.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -10,11 +10,13 @@ import (
 
 	"github.com/cairnhq/cairn/code"
 	"github.com/cairnhq/cairn/embed"
+	"github.com/cairnhq/cairn/index"
 	"github.com/cairnhq/cairn/llm"
 	"github.com/cairnhq/cairn/maintain"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/retrieve"
 	"github.com/cairnhq/cairn/synth"
+	"github.com/cairnhq/cairn/voice"
 )
 
 // Environment variables cairn reads at start-up (besides the embedder's,
@@ -31,6 +33,21 @@ const (
 	EnvIndexDir        = "CAIRN_INDEX_DIR"
 	EnvIndexApproxFrom = "CAIRN_INDEX_APPROXIMATE_FROM"
 )
+
+type (
+	// HybridWeights tune the hybrid retrieval provider.
+	HybridWeights = retrieve.HybridWeights
+	// EmbedderConfig is the embedder's configuration.
+	EmbedderConfig = embed.Config
+)
+
+// ParseHybridWeights reads hybrid weights as CAIRN_HYBRID_WEIGHTS gives
+// them.
+func ParseHybridWeights(s string) (HybridWeights, error) { return retrieve.ParseHybridWeights(s) }
+
+// SuggestedApproximateFrom is the vector count from which approximate
+// semantic search pays (Options.IndexApproximateFrom).
+const SuggestedApproximateFrom = index.SuggestedIVFThreshold
 
 // Settings are cairn's start-up configuration: what the environment asks
 // for, with every default filled in and every bound enforced. They are
@@ -169,6 +186,43 @@ func SettingsFromEnv(getenv func(string) string) (Settings, error) {
 	return s, nil
 }
 
+// readGrounded reads the language model's settings, the verifier's and
+// the sessions' (voice.SettingsFromEnv).
+func (s *Settings) readGrounded(getenv func(string) string) error {
+	g, err := voice.SettingsFromEnv(getenv)
+	if err != nil {
+		return err
+	}
+	s.llm, s.LLM, s.Grounding = g.LLM, voice.LLMSettingsOf(g.LLM), g.Grounding
+	s.sessions, s.Sessions = g.Sessions, voice.SessionSettingsOf(g.Sessions)
+	s.Notes, s.Warnings = append(s.Notes, g.Notes...), append(s.Warnings, g.Warnings...)
+	if g.LLM.Provider != "" && !s.InnerVoice.Enabled {
+		s.Notes = append(s.Notes, "a language model is configured, but inner_voice is disabled: set SURR_ENABLE_INNER_VOICE=1 to use it")
+	}
+	return nil
+}
+
+// groundedOptions makes the language model's client and passes the
+// verifier's and the sessions' settings on.
+func (s Settings) groundedOptions(o *Options) error {
+	if s.llm.Provider != "" {
+		c, err := llm.New(s.llm)
+		if err != nil {
+			return err
+		}
+		o.LLM, o.LLMMaxOutputTokens = c, s.llm.MaxOutputTokens
+	}
+	v := s.Grounding.Verifier()
+	sc := s.sessions
+	if sc.MaxPromptTokens == 0 {
+		d := synth.DefaultSessionConfig()
+		d.NoMetrics, d.NoCostTracking = sc.NoMetrics, sc.NoCostTracking
+		sc = d
+	}
+	o.Verifier, o.Sessions = &v, &sc
+	return nil
+}
+
 // Options turns the settings into engine options, making the embedder.
 func (s Settings) Options() (*Options, error) {
 	e, err := s.Embedder.New()
@@ -221,7 +275,7 @@ func settingsOf(o Options) Settings {
 	}
 	sp := o.Embedder.Space()
 	s.Embedder = embed.Config{Provider: sp.Provider, Model: sp.Model, Dim: sp.Dim}
-	groundedSettingsOf(o, &s)
+	s.LLM, s.Grounding, s.Sessions = voice.Describe(o.LLM, o.LLMMaxOutputTokens, o.Verifier, o.Sessions)
 	return s
 }
 

@@ -47,7 +47,7 @@ func (e *Engine) Status(ctx context.Context) (Status, error) {
 		return Status{}, err
 	}
 	return Status{Version: Version, Database: st, Provider: e.retriever.Provider.Name(),
-		Embedder: EmbedderStatus{Space: space, VectorStats: vs}, InnerVoice: e.voice.Config.Enabled,
+		Embedder: EmbedderStatus{Space: space, VectorStats: vs}, InnerVoice: e.voice.Config().Enabled,
 		CodeVerification: e.code.ETVStats(), Tools: e.toolNames}, nil
 }
 

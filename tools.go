@@ -80,7 +80,7 @@ func (t Tool) Decode(args []byte) (any, error) {
 		if errors.As(err, &me) {
 			return nil, me
 		}
-		return nil, memory.Wrap(memory.CodeInvalidParams, err, "%s", jsonProblem(err))
+		return nil, memory.Wrap(memory.CodeInvalidParams, err, "%s", memory.JSONProblem(err))
 	}
 	if dec.More() {
 		return nil, memory.Errorf(memory.CodeInvalidParams, "arguments hold more than one JSON value")

@@ -1,10 +1,3 @@
-// Package graph holds the rules of cairn's knowledge graph: what makes a
-// valid entity, observation or edge, and the text each is searched and
-// embedded by; the extractor that proposes entities and edges from
-// thoughts (Extract), staged as candidates for moderation; and what a
-// candidate becomes when a moderator approves it. Storage is the store's
-// (memory.GraphStore, memory.CandidateStore); the engine assigns ids and
-// times.
 package graph
 
 import (

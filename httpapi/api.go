@@ -7,6 +7,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"github.com/cairnhq/cairn/internal/httpstatus"
 	"io"
 	"log/slog"
 	"net"
@@ -377,23 +378,6 @@ func withPathParams(body []byte, r *http.Request, params []string) ([]byte, erro
 	return json.Marshal(obj)
 }
 
-// statusOf maps an error code to an HTTP status.
-func statusOf(code memory.Code) int {
-	switch code {
-	case memory.CodeInvalidParams:
-		return http.StatusBadRequest
-	case memory.CodeNotFound:
-		return http.StatusNotFound
-	case memory.CodeConflict:
-		return http.StatusConflict
-	case memory.CodeFeatureDisabled:
-		return http.StatusForbidden
-	case memory.CodeEmbedderUnavailable, memory.CodeDBError:
-		return http.StatusServiceUnavailable
-	}
-	return http.StatusInternalServerError
-}
-
 // writeError writes {"error": {"code", "message"}} with the matching status.
 func writeError(w http.ResponseWriter, err error) {
 	var tl *tooLarge
@@ -402,7 +386,7 @@ func writeError(w http.ResponseWriter, err error) {
 		return
 	}
 	pub := memory.Public(err)
-	writeErrorStatus(w, statusOf(pub.Code), string(pub.Code), pub.Message)
+	writeErrorStatus(w, httpstatus.Of(pub.Code), string(pub.Code), pub.Message)
 }
 
 func writeErrorStatus(w http.ResponseWriter, status int, code, msg string) {

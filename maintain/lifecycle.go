@@ -3,6 +3,7 @@ package maintain
 import (
 	"context"
 	"fmt"
+	"github.com/cairnhq/cairn/internal/text"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -83,7 +84,7 @@ func rfc3339(ms int64) string {
 // status says whether r may be finalized at now and why not; sums holds
 // the archives' checksums computed so far in this call.
 func (l *Lifecycle) status(r memory.Removal, now int64, sums fileSums) Candidate {
-	c := Candidate{ThoughtID: r.Thought.ID, Excerpt: excerpt(r.Thought.Content, 160), MarkedAt: rfc3339(r.MarkedAt),
+	c := Candidate{ThoughtID: r.Thought.ID, Excerpt: text.Excerpt(r.Thought.Content, 160), MarkedAt: rfc3339(r.MarkedAt),
 		ExportedAt: rfc3339(r.ExportedAt), Archive: r.Archive}
 	from := r.MarkedAt
 	if from == 0 {
@@ -125,14 +126,6 @@ func (s fileSums) intact(r memory.Removal) bool {
 		s[r.Archive] = sum
 	}
 	return sum != "" && sum == r.ArchiveSHA256
-}
-
-func excerpt(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 // List lists thoughts marked for removal, the earliest marked first, with

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/cairnhq/cairn"
-	"github.com/cairnhq/cairn/embed"
 	"github.com/cairnhq/cairn/internal/metrics"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -111,7 +110,7 @@ func describe(t cairn.Tool) (*mcp.Tool, error) {
 var schemaOverrides = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[json.RawMessage]():  {Type: "object", Description: "a JSON object"},
 	reflect.TypeFor[memory.RawObject](): {Type: "object", Description: "a JSON object of properties"},
-	reflect.TypeFor[embed.Config](): {Type: "object", Description: "the embedder: provider, model, dimension, base URL, request timeout, retries, whether an API key is set",
+	reflect.TypeFor[cairn.EmbedderConfig](): {Type: "object", Description: "the embedder: provider, model, dimension, base URL, request timeout, retries, whether an API key is set",
 		Properties: map[string]*jsonschema.Schema{
 			"provider": {Type: "string"}, "model": {Type: "string"}, "dim": {Type: "integer"}, "baseURL": {Type: "string"},
 			"timeout": {Type: "string"}, "retries": {Type: "integer"}, "apiKeySet": {Type: "boolean"},

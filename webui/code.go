@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/cairnhq/cairn"
-	"github.com/cairnhq/cairn/code"
 	"github.com/cairnhq/cairn/memory"
 )
 
@@ -114,7 +113,7 @@ func (u *UI) codeEntities(w http.ResponseWriter, r *http.Request) {
 // codeEntityView is an entity's states, ledger, verification and
 // hydrations.
 type codeEntityView struct {
-	code.EntityView
+	cairn.CodeEntityView
 	Artifact *memory.Artifact
 }
 
@@ -125,14 +124,14 @@ func (u *UI) codeEntity(w http.ResponseWriter, r *http.Request) {
 		u.fail(w, r, err)
 		return
 	}
-	u.render(w, r, http.StatusOK, "codeentity", ev.EntityKey+" · Code", "code", codeEntityView{EntityView: ev})
+	u.render(w, r, http.StatusOK, "codeentity", ev.EntityKey+" · Code", "code", codeEntityView{CodeEntityView: ev})
 }
 
 // episodeView is an episode's hydration, with the reason for each entity,
 // and its gate evaluations.
 type episodeView struct {
-	Hydration code.HydrationView
-	Gates     code.GatesView
+	Hydration cairn.HydrationView
+	Gates     cairn.GatesView
 	RepoID    string
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cairnhq/cairn/internal/text"
 	"net/http"
 	"net/url"
 	"os"
@@ -13,7 +14,6 @@ import (
 	"time"
 
 	"github.com/cairnhq/cairn"
-	"github.com/cairnhq/cairn/maintain"
 	"github.com/cairnhq/cairn/memory"
 )
 
@@ -34,8 +34,8 @@ type Moderation interface {
 	Maintenance(ctx context.Context, req cairn.MaintenanceRequest) (cairn.MaintenanceResult, error)
 	// RemovalArchives lists the archives in the archive directory, and
 	// OpenRemovalArchive opens one by name for downloading.
-	RemovalArchives(ctx context.Context) ([]maintain.ArchiveEntry, error)
-	OpenRemovalArchive(ctx context.Context, name string) (*os.File, maintain.ArchiveEntry, error)
+	RemovalArchives(ctx context.Context) ([]cairn.ArchiveEntry, error)
+	OpenRemovalArchive(ctx context.Context, name string) (*os.File, cairn.ArchiveEntry, error)
 }
 
 var _ Moderation = (*cairn.Engine)(nil)
@@ -60,7 +60,7 @@ type candidateRow struct {
 
 // removalRow is a thought of the removal queue.
 type removalRow struct {
-	maintain.Candidate
+	cairn.RemovalCandidate
 	// Marked, Exported and Eligible are Unix milliseconds (0: unknown or
 	// not yet).
 	Marked, Exported, Eligible int64
@@ -92,7 +92,7 @@ type moderationView struct {
 	ArchiveDir     string
 	Format         string
 
-	Archives     []maintain.ArchiveEntry
+	Archives     []cairn.ArchiveEntry
 	ArchivesMore int
 }
 
@@ -158,7 +158,7 @@ func (u *UI) moderation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.RetentionDays, v.ArchiveDir, v.Format = rem.RetentionDays, rem.ArchiveDir, rem.Format
-	var rows []maintain.Candidate
+	var rows []cairn.RemovalCandidate
 	if rem.Candidates != nil {
 		rows = *rem.Candidates
 	}
@@ -167,11 +167,11 @@ func (u *UI) moderation(w http.ResponseWriter, r *http.Request) {
 		rows, more = rows[:pageSize], true
 	}
 	for _, c := range rows {
-		row := removalRow{Candidate: c, Marked: msOf(c.MarkedAt), Exported: msOf(c.ExportedAt), Eligible: msOf(c.EligibleAt)}
+		row := removalRow{RemovalCandidate: c, Marked: msOf(c.MarkedAt), Exported: msOf(c.ExportedAt), Eligible: msOf(c.EligibleAt)}
 		if c.Archive != "" {
 			row.ArchiveName = filepath.Base(c.Archive)
 			row.ArchiveFormat = strings.TrimPrefix(filepath.Ext(row.ArchiveName), ".")
-			if filepath.Dir(c.Archive) == filepath.Clean(rem.ArchiveDir) && maintain.IsArchiveName(row.ArchiveName) {
+			if filepath.Dir(c.Archive) == filepath.Clean(rem.ArchiveDir) && cairn.IsArchiveName(row.ArchiveName) {
 				row.Download = "/moderation/archives/" + url.PathEscape(row.ArchiveName)
 			}
 		}
@@ -267,7 +267,7 @@ func doneText(q url.Values) string {
 	switch q.Get("did") {
 	case "moderated":
 		if a := n("approved"); a > 0 {
-			s := "Approved " + plural(a, "candidate") + " into the knowledge graph"
+			s := "Approved " + text.Plural(a, "candidate") + " into the knowledge graph"
 			var how []string
 			if c := n("created"); c > 0 {
 				e := "1 new entity"
@@ -277,7 +277,7 @@ func doneText(q url.Values) string {
 				how = append(how, e+" created")
 			}
 			if m := n("merged"); m > 0 {
-				how = append(how, plural(m, "candidate")+" merged into what the graph had")
+				how = append(how, text.Plural(m, "candidate")+" merged into what the graph had")
 			}
 			if len(how) > 0 {
 				s += " (" + strings.Join(how, ", ") + ")"
@@ -285,20 +285,20 @@ func doneText(q url.Values) string {
 			parts = append(parts, s+".")
 		}
 		if rj := n("rejected"); rj > 0 {
-			s := "Rejected " + plural(rj, "candidate")
+			s := "Rejected " + text.Plural(rj, "candidate")
 			if b := n("blocked"); b > 0 {
 				s += "; " + strconv.Itoa(b) + " blocklisted: never staged again"
 			}
 			parts = append(parts, s+".")
 		}
 		if m := n("marked"); m > 0 {
-			parts = append(parts, "Marked "+plural(m, "source thought")+" for removal.")
+			parts = append(parts, "Marked "+text.Plural(m, "source thought")+" for removal.")
 		}
 	case "unblocked":
 		parts = append(parts, "Removed from the blocklist: the extractor may stage it again.")
 	case "exported":
 		if e := n("exported"); e > 0 {
-			parts = append(parts, "Exported "+plural(e, "thought")+" to a new archive.")
+			parts = append(parts, "Exported "+text.Plural(e, "thought")+" to a new archive.")
 			if n("more") > 0 {
 				parts = append(parts, "More wait: export again for the rest.")
 			}
@@ -306,9 +306,9 @@ func doneText(q url.Values) string {
 			parts = append(parts, "Nothing to export: every thought marked for removal is in an intact archive already.")
 		}
 	case "finalized":
-		parts = append(parts, "Finalized "+plural(n("finalized"), "thought")+": deleted, their text erased from the database and every index.")
+		parts = append(parts, "Finalized "+text.Plural(n("finalized"), "thought")+": deleted, their text erased from the database and every index.")
 		if rf := n("refused"); rf > 0 {
-			parts = append(parts, plural(rf, "thought")+" could not be finalized yet: the queue below says why.")
+			parts = append(parts, text.Plural(rf, "thought")+" could not be finalized yet: the queue below says why.")
 		}
 	}
 	return strings.Join(parts, " ")
@@ -393,7 +393,7 @@ func (u *UI) exportRemovals(w http.ResponseWriter, r *http.Request) {
 	f := r.PostForm
 	back := moderationBack(f, "removals")
 	res, err := u.opts.Moderation.Maintenance(r.Context(), cairn.MaintenanceRequest{Subcommand: cairn.OpExportRemovals,
-		Format: f.Get("format"), Limit: maintain.MaxLimit})
+		Format: f.Get("format"), Limit: cairn.MaintenanceMaxLimit})
 	if err != nil {
 		u.failBack(w, r, err, back)
 		return
@@ -401,7 +401,7 @@ func (u *UI) exportRemovals(w http.ResponseWriter, r *http.Request) {
 	n, more := 0, ""
 	if res.Export != nil {
 		n = res.Export.Exported
-		if len(res.Export.ThoughtIDs) == maintain.MaxLimit {
+		if len(res.Export.ThoughtIDs) == cairn.MaintenanceMaxLimit {
 			more = "1"
 		}
 	}
@@ -424,7 +424,7 @@ func (u *UI) finalizeRemovals(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	case "eligible":
-		req.Limit = maintain.MaxLimit
+		req.Limit = cairn.MaintenanceMaxLimit
 	default:
 		u.failBack(w, r, memory.Errorf(memory.CodeInvalidParams, "finalize the selected thoughts or every eligible one"), back)
 		return
@@ -449,7 +449,7 @@ func (u *UI) downloadArchive(w http.ResponseWriter, r *http.Request) {
 	}
 	defer f.Close()
 	ct := "application/vnd.apache.parquet"
-	if entry.Format == maintain.FormatJSONL {
+	if entry.Format == cairn.ArchiveFormatJSONL {
 		ct = "application/x-ndjson; charset=utf-8"
 	}
 	w.Header().Set("Content-Type", ct)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/cairnhq/cairn/internal/httpstatus"
+	"github.com/cairnhq/cairn/internal/text"
 	"html/template"
 	"io/fs"
 	"net/http"
@@ -15,7 +17,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairnhq/cairn"
-	"github.com/cairnhq/cairn/code"
 	"github.com/cairnhq/cairn/memory"
 )
 
@@ -57,8 +58,8 @@ func templateFuncs(now func() time.Time) template.FuncMap {
 		"trunc":     trunc,
 		"percent":   func(f float64) string { return strconv.FormatFloat(f*100, 'f', 1, 64) + "%" },
 		"num":       func(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) },
-		"plural":    plural,
-		"bytes":     humanBytes,
+		"plural":    text.Plural,
+		"bytes":     text.Bytes,
 		"add":       func(a, b int) int { return a + b },
 		"highlight": highlight,
 		"first":     func(s string) string { r, _ := utf8.DecodeRuneInString(s); return strings.ToUpper(string(r)) },
@@ -67,7 +68,7 @@ func templateFuncs(now func() time.Time) template.FuncMap {
 		"list":      func(s ...string) []string { return s },
 		"hasPrefix": strings.HasPrefix,
 		"codelink":  codeLink,
-		"gates":     func(g code.GateEvaluated) []code.Gate { return []code.Gate{g.GateA, g.GateB, g.GateC} },
+		"gates":     func(g cairn.GateEvaluated) []cairn.Gate { return []cairn.Gate{g.GateA, g.GateB, g.GateC} },
 		"timeMs":    func(t time.Time) int64 { return t.UnixMilli() },
 		"modlink": func(status, kind, thought string) string {
 			return link("/moderation", "status", status, "kind", kind, "thought", thought)
@@ -97,40 +98,20 @@ func ago(now time.Time, ms int64) string {
 	case d < time.Minute:
 		return "just now"
 	case d < time.Hour:
-		s = plural(int(d/time.Minute), "minute")
+		s = text.Plural(int(d/time.Minute), "minute")
 	case d < 48*time.Hour:
-		s = plural(int(d/time.Hour), "hour")
+		s = text.Plural(int(d/time.Hour), "hour")
 	case d < 60*24*time.Hour:
-		s = plural(int(d/(24*time.Hour)), "day")
+		s = text.Plural(int(d/(24*time.Hour)), "day")
 	case d < 730*24*time.Hour:
-		s = plural(int(d/(30*24*time.Hour)), "month")
+		s = text.Plural(int(d/(30*24*time.Hour)), "month")
 	default:
-		s = plural(int(d/(365*24*time.Hour)), "year")
+		s = text.Plural(int(d/(365*24*time.Hour)), "year")
 	}
 	if future {
 		return "in " + s
 	}
 	return s + " ago"
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
-
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return strconv.FormatInt(n, 10) + " B"
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 // prettyJSON indents a JSON value for reading ("" for an empty object).
@@ -297,7 +278,7 @@ func (u *UI) fail(w http.ResponseWriter, r *http.Request, err error) { u.failBac
 // failBack is fail with a link back to the page the action came from.
 func (u *UI) failBack(w http.ResponseWriter, r *http.Request, err error, back string) {
 	pub := memory.Public(err)
-	status := statusOf(pub.Code)
+	status := httpstatus.Of(pub.Code)
 	if status >= 500 {
 		u.opts.Logger.Error("page failed", "path", r.URL.Path, "err", memory.Detail(err))
 	}
@@ -310,23 +291,6 @@ func (u *UI) failBack(w http.ResponseWriter, r *http.Request, err error, back st
 // failStatus shows a message with a status.
 func (u *UI) failStatus(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	u.render(w, r, status, "error", http.StatusText(status), "", errorView{Status: status, Message: msg})
-}
-
-// statusOf maps an error code to an HTTP status (as the API does).
-func statusOf(code memory.Code) int {
-	switch code {
-	case memory.CodeInvalidParams:
-		return http.StatusBadRequest
-	case memory.CodeNotFound:
-		return http.StatusNotFound
-	case memory.CodeConflict:
-		return http.StatusConflict
-	case memory.CodeFeatureDisabled:
-		return http.StatusForbidden
-	case memory.CodeEmbedderUnavailable, memory.CodeDBError:
-		return http.StatusServiceUnavailable
-	}
-	return http.StatusInternalServerError
 }
 
 // done redirects after an action (POST, then GET) to path with a flash

@@ -40,19 +40,12 @@ index of another history).`,
 			if src := cairn.ResolvePath(a.dbFlag); !fileExists(src) {
 				return memory.Errorf(memory.CodeNotFound, "no database at %s: nothing to back up (--db or $CAIRN_DB names the database)", src)
 			}
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			rep, err := eng.Backup(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(rep)
-			}
-			fmt.Fprintf(a.out, "backed up %s to %s (%s, %d ms)\n", eng.Path(), rep.Dest, mib(rep.Bytes), rep.Ms)
-			return nil
+			return runEmit(a, func(eng *cairn.Engine) (cairn.BackupReport, error) {
+				return eng.Backup(cmd.Context(), req)
+			}, func(rep cairn.BackupReport) error {
+				fmt.Fprintf(a.out, "backed up %s to %s (%s, %d ms)\n", a.eng.Path(), rep.Dest, mib(rep.Bytes), rep.Ms)
+				return nil
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&req.Overwrite, "force", false, "replace DEST if it exists")

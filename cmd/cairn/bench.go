@@ -12,7 +12,6 @@ import (
 
 	"github.com/cairnhq/cairn/internal/bench"
 	"github.com/cairnhq/cairn/memory"
-	"github.com/cairnhq/cairn/retrieve"
 	"github.com/spf13/cobra"
 )
 
@@ -58,53 +57,13 @@ text kept in the repository so ranking changes show as diffs.`,
 				return memory.Wrap(memory.CodeInternal, err, "temporary directory: %v", err)
 			}
 			defer os.RemoveAll(dir)
-			for k, v := range map[string]string{"CAIRN_EMBED_PROVIDER": embedder, "CAIRN_EMBED_MODEL": embedModel, "CAIRN_EMBED_DIM": embedDim} {
-				if v != "" {
-					a.setenv(k, v)
-				}
-			}
-			opts, err := a.options()
+			eng, closeEng, err := a.locomoEngine(cmd, ds, dir, locomoSetup{embedder: embedder, embedModel: embedModel, embedDim: embedDim,
+				weights: weights, pg: pg})
 			if err != nil {
 				return err
 			}
-			if weights != "" {
-				w, err := retrieve.ParseHybridWeights(weights)
-				if err != nil {
-					return err
-				}
-				opts.HybridWeights = &w
-			}
-			if opts.Now == nil {
-				latest := ds.Latest().Add(24 * time.Hour)
-				opts.Now = func() time.Time { return latest }
-			}
-			db := filepath.Join(dir, "locomo.db")
-			if pg != "" {
-				// A schema of its own on the given database, dropped at the
-				// end; the retrieval index in the temporary directory.
-				if !cairn.IsPostgres(pg) {
-					return memory.Errorf(memory.CodeInvalidParams, "--postgres %q is not a postgres:// URL", pg)
-				}
-				db = bench.WithSchema(pg, fmt.Sprintf("cairn_locomo_%d", os.Getpid()))
-				opts.IndexDir = filepath.Join(dir, "index")
-				defer bench.DropSchema(db)
-			}
-			eng, err := cairn.Open(db, opts)
-			if err != nil {
-				return err
-			}
-			defer eng.Close()
-			if err := eng.ImportDump(cmd.Context(), ds.Dump()); err != nil {
-				return err
-			}
-			if _, err := eng.Reembed(cmd.Context(), cairn.ReembedRequest{}, a.progress("embedding turns")); err != nil {
-				return err
-			}
-			a.finishProgress()
-			o := bench.LoCoMoOptions{Engine: eng, Provider: provider, Cases: cases}
-			if !a.json {
-				o.Progress = a.err
-			}
+			defer closeEng()
+			o := bench.LoCoMoOptions{Engine: eng, Provider: provider, Cases: cases, Progress: a.progressTo()}
 			rep, err := bench.RunLoCoMo(cmd.Context(), o)
 			if err != nil {
 				return err
@@ -117,12 +76,11 @@ text kept in the repository so ranking changes show as diffs.`,
 					return memory.Wrap(memory.CodeInvalidParams, err, "--golden: %v", err)
 				}
 			}
-			if a.json {
-				return a.emit(rep)
-			}
-			fmt.Fprint(a.out, bench.RankStats(rep))
-			fmt.Fprintf(a.out, "# embedder %s, %.1f s\n", rep.Embedder, rep.Seconds)
-			return nil
+			return a.show(rep, func() error {
+				fmt.Fprint(a.out, bench.RankStats(rep))
+				fmt.Fprintf(a.out, "# embedder %s, %.1f s\n", rep.Embedder, rep.Seconds)
+				return nil
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -159,19 +117,15 @@ API and MCP over streamable HTTP with --clients concurrent callers
 			if err != nil {
 				return memory.Wrap(memory.CodeInternal, err, "finding the cairn binary: %v", err)
 			}
-			o.Binary = bin
-			if !a.json {
-				o.Progress = a.err
-			}
+			o.Binary, o.Progress = bin, a.progressTo()
 			rep, err := bench.Protocol(cmd.Context(), o)
 			if err != nil {
 				return err
 			}
-			if a.json {
-				return a.emit(rep)
-			}
-			printProtocol(a.out, rep)
-			return nil
+			return a.show(rep, func() error {
+				printProtocol(a.out, rep)
+				return nil
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -193,4 +147,65 @@ func printProtocol(w io.Writer, rep bench.ProtocolReport) {
 	tw.Flush()
 	fmt.Fprintf(w, "\noverhead over the library call, p50: HTTP API %.2f ms, MCP stdio %.2f ms (%.2f ms with the Go SDK client)\n",
 		rep.HTTPOverheadP50Ms, rep.StdioOverheadP50Ms, rep.StdioSDKOverheadP50Ms)
+}
+
+// locomoSetup is how cairn bench locomo opens its engine.
+type locomoSetup struct {
+	embedder, embedModel, embedDim, weights, pg string
+}
+
+// locomoEngine opens an engine on a new database in dir (or, with
+// --postgres, a schema of its own) with the flags' embedder and weights,
+// and loads the dataset into it, embedded. closeEng closes it and drops
+// the schema.
+func (a *app) locomoEngine(cmd *cobra.Command, ds *bench.LoCoMo, dir string, f locomoSetup) (eng *cairn.Engine, closeEng func(), err error) {
+	for k, v := range map[string]string{"CAIRN_EMBED_PROVIDER": f.embedder, "CAIRN_EMBED_MODEL": f.embedModel, "CAIRN_EMBED_DIM": f.embedDim} {
+		if v != "" {
+			a.setenv(k, v)
+		}
+	}
+	opts, err := a.options()
+	if err != nil {
+		return nil, nil, err
+	}
+	if f.weights != "" {
+		w, err := cairn.ParseHybridWeights(f.weights)
+		if err != nil {
+			return nil, nil, err
+		}
+		opts.HybridWeights = &w
+	}
+	if opts.Now == nil {
+		latest := ds.Latest().Add(24 * time.Hour)
+		opts.Now = func() time.Time { return latest }
+	}
+	db, drop := filepath.Join(dir, "locomo.db"), func() {}
+	if f.pg != "" {
+		// A schema of its own on the given database, dropped at the end;
+		// the retrieval index in the temporary directory.
+		if !cairn.IsPostgres(f.pg) {
+			return nil, nil, memory.Errorf(memory.CodeInvalidParams, "--postgres %q is not a postgres:// URL", f.pg)
+		}
+		db = bench.WithSchema(f.pg, fmt.Sprintf("cairn_locomo_%d", os.Getpid()))
+		opts.IndexDir = filepath.Join(dir, "index")
+		drop = func() { bench.DropSchema(db) }
+	}
+	if eng, err = cairn.Open(db, opts); err != nil {
+		drop()
+		return nil, nil, err
+	}
+	closeEng = func() {
+		eng.Close()
+		drop()
+	}
+	if err := eng.ImportDump(cmd.Context(), ds.Dump()); err != nil {
+		closeEng()
+		return nil, nil, err
+	}
+	if _, err := eng.Reembed(cmd.Context(), cairn.ReembedRequest{}, a.progress("embedding turns")); err != nil {
+		closeEng()
+		return nil, nil, err
+	}
+	a.finishProgress()
+	return eng, closeEng, nil
 }

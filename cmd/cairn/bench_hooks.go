@@ -65,15 +65,14 @@ call at 100k memories. Your own database is not touched.`,
 					return err
 				}
 			}
-			if a.json {
-				return a.emit(rep)
-			}
-			fmt.Fprintf(a.out, "cairn bench hooks: %d CPUs (%s), %s, %.0f s\n\n", rep.Machine.CPUs, rep.Machine.CPUModel, rep.Machine.GoVersion, rep.Seconds)
-			bench.WriteHooksTable(a.out, rep)
-			if want := rep.ToolHook.N + rep.ToolHookDirect.N + rep.PromptHook.N; rep.Spooled > 0 || rep.Written < want {
-				return memory.Errorf(memory.CodeInternal, "%d hook writes missing, %d left in the spool", want-rep.Written, rep.Spooled)
-			}
-			return nil
+			return a.show(rep, func() error {
+				fmt.Fprintf(a.out, "cairn bench hooks: %d CPUs (%s), %s, %.0f s\n\n", rep.Machine.CPUs, rep.Machine.CPUModel, rep.Machine.GoVersion, rep.Seconds)
+				bench.WriteHooksTable(a.out, rep)
+				if want := rep.ToolHook.N + rep.ToolHookDirect.N + rep.PromptHook.N; rep.Spooled > 0 || rep.Written < want {
+					return memory.Errorf(memory.CodeInternal, "%d hook writes missing, %d left in the spool", want-rep.Written, rep.Spooled)
+				}
+				return nil
+			})
 		},
 	}
 	f := cmd.Flags()

@@ -19,29 +19,7 @@ func newBenchPeersCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "peers",
 		Short: "Compare cairn with mem0 and the official MCP memory server on LoCoMo, side by side",
-		Long: `Run the LoCoMo retrieval protocol of 'cairn bench locomo' (one memory per
-turn, every non-adversarial question scoped to its conversation) against,
-in one run on this machine:
-
-  cairn-hybrid, cairn-local-fts  cairn's two providers, through the library
-  mem0             mem0's open-source SDK (npm mem0ai, pinned), infer:false,
-                   its built-in "memory" vector store, telemetry off, ranking
-                   with cairn's own embedder's vectors (so the comparison is
-                   about the engine, not the model)
-  mcp-memory       the official MCP memory server (npm
-                   @modelcontextprotocol/server-memory, pinned) over its
-                   stdio protocol: speakers are entities, turns their
-                   observations, search_nodes asked the question; it returns
-                   whole entities unranked, scored in the order returned
-  mcp-memory-kw    the same server asked once per keyword of the question
-
-The peers are installed with npm (network to the npm registry needed) into
-a temporary folder removed at the end, also on error and on Ctrl-C
-(--keep-tmp keeps it). Every system is loaded first; then each question is
-asked of every system in turn, so other work on the machine weighs on all
-alike. Prints recall@k, MRR, query latency p50/p99 (wall time per question
-seen from this process, measured the same way for every system), ingest
-time and the mean number of turns returned per system, with versions.`,
+		Long:  benchPeersLong,
 		Example: `  cairn bench peers --dataset locomo10.json
   cairn bench peers --dataset locomo10.json --json peers.json --svg docs/img/peers-recall.svg
   cairn bench peers --dataset locomo10.json --systems cairn-hybrid,mem0 --k 1,5,10,20,50`,
@@ -95,20 +73,8 @@ time and the mean number of turns returned per system, with versions.`,
 			if err != nil {
 				return err
 			}
-			if jsonOut != "" {
-				b, _ := json.MarshalIndent(rep, "", "  ")
-				if err := writePeersOutput(a, jsonOut, append(b, '\n')); err != nil {
-					return err
-				}
-			}
-			if svgOut != "" {
-				var buf bytes.Buffer
-				if err := bench.PeersChart(rep).WriteSVG(&buf); err != nil {
-					return err
-				}
-				if err := writePeersOutput(a, svgOut, buf.Bytes()); err != nil {
-					return err
-				}
+			if err := writePeersFiles(a, rep, jsonOut, svgOut); err != nil {
+				return err
 			}
 			if jsonOut == "-" {
 				return nil
@@ -141,6 +107,52 @@ func writePeersOutput(a *app, path string, b []byte) error {
 	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		return memory.Wrap(memory.CodeInvalidParams, err, "writing %s: %v", path, err)
+	}
+	return nil
+}
+
+// benchPeersLong is `cairn bench peers --help`.
+const benchPeersLong = `Run the LoCoMo retrieval protocol of 'cairn bench locomo' (one memory per
+turn, every non-adversarial question scoped to its conversation) against,
+in one run on this machine:
+
+  cairn-hybrid, cairn-local-fts  cairn's two providers, through the library
+  mem0             mem0's open-source SDK (npm mem0ai, pinned), infer:false,
+                   its built-in "memory" vector store, telemetry off, ranking
+                   with cairn's own embedder's vectors (so the comparison is
+                   about the engine, not the model)
+  mcp-memory       the official MCP memory server (npm
+                   @modelcontextprotocol/server-memory, pinned) over its
+                   stdio protocol: speakers are entities, turns their
+                   observations, search_nodes asked the question; it returns
+                   whole entities unranked, scored in the order returned
+  mcp-memory-kw    the same server asked once per keyword of the question
+
+The peers are installed with npm (network to the npm registry needed) into
+a temporary folder removed at the end, also on error and on Ctrl-C
+(--keep-tmp keeps it). Every system is loaded first; then each question is
+asked of every system in turn, so other work on the machine weighs on all
+alike. Prints recall@k, MRR, query latency p50/p99 (wall time per question
+seen from this process, measured the same way for every system), ingest
+time and the mean number of turns returned per system, with versions.`
+
+// writePeersFiles writes the report as JSON and its recall curves as
+// SVG, to the files given (none when empty; "-" is standard output).
+func writePeersFiles(a *app, rep bench.PeersReport, jsonOut, svgOut string) error {
+	if jsonOut != "" {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		if err := writePeersOutput(a, jsonOut, append(b, '\n')); err != nil {
+			return err
+		}
+	}
+	if svgOut != "" {
+		var buf bytes.Buffer
+		if err := bench.PeersChart(rep).WriteSVG(&buf); err != nil {
+			return err
+		}
+		if err := writePeersOutput(a, svgOut, buf.Bytes()); err != nil {
+			return err
+		}
 	}
 	return nil
 }

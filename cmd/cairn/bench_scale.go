@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/cairnhq/cairn"
-	"github.com/cairnhq/cairn/index"
 	"github.com/cairnhq/cairn/internal/bench"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/spf13/cobra"
@@ -20,33 +19,7 @@ func newBenchScaleCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "scale",
 		Short: "Measure ingest, size, memory, cold start and latency at 10k, 100k and 1M memories",
-		Long: `Generate agent memory from a seed (observations of all nine kinds, capsules
-with summaries, pins, thoughts, knowledge-graph entities, facts and edges,
-over sessions in 20 repositories, with a long-tail vocabulary) at each of
---sizes records, into a temporary database per size, and measure:
-
-  - ingest: records per second batched (--batch per transaction, embedding
-    excluded) and one by one (--one-by-one records, a transaction each),
-    with the latency (p50/p99) of each one-by-one write;
-  - embedding: the built-in GloVe embedder alone, and cairn reembed
-    (embedding plus storing the vectors), in records per second;
-  - the database's size on disk;
-  - in a fresh process: open to the first hybrid Retrieve answer (cold
-    start), RSS once the index is warm, and the latency (p50/p95/p99) of
-    Retrieve per provider and of inner_voice.retrieve under each
-    --concurrency;
-  - from --approximate-from records (default 250k), the same again in
-    another fresh process with the semantic side approximate from that
-    many vectors (CAIRN_INDEX_APPROXIMATE_FROM), and how many answers are
-    byte-identical to the default exact search's.
-
-With --postgres URL every size is measured a second time, right after, on
-that PostgreSQL database (in a schema of its own, dropped afterwards), from
-the same seed: the same records, questions and figures, side by side.
-
-Each size is built by one child process and measured by another, so memory
-figures belong to that size alone. Temporary databases are removed at the
-end, on error and on Ctrl-C; your own database is not touched.`,
+		Long:  benchScaleLong,
 		Example: `  cairn bench scale
   cairn bench scale --sizes 10k,100k,1M --json scale.json --svg docs/img/scale-latency.svg`,
 		Args: usageArgs(cobra.NoArgs),
@@ -59,31 +32,8 @@ end, on error and on Ctrl-C; your own database is not touched.`,
 				return err
 			}
 			progress := a.stagedProgress()
-			switch child {
-			case "":
-			case "build":
-				rep, err := bench.ScaleBuild(cmd.Context(), bench.BuildOptions{Dir: o.Dir, Size: size, Seed: o.Seed,
-					Batch: o.Batch, OneByOne: o.OneByOne, Progress: progress, Postgres: childPostgres(pg)})
-				a.finishProgress()
-				if err != nil {
-					return err
-				}
-				return a.emit(rep)
-			case "serve":
-				// The child is approximate only when told to.
-				approxChild := 0
-				if cmd.Flags().Changed("approximate-from") {
-					approxChild = o.ApproximateFrom
-				}
-				rep, err := bench.ScaleServe(cmd.Context(), bench.ServeOptions{Dir: o.Dir, Queries: o.Queries,
-					Concurrency: o.Concurrency, Providers: o.Providers, Progress: a.err, ApproximateFrom: approxChild,
-					Postgres: childPostgres(pg)})
-				if err != nil {
-					return err
-				}
-				return a.emit(rep)
-			default:
-				return memory.Errorf(memory.CodeInvalidParams, "--child %q: want build or serve", child)
+			if child != "" {
+				return a.benchScaleChild(cmd, child, o, size, pg, progress)
 			}
 			if o.Sizes, err = bench.ParseSizes(sizes); err != nil {
 				return err
@@ -105,20 +55,8 @@ end, on error and on Ctrl-C; your own database is not touched.`,
 				}
 				return err
 			}
-			if jsonOut != "" {
-				b, _ := json.MarshalIndent(rep, "", "  ")
-				if err := a.writeOutput(jsonOut, append(b, '\n')); err != nil {
-					return err
-				}
-			}
-			if svgOut != "" {
-				var buf bytes.Buffer
-				if err := bench.ScaleChart(rep).WriteSVG(&buf); err != nil {
-					return memory.Wrap(memory.CodeInternal, err, "drawing the plot: %v", err)
-				}
-				if err := a.writeOutput(svgOut, buf.Bytes()); err != nil {
-					return err
-				}
+			if err := a.writeScaleFiles(rep, jsonOut, svgOut); err != nil {
+				return err
 			}
 			fmt.Fprintf(a.out, "cairn bench scale: %d CPUs (%s), %d MiB, %s, seed %d, %d calls a run, %.0f s\n\n",
 				rep.Machine.CPUs, rep.Machine.CPUModel, rep.Machine.MemTotalMiB, rep.Machine.GoVersion, rep.Seed, rep.Queries, rep.Seconds)
@@ -136,7 +74,7 @@ end, on error and on Ctrl-C; your own database is not touched.`,
 	f.Uint64Var(&o.Seed, "seed", o.Seed, "generator seed")
 	f.IntVar(&o.Batch, "batch", o.Batch, "records per transaction in the batched ingest")
 	f.IntVar(&o.OneByOne, "one-by-one", o.OneByOne, "records written one per transaction (0 skips)")
-	f.IntVar(&o.ApproximateFrom, "approximate-from", index.SuggestedIVFThreshold, "also measure sizes of at least this many records with the semantic side approximate from this many vectors (0 skips)")
+	f.IntVar(&o.ApproximateFrom, "approximate-from", cairn.SuggestedApproximateFrom, "also measure sizes of at least this many records with the semantic side approximate from this many vectors (0 skips)")
 	f.StringVar(&pg, "postgres", "", "also measure every size on this PostgreSQL database (postgres://...; a schema per size, dropped afterwards)")
 	f.StringVar(&child, "child", "", "internal: run one phase (build or serve) and print its JSON")
 	f.IntVar(&size, "size", 0, "internal: the records of the build phase")
@@ -180,4 +118,83 @@ func (a *app) stagedProgress() func(stage string, done, total int) {
 			bar(done, total)
 		}
 	}
+}
+
+// benchScaleLong is `cairn bench scale --help`.
+const benchScaleLong = `Generate agent memory from a seed (observations of all nine kinds, capsules
+with summaries, pins, thoughts, knowledge-graph entities, facts and edges,
+over sessions in 20 repositories, with a long-tail vocabulary) at each of
+--sizes records, into a temporary database per size, and measure:
+
+  - ingest: records per second batched (--batch per transaction, embedding
+    excluded) and one by one (--one-by-one records, a transaction each),
+    with the latency (p50/p99) of each one-by-one write;
+  - embedding: the built-in GloVe embedder alone, and cairn reembed
+    (embedding plus storing the vectors), in records per second;
+  - the database's size on disk;
+  - in a fresh process: open to the first hybrid Retrieve answer (cold
+    start), RSS once the index is warm, and the latency (p50/p95/p99) of
+    Retrieve per provider and of inner_voice.retrieve under each
+    --concurrency;
+  - from --approximate-from records (default 250k), the same again in
+    another fresh process with the semantic side approximate from that
+    many vectors (CAIRN_INDEX_APPROXIMATE_FROM), and how many answers are
+    byte-identical to the default exact search's.
+
+With --postgres URL every size is measured a second time, right after, on
+that PostgreSQL database (in a schema of its own, dropped afterwards), from
+the same seed: the same records, questions and figures, side by side.
+
+Each size is built by one child process and measured by another, so memory
+figures belong to that size alone. Temporary databases are removed at the
+end, on error and on Ctrl-C; your own database is not touched.`
+
+// benchScaleChild runs one phase of a size in a child process (build or
+// serve) and prints its report as JSON for the parent.
+func (a *app) benchScaleChild(cmd *cobra.Command, child string, o bench.ScaleOptions, size int, pg string, progress func(string, int, int)) error {
+	switch child {
+	case "build":
+		rep, err := bench.ScaleBuild(cmd.Context(), bench.BuildOptions{Dir: o.Dir, Size: size, Seed: o.Seed,
+			Batch: o.Batch, OneByOne: o.OneByOne, Progress: progress, Postgres: childPostgres(pg)})
+		a.finishProgress()
+		if err != nil {
+			return err
+		}
+		return a.emit(rep)
+	case "serve":
+		// The child is approximate only when told to.
+		approxChild := 0
+		if cmd.Flags().Changed("approximate-from") {
+			approxChild = o.ApproximateFrom
+		}
+		rep, err := bench.ScaleServe(cmd.Context(), bench.ServeOptions{Dir: o.Dir, Queries: o.Queries,
+			Concurrency: o.Concurrency, Providers: o.Providers, Progress: a.err, ApproximateFrom: approxChild,
+			Postgres: childPostgres(pg)})
+		if err != nil {
+			return err
+		}
+		return a.emit(rep)
+	}
+	return memory.Errorf(memory.CodeInvalidParams, "--child %q: want build or serve", child)
+}
+
+// writeScaleFiles writes the report as JSON and its plot as SVG, to the
+// files given (none when empty).
+func (a *app) writeScaleFiles(rep bench.ScaleReport, jsonOut, svgOut string) error {
+	if jsonOut != "" {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		if err := a.writeOutput(jsonOut, append(b, '\n')); err != nil {
+			return err
+		}
+	}
+	if svgOut != "" {
+		var buf bytes.Buffer
+		if err := bench.ScaleChart(rep).WriteSVG(&buf); err != nil {
+			return memory.Wrap(memory.CodeInternal, err, "drawing the plot: %v", err)
+		}
+		if err := a.writeOutput(svgOut, buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -55,38 +55,48 @@ func newToolsCmd(a *app) *cobra.Command {
 		Short: "List the tools (MCP tools, HTTP routes, 'cairn call' names)",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if a.json {
-				type described struct {
-					Name         string          `json:"name"`
-					Title        string          `json:"title"`
-					Method       string          `json:"method"`
-					Path         string          `json:"path"`
-					Description  string          `json:"description"`
-					InputSchema  json.RawMessage `json:"inputSchema"`
-					OutputSchema json.RawMessage `json:"outputSchema"`
-				}
-				var out []described
+			list, err := toolSchemas()
+			if err != nil {
+				return err
+			}
+			return a.show(list, func() error {
+				tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
+				fmt.Fprintln(tw, "TOOL\tHTTP\tWHAT")
 				for _, t := range cairn.Tools() {
-					in, err := mcpserver.Schema(t.In)
-					if err != nil {
-						return memory.Wrap(memory.CodeInternal, err, "schema of %s", t.Name)
-					}
-					res, err := mcpserver.Schema(t.Out)
-					if err != nil {
-						return memory.Wrap(memory.CodeInternal, err, "schema of %s", t.Name)
-					}
-					inJSON, _ := json.Marshal(in)
-					outJSON, _ := json.Marshal(res)
-					out = append(out, described{t.Name, t.Title, t.Method, t.Path, t.Description, inJSON, outJSON})
+					fmt.Fprintf(tw, "%s\t%s %s\t%s\n", t.Name, t.Method, t.Path, t.Title)
 				}
-				return a.emit(out)
-			}
-			tw := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "TOOL\tHTTP\tWHAT")
-			for _, t := range cairn.Tools() {
-				fmt.Fprintf(tw, "%s\t%s %s\t%s\n", t.Name, t.Method, t.Path, t.Title)
-			}
-			return tw.Flush()
+				return tw.Flush()
+			})
 		},
 	}
+}
+
+// describedTool is a tool as cairn tools --json lists it.
+type describedTool struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title"`
+	Method       string          `json:"method"`
+	Path         string          `json:"path"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"`
+}
+
+// toolSchemas lists the tools with their input and output schemas.
+func toolSchemas() ([]describedTool, error) {
+	var out []describedTool
+	for _, t := range cairn.Tools() {
+		in, err := mcpserver.Schema(t.In)
+		if err != nil {
+			return nil, memory.Wrap(memory.CodeInternal, err, "schema of %s", t.Name)
+		}
+		res, err := mcpserver.Schema(t.Out)
+		if err != nil {
+			return nil, memory.Wrap(memory.CodeInternal, err, "schema of %s", t.Name)
+		}
+		inJSON, _ := json.Marshal(in)
+		outJSON, _ := json.Marshal(res)
+		out = append(out, describedTool{t.Name, t.Title, t.Method, t.Path, t.Description, inJSON, outJSON})
+	}
+	return out, nil
 }

@@ -33,35 +33,28 @@ confident first.`,
 			if cmd.Flags().Changed("min-confidence") {
 				req.MinConfidence = &minConf
 			}
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			list, err := eng.Candidates(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(list)
-			}
-			for _, c := range list.Candidates {
-				what := fmt.Sprintf("entity %s (%s)", c.Name, c.EntityType)
-				if c.Kind == memory.CandidateEdge {
-					what = fmt.Sprintf("edge   %s -%s-> %s", c.SourceName, c.Relation, c.TargetName)
-				}
-				status := ""
-				if c.Status != memory.CandidatePending {
-					status = "  " + c.Status
-					if c.PromotedID != "" {
-						status += " as " + c.PromotedID
+			return runEmit(a, func(eng *cairn.Engine) (cairn.CandidateList, error) {
+				return eng.Candidates(cmd.Context(), req)
+			}, func(list cairn.CandidateList) error {
+				for _, c := range list.Candidates {
+					what := fmt.Sprintf("entity %s (%s)", c.Name, c.EntityType)
+					if c.Kind == memory.CandidateEdge {
+						what = fmt.Sprintf("edge   %s -%s-> %s", c.SourceName, c.Relation, c.TargetName)
 					}
+					status := ""
+					if c.Status != memory.CandidatePending {
+						status = "  " + c.Status
+						if c.PromotedID != "" {
+							status += " as " + c.PromotedID
+						}
+					}
+					fmt.Fprintf(a.out, "%s  %.2f  %s  from %s%s\n", c.ID, c.Confidence, what, c.SourceThoughtID, status)
 				}
-				fmt.Fprintf(a.out, "%s  %.2f  %s  from %s%s\n", c.ID, c.Confidence, what, c.SourceThoughtID, status)
-			}
-			if len(list.Candidates) == 0 {
-				fmt.Fprintln(a.out, "no candidates")
-			}
-			return nil
+				if len(list.Candidates) == 0 {
+					fmt.Fprintln(a.out, "no candidates")
+				}
+				return nil
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -82,43 +75,36 @@ func newDecideCmd(a *app, decision string) *cobra.Command {
 		Use:  decision + " CANDIDATE_ID...",
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			req := cairn.ModerateRequest{Action: "decide", DryRun: dry}
-			for _, id := range args {
-				it := item
-				it.ID, it.Decision = id, decision
-				req.Items = append(req.Items, it)
-			}
-			res, err := eng.Moderate(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(res)
-			}
-			for _, o := range res.Results {
-				line := fmt.Sprintf("%s %s %s", o.Kind, o.ID, o.Status)
-				if o.PromotedID != "" {
-					line += " as " + o.PromotedID
+			return runEmit(a, func(eng *cairn.Engine) (out cairn.ModerateResult, err error) {
+				req := cairn.ModerateRequest{Action: "decide", DryRun: dry}
+				for _, id := range args {
+					it := item
+					it.ID, it.Decision = id, decision
+					req.Items = append(req.Items, it)
 				}
-				if o.Merged {
-					line += " (merged)"
+				return eng.Moderate(cmd.Context(), req)
+			}, func(res cairn.ModerateResult) error {
+				for _, o := range res.Results {
+					line := fmt.Sprintf("%s %s %s", o.Kind, o.ID, o.Status)
+					if o.PromotedID != "" {
+						line += " as " + o.PromotedID
+					}
+					if o.Merged {
+						line += " (merged)"
+					}
+					if len(o.Created) > 0 {
+						line += fmt.Sprintf(" (created %v)", o.Created)
+					}
+					if o.Blocked {
+						line += " (blocked)"
+					}
+					if o.MarkedForRemoval > 0 {
+						line += " (source marked for removal)"
+					}
+					fmt.Fprintln(a.out, line)
 				}
-				if len(o.Created) > 0 {
-					line += fmt.Sprintf(" (created %v)", o.Created)
-				}
-				if o.Blocked {
-					line += " (blocked)"
-				}
-				if o.MarkedForRemoval > 0 {
-					line += " (source marked for removal)"
-				}
-				fmt.Fprintln(a.out, line)
-			}
-			return nil
+				return nil
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -141,24 +127,17 @@ func newBlocklistCmd(a *app) *cobra.Command {
 		Short: "List the names and edges that are never staged again",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			res, err := eng.Moderate(cmd.Context(), cairn.ModerateRequest{Action: "blocklist"})
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(res)
-			}
-			for _, b := range res.Blocklist {
-				fmt.Fprintf(a.out, "%-6s  %s  (rejected %s, %s)\n", b.Kind, b.Key, b.CandidateID, fmtTime(b.CreatedAt))
-			}
-			if len(res.Blocklist) == 0 {
-				fmt.Fprintln(a.out, "the blocklist is empty")
-			}
-			return nil
+			return runEmit(a, func(eng *cairn.Engine) (cairn.ModerateResult, error) {
+				return eng.Moderate(cmd.Context(), cairn.ModerateRequest{Action: "blocklist"})
+			}, func(res cairn.ModerateResult) error {
+				for _, b := range res.Blocklist {
+					fmt.Fprintf(a.out, "%-6s  %s  (rejected %s, %s)\n", b.Kind, b.Key, b.CandidateID, fmtTime(b.CreatedAt))
+				}
+				if len(res.Blocklist) == 0 {
+					fmt.Fprintln(a.out, "the blocklist is empty")
+				}
+				return nil
+			})
 		},
 	}
 }
@@ -170,19 +149,12 @@ func newUnblockCmd(a *app) *cobra.Command {
 		Example: `  cairn kg candidates unblock entity redis`,
 		Args:    usageArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			res, err := eng.Moderate(cmd.Context(), cairn.ModerateRequest{Action: "unblock", Items: []cairn.ModerateItem{{Kind: args[0], Key: args[1]}}})
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(res)
-			}
-			fmt.Fprintf(a.out, "unblocked %s %s\n", res.Results[0].Kind, res.Results[0].ID)
-			return nil
+			return runEmit(a, func(eng *cairn.Engine) (cairn.ModerateResult, error) {
+				return eng.Moderate(cmd.Context(), cairn.ModerateRequest{Action: "unblock", Items: []cairn.ModerateItem{{Kind: args[0], Key: args[1]}}})
+			}, func(res cairn.ModerateResult) error {
+				fmt.Fprintf(a.out, "unblocked %s %s\n", res.Results[0].Kind, res.Results[0].ID)
+				return nil
+			})
 		},
 	}
 }

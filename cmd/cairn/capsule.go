@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/cairnhq/cairn/internal/text"
 
 	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/memory"
@@ -29,19 +30,12 @@ func newCapsuleOpenCmd(a *app) *cobra.Command {
 		Example: `  cairn capsule open --scope session=s1,repo=/src/shop --intent "fix the checkout bug"`,
 		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			c, err := eng.OpenCapsule(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(c)
-			}
-			fmt.Fprintf(a.out, "opened %s (%s%s)\n", c.ID, c.Type, scopeSuffix(c.Scope))
-			return nil
+			return runEmit(a, func(eng *cairn.Engine) (memory.Capsule, error) {
+				return eng.OpenCapsule(cmd.Context(), req)
+			}, func(c memory.Capsule) error {
+				fmt.Fprintf(a.out, "opened %s (%s%s)\n", c.ID, c.Type, scopeSuffix(c.Scope))
+				return nil
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -85,22 +79,15 @@ func newCapsuleCloseCmd(a *app) *cobra.Command {
 			if cmd.Flags().Changed("summary") {
 				req.Summary = sf.input(sf.text)
 			}
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			res, err := eng.CloseCapsule(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(res)
-			}
-			fmt.Fprintf(a.out, "closed %s (%d observations)\n", res.Capsule.ID, len(res.Capsule.ObservationIDs))
-			if res.Summary != nil {
-				fmt.Fprintf(a.out, "summary %s (confidence %.2f)\n", res.Summary.ID, res.Summary.Confidence)
-			}
-			return nil
+			return runEmit(a, func(eng *cairn.Engine) (cairn.CloseCapsuleResult, error) {
+				return eng.CloseCapsule(cmd.Context(), req)
+			}, func(res cairn.CloseCapsuleResult) error {
+				fmt.Fprintf(a.out, "closed %s (%d observations)\n", res.Capsule.ID, len(res.Capsule.ObservationIDs))
+				if res.Summary != nil {
+					fmt.Fprintf(a.out, "summary %s (confidence %.2f)\n", res.Summary.ID, res.Summary.Confidence)
+				}
+				return nil
+			})
 		},
 	}
 	sf.add(cmd, true)
@@ -120,19 +107,12 @@ its id, so pins on it stay). The text is the arguments, or standard input.`,
 			if err != nil {
 				return err
 			}
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			s, err := eng.SetSummary(cmd.Context(), cairn.SummaryRequest{CapsuleID: args[0], SummaryInput: *sf.input(text)})
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(s)
-			}
-			fmt.Fprintf(a.out, "summary %s of %s (confidence %.2f)\n", s.ID, s.CapsuleID, s.Confidence)
-			return nil
+			return runEmit(a, func(eng *cairn.Engine) (memory.Summary, error) {
+				return eng.SetSummary(cmd.Context(), cairn.SummaryRequest{CapsuleID: args[0], SummaryInput: *sf.input(text)})
+			}, func(s memory.Summary) error {
+				fmt.Fprintf(a.out, "summary %s of %s (confidence %.2f)\n", s.ID, s.CapsuleID, s.Confidence)
+				return nil
+			})
 		},
 	}
 	sf.add(cmd, false)
@@ -145,42 +125,35 @@ func newCapsuleShowCmd(a *app) *cobra.Command {
 		Short: "Show a capsule, its observations and its summary",
 		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			c, err := eng.Capsule(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(c)
-			}
-			closed := "open"
-			if c.ClosedAt != nil {
-				closed = "closed " + fmtTime(*c.ClosedAt)
-			}
-			fmt.Fprintf(a.out, "%s  %s  %s  opened %s, %s\n", c.ID, c.Type, c.Scope, fmtTime(c.OpenedAt), closed)
-			if c.Intent != "" {
-				fmt.Fprintf(a.out, "intent: %s\n", c.Intent)
-			}
-			if c.SummaryID != "" {
-				s, err := eng.Summary(cmd.Context(), c.SummaryID)
-				if err != nil {
-					return err
+			return runEmit(a, func(eng *cairn.Engine) (memory.Capsule, error) {
+				return eng.Capsule(cmd.Context(), args[0])
+			}, func(c memory.Capsule) error {
+				closed := "open"
+				if c.ClosedAt != nil {
+					closed = "closed " + fmtTime(*c.ClosedAt)
 				}
-				fmt.Fprintf(a.out, "summary %s (confidence %.2f):\n", s.ID, s.Confidence)
-				fmt.Fprintln(a.out, indent(s.Content, "  "))
-			}
-			fmt.Fprintf(a.out, "observations (%d):\n", len(c.ObservationIDs))
-			for _, id := range c.ObservationIDs {
-				o, err := eng.Observation(cmd.Context(), id)
-				if err != nil {
-					return err
+				fmt.Fprintf(a.out, "%s  %s  %s  opened %s, %s\n", c.ID, c.Type, c.Scope, fmtTime(c.OpenedAt), closed)
+				if c.Intent != "" {
+					fmt.Fprintf(a.out, "intent: %s\n", c.Intent)
 				}
-				fmt.Fprintf(a.out, "  %s  %-11s %s  %s\n", fmtTime(o.TS), o.Kind, o.ID, oneLine(o.Content, 80))
-			}
-			return nil
+				if c.SummaryID != "" {
+					s, err := a.eng.Summary(cmd.Context(), c.SummaryID)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(a.out, "summary %s (confidence %.2f):\n", s.ID, s.Confidence)
+					fmt.Fprintln(a.out, indent(s.Content, "  "))
+				}
+				fmt.Fprintf(a.out, "observations (%d):\n", len(c.ObservationIDs))
+				for _, id := range c.ObservationIDs {
+					o, err := a.eng.Observation(cmd.Context(), id)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(a.out, "  %s  %-11s %s  %s\n", fmtTime(o.TS), o.Kind, o.ID, text.Excerpt(o.Content, 80))
+				}
+				return nil
+			})
 		},
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/cairnhq/cairn"
-	"github.com/cairnhq/cairn/code"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/spf13/cobra"
 )
@@ -54,20 +53,19 @@ and symlinks leading outside PATH, each with its reason.`,
 			if err != nil {
 				return err
 			}
-			if a.json {
-				return a.emit(rep)
-			}
-			fmt.Fprintf(a.out, "%s (%s), episode %s\n", rep.RepoID, rep.Root, rep.EpisodeID)
-			fmt.Fprintf(a.out, "files      %d seen, %d read, %d unchanged, %d removed, %d skipped\n", rep.Files, rep.Changed, rep.Unchanged, rep.Removed, rep.Skipped)
-			fmt.Fprintf(a.out, "entities   %d live, %d proposed, %d promoted, %d left proposed, %d tombstoned, %d by regex\n",
-				rep.Entities, rep.Proposed, rep.Promoted, rep.Rejected, rep.Tombstoned, rep.Regex)
-			for _, s := range rep.SkippedFiles {
-				fmt.Fprintf(a.out, "skipped    %s: %s\n", s.Path, s.Reason)
-			}
-			for _, s := range rep.Fallbacks {
-				fmt.Fprintf(a.out, "regex      %s: %s\n", s.Path, s.Reason)
-			}
-			return nil
+			return a.show(rep, func() error {
+				fmt.Fprintf(a.out, "%s (%s), episode %s\n", rep.RepoID, rep.Root, rep.EpisodeID)
+				fmt.Fprintf(a.out, "files      %d seen, %d read, %d unchanged, %d removed, %d skipped\n", rep.Files, rep.Changed, rep.Unchanged, rep.Removed, rep.Skipped)
+				fmt.Fprintf(a.out, "entities   %d live, %d proposed, %d promoted, %d left proposed, %d tombstoned, %d by regex\n",
+					rep.Entities, rep.Proposed, rep.Promoted, rep.Rejected, rep.Tombstoned, rep.Regex)
+				for _, s := range rep.SkippedFiles {
+					fmt.Fprintf(a.out, "skipped    %s: %s\n", s.Path, s.Reason)
+				}
+				for _, s := range rep.Fallbacks {
+					fmt.Fprintf(a.out, "regex      %s: %s\n", s.Path, s.Reason)
+				}
+				return nil
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -98,40 +96,33 @@ arguments, or standard input.`,
 				return err
 			}
 			req.Query = q
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			res, err := eng.Hydrate(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(res)
-			}
-			for i, b := range res.Blocks {
-				fmt.Fprintf(a.out, "%2d. %-60s %5d tok  %s/%s  %s\n", i+1, b.EntityKey, b.TokenCount, b.Reason, b.Method, b.TriggeredBy)
-				if content {
-					fmt.Fprintln(a.out, indent(b.Content, "      "))
+			return runEmit(a, func(eng *cairn.Engine) (cairn.CodeHydrateResult, error) {
+				return eng.Hydrate(cmd.Context(), req)
+			}, func(res cairn.CodeHydrateResult) error {
+				for i, b := range res.Blocks {
+					fmt.Fprintf(a.out, "%2d. %-60s %5d tok  %s/%s  %s\n", i+1, b.EntityKey, b.TokenCount, b.Reason, b.Method, b.TriggeredBy)
+					if content {
+						fmt.Fprintln(a.out, indent(b.Content, "      "))
+					}
 				}
-			}
-			for _, p := range res.Pruned {
-				fmt.Fprintf(a.out, "pruned  %s (%d tok): %s\n", p.EntityKey, p.TokenCount, p.Reason)
-			}
-			for _, s := range res.Stale {
-				fmt.Fprintf(a.out, "stale   %s: %s\n", s.EntityKey, s.Reason)
-			}
-			fmt.Fprintf(a.out, "-- episode %s (#%d of session %s), %s", res.EpisodeID, res.Seq, res.SessionID, res.BudgetUsed)
-			if res.Exhausted {
-				fmt.Fprint(a.out, ", budget exhausted")
-			}
-			fmt.Fprintf(a.out, "; semantic %s\n", res.Semantic)
-			if !res.Tracking.OK {
-				for _, p := range res.Tracking.Problems {
-					fmt.Fprintf(a.out, "-- tracking damaged: %s\n", p)
+				for _, p := range res.Pruned {
+					fmt.Fprintf(a.out, "pruned  %s (%d tok): %s\n", p.EntityKey, p.TokenCount, p.Reason)
 				}
-			}
-			return nil
+				for _, s := range res.Stale {
+					fmt.Fprintf(a.out, "stale   %s: %s\n", s.EntityKey, s.Reason)
+				}
+				fmt.Fprintf(a.out, "-- episode %s (#%d of session %s), %s", res.EpisodeID, res.Seq, res.SessionID, res.BudgetUsed)
+				if res.Exhausted {
+					fmt.Fprint(a.out, ", budget exhausted")
+				}
+				fmt.Fprintf(a.out, "; semantic %s\n", res.Semantic)
+				if !res.Tracking.OK {
+					for _, p := range res.Tracking.Problems {
+						fmt.Fprintf(a.out, "-- tracking damaged: %s\n", p)
+					}
+				}
+				return nil
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -170,61 +161,62 @@ func newCodeInspectCmd(a *app) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if a.json {
-					return a.emit(v)
-				}
-				fmt.Fprintf(a.out, "episode %s (#%d of session %s), %s tokens\n", v.EpisodeID, v.Seq, v.SessionID, v.BudgetUsed)
-				for _, b := range v.HydrationBlocks {
-					fmt.Fprintf(a.out, "  %-60s %5d tok  %s/%s  %s  %s\n", b.EntityKey, b.TokenCount, b.Reason, b.Method, b.TriggeredBy, b.HydratedAt)
-				}
-				printTracking(a, v.Tracking)
+				return a.show(v, func() error {
+					fmt.Fprintf(a.out, "episode %s (#%d of session %s), %s tokens\n", v.EpisodeID, v.Seq, v.SessionID, v.BudgetUsed)
+					for _, b := range v.HydrationBlocks {
+						fmt.Fprintf(a.out, "  %-60s %5d tok  %s/%s  %s  %s\n", b.EntityKey, b.TokenCount, b.Reason, b.Method, b.TriggeredBy, b.HydratedAt)
+					}
+					printTracking(a, v.Tracking)
+					return nil
+				})
 			case "entity":
 				v, err := eng.InspectCodeEntity(ctx, cairn.CodeEntityRef{EntityKey: args[1], RepoID: repoID})
 				if err != nil {
 					return err
 				}
-				if a.json {
-					return a.emit(v)
-				}
-				fmt.Fprintf(a.out, "%s  %s  %s %s lines %d-%d (%s)\n", v.EntityKey, v.CurrentState, v.Kind, v.Filepath, v.StartLine, v.EndLine, v.Method)
-				fmt.Fprintf(a.out, "artifact  %s\n", v.CurrentArtifact)
-				fmt.Fprintf(a.out, "etv       stale=%t exists=%t cache_hit=%t  %s\n", v.ETVStatus.IsStale, v.ETVStatus.DiskExists, v.ETVStatus.CacheHit, v.ETVStatus.Reason)
-				for _, h := range v.StateHistory {
-					from := "-"
-					if h.FromState != nil {
-						from = *h.FromState
-					}
-					fmt.Fprintf(a.out, "ledger    %s  %s -> %s  %.12s  %s  %s%s\n", h.Timestamp, from, h.ToState, h.ArtifactHash, h.EpisodeID, h.Reason, h.PromotionReason)
-				}
-				for _, h := range v.HydrationHistory {
-					fmt.Fprintf(a.out, "hydrated  %s  episode %s (session %s)\n", h.HydratedAt, h.EpisodeID, h.SessionID)
-				}
+				return a.show(v, func() error { printCodeEntity(a, v); return nil })
 			case "gates":
 				v, err := eng.InspectGates(ctx, cairn.EpisodeRef{EpisodeID: args[1]})
 				if err != nil {
 					return err
 				}
-				if a.json {
-					return a.emit(v)
-				}
-				for _, g := range v.EntitiesEvaluated {
-					fmt.Fprintf(a.out, "%s: %s\n", g.EntityKey, g.FinalDecision)
-					fmt.Fprintf(a.out, "  A %-5t %s (%s)\n  B %-5t %s\n  C %-5t %s\n", g.GateA.Passed, g.GateA.Reason, g.GateA.Method, g.GateB.Passed, g.GateB.Reason, g.GateC.Passed, g.GateC.Reason)
-				}
-				if len(v.EntitiesEvaluated) == 0 {
-					fmt.Fprintf(a.out, "no gate evaluations in episode %s\n", v.EpisodeID)
-				}
-			default:
-				return memory.Errorf(memory.CodeInvalidParams, "inspect what? hydration, entity or gates (see %s --help)", cmd.CommandPath())
+				return a.show(v, func() error {
+					for _, g := range v.EntitiesEvaluated {
+						fmt.Fprintf(a.out, "%s: %s\n", g.EntityKey, g.FinalDecision)
+						fmt.Fprintf(a.out, "  A %-5t %s (%s)\n  B %-5t %s\n  C %-5t %s\n", g.GateA.Passed, g.GateA.Reason, g.GateA.Method, g.GateB.Passed, g.GateB.Reason, g.GateC.Passed, g.GateC.Reason)
+					}
+					if len(v.EntitiesEvaluated) == 0 {
+						fmt.Fprintf(a.out, "no gate evaluations in episode %s\n", v.EpisodeID)
+					}
+					return nil
+				})
 			}
-			return nil
+			return memory.Errorf(memory.CodeInvalidParams, "inspect what? hydration, entity or gates (see %s --help)", cmd.CommandPath())
 		},
 	}
 	cmd.Flags().StringVar(&repoID, "repo-id", "", "the repository, when several hold the entity key")
 	return cmd
 }
 
-func printTracking(a *app, t code.Tracking) {
+// printCodeEntity writes a code entity's view for a person.
+func printCodeEntity(a *app, v cairn.CodeEntityView) {
+	fmt.Fprintf(a.out, "%s  %s  %s %s lines %d-%d (%s)\n", v.EntityKey, v.CurrentState, v.Kind, v.Filepath, v.StartLine, v.EndLine, v.Method)
+	fmt.Fprintf(a.out, "artifact  %s\n", v.CurrentArtifact)
+	fmt.Fprintf(a.out, "etv       stale=%t exists=%t cache_hit=%t  %s\n", v.ETVStatus.IsStale, v.ETVStatus.DiskExists, v.ETVStatus.CacheHit, v.ETVStatus.Reason)
+	for _, h := range v.StateHistory {
+		from := "-"
+		if h.FromState != nil {
+			from = *h.FromState
+		}
+		fmt.Fprintf(a.out, "ledger    %s  %s -> %s  %.12s  %s  %s%s\n", h.Timestamp, from, h.ToState, h.ArtifactHash, h.EpisodeID, h.Reason, h.PromotionReason)
+	}
+	for _, h := range v.HydrationHistory {
+		fmt.Fprintf(a.out, "hydrated  %s  episode %s (session %s)\n", h.HydratedAt, h.EpisodeID, h.SessionID)
+	}
+}
+
+// printTracking writes whether a session's hydration history verifies.
+func printTracking(a *app, t cairn.CodeTracking) {
 	if t.OK {
 		fmt.Fprintf(a.out, "tracking  ok (%d episodes, %d rows in the session)\n", t.Episodes, t.Rows)
 		return
@@ -256,15 +248,14 @@ cairn code index to record what changed.`,
 			if err != nil {
 				return err
 			}
-			if a.json {
-				if err := a.emit(rep); err != nil {
-					return err
-				}
-			} else {
+			if err := a.show(rep, func() error {
 				for _, s := range rep.Stale {
 					fmt.Fprintf(a.out, "stale  %s: %s\n", s.EntityKey, s.ETV.Reason)
 				}
 				fmt.Fprintf(a.out, "%s: %d checked, %d fresh, %d stale (cache hit rate %.0f%%)\n", rep.RepoID, rep.Checked, rep.Fresh, len(rep.Stale), 100*rep.Cache.HitRate)
+				return nil
+			}); err != nil {
+				return err
 			}
 			if len(rep.Stale) > 0 {
 				return &silentError{memory.Errorf(memory.CodeDBError, "%d stale entities", len(rep.Stale))}
@@ -291,19 +282,12 @@ cairn code inspect entity shows it.`,
 		Example: `  cairn code forget 7f8a9b...`,
 		Args:    usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			art, err := eng.ForgetArtifact(cmd.Context(), cairn.ArtifactRef{Hash: args[0]})
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(art)
-			}
-			fmt.Fprintf(a.out, "forgot artifact %s\n", art.Hash)
-			return nil
+			return runEmit(a, func(eng *cairn.Engine) (memory.Artifact, error) {
+				return eng.ForgetArtifact(cmd.Context(), cairn.ArtifactRef{Hash: args[0]})
+			}, func(art memory.Artifact) error {
+				fmt.Fprintf(a.out, "forgot artifact %s\n", art.Hash)
+				return nil
+			})
 		},
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/cairnhq/cairn/internal/text"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,25 +47,20 @@ examples. Nothing outside the temporary database is touched.`,
 				reqs = []cairn.RetrieveRequest{{Query: strings.Join(args, " "), ScopeIDs: repo}}
 			}
 			var results []cairn.RetrieveResult
-			if !a.json {
-				fmt.Fprintf(a.out, "demo database: %d observations, %d capsules, %d summaries and %s from two sessions in %s\n",
-					rep.Observations, rep.Capsules, rep.Summaries, plural(rep.Pins, "pin"), repo.RepoID)
-			}
+			a.say("demo database: %d observations, %d capsules, %d summaries and %s from two sessions in %s\n",
+				rep.Observations, rep.Capsules, rep.Summaries, text.Plural(rep.Pins, "pin"), repo.RepoID)
 			for _, req := range reqs {
 				res, err := eng.Retrieve(cmd.Context(), req)
 				if err != nil {
 					return err
 				}
 				results = append(results, res)
-				if !a.json {
-					fmt.Fprintf(a.out, "\n$ cairn retrieve --scope %s%s %q\n", req.ScopeIDs, budgetFlag(req.TokenBudget), req.Query)
-					printRetrieval(a.out, res, false)
-				}
+				var b strings.Builder
+				fmt.Fprintf(&b, "\n$ cairn retrieve --scope %s%s %q\n", req.ScopeIDs, budgetFlag(req.TokenBudget), req.Query)
+				printRetrieval(&b, res, false)
+				a.say("%s", b.String())
 			}
-			if a.json {
-				return a.emit(results)
-			}
-			return nil
+			return a.show(results, noText)
 		},
 	}
 }

@@ -32,11 +32,7 @@ cairn mcp left running (it embeds them in the background) finishes them.`,
 			if err != nil {
 				return err
 			}
-			if a.json {
-				if err := a.emit(rep); err != nil {
-					return err
-				}
-			} else {
+			if err := a.show(rep, func() error {
 				for _, f := range rep.Findings {
 					mark := "ok  "
 					switch {
@@ -54,6 +50,9 @@ cairn mcp left running (it embeds them in the background) finishes them.`,
 				for _, r := range rep.Repaired {
 					fmt.Fprintf(a.out, "repaired: %s\n", r)
 				}
+				return nil
+			}); err != nil {
+				return err
 			}
 			if !rep.OK {
 				return &silentError{memory.Errorf(memory.CodeDBError, "some checks failed")}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/cairnhq/cairn"
@@ -58,18 +57,10 @@ code artifacts forgotten with cairn code forget.`,
 				if err != nil {
 					return err
 				}
-				if !a.json {
-					fmt.Fprintf(a.out, "forgot %s (%s)\n", id, t)
-				}
+				a.say("forgot %s (%s)\n", id, t)
 				out = append(out, rec)
 			}
-			if a.json {
-				if len(out) == 1 {
-					return a.emit(out[0])
-				}
-				return a.emit(out)
-			}
-			return nil
+			return a.show(oneOrAll(out), noText)
 		},
 	}
 	cmd.Flags().StringVar(&typ, "type", "", "the records' type: observation, summary or thought (default: found by id)")

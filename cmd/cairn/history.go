@@ -34,36 +34,29 @@ that names no record and no history is not_found.`,
 			if cmd.Flags().Changed("limit") {
 				req.Limit = &limit
 			}
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			res, err := eng.RecordHistory(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(res)
-			}
-			if len(res.Entries) == 0 {
-				fmt.Fprintf(a.out, "no entries for %s after %d\n", res.ID, req.After)
+			return runEmit(a, func(eng *cairn.Engine) (cairn.RecordHistory, error) {
+				return eng.RecordHistory(cmd.Context(), req)
+			}, func(res cairn.RecordHistory) error {
+				if len(res.Entries) == 0 {
+					fmt.Fprintf(a.out, "no entries for %s after %d\n", res.ID, req.After)
+					return nil
+				}
+				for _, e := range res.Entries {
+					when := "(time unknown)  "
+					if e.At > 0 {
+						when = fmtTime(e.At)
+					}
+					line := fmt.Sprintf("%s  %-8s %s", when, e.Op, e.Kind)
+					if len(e.Fields) > 0 {
+						line += " (" + strings.Join(e.Fields, ", ") + ")"
+					}
+					fmt.Fprintf(a.out, "%s  #%d\n", line, e.Seq)
+				}
+				if res.NextAfter > 0 {
+					fmt.Fprintf(a.out, "-- more: --after %d\n", res.NextAfter)
+				}
 				return nil
-			}
-			for _, e := range res.Entries {
-				when := "(time unknown)  "
-				if e.At > 0 {
-					when = fmtTime(e.At)
-				}
-				line := fmt.Sprintf("%s  %-8s %s", when, e.Op, e.Kind)
-				if len(e.Fields) > 0 {
-					line += " (" + strings.Join(e.Fields, ", ") + ")"
-				}
-				fmt.Fprintf(a.out, "%s  #%d\n", line, e.Seq)
-			}
-			if res.NextAfter > 0 {
-				fmt.Fprintf(a.out, "-- more: --after %d\n", res.NextAfter)
-			}
-			return nil
+			})
 		},
 	}
 	f := cmd.Flags()

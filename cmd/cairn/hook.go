@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,9 +9,7 @@ import (
 	"time"
 
 	"github.com/cairnhq/cairn"
-	"github.com/cairnhq/cairn/capture"
 	"github.com/cairnhq/cairn/memory"
-	"github.com/oklog/ulid/v2"
 	"github.com/spf13/cobra"
 )
 
@@ -103,7 +100,7 @@ spooled) and 1 otherwise (bad input), never 2.`,
 			return &silentError{memory.Wrap(memory.CodeInternal, err, "hook failed")}
 		},
 	}
-	cmd.Flags().StringVar(&agentName, "agent", string(capture.ClaudeCode), "the agent whose payload this is: claude-code, gemini-cli or cursor")
+	cmd.Flags().StringVar(&agentName, "agent", string(cairn.AgentClaudeCode), "the agent whose payload this is: claude-code, gemini-cli or cursor")
 	cmd.Flags().BoolVar(&noPrompts, "no-prompts", false, "do not record the user's prompt (also "+EnvCapturePrompts+"=off)")
 	return cmd
 }
@@ -113,16 +110,16 @@ func (a *app) runHook(cmd *cobra.Command, event, agentName string, noPrompts boo
 	tm := newHookTimer()
 	defer tm.report(a.err)
 	a.timer = tm
-	agent, err := capture.ParseAgent(agentName)
+	agent, err := cairn.ParseHookAgent(agentName)
 	if err != nil {
 		return err
 	}
-	payload, err := io.ReadAll(io.LimitReader(a.in, capture.MaxPayloadBytes+1))
+	payload, err := io.ReadAll(io.LimitReader(a.in, cairn.MaxHookPayloadBytes+1))
 	if err != nil {
 		return memory.Wrap(memory.CodeInvalidParams, err, "reading the hook payload failed")
 	}
 	tm.step("read")
-	ev, err := capture.Parse(agent, event, payload)
+	ev, err := cairn.ParseHook(agent, event, payload)
 	if err != nil {
 		return err
 	}
@@ -134,24 +131,18 @@ func (a *app) runHook(cmd *cobra.Command, event, agentName string, noPrompts boo
 		}
 		now = func() time.Time { return t }
 	}
-	ids := &hookIDs{now: now, entropy: ulid.Monotonic(rand.Reader, 0)}
-	repo := capture.FindRepo(ev.Cwd)
 	set, err := cairn.SettingsFromEnv(a.getenv)
 	if err != nil {
 		return err
 	}
-	o := capture.Options{Deny: capture.LoadDeny(repo.Root), NewID: ids.newID,
-		NoPrompts: noPrompts || strings.EqualFold(strings.TrimSpace(a.getenv(EnvCapturePrompts)), "off")}
-	if set.Redact {
-		o.Redactor = &capture.Redactor{}
-	}
-	batch, err := capture.Build(ev, repo, now().UnixMilli(), o)
+	batch, err := cairn.BuildHookBatch(ev, cairn.HookBatchOptions{Now: now, NoRedact: !set.Redact,
+		NoPrompts: noPrompts || strings.EqualFold(strings.TrimSpace(a.getenv(EnvCapturePrompts)), "off")})
 	if err != nil {
 		return err
 	}
 	tm.step("build")
 	db := cairn.ResolvePath(a.dbFlag)
-	spool := capture.Spool{Dir: cairn.SpoolDir(db)}
+	spool := cairn.HookSpool{Dir: cairn.SpoolDir(db)}
 	spooled, err := spool.Put(batch)
 	if err != nil {
 		return err
@@ -171,8 +162,8 @@ func (a *app) runHook(cmd *cobra.Command, event, agentName string, noPrompts boo
 
 // writeHook writes the batch (and older spooled ones) and, for a session
 // start, renders the context.
-func (a *app) writeHook(cmd *cobra.Command, db string, spool capture.Spool, spooled string, b capture.Batch, ev capture.Event) (string, error) {
-	if ev.Kind == capture.EventSessionStart {
+func (a *app) writeHook(cmd *cobra.Command, db string, spool cairn.HookSpool, spooled string, b cairn.HookBatch, ev cairn.HookEvent) (string, error) {
+	if ev.Kind == cairn.HookSessionStart {
 		eng, err := a.engine()
 		if err != nil {
 			return "", err
@@ -240,7 +231,7 @@ func (a *app) writeHook(cmd *cobra.Command, db string, spool capture.Spool, spoo
 // startFlusher starts a background 'cairn hooks flush' for the spool,
 // unless one is running already (it takes the batch written just now:
 // it looks at the spool again after it lets go of its lock).
-func (a *app) startFlusher(db string, spool capture.Spool) error {
+func (a *app) startFlusher(db string, spool cairn.HookSpool) error {
 	l, ok, err := tryFlushLock(flushLockPath(spool))
 	if err != nil {
 		return memory.Wrap(memory.CodeInternal, err, "locking the spool: %v", err)
@@ -270,7 +261,7 @@ func (a *app) startFlusher(db string, spool capture.Spool) error {
 }
 
 // flushLockPath is the lock file of a spool's background writer.
-func flushLockPath(spool capture.Spool) string { return spool.Dir + ".lock" }
+func flushLockPath(spool cairn.HookSpool) string { return spool.Dir + ".lock" }
 
 // pause stops here when CAIRN_HOOK_PAUSE names this point: it says so on
 // standard error and waits to be killed (crash tests).

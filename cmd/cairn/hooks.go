@@ -4,18 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/cairnhq/cairn/internal/text"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cairnhq/cairn"
-	"github.com/cairnhq/cairn/capture"
 	"github.com/cairnhq/cairn/memory"
-	"github.com/oklog/ulid/v2"
 	"github.com/spf13/cobra"
 )
 
@@ -51,7 +48,7 @@ func (t *hooksTarget) flags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&t.project, "project", "", "the project's root for --scope project or local (default the current directory)")
 }
 
-func (t hooksTarget) path(a capture.Agent) (string, error) {
+func (t hooksTarget) path(a cairn.HookAgent) (string, error) {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return "", memory.Wrap(memory.CodeInternal, err, "finding the home directory: %v", err)
@@ -62,7 +59,7 @@ func (t hooksTarget) path(a capture.Agent) (string, error) {
 			return "", memory.Wrap(memory.CodeInternal, err, "finding the current directory: %v", err)
 		}
 	}
-	return capture.SettingsPath(a, capture.SettingsScope(t.scope), home, project)
+	return cairn.HookSettingsPath(a, cairn.HookSettingsScope(t.scope), home, project)
 }
 
 func readSettings(path string) (string, error) {
@@ -99,7 +96,7 @@ and changes nothing. Running it twice changes nothing the second time.`,
   cairn hooks uninstall cursor`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			agent, err := capture.ParseAgent(args[0])
+			agent, err := cairn.ParseHookAgent(args[0])
 			if err != nil {
 				return err
 			}
@@ -111,7 +108,7 @@ and changes nothing. Running it twice changes nothing the second time.`,
 			if err != nil {
 				return err
 			}
-			var c capture.Change
+			var c cairn.HookChange
 			if install {
 				if bin == "" {
 					if bin, err = os.Executable(); err != nil {
@@ -129,43 +126,42 @@ and changes nothing. Running it twice changes nothing the second time.`,
 						return memory.Wrap(memory.CodeInvalidParams, err, "--db: %v", err)
 					}
 				}
-				c, err = capture.PlanInstall(agent, path, current, bin, db, capture.InstallOptions{NoPrompts: noPrompts})
+				c, err = cairn.PlanHookInstall(agent, path, current, bin, db, cairn.HookInstallOptions{NoPrompts: noPrompts})
 			} else {
-				c, err = capture.PlanUninstall(agent, path, current)
+				c, err = cairn.PlanHookUninstall(agent, path, current)
 			}
 			if err != nil {
 				return err
 			}
 			if !dryRun {
-				if err := capture.Apply(&c, time.Now()); err != nil {
+				if err := cairn.ApplyHookChange(&c, time.Now()); err != nil {
 					return err
 				}
 			}
-			if a.json {
-				return a.emit(map[string]any{"change": c, "dryRun": dryRun, "diff": c.Diff()})
-			}
-			switch {
-			case !c.Changed && install:
-				fmt.Fprintf(a.out, "%s: cairn's hooks are already installed in %s (%s)\n", agent, path, strings.Join(c.Events, ", "))
-			case !c.Changed:
-				fmt.Fprintf(a.out, "%s: %s has no cairn hooks\n", agent, path)
-			case dryRun:
-				fmt.Fprint(a.out, c.Diff())
-				fmt.Fprintf(a.out, "(dry run: %s not changed)\n", path)
-			default:
-				verb := "installed for " + strings.Join(c.Events, ", ")
-				if !install {
-					verb = "removed"
+			return a.show(map[string]any{"change": c, "dryRun": dryRun, "diff": c.Diff()}, func() error {
+				switch {
+				case !c.Changed && install:
+					fmt.Fprintf(a.out, "%s: cairn's hooks are already installed in %s (%s)\n", agent, path, strings.Join(c.Events, ", "))
+				case !c.Changed:
+					fmt.Fprintf(a.out, "%s: %s has no cairn hooks\n", agent, path)
+				case dryRun:
+					fmt.Fprint(a.out, c.Diff())
+					fmt.Fprintf(a.out, "(dry run: %s not changed)\n", path)
+				default:
+					verb := "installed for " + strings.Join(c.Events, ", ")
+					if !install {
+						verb = "removed"
+					}
+					fmt.Fprintf(a.out, "%s: cairn's hooks %s in %s\n", agent, verb, path)
+					if c.Backup != "" {
+						fmt.Fprintf(a.out, "backup: %s\n", c.Backup)
+					}
+					if install {
+						fmt.Fprintf(a.out, "new sessions of %s now record to %s\n", agent, cairn.DisplayPath(cairn.ResolvePath(a.dbFlag)))
+					}
 				}
-				fmt.Fprintf(a.out, "%s: cairn's hooks %s in %s\n", agent, verb, path)
-				if c.Backup != "" {
-					fmt.Fprintf(a.out, "backup: %s\n", c.Backup)
-				}
-				if install {
-					fmt.Fprintf(a.out, "new sessions of %s now record to %s\n", agent, cairn.DisplayPath(cairn.ResolvePath(a.dbFlag)))
-				}
-			}
-			return nil
+				return nil
+			})
 		},
 	}
 	t.flags(cmd)
@@ -194,13 +190,13 @@ func newHooksStatusCmd(a *app) *cobra.Command {
 		Short: "Say which agents have cairn's hooks, and what waits in the spool",
 		Args:  usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			agents := capture.Agents
+			agents := cairn.HookAgents()
 			if len(args) == 1 {
-				ag, err := capture.ParseAgent(args[0])
+				ag, err := cairn.ParseHookAgent(args[0])
 				if err != nil {
 					return err
 				}
-				agents = []capture.Agent{ag}
+				agents = []cairn.HookAgent{ag}
 			}
 			var out []agentStatus
 			for _, ag := range agents {
@@ -214,14 +210,14 @@ func newHooksStatusCmd(a *app) *cobra.Command {
 					st.Error = memory.Public(err).Message
 				} else {
 					st.Exists = text != ""
-					inst, err := capture.Installed(ag, text)
+					inst, err := cairn.InstalledHooks(ag, text)
 					if err != nil {
 						st.Error = "not a JSON object: " + err.Error()
 					} else {
 						st.Installed = inst
 					}
 				}
-				for _, ev := range capture.NativeEvents(ag) {
+				for _, ev := range cairn.NativeHookEvents(ag) {
 					if _, ok := st.Installed[ev]; !ok {
 						st.Missing = append(st.Missing, ev)
 					}
@@ -229,7 +225,7 @@ func newHooksStatusCmd(a *app) *cobra.Command {
 				out = append(out, st)
 			}
 			db := cairn.ResolvePath(a.dbFlag)
-			sp := capture.Spool{Dir: cairn.SpoolDir(db)}
+			sp := cairn.HookSpool{Dir: cairn.SpoolDir(db)}
 			spooled, err := sp.List()
 			if err != nil {
 				return err
@@ -238,34 +234,39 @@ func newHooksStatusCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if a.json {
-				return a.emit(map[string]any{"agents": out, "database": cairn.DisplayPath(db), "spooled": len(spooled), "spool": cairn.SpoolDir(db),
-					"rejected": len(rejected)})
-			}
-			for _, st := range out {
-				switch {
-				case st.Error != "":
-					fmt.Fprintf(a.out, "%-12s %s: %s\n", st.Agent, st.Path, st.Error)
-				case len(st.Installed) == 0:
-					fmt.Fprintf(a.out, "%-12s not installed (%s)\n", st.Agent, st.Path)
-				case len(st.Missing) == 0:
-					fmt.Fprintf(a.out, "%-12s installed in %s for %s\n", st.Agent, st.Path, strings.Join(sortedKeys(st.Installed), ", "))
-				default:
-					fmt.Fprintf(a.out, "%-12s partly installed in %s: missing %s (run cairn hooks install %s)\n", st.Agent, st.Path, strings.Join(st.Missing, ", "), st.Agent)
+			status := map[string]any{"agents": out, "database": cairn.DisplayPath(db), "spooled": len(spooled), "spool": cairn.SpoolDir(db),
+				"rejected": len(rejected)}
+			return a.show(status, func() error {
+				printHooksStatus(a, out)
+				fmt.Fprintf(a.out, "database: %s\n", cairn.DisplayPath(db))
+				if len(spooled) > 0 {
+					fmt.Fprintf(a.out, "spool: %d hook writes wait in %s (cairn hooks flush writes them)\n", len(spooled), cairn.SpoolDir(db))
 				}
-			}
-			fmt.Fprintf(a.out, "database: %s\n", cairn.DisplayPath(db))
-			if len(spooled) > 0 {
-				fmt.Fprintf(a.out, "spool: %d hook writes wait in %s (cairn hooks flush writes them)\n", len(spooled), cairn.SpoolDir(db))
-			}
-			if len(rejected) > 0 {
-				fmt.Fprintf(a.out, "spool: %s the database refused set aside in %s\n", plural(len(rejected), "hook write"), sp.RejectedDir())
-			}
-			return nil
+				if len(rejected) > 0 {
+					fmt.Fprintf(a.out, "spool: %s the database refused set aside in %s\n", text.Plural(len(rejected), "hook write"), sp.RejectedDir())
+				}
+				return nil
+			})
 		},
 	}
 	t.flags(cmd)
 	return cmd
+}
+
+// printHooksStatus writes where each agent's hooks stand.
+func printHooksStatus(a *app, out []agentStatus) {
+	for _, st := range out {
+		switch {
+		case st.Error != "":
+			fmt.Fprintf(a.out, "%-12s %s: %s\n", st.Agent, st.Path, st.Error)
+		case len(st.Installed) == 0:
+			fmt.Fprintf(a.out, "%-12s not installed (%s)\n", st.Agent, st.Path)
+		case len(st.Missing) == 0:
+			fmt.Fprintf(a.out, "%-12s installed in %s for %s\n", st.Agent, st.Path, strings.Join(sortedKeys(st.Installed), ", "))
+		default:
+			fmt.Fprintf(a.out, "%-12s partly installed in %s: missing %s (run cairn hooks install %s)\n", st.Agent, st.Path, strings.Join(st.Missing, ", "), st.Agent)
+		}
+	}
 }
 
 func sortedKeys(m map[string]string) []string {
@@ -293,19 +294,19 @@ func newHooksFlushCmd(a *app) *cobra.Command {
 				return err
 			}
 			defer rec.Close()
-			n, err := a.drainSpool(cmd, rec, capture.Spool{Dir: cairn.SpoolDir(db)}, "", -1)
-			if a.json {
-				if err != nil {
-					return err
-				}
-				return a.emit(map[string]int{"written": n})
-			}
+			n, err := a.drainSpool(cmd, rec, cairn.HookSpool{Dir: cairn.SpoolDir(db)}, "", -1)
 			batches := fmt.Sprintf("%d hook batches", n)
 			if n == 1 {
 				batches = "1 hook batch"
 			}
-			fmt.Fprintf(a.out, "wrote %s from the spool\n", batches)
-			return err
+			if err != nil {
+				a.say("wrote %s from the spool\n", batches)
+				return err
+			}
+			return a.show(map[string]int{"written": n}, func() error {
+				fmt.Fprintf(a.out, "wrote %s from the spool\n", batches)
+				return nil
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&background, "background", false, "run as the spool's one background writer (hooks start it): exit at once if another runs")
@@ -318,7 +319,7 @@ func newHooksFlushCmd(a *app) *cobra.Command {
 // not left behind: either this process sees it, or the hook that spooled
 // it found the lock free and started another writer.
 func (a *app) backgroundFlush(cmd *cobra.Command, db string) error {
-	spool := capture.Spool{Dir: cairn.SpoolDir(db)}
+	spool := cairn.HookSpool{Dir: cairn.SpoolDir(db)}
 	for {
 		l, ok, err := tryFlushLock(flushLockPath(spool))
 		if err != nil || !ok {
@@ -358,7 +359,7 @@ func (a *app) recorderOptions() *cairn.RecorderOptions {
 
 // drainSpool writes up to limit (negative: all) spooled batches, oldest
 // first, skipping skip; it stops at the first that fails.
-func (a *app) drainSpool(cmd *cobra.Command, rec *cairn.Recorder, sp capture.Spool, skip string, limit int) (int, error) {
+func (a *app) drainSpool(cmd *cobra.Command, rec *cairn.Recorder, sp cairn.HookSpool, skip string, limit int) (int, error) {
 	files, err := sp.List()
 	if err != nil {
 		return 0, err
@@ -401,7 +402,7 @@ func (a *app) drainSpool(cmd *cobra.Command, rec *cairn.Recorder, sp capture.Spo
 // not a batch), so that the batches behind it are written; it says so on
 // standard error. Other errors (the database busy, a full disk) leave the
 // batch where it is, to be tried again.
-func (a *app) rejectBatch(sp capture.Spool, path string, err error) bool {
+func (a *app) rejectBatch(sp cairn.HookSpool, path string, err error) bool {
 	if !memory.IsCode(err, memory.CodeInvalidParams) {
 		return false
 	}
@@ -413,31 +414,18 @@ func (a *app) rejectBatch(sp capture.Spool, path string, err error) bool {
 	return true
 }
 
-// hookIDs makes record ids from the clock and crypto/rand entropy.
-type hookIDs struct {
-	mu      sync.Mutex
-	now     func() time.Time
-	entropy io.Reader
-}
-
-func (h *hookIDs) newID(prefix string) string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return prefix + "_" + ulid.MustNew(ulid.Timestamp(h.now()), h.entropy).String()
-}
-
 // hookOutput is what an agent reads on a hook's standard output: Claude
 // Code and Gemini CLI take session-start context from
 // hookSpecificOutput.additionalContext; Gemini CLI and Cursor want JSON
 // whatever the event.
-func hookOutput(agent capture.Agent, native, context string) []byte {
+func hookOutput(agent cairn.HookAgent, native, context string) []byte {
 	switch {
 	case context != "":
 		b, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{"hookEventName": native, "additionalContext": context}})
 		return b
-	case agent == capture.Cursor && native == "beforeSubmitPrompt":
+	case agent == cairn.AgentCursor && native == "beforeSubmitPrompt":
 		return []byte(`{"continue":true}`)
-	case agent == capture.GeminiCLI, agent == capture.Cursor:
+	case agent == cairn.AgentGeminiCLI, agent == cairn.AgentCursor:
 		return []byte(`{}`)
 	}
 	return nil

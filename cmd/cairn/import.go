@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/memory"
@@ -72,26 +73,9 @@ left out.`,
 					return prefixed(err, name)
 				}
 				reports = append(reports, rep)
-				if !a.json {
-					graph := ""
-					if rep.Thoughts+rep.Entities+rep.EntityObservations+rep.Edges > 0 {
-						graph = fmt.Sprintf(", %d thoughts, %d entities, %d entity observations, %d edges",
-							rep.Thoughts, rep.Entities, rep.EntityObservations, rep.Edges)
-					}
-					if rep.Code > 0 {
-						graph += fmt.Sprintf(", %d code-memory records", rep.Code)
-					}
-					fmt.Fprintf(a.out, "%s: imported %d observations, %d capsules, %d summaries, %d pins%s (%s)\n",
-						name, rep.Observations, rep.Capsules, rep.Summaries, rep.Pins, graph, rep.Format)
-					for _, s := range rep.Skipped {
-						fmt.Fprintf(a.out, "  skipped %s\n", s)
-					}
-				}
+				a.say("%s", importText(name, rep))
 			}
-			if a.json {
-				return a.emit(reports)
-			}
-			return nil
+			return a.show(reports, noText)
 		},
 	}
 	cmd.Flags().StringVar(&from, "from", "", "the file is another memory system's: mcp-memory, kindling or mem0")
@@ -122,33 +106,9 @@ func (a *app) importPeer(cmd *cobra.Command, eng *cairn.Engine, from string, sco
 			return prefixed(err, name)
 		}
 		reports = append(reports, rep)
-		if a.json {
-			continue
-		}
-		fmt.Fprintf(a.out, "%s (%s):\n", name, from)
-		for _, k := range sortedIntKeys(rep.Mapped) {
-			fmt.Fprintf(a.out, "  %-40s %d\n", k, rep.Mapped[k])
-		}
-		total, present := 0, 0
-		for _, n := range rep.Imported {
-			total += n
-		}
-		for _, n := range rep.Present {
-			present += n
-		}
-		fmt.Fprintf(a.out, "  imported %d records", total)
-		for _, s := range sectionsOf(rep.Imported) {
-			fmt.Fprintf(a.out, ", %d %s", rep.Imported[s], s)
-		}
-		fmt.Fprintf(a.out, "; %d already in the database\n", present)
-		for _, n := range rep.Notes {
-			fmt.Fprintf(a.out, "  note: %s\n", n)
-		}
+		a.say("%s", peerImportText(name, from, rep))
 	}
-	if a.json {
-		return a.emit(reports)
-	}
-	return nil
+	return a.show(reports, noText)
 }
 
 func sortedIntKeys(m map[string]int) []string {
@@ -208,4 +168,49 @@ func pathless(err error) error {
 func prefixed(err error, name string) error {
 	pub := memory.Public(err)
 	return &memory.Error{Code: pub.Code, Message: name + ": " + pub.Message, Err: err}
+}
+
+// importText is what an import of a file wrote, for a person.
+func importText(name string, rep cairn.ImportReport) string {
+	var b strings.Builder
+	graph := ""
+	if rep.Thoughts+rep.Entities+rep.EntityObservations+rep.Edges > 0 {
+		graph = fmt.Sprintf(", %d thoughts, %d entities, %d entity observations, %d edges",
+			rep.Thoughts, rep.Entities, rep.EntityObservations, rep.Edges)
+	}
+	if rep.Code > 0 {
+		graph += fmt.Sprintf(", %d code-memory records", rep.Code)
+	}
+	fmt.Fprintf(&b, "%s: imported %d observations, %d capsules, %d summaries, %d pins%s (%s)\n",
+		name, rep.Observations, rep.Capsules, rep.Summaries, rep.Pins, graph, rep.Format)
+	for _, s := range rep.Skipped {
+		fmt.Fprintf(&b, "  skipped %s\n", s)
+	}
+	return b.String()
+}
+
+// peerImportText is what an import from another memory system mapped
+// where, for a person.
+func peerImportText(name, from string, rep cairn.PeerImportReport) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s):\n", name, from)
+	for _, k := range sortedIntKeys(rep.Mapped) {
+		fmt.Fprintf(&b, "  %-40s %d\n", k, rep.Mapped[k])
+	}
+	total, present := 0, 0
+	for _, n := range rep.Imported {
+		total += n
+	}
+	for _, n := range rep.Present {
+		present += n
+	}
+	fmt.Fprintf(&b, "  imported %d records", total)
+	for _, s := range sectionsOf(rep.Imported) {
+		fmt.Fprintf(&b, ", %d %s", rep.Imported[s], s)
+	}
+	fmt.Fprintf(&b, "; %d already in the database\n", present)
+	for _, n := range rep.Notes {
+		fmt.Fprintf(&b, "  note: %s\n", n)
+	}
+	return b.String()
 }

@@ -36,19 +36,12 @@ func newIndexStatusCmd(a *app) *cobra.Command {
 		Short: "Show where the index lives, what it holds and how far behind it is",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			st, err := eng.IndexStatus(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(st)
-			}
-			printIndexStatus(a, st)
-			return nil
+			return runEmit(a, func(eng *cairn.Engine) (cairn.IndexStatus, error) {
+				return eng.IndexStatus(cmd.Context())
+			}, func(st cairn.IndexStatus) error {
+				printIndexStatus(a, st)
+				return nil
+			})
 		},
 	}
 }
@@ -96,12 +89,11 @@ of another embedder.`,
 			if err != nil {
 				return err
 			}
-			if a.json {
-				return a.emit(st)
-			}
-			fmt.Fprintf(a.out, "rebuilt in %.1f s\n", time.Since(t0).Seconds())
-			printIndexStatus(a, st)
-			return nil
+			return a.show(st, func() error {
+				fmt.Fprintf(a.out, "rebuilt in %.1f s\n", time.Since(t0).Seconds())
+				printIndexStatus(a, st)
+				return nil
+			})
 		},
 	}
 }
@@ -122,11 +114,10 @@ is damaged; cairn index rebuild (or cairn doctor --fix) repairs it.`,
 			if err := eng.VerifyIndex(cmd.Context()); err != nil {
 				return err
 			}
-			if a.json {
-				return a.emit(map[string]bool{"ok": true})
-			}
-			fmt.Fprintln(a.out, "ok: every block of the retrieval index verifies")
-			return nil
+			return a.show(map[string]bool{"ok": true}, func() error {
+				fmt.Fprintln(a.out, "ok: every block of the retrieval index verifies")
+				return nil
+			})
 		},
 	}
 }
@@ -152,11 +143,10 @@ another process is at it.`,
 			if err != nil || background {
 				return err
 			}
-			if a.json {
-				return a.emit(st)
-			}
-			printIndexStatus(a, st)
-			return nil
+			return a.show(st, func() error {
+				printIndexStatus(a, st)
+				return nil
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&background, "background", false, "run quietly, and do nothing while another process maintains the index")

@@ -2,14 +2,14 @@ package main
 
 import (
 	"fmt"
+	"github.com/cairnhq/cairn"
 	"strings"
 
-	"github.com/cairnhq/cairn/retrieve"
 	"github.com/spf13/cobra"
 )
 
 func newInnerVoiceCmd(a *app) *cobra.Command {
-	var req retrieve.InnerVoiceRequest
+	var req cairn.InnerVoiceRequest
 	var topK int
 	var mix, floor float64
 	cmd := &cobra.Command{
@@ -45,37 +45,30 @@ red for model thoughts.`,
 			if cmd.Flags().Changed("floor") {
 				req.Floor = &floor
 			}
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			res, err := eng.InnerVoice(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(res)
-			}
-			for i, s := range res.Snippets {
-				fmt.Fprintf(a.out, "%d. [%s] %.3f  %s %s  (%s, %s)\n", i+1, s.TrustTier, s.Score, s.SourceType, s.ID, s.Origin, s.CreatedAt)
-				fmt.Fprintln(a.out, wrap(s.Text, 78, "   "))
-			}
-			d := res.Diagnostics
-			if d.NoResults {
-				fmt.Fprintf(a.out, "no snippets (%s)\n", strings.ReplaceAll(d.Reason, "_", " "))
-			}
-			fmt.Fprintf(a.out, "-- %s/%s/%d, %d of %d asked, %d KG and %d thought candidates, floor %.2f (asked %.2f), %d ms\n",
-				d.Provider, d.Model, d.Dim, d.KRet, d.KReq, d.KGCandidates, d.ThoughtCandidates, d.FloorUsed, d.FloorRequested, d.LatencyMs)
-			if d.DimExcluded > 0 {
-				fmt.Fprintf(a.out, "-- %d records have no vector in this space yet: run cairn reembed\n", d.DimExcluded)
-			}
-			for _, c := range d.Clamped {
-				fmt.Fprintf(a.out, "-- clamped %s\n", c)
-			}
-			if len(d.UnknownTags) > 0 {
-				fmt.Fprintf(a.out, "-- no record carries the tags %s\n", strings.Join(d.UnknownTags, ", "))
-			}
-			return nil
+			return runEmit(a, func(eng *cairn.Engine) (cairn.InnerVoiceResult, error) {
+				return eng.InnerVoice(cmd.Context(), req)
+			}, func(res cairn.InnerVoiceResult) error {
+				for i, s := range res.Snippets {
+					fmt.Fprintf(a.out, "%d. [%s] %.3f  %s %s  (%s, %s)\n", i+1, s.TrustTier, s.Score, s.SourceType, s.ID, s.Origin, s.CreatedAt)
+					fmt.Fprintln(a.out, wrap(s.Text, 78, "   "))
+				}
+				d := res.Diagnostics
+				if d.NoResults {
+					fmt.Fprintf(a.out, "no snippets (%s)\n", strings.ReplaceAll(d.Reason, "_", " "))
+				}
+				fmt.Fprintf(a.out, "-- %s/%s/%d, %d of %d asked, %d KG and %d thought candidates, floor %.2f (asked %.2f), %d ms\n",
+					d.Provider, d.Model, d.Dim, d.KRet, d.KReq, d.KGCandidates, d.ThoughtCandidates, d.FloorUsed, d.FloorRequested, d.LatencyMs)
+				if d.DimExcluded > 0 {
+					fmt.Fprintf(a.out, "-- %d records have no vector in this space yet: run cairn reembed\n", d.DimExcluded)
+				}
+				for _, c := range d.Clamped {
+					fmt.Fprintf(a.out, "-- clamped %s\n", c)
+				}
+				if len(d.UnknownTags) > 0 {
+					fmt.Fprintf(a.out, "-- no record carries the tags %s\n", strings.Join(d.UnknownTags, ", "))
+				}
+				return nil
+			})
 		},
 	}
 	cmd.AddCommand(newInnerVoiceAskCmd(a), newVoiceSessionsCmd(a))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cairnhq/cairn/internal/text"
 	"strings"
 
 	"github.com/cairnhq/cairn"
@@ -72,19 +73,12 @@ func newKGEntityCreateCmd(a *app) *cobra.Command {
 		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.Name, req.Data = args[0], dataFlag(data)
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			ent, err := eng.CreateEntity(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(ent)
-			}
-			fmt.Fprintf(a.out, "entity %s %s (%s)\n", ent.ID, ent.Name, ent.Type)
-			return nil
+			return runEmit(a, func(eng *cairn.Engine) (memory.KGEntity, error) {
+				return eng.CreateEntity(cmd.Context(), req)
+			}, func(ent memory.KGEntity) error {
+				fmt.Fprintf(a.out, "entity %s %s (%s)\n", ent.ID, ent.Name, ent.Type)
+				return nil
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -103,23 +97,16 @@ func newKGEntityUpdateCmd(a *app) *cobra.Command {
 		Short: "Change an entity's name, type or data (what is not given stays)",
 		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			if req.EntityID, err = entityID(cmd.Context(), eng, args[0]); err != nil {
-				return err
-			}
-			req.Data = dataFlag(data)
-			ent, err := eng.UpdateEntity(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(ent)
-			}
-			fmt.Fprintf(a.out, "entity %s %s (%s)\n", ent.ID, ent.Name, ent.Type)
-			return nil
+			return runEmit(a, func(eng *cairn.Engine) (out memory.KGEntity, err error) {
+				if req.EntityID, err = entityID(cmd.Context(), eng, args[0]); err != nil {
+					return out, err
+				}
+				req.Data = dataFlag(data)
+				return eng.UpdateEntity(cmd.Context(), req)
+			}, func(ent memory.KGEntity) error {
+				fmt.Fprintf(a.out, "entity %s %s (%s)\n", ent.ID, ent.Name, ent.Type)
+				return nil
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -135,23 +122,16 @@ func newKGEntityDeleteCmd(a *app) *cobra.Command {
 		Short: "Delete an entity with its facts and edges",
 		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			id, err := entityID(cmd.Context(), eng, args[0])
-			if err != nil {
-				return err
-			}
-			d, err := eng.DeleteEntity(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(d)
-			}
-			fmt.Fprintf(a.out, "deleted %s\n", d.Deleted)
-			return nil
+			return runEmit(a, func(eng *cairn.Engine) (out cairn.Deleted, err error) {
+				id, err := entityID(cmd.Context(), eng, args[0])
+				if err != nil {
+					return out, err
+				}
+				return eng.DeleteEntity(cmd.Context(), id)
+			}, func(d cairn.Deleted) error {
+				fmt.Fprintf(a.out, "deleted %s\n", d.Deleted)
+				return nil
+			})
 		},
 	}
 }
@@ -167,23 +147,16 @@ func newKGObserveCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			id, err := entityID(cmd.Context(), eng, args[0])
-			if err != nil {
-				return err
-			}
-			o, err := eng.Observe(cmd.Context(), cairn.ObserveRequest{EntityID: id, Content: text})
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(o)
-			}
-			fmt.Fprintf(a.out, "observed %s on %s\n", o.ID, o.EntityID)
-			return nil
+			return runEmit(a, func(eng *cairn.Engine) (out memory.KGObservation, err error) {
+				id, err := entityID(cmd.Context(), eng, args[0])
+				if err != nil {
+					return out, err
+				}
+				return eng.Observe(cmd.Context(), cairn.ObserveRequest{EntityID: id, Content: text})
+			}, func(o memory.KGObservation) error {
+				fmt.Fprintf(a.out, "observed %s on %s\n", o.ID, o.EntityID)
+				return nil
+			})
 		},
 	}
 }
@@ -194,19 +167,12 @@ func newKGUnobserveCmd(a *app) *cobra.Command {
 		Short: "Delete a fact recorded about an entity",
 		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			d, err := eng.DeleteKGObservation(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(d)
-			}
-			fmt.Fprintf(a.out, "deleted %s\n", d.Deleted)
-			return nil
+			return runEmit(a, func(eng *cairn.Engine) (cairn.Deleted, error) {
+				return eng.DeleteKGObservation(cmd.Context(), args[0])
+			}, func(d cairn.Deleted) error {
+				fmt.Fprintf(a.out, "deleted %s\n", d.Deleted)
+				return nil
+			})
 		},
 	}
 }
@@ -218,27 +184,20 @@ func newKGEdgeCreateCmd(a *app) *cobra.Command {
 		Short: "Relate two entities",
 		Args:  usageArgs(cobra.ExactArgs(3)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			src, err := entityID(cmd.Context(), eng, args[0])
-			if err != nil {
-				return err
-			}
-			dst, err := entityID(cmd.Context(), eng, args[2])
-			if err != nil {
-				return err
-			}
-			g, err := eng.CreateEdge(cmd.Context(), cairn.EdgeRequest{Source: src, Target: dst, Relation: args[1], Data: dataFlag(data)})
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(g)
-			}
-			fmt.Fprintf(a.out, "edge %s: %s %s %s\n", g.ID, g.Source, g.Relation, g.Target)
-			return nil
+			return runEmit(a, func(eng *cairn.Engine) (out memory.KGEdge, err error) {
+				src, err := entityID(cmd.Context(), eng, args[0])
+				if err != nil {
+					return out, err
+				}
+				dst, err := entityID(cmd.Context(), eng, args[2])
+				if err != nil {
+					return out, err
+				}
+				return eng.CreateEdge(cmd.Context(), cairn.EdgeRequest{Source: src, Target: dst, Relation: args[1], Data: dataFlag(data)})
+			}, func(g memory.KGEdge) error {
+				fmt.Fprintf(a.out, "edge %s: %s %s %s\n", g.ID, g.Source, g.Relation, g.Target)
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&data, "data", "", "properties as a JSON object")
@@ -251,19 +210,12 @@ func newKGEdgeDeleteCmd(a *app) *cobra.Command {
 		Short: "Delete an edge",
 		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			d, err := eng.DeleteEdge(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(d)
-			}
-			fmt.Fprintf(a.out, "deleted %s\n", d.Deleted)
-			return nil
+			return runEmit(a, func(eng *cairn.Engine) (cairn.Deleted, error) {
+				return eng.DeleteEdge(cmd.Context(), args[0])
+			}, func(d cairn.Deleted) error {
+				fmt.Fprintf(a.out, "deleted %s\n", d.Deleted)
+				return nil
+			})
 		},
 	}
 }
@@ -276,29 +228,22 @@ func newKGEdgeListCmd(a *app) *cobra.Command {
 		Short: "List edges",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			if entity != "" {
-				if req.EntityID, err = entityID(cmd.Context(), eng, entity); err != nil {
-					return err
+			return runEmit(a, func(eng *cairn.Engine) (out cairn.EdgeList, err error) {
+				if entity != "" {
+					if req.EntityID, err = entityID(cmd.Context(), eng, entity); err != nil {
+						return out, err
+					}
 				}
-			}
-			list, err := eng.Edges(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(list)
-			}
-			for _, g := range list.Edges {
-				fmt.Fprintf(a.out, "%s  %s %s %s\n", g.ID, g.Source, g.Relation, g.Target)
-			}
-			if len(list.Edges) == 0 {
-				fmt.Fprintln(a.out, "no edges")
-			}
-			return nil
+				return eng.Edges(cmd.Context(), req)
+			}, func(list cairn.EdgeList) error {
+				for _, g := range list.Edges {
+					fmt.Fprintf(a.out, "%s  %s %s %s\n", g.ID, g.Source, g.Relation, g.Target)
+				}
+				if len(list.Edges) == 0 {
+					fmt.Fprintln(a.out, "no edges")
+				}
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&entity, "entity", "", "only edges touching this entity")
@@ -312,39 +257,32 @@ func newKGShowCmd(a *app) *cobra.Command {
 		Short: "Show an entity with its facts and edges",
 		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			id, err := entityID(cmd.Context(), eng, args[0])
-			if err != nil {
-				return err
-			}
-			v, err := eng.Entity(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(v)
-			}
-			e := v.Entity
-			fmt.Fprintf(a.out, "%s  %s (%s)  %s%s\n", e.ID, e.Name, e.Type, fmtTime(e.UpdatedAt), scopeSuffix(e.Scope))
-			if d := string(e.Data); d != "" && d != "{}" {
-				fmt.Fprintf(a.out, "data: %s\n", d)
-			}
-			if len(v.Observations) > 0 {
-				fmt.Fprintln(a.out, "facts:")
-				for _, o := range v.Observations {
-					fmt.Fprintf(a.out, "  %s  %s\n", o.ID, oneLine(o.Content, 100))
+			return runEmit(a, func(eng *cairn.Engine) (out cairn.EntityView, err error) {
+				id, err := entityID(cmd.Context(), eng, args[0])
+				if err != nil {
+					return out, err
 				}
-			}
-			if len(v.Edges) > 0 {
-				fmt.Fprintln(a.out, "edges:")
-				for _, g := range v.Edges {
-					fmt.Fprintf(a.out, "  %s  %s %s %s\n", g.ID, g.Source, g.Relation, g.Target)
+				return eng.Entity(cmd.Context(), id)
+			}, func(v cairn.EntityView) error {
+				e := v.Entity
+				fmt.Fprintf(a.out, "%s  %s (%s)  %s%s\n", e.ID, e.Name, e.Type, fmtTime(e.UpdatedAt), scopeSuffix(e.Scope))
+				if d := string(e.Data); d != "" && d != "{}" {
+					fmt.Fprintf(a.out, "data: %s\n", d)
 				}
-			}
-			return nil
+				if len(v.Observations) > 0 {
+					fmt.Fprintln(a.out, "facts:")
+					for _, o := range v.Observations {
+						fmt.Fprintf(a.out, "  %s  %s\n", o.ID, text.Excerpt(o.Content, 100))
+					}
+				}
+				if len(v.Edges) > 0 {
+					fmt.Fprintln(a.out, "edges:")
+					for _, g := range v.Edges {
+						fmt.Fprintf(a.out, "  %s  %s %s %s\n", g.ID, g.Source, g.Relation, g.Target)
+					}
+				}
+				return nil
+			})
 		},
 	}
 }
@@ -356,24 +294,17 @@ func newKGListCmd(a *app) *cobra.Command {
 		Short: "List entities, or find them by name",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			list, err := eng.Entities(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(list)
-			}
-			for _, e := range list.Entities {
-				fmt.Fprintf(a.out, "%s  %s (%s)\n", e.ID, e.Name, e.Type)
-			}
-			if len(list.Entities) == 0 {
-				fmt.Fprintln(a.out, "no entities")
-			}
-			return nil
+			return runEmit(a, func(eng *cairn.Engine) (cairn.EntityList, error) {
+				return eng.Entities(cmd.Context(), req)
+			}, func(list cairn.EntityList) error {
+				for _, e := range list.Entities {
+					fmt.Fprintf(a.out, "%s  %s (%s)\n", e.ID, e.Name, e.Type)
+				}
+				if len(list.Entities) == 0 {
+					fmt.Fprintln(a.out, "no entities")
+				}
+				return nil
+			})
 		},
 	}
 	f := cmd.Flags()

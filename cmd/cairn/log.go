@@ -49,19 +49,12 @@ Kinds: ` + kindNames() + `.`,
 				ms := t.UnixMilli()
 				req.TS = &ms
 			}
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			o, err := eng.Log(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(o)
-			}
-			fmt.Fprintf(a.out, "logged %s (%s%s)\n", o.ID, o.Kind, scopeSuffix(o.Scope))
-			return nil
+			return runEmit(a, func(eng *cairn.Engine) (memory.Observation, error) {
+				return eng.Log(cmd.Context(), req)
+			}, func(o memory.Observation) error {
+				fmt.Fprintf(a.out, "logged %s (%s%s)\n", o.ID, o.Kind, scopeSuffix(o.Scope))
+				return nil
+			})
 		},
 	}
 	f := cmd.Flags()

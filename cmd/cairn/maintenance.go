@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/cairnhq/cairn/internal/text"
 	"strconv"
 
 	"github.com/cairnhq/cairn"
@@ -57,19 +58,12 @@ func newMaintenanceOpCmd(a *app, op, use, short string) *cobra.Command {
 		Short: short,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.Subcommand, req.ThoughtIDs = op, args
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			res, err := eng.Maintenance(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(res)
-			}
-			printMaintenance(a, res)
-			return nil
+			return runEmit(a, func(eng *cairn.Engine) (cairn.MaintenanceResult, error) {
+				return eng.Maintenance(cmd.Context(), req)
+			}, func(res cairn.MaintenanceResult) error {
+				printMaintenance(a, res)
+				return nil
+			})
 		},
 	}
 	switch op {
@@ -102,10 +96,10 @@ func printMaintenance(a *app, res cairn.MaintenanceResult) {
 	switch {
 	case res.Export != nil:
 		if e := res.Export; e.Archive != nil {
-			fmt.Fprintf(a.out, "exported %s to %s (%s, %d bytes, sha256 %s)\n", plural(e.Exported, "thought"), e.Archive.Path,
+			fmt.Fprintf(a.out, "exported %s to %s (%s, %d bytes, sha256 %s)\n", text.Plural(e.Exported, "thought"), e.Archive.Path,
 				e.Archive.Format, e.Archive.Bytes, e.Archive.SHA256[:16])
 		} else if len(e.ThoughtIDs) > 0 {
-			fmt.Fprintf(a.out, "would export %s%s\n", plural(len(e.ThoughtIDs), "thought"), dry)
+			fmt.Fprintf(a.out, "would export %s%s\n", text.Plural(len(e.ThoughtIDs), "thought"), dry)
 		} else {
 			fmt.Fprintln(a.out, "nothing to export")
 		}
@@ -114,7 +108,7 @@ func printMaintenance(a *app, res cairn.MaintenanceResult) {
 		if res.DryRun {
 			verb = "would delete"
 		}
-		fmt.Fprintf(a.out, "%s %s%s\n", verb, plural(len(res.Finalize.Finalized), "thought"), dry)
+		fmt.Fprintf(a.out, "%s %s%s\n", verb, text.Plural(len(res.Finalize.Finalized), "thought"), dry)
 		for _, id := range res.Finalize.Finalized {
 			fmt.Fprintf(a.out, "  %s\n", id)
 		}
@@ -122,7 +116,7 @@ func printMaintenance(a *app, res cairn.MaintenanceResult) {
 			fmt.Fprintf(a.out, "kept %s: %s\n", r.ThoughtID, r.Reason)
 		}
 	case res.Marked != nil:
-		fmt.Fprintf(a.out, "marked %s for removal%s\n", plural(*res.Marked, "thought"), dry)
+		fmt.Fprintf(a.out, "marked %s for removal%s\n", text.Plural(*res.Marked, "thought"), dry)
 	case res.Candidates != nil:
 		for _, c := range *res.Candidates {
 			state := "finalizable"
@@ -133,7 +127,7 @@ func printMaintenance(a *app, res cairn.MaintenanceResult) {
 			if marked == "" {
 				marked = "mark time unknown"
 			}
-			fmt.Fprintf(a.out, "%s  marked %s  %s\n   %s\n", c.ThoughtID, marked, oneLine(c.Excerpt, 70), state)
+			fmt.Fprintf(a.out, "%s  marked %s  %s\n   %s\n", c.ThoughtID, marked, text.Excerpt(c.Excerpt, 70), state)
 		}
 		if len(*res.Candidates) == 0 {
 			fmt.Fprintln(a.out, "no thoughts are marked for removal")

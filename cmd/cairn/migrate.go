@@ -54,29 +54,28 @@ retrieval indexes are built by its servers on their first search.`,
 			if err != nil {
 				return err
 			}
-			if a.json {
-				return a.emit(rep)
-			}
-			fmt.Fprintf(a.out, "migrated %d records from %s to %s in %.1f s\n", rep.Records, rep.From, rep.To, float64(rep.Millis)/1000)
-			for _, s := range []string{"observations", "capsules", "summaries", "pins", "thoughts", "entities", "kg_observations", "kg_edges"} {
-				if n := rep.Sections[s]; n > 0 {
-					fmt.Fprintf(a.out, "  %-16s %d\n", s, n)
+			return a.show(rep, func() error {
+				fmt.Fprintf(a.out, "migrated %d records from %s to %s in %.1f s\n", rep.Records, rep.From, rep.To, float64(rep.Millis)/1000)
+				for _, s := range []string{"observations", "capsules", "summaries", "pins", "thoughts", "entities", "kg_observations", "kg_edges"} {
+					if n := rep.Sections[s]; n > 0 {
+						fmt.Fprintf(a.out, "  %-16s %d\n", s, n)
+					}
 				}
-			}
-			code := 0
-			for s, n := range rep.Sections {
-				if len(s) > 5 && s[:5] == "code_" {
-					code += n
+				code := 0
+				for s, n := range rep.Sections {
+					if len(s) > 5 && s[:5] == "code_" {
+						code += n
+					}
 				}
-			}
-			if code > 0 {
-				fmt.Fprintf(a.out, "  %-16s %d\n", "code memory", code)
-			}
-			fmt.Fprintf(a.out, "verified: the same counts, and both exports have SHA-256 %s\n", rep.TargetDigest)
-			if rep.Space != "" {
-				fmt.Fprintf(a.out, "copied %d vectors of %s\n", rep.Vectors, rep.Space)
-			}
-			return nil
+				if code > 0 {
+					fmt.Fprintf(a.out, "  %-16s %d\n", "code memory", code)
+				}
+				fmt.Fprintf(a.out, "verified: the same counts, and both exports have SHA-256 %s\n", rep.TargetDigest)
+				if rep.Space != "" {
+					fmt.Fprintf(a.out, "copied %d vectors of %s\n", rep.Vectors, rep.Space)
+				}
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&from, "from", "", "the database to copy: a SQLite file or a postgres:// URL")

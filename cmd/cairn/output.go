@@ -2,24 +2,17 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cairnhq/cairn"
 )
 
 // fmtTime renders Unix milliseconds as a short UTC time.
 func fmtTime(ms int64) string {
 	return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04")
-}
-
-// oneLine flattens whitespace and cuts s to at most n characters.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }
 
 // indent prefixes every line of s.
@@ -53,10 +46,55 @@ func wrap(s string, width int, prefix string) string {
 	return b.String()
 }
 
-// plural renders "1 pin", "2 pins".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
+// runEmit ends a command: it runs do on the engine (opened on first use)
+// and shows what do returns, as JSON with --json, else as text writes it
+// for a person.
+func runEmit[T any](a *app, do func(eng *cairn.Engine) (T, error), text func(T) error) error {
+	eng, err := a.engine()
+	if err != nil {
+		return err
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	v, err := do(eng)
+	if err != nil {
+		return err
+	}
+	return a.show(v, func() error { return text(v) })
+}
+
+// show writes a result at hand: v as JSON with --json, else what text
+// prints.
+func (a *app) show(v any, text func() error) error {
+	if a.json {
+		return a.emit(v)
+	}
+	return text()
+}
+
+// say writes for a person, and nothing with --json (progress and steps
+// of a command whose result is shown at its end).
+func (a *app) say(format string, args ...any) {
+	if !a.json {
+		fmt.Fprintf(a.out, format, args...)
+	}
+}
+
+// noText is the text of a command that wrote its lines as it went.
+func noText() error { return nil }
+
+// oneOrAll is a list of results as JSON shows it: the one result alone,
+// or all of them.
+func oneOrAll[T any](xs []T) any {
+	if len(xs) == 1 {
+		return xs[0]
+	}
+	return xs
+}
+
+// progressTo is where a long command reports its progress: standard
+// error, or nowhere with --json.
+func (a *app) progressTo() io.Writer {
+	if a.json {
+		return nil
+	}
+	return a.err
 }

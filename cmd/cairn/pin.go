@@ -37,23 +37,16 @@ sees the pin when every scope key the retrieval names matches the pin's.`,
 			if cmd.Flags().Changed("scope") {
 				req.ScopeIDs = &scope
 			}
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			p, err := eng.Pin(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(p)
-			}
-			exp := "no expiry"
-			if p.ExpiresAt != nil {
-				exp = "expires " + fmtTime(*p.ExpiresAt)
-			}
-			fmt.Fprintf(a.out, "pinned %s %s as %s (%s%s)\n", p.TargetType, p.TargetID, p.ID, exp, scopeSuffix(p.Scope))
-			return nil
+			return runEmit(a, func(eng *cairn.Engine) (memory.Pin, error) {
+				return eng.Pin(cmd.Context(), req)
+			}, func(p memory.Pin) error {
+				exp := "no expiry"
+				if p.ExpiresAt != nil {
+					exp = "expires " + fmtTime(*p.ExpiresAt)
+				}
+				fmt.Fprintf(a.out, "pinned %s %s as %s (%s%s)\n", p.TargetType, p.TargetID, p.ID, exp, scopeSuffix(p.Scope))
+				return nil
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -77,11 +70,10 @@ func newUnpinCmd(a *app) *cobra.Command {
 			if err := eng.Unpin(cmd.Context(), args[0]); err != nil {
 				return err
 			}
-			if a.json {
-				return a.emit(map[string]string{"unpinned": args[0]})
-			}
-			fmt.Fprintf(a.out, "unpinned %s\n", args[0])
-			return nil
+			return a.show(map[string]string{"unpinned": args[0]}, func() error {
+				fmt.Fprintf(a.out, "unpinned %s\n", args[0])
+				return nil
+			})
 		},
 	}
 }
@@ -109,24 +101,23 @@ func newShowCmd(a *app) *cobra.Command {
 			} else {
 				return memory.Errorf(memory.CodeNotFound, "no observation, summary or capsule has id %q", id)
 			}
-			if a.json {
-				return a.emit(rec)
-			}
-			switch r := rec.(type) {
-			case memory.Observation:
-				fmt.Fprintf(a.out, "%s  observation  %s  %s%s\n", r.ID, r.Kind, fmtTime(r.TS), scopeSuffix(r.Scope))
-				fmt.Fprintf(a.out, "provenance: %s\n", r.Provenance)
-				fmt.Fprintln(a.out, indent(r.Content, "  "))
-			case memory.Summary:
-				fmt.Fprintf(a.out, "%s  summary of %s  confidence %.2f  %s%s\n", r.ID, r.CapsuleID, r.Confidence, fmtTime(r.CreatedAt), scopeSuffix(r.Scope))
-				if len(r.EvidenceRefs) > 0 {
-					fmt.Fprintf(a.out, "evidence: %v\n", r.EvidenceRefs)
+			return a.show(rec, func() error {
+				switch r := rec.(type) {
+				case memory.Observation:
+					fmt.Fprintf(a.out, "%s  observation  %s  %s%s\n", r.ID, r.Kind, fmtTime(r.TS), scopeSuffix(r.Scope))
+					fmt.Fprintf(a.out, "provenance: %s\n", r.Provenance)
+					fmt.Fprintln(a.out, indent(r.Content, "  "))
+				case memory.Summary:
+					fmt.Fprintf(a.out, "%s  summary of %s  confidence %.2f  %s%s\n", r.ID, r.CapsuleID, r.Confidence, fmtTime(r.CreatedAt), scopeSuffix(r.Scope))
+					if len(r.EvidenceRefs) > 0 {
+						fmt.Fprintf(a.out, "evidence: %v\n", r.EvidenceRefs)
+					}
+					fmt.Fprintln(a.out, indent(r.Content, "  "))
+				case memory.Capsule:
+					return newCapsuleShowCmd(a).RunE(cmd, args)
 				}
-				fmt.Fprintln(a.out, indent(r.Content, "  "))
-			case memory.Capsule:
-				return newCapsuleShowCmd(a).RunE(cmd, args)
-			}
-			return nil
+				return nil
+			})
 		},
 	}
 }

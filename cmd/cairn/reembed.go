@@ -34,20 +34,17 @@ remains pending (exit code 5); run it again later.`,
 			rep, err := eng.Reembed(cmd.Context(), req, a.progress("embedding"))
 			a.finishProgress()
 			if err != nil {
-				if !a.json {
-					fmt.Fprintf(a.out, "embedded %d records in %s; %d still pending\n", rep.Embedded, rep.Space, rep.Pending)
-				}
+				a.say("embedded %d records in %s; %d still pending\n", rep.Embedded, rep.Space, rep.Pending)
 				return err
 			}
-			if a.json {
-				return a.emit(rep)
-			}
-			fmt.Fprintf(a.out, "embedded %d records in %s", rep.Embedded, rep.Space)
-			if req.DropOtherSpaces {
-				fmt.Fprintf(a.out, "; dropped %d vectors of other spaces", rep.Dropped)
-			}
-			fmt.Fprintln(a.out)
-			return nil
+			return a.show(rep, func() error {
+				fmt.Fprintf(a.out, "embedded %d records in %s", rep.Embedded, rep.Space)
+				if req.DropOtherSpaces {
+					fmt.Fprintf(a.out, "; dropped %d vectors of other spaces", rep.Dropped)
+				}
+				fmt.Fprintln(a.out)
+				return nil
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&req.DropOtherSpaces, "drop-other-spaces", false, "also delete vectors of other embedders, models or dimensions")
@@ -104,11 +101,10 @@ open the database.`,
 				Database string `json:"database"`
 				cairn.Settings
 			}{cairn.DisplayPath(cairn.ResolvePath(a.dbFlag)), set.Public()}
-			if a.json {
-				return a.emit(out)
-			}
-			a.printSettings(out.Database, out.Settings)
-			return nil
+			return a.show(out, func() error {
+				a.printSettings(out.Database, out.Settings)
+				return nil
+			})
 		},
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/cairnhq/cairn/internal/text"
 	"io"
 	"maps"
 	"slices"
@@ -52,19 +53,12 @@ byte-identical.`,
 			if cmd.Flags().Changed("token-budget") {
 				req.TokenBudget = &budget
 			}
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			res, err := eng.Retrieve(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(res)
-			}
-			printRetrieval(a.out, res, explain)
-			return nil
+			return runEmit(a, func(eng *cairn.Engine) (cairn.RetrieveResult, error) {
+				return eng.Retrieve(cmd.Context(), req)
+			}, func(res cairn.RetrieveResult) error {
+				printRetrieval(a.out, res, explain)
+				return nil
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -102,7 +96,7 @@ func printRetrieval(w io.Writer, res cairn.RetrieveResult, explain bool) {
 		}
 	}
 	fmt.Fprintf(w, "%d of %d candidates, %s, %s summary; ~%d tokens, %s\n",
-		p.ReturnedCandidates, p.TotalCandidates, plural(len(res.Pins), "pin"), map[bool]string{true: "a", false: "no"}[res.CurrentSummary != nil], p.TokensUsed, budget)
+		p.ReturnedCandidates, p.TotalCandidates, text.Plural(len(res.Pins), "pin"), map[bool]string{true: "a", false: "no"}[res.CurrentSummary != nil], p.TokensUsed, budget)
 
 	if len(res.Pins) > 0 {
 		fmt.Fprintf(w, "\nPINS\n")

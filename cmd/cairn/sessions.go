@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/cairnhq/cairn/internal/text"
 	"strings"
 
 	"github.com/cairnhq/cairn"
@@ -33,33 +34,26 @@ figures only.`,
 			if cmd.Flags().Changed("limit") {
 				req.Limit = &limit
 			}
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			res, err := eng.VoiceSessions(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(res)
-			}
-			if len(res.Sessions) == 0 {
-				fmt.Fprintln(a.out, "no sessions")
-			}
-			for _, s := range res.Sessions {
-				mark := " "
-				if s.Active {
-					mark = "*"
+			return runEmit(a, func(eng *cairn.Engine) (cairn.VoiceSessionList, error) {
+				return eng.VoiceSessions(cmd.Context(), req)
+			}, func(res cairn.VoiceSessionList) error {
+				if len(res.Sessions) == 0 {
+					fmt.Fprintln(a.out, "no sessions")
 				}
-				fmt.Fprintf(a.out, "%s %s  %s  %s, %d tokens, $%.4f  (%s%s)\n", mark, s.ID, fmtTime(s.LastInteraction),
-					plural(s.TotalExchanges, "exchange"), s.TotalTokens, s.TotalCost, modelName(s.Provider, s.Model), scopeSuffix(s.Scope))
-				fmt.Fprintln(a.out, wrap(oneLine(s.Topic, 200), 78, "  "))
-			}
-			t := res.Totals
-			fmt.Fprintf(a.out, "-- %s, %s (%d refused, %d answered without the model), %d+%d tokens, $%.4f, mean coverage %.2f\n",
-				plural(t.Sessions, "session"), plural(t.Exchanges, "exchange"), t.Refused, t.Degraded, t.PromptTokens, t.CompletionTokens, t.Cost, t.MeanCoverage)
-			return nil
+				for _, s := range res.Sessions {
+					mark := " "
+					if s.Active {
+						mark = "*"
+					}
+					fmt.Fprintf(a.out, "%s %s  %s  %s, %d tokens, $%.4f  (%s%s)\n", mark, s.ID, fmtTime(s.LastInteraction),
+						text.Plural(s.TotalExchanges, "exchange"), s.TotalTokens, s.TotalCost, modelName(s.Provider, s.Model), scopeSuffix(s.Scope))
+					fmt.Fprintln(a.out, wrap(text.Excerpt(s.Topic, 200), 78, "  "))
+				}
+				t := res.Totals
+				fmt.Fprintf(a.out, "-- %s, %s (%d refused, %d answered without the model), %d+%d tokens, $%.4f, mean coverage %.2f\n",
+					text.Plural(t.Sessions, "session"), text.Plural(t.Exchanges, "exchange"), t.Refused, t.Degraded, t.PromptTokens, t.CompletionTokens, t.Cost, t.MeanCoverage)
+				return nil
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -83,46 +77,39 @@ func newVoiceSessionShowCmd(a *app) *cobra.Command {
 			if cmd.Flags().Changed("limit") {
 				req.Limit = &limit
 			}
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			res, err := eng.VoiceSession(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(res)
-			}
-			s := res.Session
-			fmt.Fprintf(a.out, "%s  %q  (%s, budget %d tokens%s)\n", s.ID, s.Topic, modelName(s.Provider, s.Model), s.MaxPromptTokens, scopeSuffix(s.Scope))
-			fmt.Fprintf(a.out, "%s, %d tokens, $%.4f; started %s, last %s\n", plural(s.TotalExchanges, "exchange"), s.TotalTokens, s.TotalCost,
-				fmtTime(s.CreatedAt), fmtTime(s.LastInteraction))
-			if s.Summary.Text != "" || s.Hidden {
-				fmt.Fprintf(a.out, "\nsummary of exchanges 1-%d:\n", s.SummarizedThrough)
-				if s.Hidden {
-					fmt.Fprintln(a.out, "  (drawn from private thoughts: --private shows it)")
-				} else {
-					fmt.Fprintln(a.out, wrap(s.Summary.Text, 78, "  "))
+			return runEmit(a, func(eng *cairn.Engine) (cairn.VoiceSessionView, error) {
+				return eng.VoiceSession(cmd.Context(), req)
+			}, func(res cairn.VoiceSessionView) error {
+				s := res.Session
+				fmt.Fprintf(a.out, "%s  %q  (%s, budget %d tokens%s)\n", s.ID, s.Topic, modelName(s.Provider, s.Model), s.MaxPromptTokens, scopeSuffix(s.Scope))
+				fmt.Fprintf(a.out, "%s, %d tokens, $%.4f; started %s, last %s\n", text.Plural(s.TotalExchanges, "exchange"), s.TotalTokens, s.TotalCost,
+					fmtTime(s.CreatedAt), fmtTime(s.LastInteraction))
+				if s.Summary.Text != "" || s.Hidden {
+					fmt.Fprintf(a.out, "\nsummary of exchanges 1-%d:\n", s.SummarizedThrough)
+					if s.Hidden {
+						fmt.Fprintln(a.out, "  (drawn from private thoughts: --private shows it)")
+					} else {
+						fmt.Fprintln(a.out, wrap(s.Summary.Text, 78, "  "))
+					}
 				}
-			}
-			for _, x := range res.Exchanges {
-				fmt.Fprintf(a.out, "\n%d. %s  %s\n", x.Seq, fmtTime(x.Timestamp), oneLine(x.Query, 300))
-				switch {
-				case x.Refused:
-					fmt.Fprintf(a.out, "   refused: %s\n", x.Notes)
-				case x.Answer == "":
-					fmt.Fprintf(a.out, "   (%s)\n", x.Notes)
-				default:
-					fmt.Fprintln(a.out, wrap(x.Answer, 78, "   "))
+				for _, x := range res.Exchanges {
+					fmt.Fprintf(a.out, "\n%d. %s  %s\n", x.Seq, fmtTime(x.Timestamp), text.Excerpt(x.Query, 300))
+					switch {
+					case x.Refused:
+						fmt.Fprintf(a.out, "   refused: %s\n", x.Notes)
+					case x.Answer == "":
+						fmt.Fprintf(a.out, "   (%s)\n", x.Notes)
+					default:
+						fmt.Fprintln(a.out, wrap(x.Answer, 78, "   "))
+					}
+					fmt.Fprintf(a.out, "   %s, coverage %.2f, %d+%d tokens, $%.4f, %d ms\n", x.Synthesizer, x.CoverageRatio, x.PromptTokens,
+						x.CompletionTokens, x.CostEstimate, x.LatencyMs)
 				}
-				fmt.Fprintf(a.out, "   %s, coverage %.2f, %d+%d tokens, $%.4f, %d ms\n", x.Synthesizer, x.CoverageRatio, x.PromptTokens,
-					x.CompletionTokens, x.CostEstimate, x.LatencyMs)
-			}
-			if res.NextAfter > 0 {
-				fmt.Fprintf(a.out, "\n-- more: --after %d\n", res.NextAfter)
-			}
-			return nil
+				if res.NextAfter > 0 {
+					fmt.Fprintf(a.out, "\n-- more: --after %d\n", res.NextAfter)
+				}
+				return nil
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -138,19 +125,12 @@ func newVoiceSessionDeleteCmd(a *app) *cobra.Command {
 		Short: "Delete a session and its exchanges",
 		Args:  usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			res, err := eng.DeleteVoiceSession(cmd.Context(), cairn.VoiceSessionRef{SessionID: args[0]})
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(res)
-			}
-			fmt.Fprintf(a.out, "deleted session %s and its %s\n", res.Deleted, plural(res.Exchanges, "exchange"))
-			return nil
+			return runEmit(a, func(eng *cairn.Engine) (cairn.VoiceSessionDeleted, error) {
+				return eng.DeleteVoiceSession(cmd.Context(), cairn.VoiceSessionRef{SessionID: args[0]})
+			}, func(res cairn.VoiceSessionDeleted) error {
+				fmt.Fprintf(a.out, "deleted session %s and its %s\n", res.Deleted, text.Plural(res.Exchanges, "exchange"))
+				return nil
+			})
 		},
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/cairnhq/cairn/internal/text"
 	"strings"
 
 	"github.com/cairnhq/cairn"
@@ -37,19 +38,12 @@ retrieval unless private thoughts are asked for.`,
 			if cmd.Flags().Changed("significance") {
 				req.Significance = &significance
 			}
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			th, err := eng.Think(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(th)
-			}
-			fmt.Fprintf(a.out, "thought %s (%s%s%s)\n", th.ID, th.Origin, tagSuffix(th.Tags), scopeSuffix(th.Scope))
-			return nil
+			return runEmit(a, func(eng *cairn.Engine) (memory.Thought, error) {
+				return eng.Think(cmd.Context(), req)
+			}, func(th memory.Thought) error {
+				fmt.Fprintf(a.out, "thought %s (%s%s%s)\n", th.ID, th.Origin, tagSuffix(th.Tags), scopeSuffix(th.Scope))
+				return nil
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -72,34 +66,27 @@ func newThoughtsCmd(a *app) *cobra.Command {
 		Short: "List thoughts, newest first",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			eng, err := a.engine()
-			if err != nil {
-				return err
-			}
-			list, err := eng.Thoughts(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.emit(list)
-			}
-			for _, t := range list.Thoughts {
-				flags := ""
-				if t.IsPrivate {
-					flags += " private"
+			return runEmit(a, func(eng *cairn.Engine) (cairn.ThoughtList, error) {
+				return eng.Thoughts(cmd.Context(), req)
+			}, func(list cairn.ThoughtList) error {
+				for _, t := range list.Thoughts {
+					flags := ""
+					if t.IsPrivate {
+						flags += " private"
+					}
+					if t.Status != memory.StatusActive {
+						flags += " " + t.Status
+					}
+					if t.Redacted {
+						flags += " forgotten"
+					}
+					fmt.Fprintf(a.out, "%s  %s  %s%s%s  %s\n", t.ID, fmtTime(t.CreatedAt), t.Origin, flags, tagSuffix(t.Tags), text.Excerpt(t.Content, 80))
 				}
-				if t.Status != memory.StatusActive {
-					flags += " " + t.Status
+				if len(list.Thoughts) == 0 {
+					fmt.Fprintln(a.out, "no thoughts")
 				}
-				if t.Redacted {
-					flags += " forgotten"
-				}
-				fmt.Fprintf(a.out, "%s  %s  %s%s%s  %s\n", t.ID, fmtTime(t.CreatedAt), t.Origin, flags, tagSuffix(t.Tags), oneLine(t.Content, 80))
-			}
-			if len(list.Thoughts) == 0 {
-				fmt.Fprintln(a.out, "no thoughts")
-			}
-			return nil
+				return nil
+			})
 		},
 	}
 	cmd.AddCommand(newThoughtsMarkCmd(a))
@@ -141,17 +128,9 @@ thought's text, use cairn forget.`,
 					return err
 				}
 				out = append(out, th)
-				if !a.json {
-					fmt.Fprintf(a.out, "thought %s %s\n", th.ID, th.Status)
-				}
+				a.say("thought %s %s\n", th.ID, th.Status)
 			}
-			if a.json {
-				if len(out) == 1 {
-					return a.emit(out[0])
-				}
-				return a.emit(out)
-			}
-			return nil
+			return a.show(oneOrAll(out), noText)
 		},
 	}
 	cmd.Flags().StringVar(&status, "status", memory.StatusRemoval, "removal or active")

@@ -1,4 +1,4 @@
-package cairn
+package voice
 
 import (
 	"context"
@@ -11,16 +11,16 @@ import (
 // MaxSessionPage bounds a page of sessions or exchanges.
 const MaxSessionPage = 1000
 
-// VoiceSessionsRequest lists inner_voice's sessions.
-type VoiceSessionsRequest struct {
+// SessionsRequest lists inner_voice's sessions.
+type SessionsRequest struct {
 	ScopeIDs       memory.Scope `json:"scopeIds,omitzero" jsonschema:"list the sessions within this scope (each key given, sessionId, repoId, agentId, userId, must match exactly); the active session is the one of exactly this scope"`
 	Limit          *int         `json:"limit,omitempty" jsonschema:"most sessions to list, 1..1000; default 100"`
 	Offset         int          `json:"offset,omitempty" jsonschema:"sessions to skip, for paging"`
 	IncludePrivate bool         `json:"include_private,omitempty" jsonschema:"show rolling summaries drawn from private thoughts"`
 }
 
-// VoiceSessionInfo is a session as the tools show it.
-type VoiceSessionInfo struct {
+// SessionInfo is a session as the tools show it.
+type SessionInfo struct {
 	memory.InnerVoiceSession
 	// Active says inner_voice continues this session when a call of its
 	// scope gives no session_id: it is its scope's current session and
@@ -31,9 +31,9 @@ type VoiceSessionInfo struct {
 	Hidden bool `json:"hidden,omitempty"`
 }
 
-// VoiceSessionList is a page of sessions and the totals of them all.
-type VoiceSessionList struct {
-	Sessions []VoiceSessionInfo `json:"sessions"`
+// SessionList is a page of sessions and the totals of them all.
+type SessionList struct {
+	Sessions []SessionInfo `json:"sessions"`
 	// ActiveSessionID is the session a call with these scopeIds (none:
 	// an unscoped call) continues by default ("" when none is recent
 	// enough).
@@ -43,17 +43,17 @@ type VoiceSessionList struct {
 	Totals memory.InnerVoiceTotals `json:"totals"`
 }
 
-// VoiceSessionRequest reads one session and a page of its exchanges.
-type VoiceSessionRequest struct {
+// SessionRequest reads one session and a page of its exchanges.
+type SessionRequest struct {
 	SessionID      string `json:"session_id" jsonschema:"the session's id"`
 	After          int    `json:"after,omitempty" jsonschema:"list exchanges after this sequence number, for paging"`
 	Limit          *int   `json:"limit,omitempty" jsonschema:"most exchanges to list, 1..1000; default 100"`
 	IncludePrivate bool   `json:"include_private,omitempty" jsonschema:"show answers drawn from private thoughts"`
 }
 
-// VoiceSessionView is a session with a page of its exchanges.
-type VoiceSessionView struct {
-	Session VoiceSessionInfo `json:"session"`
+// SessionView is a session with a page of its exchanges.
+type SessionView struct {
+	Session SessionInfo `json:"session"`
 	// Exchanges are in order; ContextWindow counts the exchanges after
 	// the rolling summary (those a prompt may carry); NextAfter, when
 	// set, is the after of the next page.
@@ -62,13 +62,13 @@ type VoiceSessionView struct {
 	NextAfter     int                         `json:"next_after,omitempty"`
 }
 
-// VoiceSessionRef names a session.
-type VoiceSessionRef struct {
+// SessionRef names a session.
+type SessionRef struct {
 	SessionID string `json:"session_id" jsonschema:"the session's id"`
 }
 
-// VoiceSessionDeleted reports a deleted session.
-type VoiceSessionDeleted struct {
+// SessionDeleted reports a deleted session.
+type SessionDeleted struct {
 	Deleted   string `json:"deleted"`
 	Exchanges int    `json:"exchanges"`
 }
@@ -76,21 +76,21 @@ type VoiceSessionDeleted struct {
 // voiceSessions is the session store for reading sessions: like
 // inner_voice, reading them is feature_disabled unless the inner voice is
 // enabled (SURR_ENABLE_INNER_VOICE=1). Deleting one is not gated (see
-// DeleteVoiceSession).
-func (e *Engine) voiceSessions() (memory.InnerVoiceStore, error) {
-	if !e.voice.Config.Enabled {
+// DeleteSession).
+func (v *Voice) voiceSessions() (memory.InnerVoiceStore, error) {
+	if !v.recall.Config.Enabled {
 		return nil, memory.Errorf(memory.CodeFeatureDisabled, "inner_voice is disabled; set SURR_ENABLE_INNER_VOICE=1 to read its sessions")
 	}
-	return e.sessionStore()
+	return v.sessionStore()
 }
 
 // sessionStore is the session store; feature_disabled when the store
 // keeps no sessions.
-func (e *Engine) sessionStore() (memory.InnerVoiceStore, error) {
-	if e.grounded.store == nil {
+func (v *Voice) sessionStore() (memory.InnerVoiceStore, error) {
+	if v.grounded.store == nil {
 		return nil, memory.Errorf(memory.CodeFeatureDisabled, "this store keeps no inner_voice sessions")
 	}
-	return e.grounded.store, nil
+	return v.grounded.store, nil
 }
 
 func pageLimit(limit *int) (int, error) {
@@ -103,20 +103,20 @@ func pageLimit(limit *int) (int, error) {
 	return *limit, nil
 }
 
-func (e *Engine) sessionInfo(s memory.InnerVoiceSession, includePrivate bool) VoiceSessionInfo {
-	info := VoiceSessionInfo{InnerVoiceSession: s, Active: s.Current && s.LastInteraction >= e.sessionSince()}
+func (v *Voice) sessionInfo(s memory.InnerVoiceSession, includePrivate bool) SessionInfo {
+	info := SessionInfo{InnerVoiceSession: s, Active: s.Current && s.LastInteraction >= v.sessionSince()}
 	if s.Summary.Private && !includePrivate {
 		info.Summary.Text, info.Hidden = "", true
 	}
 	return info
 }
 
-// VoiceSessions lists inner_voice's sessions within a scope (all without
+// Sessions lists inner_voice's sessions within a scope (all without
 // one), the latest interaction first, with the totals of those sessions
 // and their exchanges.
-func (e *Engine) VoiceSessions(ctx context.Context, req VoiceSessionsRequest) (VoiceSessionList, error) {
-	out := VoiceSessionList{Sessions: []VoiceSessionInfo{}}
-	st, err := e.voiceSessions()
+func (v *Voice) Sessions(ctx context.Context, req SessionsRequest) (SessionList, error) {
+	out := SessionList{Sessions: []SessionInfo{}}
+	st, err := v.voiceSessions()
 	if err != nil {
 		return out, err
 	}
@@ -130,7 +130,7 @@ func (e *Engine) VoiceSessions(ctx context.Context, req VoiceSessionsRequest) (V
 	if err := req.ScopeIDs.Validate(); err != nil {
 		return out, err
 	}
-	active, ok, err := st.ActiveVoiceSession(ctx, req.ScopeIDs, e.sessionSince())
+	active, ok, err := st.ActiveVoiceSession(ctx, req.ScopeIDs, v.sessionSince())
 	if err != nil {
 		return out, err
 	}
@@ -142,18 +142,18 @@ func (e *Engine) VoiceSessions(ctx context.Context, req VoiceSessionsRequest) (V
 		return out, err
 	}
 	for _, s := range list {
-		out.Sessions = append(out.Sessions, e.sessionInfo(s, req.IncludePrivate))
+		out.Sessions = append(out.Sessions, v.sessionInfo(s, req.IncludePrivate))
 	}
 	out.Totals, err = st.VoiceTotals(ctx, req.ScopeIDs)
 	return out, err
 }
 
-// VoiceSession reads a session and a page of its exchanges. Exchanges
+// Session reads a session and a page of its exchanges. Exchanges
 // whose answer drew on a private thought show their question only,
 // unless include_private.
-func (e *Engine) VoiceSession(ctx context.Context, req VoiceSessionRequest) (VoiceSessionView, error) {
-	out := VoiceSessionView{Exchanges: []memory.InnerVoiceExchange{}}
-	st, err := e.voiceSessions()
+func (v *Voice) Session(ctx context.Context, req SessionRequest) (SessionView, error) {
+	out := SessionView{Exchanges: []memory.InnerVoiceExchange{}}
+	st, err := v.voiceSessions()
 	if err != nil {
 		return out, err
 	}
@@ -171,7 +171,7 @@ func (e *Engine) VoiceSession(ctx context.Context, req VoiceSessionRequest) (Voi
 	if err != nil {
 		return out, err
 	}
-	out.Session = e.sessionInfo(s, req.IncludePrivate)
+	out.Session = v.sessionInfo(s, req.IncludePrivate)
 	page, err := st.VoiceExchanges(ctx, s.ID, req.After, limit+1)
 	if err != nil {
 		return out, err
@@ -190,24 +190,24 @@ func (e *Engine) VoiceSession(ctx context.Context, req VoiceSessionRequest) (Voi
 	return out, nil
 }
 
-// DeleteVoiceSession deletes a session and its exchanges, their text
+// DeleteSession deletes a session and its exchanges, their text
 // overwritten on disk. Unlike reading, it works with the inner voice
 // disabled: erasing what was recorded is never gated (as forgetting a
 // thought is not).
-func (e *Engine) DeleteVoiceSession(ctx context.Context, req VoiceSessionRef) (VoiceSessionDeleted, error) {
-	st, err := e.sessionStore()
+func (v *Voice) DeleteSession(ctx context.Context, req SessionRef) (SessionDeleted, error) {
+	st, err := v.sessionStore()
 	if err != nil {
-		return VoiceSessionDeleted{}, err
+		return SessionDeleted{}, err
 	}
 	if req.SessionID == "" {
-		return VoiceSessionDeleted{}, memory.Errorf(memory.CodeInvalidParams, "session_id is required")
+		return SessionDeleted{}, memory.Errorf(memory.CodeInvalidParams, "session_id is required")
 	}
 	s, err := st.VoiceSession(ctx, req.SessionID)
 	if err != nil {
-		return VoiceSessionDeleted{}, err
+		return SessionDeleted{}, err
 	}
 	if err := st.DeleteVoiceSession(ctx, s.ID); err != nil {
-		return VoiceSessionDeleted{}, err
+		return SessionDeleted{}, err
 	}
-	return VoiceSessionDeleted{Deleted: s.ID, Exchanges: s.TotalExchanges}, nil
+	return SessionDeleted{Deleted: s.ID, Exchanges: s.TotalExchanges}, nil
 }

@@ -1,4 +1,4 @@
-package cairn
+package voice
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // answer, with the reason; a session keeps the exchanges of a thread and
 // folds the older ones into a rolling summary.
 
-// grounding is the engine's state for grounded answers and sessions.
+// grounding is the state of grounded answers and sessions.
 type grounding struct {
 	llm    llm.Client
 	maxOut int
@@ -36,42 +36,12 @@ type grounding struct {
 	metrics, costs bool
 
 	mu        sync.Mutex
-	listeners []func(InnerVoiceCall)
+	listeners []func(Call)
 }
 
-func (e *Engine) initGrounding(o Options) {
-	g := &e.grounded
-	g.llm, g.maxOut, g.noLog = o.LLM, o.LLMMaxOutputTokens, o.NoLog
-	if g.maxOut <= 0 {
-		g.maxOut = 1024
-	}
-	if o.Verifier != nil {
-		g.verifier = *o.Verifier
-	}
-	g.minSources = g.verifier.MinSources
-	if g.minSources <= 0 {
-		g.minSources = synth.DefaultMinSources
-	}
-	g.sessions = synth.DefaultSessionConfig()
-	if o.Sessions != nil {
-		g.sessions = *o.Sessions
-	}
-	if g.sessions.MaxPromptTokens <= 0 {
-		g.sessions.MaxPromptTokens = synth.DefaultMaxPromptTokens
-	}
-	if g.sessions.Timeout <= 0 {
-		g.sessions.Timeout = synth.DefaultSessionTimeout
-	}
-	g.metrics, g.costs = !g.sessions.NoMetrics, !g.sessions.NoCostTracking
-	g.store, _ = e.store.(memory.InnerVoiceStore)
-	if e.synth == nil {
-		e.synth = synth.Extractive{MinSources: g.minSources}
-	}
-}
-
-// InnerVoiceCall describes one inner_voice call for metrics: figures
+// Call describes one inner_voice call for metrics: figures
 // only, never a question, a prompt or an answer.
-type InnerVoiceCall struct {
+type Call struct {
 	// Synthesizer answered ("grounded", "extractive").
 	Synthesizer string
 	// Outcome is answered, refused or no_sources.
@@ -95,30 +65,30 @@ const (
 	OutcomeNoSources = "no_sources"
 )
 
-// OnInnerVoice calls f after every inner_voice call, in the caller's
+// OnCall calls f after every inner_voice call, in the caller's
 // goroutine (for metrics; it must not block); never with metrics off
 // (SURR_INNER_VOICE_METRICS=0).
-func (e *Engine) OnInnerVoice(f func(InnerVoiceCall)) {
-	e.grounded.mu.Lock()
-	defer e.grounded.mu.Unlock()
-	e.grounded.listeners = append(e.grounded.listeners, f)
+func (v *Voice) OnCall(f func(Call)) {
+	v.grounded.mu.Lock()
+	defer v.grounded.mu.Unlock()
+	v.grounded.listeners = append(v.grounded.listeners, f)
 }
 
 // observeVoice tells the listeners of a call and logs its figures (not
 // with MCP_NO_LOG); with metrics off (SURR_INNER_VOICE_METRICS=0) it does
 // neither.
-func (e *Engine) observeVoice(ctx context.Context, c InnerVoiceCall) {
-	if !e.grounded.metrics {
+func (v *Voice) observeVoice(ctx context.Context, c Call) {
+	if !v.grounded.metrics {
 		return
 	}
-	e.grounded.mu.Lock()
-	ls := append([]func(InnerVoiceCall){}, e.grounded.listeners...)
-	e.grounded.mu.Unlock()
+	v.grounded.mu.Lock()
+	ls := append([]func(Call){}, v.grounded.listeners...)
+	v.grounded.mu.Unlock()
 	for _, f := range ls {
 		f(c)
 	}
-	if !e.grounded.noLog {
-		e.log.InfoContext(ctx, "inner_voice_call", "synthesizer", c.Synthesizer, "outcome", c.Outcome, "degraded", c.Degraded,
+	if !v.grounded.noLog {
+		v.log.InfoContext(ctx, "inner_voice_call", "synthesizer", c.Synthesizer, "outcome", c.Outcome, "degraded", c.Degraded,
 			"latency_ms", c.Latency.Milliseconds(), "prompt_tokens", c.PromptTokens, "completion_tokens", c.CompletionTokens,
 			"coverage", c.Coverage, "refused", c.Outcome == OutcomeRefused, "cost_usd", c.Cost)
 	}
@@ -126,8 +96,8 @@ func (e *Engine) observeVoice(ctx context.Context, c InnerVoiceCall) {
 
 // modelFunc asks an llm.Client for what the grounded synthesiser needs.
 // With cost tracking off no cost is taken from the calls.
-func (e *Engine) modelFunc(c llm.Client) synth.ModelFunc {
-	costs := e.grounded.costs
+func (v *Voice) modelFunc(c llm.Client) synth.ModelFunc {
+	costs := v.grounded.costs
 	return func(ctx context.Context, req synth.ModelRequest) (synth.ModelReply, error) {
 		res, err := c.Synthesize(ctx, llmPrompt(req), llm.Config{Schema: req.Schema, SchemaName: req.SchemaName})
 		if !costs {
@@ -148,8 +118,8 @@ func llmPrompt(req synth.ModelRequest) llm.Prompt {
 
 // countText counts a text's tokens as the model would (an estimate
 // without one).
-func (e *Engine) countText(s string) int {
-	c := e.grounded.llm
+func (v *Voice) countText(s string) int {
+	c := v.grounded.llm
 	if c == nil {
 		return content.EstimateTokens(s)
 	}
@@ -159,10 +129,10 @@ func (e *Engine) countText(s string) int {
 
 // promptBudget is the hard budget of one prompt: SURR_INNER_VOICE_MAX_TOKENS,
 // or less when the model's window minus the answer's budget is smaller.
-func (e *Engine) promptBudget() int {
-	b := e.grounded.sessions.MaxPromptTokens
-	if c := e.grounded.llm; c != nil {
-		b = min(b, c.ContextWindow()-e.grounded.maxOut)
+func (v *Voice) promptBudget() int {
+	b := v.grounded.sessions.MaxPromptTokens
+	if c := v.grounded.llm; c != nil {
+		b = min(b, c.ContextWindow()-v.grounded.maxOut)
 	}
 	return max(b, 1)
 }
@@ -185,22 +155,22 @@ type groundedAnswer struct {
 
 // ground answers q from sources: with the language model when one is
 // configured (a prompt within the budget, conv as context), else or when
-// it fails with the engine's synthesiser, whose answer the verifier then
+// it fails with the voice's synthesiser, whose answer the verifier then
 // checks. Every answer comes back with the grounding contract; a refused
 // one has no text.
-func (e *Engine) ground(ctx context.Context, q string, sources []synth.Source, conv synth.Conversation) (groundedAnswer, error) {
-	return e.groundWith(ctx, e.grounded.verifier, e.synth, q, sources, conv)
+func (v *Voice) ground(ctx context.Context, q string, sources []synth.Source, conv synth.Conversation) (groundedAnswer, error) {
+	return v.groundWith(ctx, v.grounded.verifier, v.synth, q, sources, conv)
 }
 
 // groundWith is ground with a verifier and a fallback synthesiser of the
 // caller's.
-func (e *Engine) groundWith(ctx context.Context, v synth.Verifier, fallback synth.Synthesizer, q string, sources []synth.Source, conv synth.Conversation) (groundedAnswer, error) {
+func (v *Voice) groundWith(ctx context.Context, ver synth.Verifier, fallback synth.Synthesizer, q string, sources []synth.Source, conv synth.Conversation) (groundedAnswer, error) {
 	start := time.Now()
 	out := groundedAnswer{used: sources}
-	if c := e.grounded.llm; c != nil {
-		budget := e.promptBudget()
+	if c := v.grounded.llm; c != nil {
+		budget := v.promptBudget()
 		schema := llm.Config{Schema: synth.GroundedSchema, SchemaName: synth.GroundedSchemaName}
-		built, err := synth.BuildContext(q, conv, sources, synth.ContextOptions{MaxTokens: budget, CountText: e.countText,
+		built, err := synth.BuildContext(q, conv, sources, synth.ContextOptions{MaxTokens: budget, CountText: v.countText,
 			CountPrompt: func(system, user string) int {
 				return c.CountTokens(llm.Prompt{System: system, Messages: []llm.Message{{Role: llm.RoleUser, Content: user}}}, schema)
 			}})
@@ -208,7 +178,7 @@ func (e *Engine) groundWith(ctx context.Context, v synth.Verifier, fallback synt
 			out.degraded = memory.Public(err).Message
 		} else {
 			out.context = &built
-			ls := synth.LLMSynthesizer{Model: e.modelFunc(c), Prompt: synth.SessionPrompt(built.Conversation), Verifier: v,
+			ls := synth.LLMSynthesizer{Model: v.modelFunc(c), Prompt: synth.SessionPrompt(built.Conversation), Verifier: ver,
 				Fits: func(r synth.ModelRequest) bool { return c.CountTokens(llmPrompt(r), schema) <= budget }}
 			// The model gets the caller's time less a reserve for the
 			// extractive answer and the writes, should it fail.
@@ -227,7 +197,7 @@ func (e *Engine) groundWith(ctx context.Context, v synth.Verifier, fallback synt
 				return out, nil
 			}
 			out.degraded = memory.Public(err).Message
-			e.log.WarnContext(ctx, "inner_voice: the language model failed; the extractive synthesiser answers", "detail", memory.Detail(err))
+			v.log.WarnContext(ctx, "inner_voice: the language model failed; the extractive synthesiser answers", "detail", memory.Detail(err))
 		}
 	}
 	ans, err := fallback.Synthesize(ctx, q, sources)
@@ -240,7 +210,7 @@ func (e *Engine) groundWith(ctx context.Context, v synth.Verifier, fallback synt
 	if ans.Refused {
 		out.response = synth.GroundedResponse{Answer: synth.RefusalText, Sources: []synth.SourceCitation{}, Refused: true, Notes: ans.Notes}
 	} else {
-		out.response = v.Verify(ctx, ans.Draft(sources), sources)
+		out.response = ver.Verify(ctx, ans.Draft(sources), sources)
 		if out.response.Refused {
 			ans = synth.Answer{Name: ans.Name, Sentences: []synth.Sentence{}, Refused: true, Notes: out.response.Notes}
 		}
@@ -251,11 +221,11 @@ func (e *Engine) groundWith(ctx context.Context, v synth.Verifier, fallback synt
 }
 
 // primaryName names the synthesiser that answers when nothing fails.
-func (e *Engine) primaryName() string {
-	if e.grounded.llm != nil {
+func (v *Voice) primaryName() string {
+	if v.grounded.llm != nil {
 		return synth.GroundedName
 	}
-	return synthName(e.synth)
+	return synthName(v.synth)
 }
 
 // Session modes.
@@ -285,7 +255,7 @@ type voiceThread struct {
 // conversation it brings. Without a session store a call that asks for
 // no mode stands alone, with a note; one that asks for a mode is
 // feature_disabled.
-func (e *Engine) openThread(ctx context.Context, req AskRequest, q string, d *AskDiagnostics) (voiceThread, synth.Conversation, error) {
+func (v *Voice) openThread(ctx context.Context, req AskRequest, q string, d *AskDiagnostics) (voiceThread, synth.Conversation, error) {
 	mode := strings.ToLower(strings.TrimSpace(req.Mode))
 	switch mode {
 	case "":
@@ -295,12 +265,12 @@ func (e *Engine) openThread(ctx context.Context, req AskRequest, q string, d *As
 			// unless the caller asks for a session (session_id, or the
 			// session of a scope).
 			mode = ModeNone
-		} else if e.grounded.store == nil {
+		} else if v.grounded.store == nil {
 			d.Notes = append(d.Notes, "this store keeps no inner_voice sessions: the call stands alone")
 			mode = ModeNone
 		}
 	case ModeContinue, ModeNewThread, ModeNone:
-		if mode != ModeNone && e.grounded.store == nil {
+		if mode != ModeNone && v.grounded.store == nil {
 			return voiceThread{}, synth.Conversation{}, memory.Errorf(memory.CodeFeatureDisabled, "mode %s: this store keeps no inner_voice sessions", mode)
 		}
 	default:
@@ -332,7 +302,7 @@ func (e *Engine) openThread(ctx context.Context, req AskRequest, q string, d *As
 	var sess memory.InnerVoiceSession
 	switch {
 	case req.SessionID != "":
-		s, err := e.grounded.store.VoiceSession(ctx, req.SessionID)
+		s, err := v.grounded.store.VoiceSession(ctx, req.SessionID)
 		if err != nil {
 			return th, synth.Conversation{}, err
 		}
@@ -342,7 +312,7 @@ func (e *Engine) openThread(ctx context.Context, req AskRequest, q string, d *As
 		}
 		sess = s
 	default:
-		s, ok, err := e.grounded.store.ActiveVoiceSession(ctx, req.ScopeIDs, e.sessionSince())
+		s, ok, err := v.grounded.store.ActiveVoiceSession(ctx, req.ScopeIDs, v.sessionSince())
 		if err != nil {
 			return th, synth.Conversation{}, err
 		}
@@ -355,7 +325,7 @@ func (e *Engine) openThread(ctx context.Context, req AskRequest, q string, d *As
 		d.Notes = append(d.Notes, "topic names a new thread's topic; the session continued keeps its own")
 	}
 	th.session, th.topic = &sess, sess.Topic
-	window, err := e.window(ctx, sess)
+	window, err := v.window(ctx, sess)
 	if err != nil {
 		return th, synth.Conversation{}, err
 	}
@@ -379,16 +349,16 @@ func (e *Engine) openThread(ctx context.Context, req AskRequest, q string, d *As
 
 // sessionSince is the earliest last interaction of a session a call
 // continues by default (SURR_INNER_VOICE_TIMEOUT ago), in Unix ms.
-func (e *Engine) sessionSince() int64 {
-	return e.now().Add(-e.grounded.sessions.Timeout).UnixMilli()
+func (v *Voice) sessionSince() int64 {
+	return v.now().Add(-v.grounded.sessions.Timeout).UnixMilli()
 }
 
 // window lists a session's exchanges after its rolling summary.
-func (e *Engine) window(ctx context.Context, sess memory.InnerVoiceSession) ([]memory.InnerVoiceExchange, error) {
+func (v *Voice) window(ctx context.Context, sess memory.InnerVoiceSession) ([]memory.InnerVoiceExchange, error) {
 	var out []memory.InnerVoiceExchange
 	after := sess.SummarizedThrough
 	for {
-		page, err := e.grounded.store.VoiceExchanges(ctx, sess.ID, after, 1000)
+		page, err := v.grounded.store.VoiceExchanges(ctx, sess.ID, after, 1000)
 		if err != nil {
 			return nil, err
 		}
@@ -422,28 +392,28 @@ func cutChars(s string, n int) string {
 // that found no session to continue opens one, which the store decides:
 // of calls racing for one scope, from any process, one creates the
 // session and the others continue it.
-func (e *Engine) record(ctx context.Context, th voiceThread, x memory.InnerVoiceExchange) (*AskSession, []string, synth.Synthesis, error) {
-	st := e.grounded.store
+func (v *Voice) record(ctx context.Context, th voiceThread, x memory.InnerVoiceExchange) (*AskSession, []string, synth.Synthesis, error) {
+	st := v.grounded.store
 	out := &AskSession{Mode: th.mode}
 	var sess memory.InnerVoiceSession
 	// joined says another call started the session this one continues.
 	joined := false
 	if th.session == nil {
 		provider, model := "", synth.ExtractiveName
-		if c := e.grounded.llm; c != nil {
+		if c := v.grounded.llm; c != nil {
 			provider, model = c.Provider(), c.Model()
-		} else if n := synthName(e.synth); n != "" {
+		} else if n := synthName(v.synth); n != "" {
 			model = n
 		}
-		now := e.nowMs()
-		fresh := memory.InnerVoiceSession{ID: e.newID("ivs"), Version: memory.InnerVoiceSessionVersion, Provider: provider, Model: model,
-			MaxPromptTokens: e.promptBudget(), Topic: th.topic, CreatedAt: now, LastInteraction: now, Scope: th.scope}
+		now := v.nowMs()
+		fresh := memory.InnerVoiceSession{ID: v.newID("ivs"), Version: memory.InnerVoiceSessionVersion, Provider: provider, Model: model,
+			MaxPromptTokens: v.promptBudget(), Topic: th.topic, CreatedAt: now, LastInteraction: now, Scope: th.scope}
 		var err error
 		if th.mode == ModeNewThread {
 			sess, err = st.CreateVoiceSession(ctx, fresh)
 			out.Created = true
 		} else {
-			sess, out.Created, err = st.OpenVoiceSession(ctx, fresh, e.sessionSince())
+			sess, out.Created, err = st.OpenVoiceSession(ctx, fresh, v.sessionSince())
 			joined = !out.Created
 		}
 		if err != nil {
@@ -452,8 +422,8 @@ func (e *Engine) record(ctx context.Context, th voiceThread, x memory.InnerVoice
 	} else {
 		sess = *th.session
 	}
-	x.ID, x.SessionID = e.newID("ivx"), sess.ID
-	if !e.grounded.metrics {
+	x.ID, x.SessionID = v.newID("ivx"), sess.ID
+	if !v.grounded.metrics {
 		// No figures stored: the sessions' totals do not move.
 		x.PromptTokens, x.CompletionTokens, x.LatencyMs, x.CostEstimate = 0, 0, 0, 0
 	}
@@ -468,12 +438,12 @@ func (e *Engine) record(ctx context.Context, th voiceThread, x memory.InnerVoice
 	if joined {
 		// The session's window is what its calls recorded, this one's
 		// exchange included.
-		if window, err = e.window(ctx, sess); err != nil {
+		if window, err = v.window(ctx, sess); err != nil {
 			return nil, nil, synth.Synthesis{}, err
 		}
 	}
 	if fold := synth.SummaryFold(window); fold != nil {
-		s, made, note, u, err := e.rollSummary(ctx, sess, fold)
+		s, made, note, u, err := v.rollSummary(ctx, sess, fold)
 		usage = u
 		switch {
 		case memory.IsCode(err, memory.CodeConflict):
@@ -497,15 +467,15 @@ func (e *Engine) record(ctx context.Context, th voiceThread, x memory.InnerVoice
 // held to the same grounding rules. A summary that cannot be grounded
 // keeps the previous text (the window still moves on, so a session never
 // grows without bound); made says a new text was written.
-func (e *Engine) rollSummary(ctx context.Context, sess memory.InnerVoiceSession, fold []memory.InnerVoiceExchange) (memory.InnerVoiceSession, bool, string, synth.Synthesis, error) {
+func (v *Voice) rollSummary(ctx context.Context, sess memory.InnerVoiceSession, fold []memory.InnerVoiceExchange) (memory.InnerVoiceSession, bool, string, synth.Synthesis, error) {
 	prev := sess.Summary
 	q, sources := synth.SummaryInput(sess.Topic, prev.Text, fold)
-	sum := memory.RollingSummary{Text: prev.Text, LastUpdated: e.nowMs(), ExchangesSummarized: prev.ExchangesSummarized + len(fold),
+	sum := memory.RollingSummary{Text: prev.Text, LastUpdated: v.nowMs(), ExchangesSummarized: prev.ExchangesSummarized + len(fold),
 		CoverageRatio: prev.CoverageRatio, Private: prev.Private}
 	folded := 0
 	for _, x := range fold {
 		sum.Private = sum.Private || x.Private
-		folded += e.countText(x.Query + "\n" + x.Answer)
+		folded += v.countText(x.Query + "\n" + x.Answer)
 	}
 	var usage synth.Synthesis
 	made, note := false, ""
@@ -514,14 +484,14 @@ func (e *Engine) rollSummary(ctx context.Context, sess memory.InnerVoiceSession,
 		// supported by them, as an answer's by its memories, but one
 		// exchange may say all there is (the two-source rule is an
 		// answer's).
-		v := e.grounded.verifier
-		v.MinSources = 1
-		var fallback synth.Synthesizer = e.synth
-		if x, ok := e.synth.(synth.Extractive); ok {
+		ver := v.grounded.verifier
+		ver.MinSources = 1
+		var fallback synth.Synthesizer = v.synth
+		if x, ok := v.synth.(synth.Extractive); ok {
 			x.MinSources = 1
 			fallback = x
 		}
-		g, err := e.groundWith(ctx, v, fallback, q, sources, synth.Conversation{})
+		g, err := v.groundWith(ctx, ver, fallback, q, sources, synth.Conversation{})
 		if err != nil {
 			return sess, false, "", synth.Synthesis{}, err
 		}
@@ -536,12 +506,12 @@ func (e *Engine) rollSummary(ctx context.Context, sess memory.InnerVoiceSession,
 			note = strings.TrimSpace(note + " The rolling summary was made without the language model: " + g.degraded)
 		}
 	}
-	sum.TokenSavings = prev.TokenSavings + folded - (e.countText(sum.Text) - e.countText(prev.Text))
+	sum.TokenSavings = prev.TokenSavings + folded - (v.countText(sum.Text) - v.countText(prev.Text))
 	stored := usage
-	if !e.grounded.metrics {
+	if !v.grounded.metrics {
 		stored = synth.Synthesis{} // no figures stored: the aggregates do not move
 	}
-	s, err := e.grounded.store.SetVoiceSummary(ctx, sess.ID, sum, fold[len(fold)-1].Seq,
+	s, err := v.grounded.store.SetVoiceSummary(ctx, sess.ID, sum, fold[len(fold)-1].Seq,
 		int64(stored.PromptTokens), int64(stored.CompletionTokens), stored.Cost)
 	return s, made, note, usage, err
 }

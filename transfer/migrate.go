@@ -1,4 +1,4 @@
-package cairn
+package transfer
 
 import (
 	"context"
@@ -7,11 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
-	"time"
 
 	"github.com/cairnhq/cairn/memory"
 )
@@ -52,46 +51,25 @@ type MigrateReport struct {
 	Millis int64 `json:"millis"`
 }
 
-// Migrate copies every record of the database at from into the empty
-// database at to (each a SQLite file or a PostgreSQL URL, in either
-// direction), streaming: the source is read in one snapshot, and the
-// records go to the target in parts through one transaction. Before it
-// commits, that transaction checks that both databases hold the same
-// counts and that their exports have the same SHA-256, and copies the
-// vectors of o.Space: the target gets all of it or, on any failure (a
-// check that does not verify included), nothing, so a failed migration
-// can simply be run again.
-func Migrate(ctx context.Context, from, to string, o MigrateOptions) (MigrateReport, error) {
-	start := time.Now()
-	rep := MigrateReport{From: displayPath(from), To: displayPath(to), Sections: map[string]int{}}
+// Migrate copies every record of src into dst, which must be empty,
+// streaming: the source is read in one snapshot, and the records go to
+// the target in parts through one transaction. Before it commits, that
+// transaction checks that both databases hold the same counts and that
+// their exports have the same SHA-256, and copies the vectors of
+// o.Space: the target gets all of it or, on any failure (a check that
+// does not verify included), nothing, so a failed migration can simply
+// be run again. rep names the two databases (From, To); Migrate fills in
+// the rest but the time it took.
+func Migrate(ctx context.Context, src, dst memory.Store, rep MigrateReport, o MigrateOptions) (MigrateReport, error) {
+	if rep.Sections == nil {
+		rep.Sections = map[string]int{}
+	}
 	if o.PartSize <= 0 {
 		o.PartSize = 5000
 	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
+	if o.Progress == nil {
+		o.Progress = func(string, int, int) {}
 	}
-	progress := o.Progress
-	if progress == nil {
-		progress = func(string, int, int) {}
-	}
-	if from == to {
-		return rep, memory.Errorf(memory.CodeInvalidParams, "--from and --to name the same database")
-	}
-	if !IsPostgres(from) {
-		if _, err := os.Stat(from); err != nil {
-			return rep, memory.Errorf(memory.CodeNotFound, "the source database %s does not exist", from)
-		}
-	}
-	src, _, err := openStore(from, Options{Logger: o.Logger})
-	if err != nil {
-		return rep, err
-	}
-	defer src.Close()
-	dst, _, err := openStore(to, Options{Logger: o.Logger})
-	if err != nil {
-		return rep, err
-	}
-	defer dst.Close()
 	loader, ok := dst.(memory.Loader)
 	if !ok {
 		return rep, memory.Errorf(memory.CodeInternal, "the target store cannot load in parts")
@@ -108,92 +86,105 @@ func Migrate(ctx context.Context, from, to string, o MigrateOptions) (MigrateRep
 		return rep, memory.Errorf(memory.CodeConflict,
 			"the target %s already holds %d records; migrate into an empty database (or another cairn_schema)", rep.To, n)
 	}
-
-	total := recordCount(srcStats)
-	srcHash := sha256.New()
-	records := make(chan memory.Record, o.PartSize)
-	var exportErr error
+	m := &migration{src: src, o: o, rep: &rep, srcStats: srcStats, srcHash: sha256.New(), records: make(chan memory.Record, o.PartSize)}
 	ectx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() {
-		defer close(records)
-		enc := exportEncoder(srcHash)
-		exportErr = src.Export(ectx, func(r memory.Record) error {
-			if err := enc.Encode(r); err != nil {
-				return err
-			}
-			select {
-			case records <- r:
-				return nil
-			case <-ectx.Done():
-				return ectx.Err()
-			}
-		})
-	}()
-	next := func() (memory.Dump, error) {
-		var d memory.Dump
-		for d.Len() < o.PartSize {
-			r, ok := <-records
-			if !ok {
-				if exportErr != nil {
-					return memory.Dump{}, exportErr
-				}
-				break
-			}
-			d.Add(r)
-			rep.Sections[string(r.Section())]++
-			rep.Records++
-		}
-		return d, nil
-	}
-	// Verifying and copying the vectors happen inside the load's
-	// transaction: a migration that does not verify, or whose vectors
-	// fail to copy, leaves the target as it was.
-	check := func(l memory.Loaded) error {
-		rep.SourceDigest = hex.EncodeToString(srcHash.Sum(nil))
-		progress("verifying", 0, rep.Records)
-		dstStats, err := l.Stats(ctx)
-		if err != nil {
-			return err
-		}
-		if diff := statsDiff(srcStats, dstStats); diff != "" {
-			return memory.Errorf(memory.CodeDBError, "the migration does not verify: %s; nothing was written to the target", diff)
-		}
-		dstHash := sha256.New()
-		enc := exportEncoder(dstHash)
-		n := 0
-		if err := l.Export(ctx, func(r memory.Record) error {
-			n++
-			if n%5000 == 0 {
-				progress("verifying", n, rep.Records)
-			}
-			return enc.Encode(r)
-		}); err != nil {
-			return err
-		}
-		rep.TargetDigest = hex.EncodeToString(dstHash.Sum(nil))
-		progress("verifying", n, rep.Records)
-		if rep.TargetDigest != rep.SourceDigest || n != rep.Records {
-			return memory.Errorf(memory.CodeDBError, "the migration does not verify: the source's export has SHA-256 %s (%d records), the target's %s (%d); nothing was written to the target",
-				rep.SourceDigest, rep.Records, rep.TargetDigest, n)
-		}
-		if !o.Space.IsZero() {
-			rep.Space = o.Space.String()
-			if rep.Vectors, err = copyVectors(ctx, src, l, o.Space, srcStats, progress); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	err = loader.Load(ctx, next, func(done int) { progress("records", done, max(total, done)) }, check)
+	go m.export(ectx)
+	total := recordCount(srcStats)
+	err = loader.Load(ctx, m.next, func(done int) { o.Progress("records", done, max(total, done)) }, func(l memory.Loaded) error { return m.check(ctx, l) })
 	cancel()
-	for range records { // let the export goroutine end
+	for range m.records { // let the export goroutine end
 	}
+	return rep, err
+}
+
+// migration is a Migrate on its way: the source's export streams into
+// records while the target loads them.
+type migration struct {
+	src       memory.Store
+	o         MigrateOptions
+	rep       *MigrateReport
+	srcStats  memory.Stats
+	srcHash   hash.Hash
+	records   chan memory.Record
+	exportErr error
+}
+
+// export reads the source in one snapshot into records, hashing what
+// cairn export would write; it closes records when done.
+func (m *migration) export(ctx context.Context) {
+	defer close(m.records)
+	enc := exportEncoder(m.srcHash)
+	m.exportErr = m.src.Export(ctx, func(r memory.Record) error {
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+		select {
+		case m.records <- r:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+}
+
+// next is the next part of the records for the target.
+func (m *migration) next() (memory.Dump, error) {
+	var d memory.Dump
+	for d.Len() < m.o.PartSize {
+		r, ok := <-m.records
+		if !ok {
+			if m.exportErr != nil {
+				return memory.Dump{}, m.exportErr
+			}
+			break
+		}
+		d.Add(r)
+		m.rep.Sections[string(r.Section())]++
+		m.rep.Records++
+	}
+	return d, nil
+}
+
+// check verifies the load inside its transaction and copies the vectors
+// there: a migration that does not verify, or whose vectors fail to
+// copy, leaves the target as it was.
+func (m *migration) check(ctx context.Context, l memory.Loaded) error {
+	rep, progress := m.rep, m.o.Progress
+	rep.SourceDigest = hex.EncodeToString(m.srcHash.Sum(nil))
+	progress("verifying", 0, rep.Records)
+	dstStats, err := l.Stats(ctx)
 	if err != nil {
-		return rep, err
+		return err
 	}
-	rep.Millis = time.Since(start).Milliseconds()
-	return rep, nil
+	if diff := statsDiff(m.srcStats, dstStats); diff != "" {
+		return memory.Errorf(memory.CodeDBError, "the migration does not verify: %s; nothing was written to the target", diff)
+	}
+	dstHash := sha256.New()
+	enc := exportEncoder(dstHash)
+	n := 0
+	if err := l.Export(ctx, func(r memory.Record) error {
+		n++
+		if n%5000 == 0 {
+			progress("verifying", n, rep.Records)
+		}
+		return enc.Encode(r)
+	}); err != nil {
+		return err
+	}
+	rep.TargetDigest = hex.EncodeToString(dstHash.Sum(nil))
+	progress("verifying", n, rep.Records)
+	if rep.TargetDigest != rep.SourceDigest || n != rep.Records {
+		return memory.Errorf(memory.CodeDBError, "the migration does not verify: the source's export has SHA-256 %s (%d records), the target's %s (%d); nothing was written to the target",
+			rep.SourceDigest, rep.Records, rep.TargetDigest, n)
+	}
+	if !m.o.Space.IsZero() {
+		rep.Space = m.o.Space.String()
+		if rep.Vectors, err = copyVectors(ctx, m.src, l, m.o.Space, m.srcStats, progress); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // exportEncoder writes records as cairn export does.

@@ -1,4 +1,4 @@
-package cairn
+package voice
 
 import (
 	"github.com/cairnhq/cairn/llm"
@@ -14,7 +14,8 @@ type GroundingSettings struct {
 	Threshold   float64 `json:"threshold"`
 }
 
-func (g GroundingSettings) verifier() synth.Verifier {
+// Verifier is the grounding verifier with these thresholds.
+func (g GroundingSettings) Verifier() synth.Verifier {
 	return synth.Verifier{MinCoverage: g.MinCoverage, MinSources: g.MinSources, Threshold: g.Threshold}
 }
 
@@ -42,7 +43,8 @@ type LLMSettings struct {
 	APIKeySet  bool            `json:"apiKeySet"`
 }
 
-func llmSettingsOf(s llm.Settings) LLMSettings {
+// LLMSettingsOf describes the language model's settings s.
+func LLMSettingsOf(s llm.Settings) LLMSettings {
 	if s.Provider == "" {
 		return LLMSettings{}
 	}
@@ -70,70 +72,59 @@ type SessionSettings struct {
 	CostTracking    bool   `json:"costTracking"`
 }
 
-func sessionSettingsOf(c synth.SessionConfig) SessionSettings {
+// SessionSettingsOf describes the sessions' configuration c.
+func SessionSettingsOf(c synth.SessionConfig) SessionSettings {
 	return SessionSettings{MaxPromptTokens: c.MaxPromptTokens, Timeout: c.Timeout.String(), Context: c.Context,
 		Metrics: !c.NoMetrics, CostTracking: !c.NoCostTracking}
 }
 
-// readGrounded reads the language model's settings (llm.SettingsFromEnv),
-// the verifier's and the sessions'.
-func (s *Settings) readGrounded(getenv func(string) string) error {
+// Settings are the grounded answers' settings read from the
+// environment: the language model's (llm.SettingsFromEnv, CAIRN_LLM_*),
+// the verifier's thresholds and the sessions'.
+type Settings struct {
+	LLM       llm.Settings
+	Grounding GroundingSettings
+	Sessions  synth.SessionConfig
+	// Notes are the defaults filled in; Warnings the clamps applied.
+	Notes, Warnings []string
+}
+
+// SettingsFromEnv reads the grounded answers' settings (getenv is
+// os.Getenv in production).
+func SettingsFromEnv(getenv func(string) string) (Settings, error) {
+	var s Settings
 	ls, notes, err := llm.SettingsFromEnv(getenv)
 	if err != nil {
-		return err
+		return s, err
 	}
-	s.llm, s.LLM = ls, llmSettingsOf(ls)
-	s.Notes = append(s.Notes, notes...)
+	s.LLM, s.Notes = ls, notes
 	v, warns := synth.VerifierFromEnv(getenv)
 	s.Grounding = GroundingSettings{MinCoverage: v.MinCoverage, MinSources: v.MinSources, Threshold: v.Threshold}
 	s.Warnings = append(s.Warnings, warns...)
 	sc, warns, err := synth.SessionConfigFromEnv(getenv)
 	if err != nil {
-		return err
+		return s, err
 	}
-	s.sessions, s.Sessions = sc, sessionSettingsOf(sc)
+	s.Sessions = sc
 	s.Warnings = append(s.Warnings, warns...)
-	if ls.Provider != "" && !s.InnerVoice.Enabled {
-		s.Notes = append(s.Notes, "a language model is configured, but inner_voice is disabled: set SURR_ENABLE_INNER_VOICE=1 to use it")
-	}
-	return nil
+	return s, nil
 }
 
-// groundedOptions makes the language model's client and passes the
-// verifier's and the sessions' settings on.
-func (s Settings) groundedOptions(o *Options) error {
-	if s.llm.Provider != "" {
-		c, err := llm.New(s.llm)
-		if err != nil {
-			return err
-		}
-		o.LLM, o.LLMMaxOutputTokens = c, s.llm.MaxOutputTokens
+// Describe gives the settings views of a voice opened from options
+// rather than from the environment (a library caller's): its language
+// model, verifier and sessions, defaults in place of what is nil.
+func Describe(model llm.Client, maxOut int, v *synth.Verifier, sc *synth.SessionConfig) (LLMSettings, GroundingSettings, SessionSettings) {
+	ver := synth.Verifier{MinCoverage: synth.DefaultMinCoverage, MinSources: synth.DefaultMinSources, Threshold: synth.DefaultThreshold}
+	if v != nil {
+		ver = *v
 	}
-	v := s.Grounding.verifier()
-	sc := s.sessions
-	if sc.MaxPromptTokens == 0 {
-		d := synth.DefaultSessionConfig()
-		d.NoMetrics, d.NoCostTracking = sc.NoMetrics, sc.NoCostTracking
-		sc = d
+	sessions := synth.DefaultSessionConfig()
+	if sc != nil {
+		sessions = *sc
 	}
-	o.Verifier, o.Sessions = &v, &sc
-	return nil
-}
-
-// groundedSettingsOf describes the grounded answers of an engine opened
-// from Options.
-func groundedSettingsOf(o Options, s *Settings) {
-	v := synth.Verifier{MinCoverage: synth.DefaultMinCoverage, MinSources: synth.DefaultMinSources, Threshold: synth.DefaultThreshold}
-	if o.Verifier != nil {
-		v = *o.Verifier
+	var ls LLMSettings
+	if model != nil {
+		ls = LLMSettings{Provider: model.Provider(), Model: model.Model(), ContextWindow: model.ContextWindow(), MaxOutputTokens: maxOut}
 	}
-	s.Grounding = GroundingSettings{MinCoverage: v.MinCoverage, MinSources: v.MinSources, Threshold: v.Threshold}
-	sc := synth.DefaultSessionConfig()
-	if o.Sessions != nil {
-		sc = *o.Sessions
-	}
-	s.Sessions = sessionSettingsOf(sc)
-	if o.LLM != nil {
-		s.LLM = LLMSettings{Provider: o.LLM.Provider(), Model: o.LLM.Model(), ContextWindow: o.LLM.ContextWindow(), MaxOutputTokens: o.LLMMaxOutputTokens}
-	}
+	return ls, GroundingSettings{MinCoverage: ver.MinCoverage, MinSources: ver.MinSources, Threshold: ver.Threshold}, SessionSettingsOf(sessions)
 }

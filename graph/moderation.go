@@ -1,17 +1,15 @@
-package cairn
+package graph
 
 import (
 	"context"
 	"math"
 	"strings"
 
-	"github.com/cairnhq/cairn/graph"
 	"github.com/cairnhq/cairn/memory"
 )
 
 // Moderation of knowledge-graph candidates (knowledgegraph_moderate, as
-// the specification names it) and the removal lifecycle
-// (maintenance_ops).
+// the specification names it).
 
 // CandidatesRequest lists knowledge-graph candidates.
 type CandidatesRequest struct {
@@ -28,8 +26,8 @@ type CandidateList struct {
 	Candidates []memory.KGCandidate `json:"candidates"`
 }
 
-func (e *Engine) needCandidates() error {
-	if e.candidates == nil {
+func (cur *Curator) needCandidates() error {
+	if cur.Staged == nil {
 		return memory.Errorf(memory.CodeFeatureDisabled, "this store does not keep knowledge-graph candidates")
 	}
 	return nil
@@ -76,7 +74,7 @@ func (req CandidatesRequest) filter() (memory.CandidateFilter, error) {
 	if req.Limit < 0 || req.Limit > 1000 || req.Offset < 0 {
 		return f, memory.Errorf(memory.CodeInvalidParams, "limit %d / offset %d: limit is 1 to 1000, offset at least 0", req.Limit, req.Offset)
 	}
-	if err := validateRef("source_thought_id", req.SourceThoughtID, true); err != nil {
+	if err := memory.ValidateRef("source_thought_id", req.SourceThoughtID, true); err != nil {
 		return f, err
 	}
 	f.SourceThoughtID, f.Limit, f.Offset = req.SourceThoughtID, req.Limit, req.Offset
@@ -87,15 +85,15 @@ func (req CandidatesRequest) filter() (memory.CandidateFilter, error) {
 }
 
 // Candidates lists knowledge-graph candidates, most confident first.
-func (e *Engine) Candidates(ctx context.Context, req CandidatesRequest) (CandidateList, error) {
-	if err := e.needCandidates(); err != nil {
+func (cur *Curator) Candidates(ctx context.Context, req CandidatesRequest) (CandidateList, error) {
+	if err := cur.needCandidates(); err != nil {
 		return CandidateList{}, err
 	}
 	f, err := req.filter()
 	if err != nil {
 		return CandidateList{}, err
 	}
-	cs, err := e.candidates.Candidates(ctx, f)
+	cs, err := cur.Staged.Candidates(ctx, f)
 	if cs == nil {
 		cs = []memory.KGCandidate{}
 	}
@@ -172,9 +170,9 @@ type ModerateResult struct {
 // not_found, a decided candidate a conflict, a bad decision
 // invalid_params, and then nothing is written. Each decision is then
 // written in its own transaction, in order.
-func (e *Engine) Moderate(ctx context.Context, req ModerateRequest) (ModerateResult, error) {
+func (cur *Curator) Moderate(ctx context.Context, req ModerateRequest) (ModerateResult, error) {
 	res := ModerateResult{Results: []ModerateOutcome{}, DryRun: req.DryRun}
-	if err := e.needCandidates(); err != nil {
+	if err := cur.needCandidates(); err != nil {
 		return res, err
 	}
 	action := strings.ToLower(strings.TrimSpace(req.Action))
@@ -191,27 +189,27 @@ func (e *Engine) Moderate(ctx context.Context, req ModerateRequest) (ModerateRes
 		if len(req.Items) > 0 {
 			return res, memory.Errorf(memory.CodeInvalidParams, "items are decisions: use action decide or review_and_decide")
 		}
-		list, err := e.Candidates(ctx, review)
+		list, err := cur.Candidates(ctx, review)
 		res.Review = &list
 		return res, err
 	case "decide", "review_and_decide":
 		if len(req.Items) == 0 {
 			return res, memory.Errorf(memory.CodeInvalidParams, "action %s needs items: [{id, decision}]", action)
 		}
-		out, err := e.decide(ctx, req.Items, req.DryRun)
+		out, err := cur.decide(ctx, req.Items, req.DryRun)
 		res.Results = out
 		if err != nil || action == "decide" {
 			return res, err
 		}
-		list, err := e.Candidates(ctx, review)
+		list, err := cur.Candidates(ctx, review)
 		res.Review = &list
 		return res, err
 	case "blocklist":
-		bl, err := e.candidates.Blocklist(ctx)
+		bl, err := cur.Staged.Blocklist(ctx)
 		res.Blocklist = bl
 		return res, err
 	case "unblock":
-		return e.unblock(ctx, req.Items, req.DryRun)
+		return cur.unblock(ctx, req.Items, req.DryRun)
 	}
 	return res, memory.Errorf(memory.CodeInvalidParams, "action %q: want review, decide, review_and_decide, blocklist or unblock", req.Action)
 }
@@ -227,142 +225,165 @@ func decision(s string) (string, error) {
 	return "", memory.Errorf(memory.CodeInvalidParams, "decision %q: want approve (promote) or reject", s)
 }
 
-func (e *Engine) decide(ctx context.Context, items []ModerateItem, dry bool) ([]ModerateOutcome, error) {
+// decide checks every item, then applies them in order.
+func (cur *Curator) decide(ctx context.Context, items []ModerateItem, dry bool) ([]ModerateOutcome, error) {
 	out := []ModerateOutcome{}
-	// Check every item first.
 	cands := make([]memory.KGCandidate, len(items))
 	seen := map[string]bool{}
 	for i, it := range items {
-		if err := validateRef("items[].id", it.ID, false); err != nil {
-			return out, err
-		}
 		if seen[it.ID] {
 			return out, memory.Errorf(memory.CodeInvalidParams, "candidate %s is decided twice", it.ID)
 		}
+		c, err := cur.checkItem(ctx, it)
+		if err != nil {
+			return out, err
+		}
 		seen[it.ID] = true
-		status, err := decision(it.Decision)
-		if err != nil {
-			return out, err
-		}
-		if err := memory.ValidateText("feedback", it.Feedback, 4096); err != nil {
-			return out, err
-		}
-		if err := validateRef("canonical_id", it.CanonicalID, true); err != nil {
-			return out, err
-		}
-		if status == memory.CandidateRejected && (it.CanonicalID != "" || it.MarkSourceRemoval) {
-			return out, memory.Errorf(memory.CodeInvalidParams, "candidate %s: canonical_id and mark_source_removal go with approve", it.ID)
-		}
-		if status == memory.CandidateApproved && it.Block {
-			return out, memory.Errorf(memory.CodeInvalidParams, "candidate %s: block goes with reject", it.ID)
-		}
-		if it.MarkSourceRemoval && e.removals == nil {
-			return out, memory.Errorf(memory.CodeFeatureDisabled, "mark_source_removal: this store does not keep the removal lifecycle")
-		}
-		got, err := e.candidates.Candidates(ctx, memory.CandidateFilter{IDs: []string{it.ID}, Limit: 1})
-		if err != nil {
-			return out, err
-		}
-		if len(got) == 0 {
-			return out, memory.Errorf(memory.CodeNotFound, "candidate %s does not exist", it.ID)
-		}
-		c := got[0]
-		if c.Status != memory.CandidatePending {
-			return out, memory.Errorf(memory.CodeConflict, "candidate %s was already %s", c.ID, c.Status)
-		}
-		if it.Kind != "" {
-			k, err := candidateKind(it.Kind)
-			if err != nil {
-				return out, err
-			}
-			if k != "" && k != c.Kind {
-				return out, memory.Errorf(memory.CodeInvalidParams, "candidate %s is an %s candidate, not %s", c.ID, c.Kind, k)
-			}
-		}
-		if it.CanonicalID != "" {
-			if c.Kind != memory.CandidateEntity {
-				return out, memory.Errorf(memory.CodeInvalidParams, "canonical_id merges an entity candidate into an entity; %s is an edge candidate", c.ID)
-			}
-			if _, err := e.store.Entity(ctx, it.CanonicalID); err != nil {
-				return out, err
-			}
-		}
 		cands[i] = c
 	}
-	// Apply them in order.
 	for i, it := range items {
-		c := cands[i]
-		status, _ := decision(it.Decision)
-		o := ModerateOutcome{ID: c.ID, Kind: string(c.Kind), Decision: status, Status: status}
-		if status == memory.CandidateRejected {
-			o.Blocked = it.Block
-			if dry {
-				o.Status = "would_reject"
-			} else if _, err := e.candidates.DecideCandidate(ctx, memory.CandidateDecision{ID: c.ID, Status: status,
-				DecidedAt: e.nowMs(), Feedback: it.Feedback, Block: it.Block}); err != nil {
-				return out, err
-			}
-			out = append(out, o)
-			continue
-		}
-		newID := e.newID
-		if dry {
-			newID = func(string) string { return "" }
-		}
-		p, err := graph.PlanPromotion(ctx, e.store, c, it.CanonicalID, newID, e.nowMs())
+		o, err := cur.apply(ctx, it, cands[i], dry)
 		if err != nil {
 			return out, err
-		}
-		p.Decision.Feedback = it.Feedback
-		o.PromotedID, o.Merged, o.Created = p.Decision.PromotedID, p.Merged, p.Created
-		if dry {
-			o.Status, o.Created = "would_approve", nil
-			out = append(out, o)
-			continue
-		}
-		if _, err := e.candidates.DecideCandidate(ctx, p.Decision); err != nil {
-			return out, err
-		}
-		e.embedPromotion(ctx, p.Decision)
-		if it.MarkSourceRemoval && c.SourceThoughtID != "" {
-			n, err := e.removals.MarkRemoval(ctx, []string{c.SourceThoughtID}, e.nowMs())
-			if err != nil {
-				return out, err
-			}
-			o.MarkedForRemoval = n
 		}
 		out = append(out, o)
 	}
 	return out, nil
 }
 
+// checkItem checks one decision and returns its candidate, pending.
+func (cur *Curator) checkItem(ctx context.Context, it ModerateItem) (memory.KGCandidate, error) {
+	if _, err := it.check(); err != nil {
+		return memory.KGCandidate{}, err
+	}
+	if it.MarkSourceRemoval && cur.Removals == nil {
+		return memory.KGCandidate{}, memory.Errorf(memory.CodeFeatureDisabled, "mark_source_removal: this store does not keep the removal lifecycle")
+	}
+	got, err := cur.Staged.Candidates(ctx, memory.CandidateFilter{IDs: []string{it.ID}, Limit: 1})
+	if err != nil {
+		return memory.KGCandidate{}, err
+	}
+	if len(got) == 0 {
+		return memory.KGCandidate{}, memory.Errorf(memory.CodeNotFound, "candidate %s does not exist", it.ID)
+	}
+	c := got[0]
+	if c.Status != memory.CandidatePending {
+		return c, memory.Errorf(memory.CodeConflict, "candidate %s was already %s", c.ID, c.Status)
+	}
+	if it.Kind != "" {
+		k, err := candidateKind(it.Kind)
+		if err != nil {
+			return c, err
+		}
+		if k != "" && k != c.Kind {
+			return c, memory.Errorf(memory.CodeInvalidParams, "candidate %s is an %s candidate, not %s", c.ID, c.Kind, k)
+		}
+	}
+	if it.CanonicalID != "" {
+		if c.Kind != memory.CandidateEntity {
+			return c, memory.Errorf(memory.CodeInvalidParams, "canonical_id merges an entity candidate into an entity; %s is an edge candidate", c.ID)
+		}
+		if _, err := cur.Store.Entity(ctx, it.CanonicalID); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// check validates an item's fields, alone, and returns its decision.
+func (it ModerateItem) check() (string, error) {
+	if err := memory.ValidateRef("items[].id", it.ID, false); err != nil {
+		return "", err
+	}
+	status, err := decision(it.Decision)
+	if err != nil {
+		return "", err
+	}
+	if err := memory.ValidateText("feedback", it.Feedback, 4096); err != nil {
+		return "", err
+	}
+	if err := memory.ValidateRef("canonical_id", it.CanonicalID, true); err != nil {
+		return "", err
+	}
+	if status == memory.CandidateRejected && (it.CanonicalID != "" || it.MarkSourceRemoval) {
+		return "", memory.Errorf(memory.CodeInvalidParams, "candidate %s: canonical_id and mark_source_removal go with approve", it.ID)
+	}
+	if status == memory.CandidateApproved && it.Block {
+		return "", memory.Errorf(memory.CodeInvalidParams, "candidate %s: block goes with reject", it.ID)
+	}
+	return status, nil
+}
+
+// apply writes one checked decision (or, on a dry run, says what it
+// would write).
+func (cur *Curator) apply(ctx context.Context, it ModerateItem, c memory.KGCandidate, dry bool) (ModerateOutcome, error) {
+	status, _ := decision(it.Decision)
+	o := ModerateOutcome{ID: c.ID, Kind: string(c.Kind), Decision: status, Status: status}
+	if status == memory.CandidateRejected {
+		o.Blocked = it.Block
+		if dry {
+			o.Status = "would_reject"
+		} else if _, err := cur.Staged.DecideCandidate(ctx, memory.CandidateDecision{ID: c.ID, Status: status,
+			DecidedAt: cur.Now(), Feedback: it.Feedback, Block: it.Block}); err != nil {
+			return o, err
+		}
+		return o, nil
+	}
+	newID := cur.NewID
+	if dry {
+		newID = func(string) string { return "" }
+	}
+	p, err := PlanPromotion(ctx, cur.Store, c, it.CanonicalID, newID, cur.Now())
+	if err != nil {
+		return o, err
+	}
+	p.Decision.Feedback = it.Feedback
+	o.PromotedID, o.Merged, o.Created = p.Decision.PromotedID, p.Merged, p.Created
+	if dry {
+		o.Status, o.Created = "would_approve", nil
+		return o, nil
+	}
+	if _, err := cur.Staged.DecideCandidate(ctx, p.Decision); err != nil {
+		return o, err
+	}
+	cur.embedPromotion(ctx, p.Decision)
+	if it.MarkSourceRemoval && c.SourceThoughtID != "" {
+		n, err := cur.Removals.MarkRemoval(ctx, []string{c.SourceThoughtID}, cur.Now())
+		if err != nil {
+			return o, err
+		}
+		o.MarkedForRemoval = n
+	}
+	return o, nil
+}
+
 // embedPromotion embeds what an approval wrote: its entities and edge.
-func (e *Engine) embedPromotion(ctx context.Context, d memory.CandidateDecision) {
+func (cur *Curator) embedPromotion(ctx context.Context, d memory.CandidateDecision) {
 	var jobs []memory.EmbedJob
 	names := map[string]string{}
 	for _, ent := range d.Entities {
-		jobs = append(jobs, memory.EmbedJob{Kind: memory.VectorKGEntity, ID: ent.ID, Content: graph.EntityText(ent)})
+		jobs = append(jobs, memory.EmbedJob{Kind: memory.VectorKGEntity, ID: ent.ID, Content: EntityText(ent)})
 		names[ent.ID] = ent.Name
 	}
 	if g := d.Edge; g != nil {
 		for _, id := range []string{g.Source, g.Target} {
 			if _, ok := names[id]; !ok {
-				if ent, err := e.store.Entity(ctx, id); err == nil {
+				if ent, err := cur.Store.Entity(ctx, id); err == nil {
 					names[id] = ent.Name
 				}
 			}
 		}
-		jobs = append(jobs, memory.EmbedJob{Kind: memory.VectorKGEdge, ID: g.ID, Content: graph.EdgeText(names[g.Source], g.Relation, names[g.Target])})
+		jobs = append(jobs, memory.EmbedJob{Kind: memory.VectorKGEdge, ID: g.ID, Content: EdgeText(names[g.Source], g.Relation, names[g.Target])})
 	}
-	e.embedAfterWrite(ctx, jobs)
+	cur.Embed(ctx, jobs)
 }
 
-func (e *Engine) unblock(ctx context.Context, items []ModerateItem, dry bool) (ModerateResult, error) {
+func (cur *Curator) unblock(ctx context.Context, items []ModerateItem, dry bool) (ModerateResult, error) {
 	res := ModerateResult{Results: []ModerateOutcome{}, DryRun: dry}
 	if len(items) == 0 {
 		return res, memory.Errorf(memory.CodeInvalidParams, "action unblock needs items: [{kind, key}]")
 	}
-	bl, err := e.candidates.Blocklist(ctx)
+	bl, err := cur.Staged.Blocklist(ctx)
 	if err != nil {
 		return res, err
 	}
@@ -388,7 +409,7 @@ func (e *Engine) unblock(ctx context.Context, items []ModerateItem, dry bool) (M
 		o := ModerateOutcome{ID: strings.ToLower(it.Key), Kind: string(kinds[i]), Decision: "unblock", Status: "unblocked"}
 		if dry {
 			o.Status = "would_unblock"
-		} else if err := e.candidates.Unblock(ctx, kinds[i], strings.ToLower(it.Key)); err != nil {
+		} else if err := cur.Staged.Unblock(ctx, kinds[i], strings.ToLower(it.Key)); err != nil {
 			return res, err
 		}
 		res.Results = append(res.Results, o)

@@ -1,4 +1,4 @@
-package cairn
+package transfer
 
 import (
 	"github.com/cairnhq/cairn/code"

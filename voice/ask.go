@@ -1,4 +1,4 @@
-package cairn
+package voice
 
 import (
 	"cmp"
@@ -213,9 +213,9 @@ type askParams struct {
 	save, autoMark     bool
 }
 
-func (e *Engine) askParams(req AskRequest, d *AskDiagnostics) (askParams, error) {
-	p := askParams{topK: e.ask.TopK, simThresh: e.ask.SimThresh, confMin: DefaultConfidenceMin, maxNodes: DefaultMaxNodes,
-		maxEdges: DefaultMaxEdges, save: true, autoMark: e.ask.AutoMarkRemoval}
+func (v *Voice) askParams(req AskRequest, d *AskDiagnostics) (askParams, error) {
+	p := askParams{topK: v.ask.TopK, simThresh: v.ask.SimThresh, confMin: DefaultConfidenceMin, maxNodes: DefaultMaxNodes,
+		maxEdges: DefaultMaxEdges, save: true, autoMark: v.ask.AutoMarkRemoval}
 	if req.TopK != nil {
 		p.topK = min(synth.MaxTopK, max(1, *req.TopK))
 		if p.topK != *req.TopK {
@@ -287,83 +287,145 @@ func (e *Engine) askParams(req AskRequest, d *AskDiagnostics) (askParams, error)
 // save false, stage_kg false and mode none it writes nothing. It fails
 // with feature_disabled unless the inner voice is enabled
 // (SURR_ENABLE_INNER_VOICE=1).
-func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
-	start := time.Now()
-	res := AskResult{Sources: []AskSource{}, Sentences: []synth.Sentence{}, Staged: Staged{CandidateIDs: []string{}},
-		Grounding: synth.GroundedResponse{Sources: []synth.SourceCitation{}}}
-	d := &res.Diagnostics
-	if !e.voice.Config.Enabled {
-		return res, memory.Errorf(memory.CodeFeatureDisabled, "inner_voice is disabled; set SURR_ENABLE_INNER_VOICE=1 to enable it")
+func (v *Voice) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
+	a := &asking{req: req, start: time.Now(), res: AskResult{Sources: []AskSource{}, Sentences: []synth.Sentence{},
+		Staged: Staged{CandidateIDs: []string{}}, Grounding: synth.GroundedResponse{Sources: []synth.SourceCitation{}}}}
+	if err := v.prepare(ctx, a); err != nil {
+		return a.res, err
+	}
+	defer func() {
+		a.call.Latency = time.Since(a.start)
+		v.observeVoice(ctx, a.call)
+	}()
+	if err := v.retrieveSources(ctx, a); err != nil {
+		return a.res, err
+	}
+	if len(a.found.sources) == 0 {
+		v.answerNothing(ctx, a)
+		return a.res, nil
+	}
+	if err := v.synthesise(ctx, a); err != nil {
+		return a.res, err
+	}
+	summary, err := v.summaryToSave(a)
+	if err != nil {
+		return a.res, err
+	}
+	// The writes, in an order a failure cannot make a retry duplicate:
+	// staging first (a retry finds its candidates pending and stages none
+	// again), then the summary (the last write that fails the call), then
+	// the best-effort steps, marking and the session.
+	yield, err := v.stageCandidates(ctx, a)
+	if err != nil {
+		return a.res, err
+	}
+	if err := v.save(ctx, a, summary); err != nil {
+		return a.res, err
+	}
+	v.markForRemoval(ctx, a, yield)
+	v.recordSession(ctx, a)
+	a.res.Diagnostics.LatencyMs = time.Since(a.start).Milliseconds()
+	return a.res, nil
+}
+
+// asking is one inner_voice call on its way: the request, its
+// parameters, and what each step found.
+type asking struct {
+	req    AskRequest
+	q      string
+	p      askParams
+	policy string
+	thread voiceThread
+	conv   synth.Conversation
+	start  time.Time
+	res    AskResult
+	call   Call
+	found  askFound
+	g      groundedAnswer
+}
+
+// prepare checks the request and reads its parameters, context policy
+// and session, before anything is retrieved.
+func (v *Voice) prepare(ctx context.Context, a *asking) error {
+	req, d := a.req, &a.res.Diagnostics
+	if !v.recall.Config.Enabled {
+		return memory.Errorf(memory.CodeFeatureDisabled, "inner_voice is disabled; set SURR_ENABLE_INNER_VOICE=1 to enable it")
 	}
 	if err := memory.ValidateText("content", req.Content, retrieve.MaxQueryBytes); err != nil {
-		return res, err
+		return err
 	}
-	q := strings.TrimSpace(req.Content)
-	if q == "" {
-		return res, memory.Errorf(memory.CodeInvalidParams, "content is empty: give the question to answer")
+	if a.q = strings.TrimSpace(req.Content); a.q == "" {
+		return memory.Errorf(memory.CodeInvalidParams, "content is empty: give the question to answer")
 	}
-	p, err := e.askParams(req, d)
-	if err != nil {
-		return res, err
+	var err error
+	if a.p, err = v.askParams(req, d); err != nil {
+		return err
 	}
-	if req.StageKG && e.candidates == nil {
-		return res, memory.Errorf(memory.CodeFeatureDisabled, "stage_kg: this store does not keep knowledge-graph candidates")
+	if req.StageKG && v.candidates == nil {
+		return memory.Errorf(memory.CodeFeatureDisabled, "stage_kg: this store does not keep knowledge-graph candidates")
 	}
-	if req.StageKG && p.autoMark && e.removals == nil {
-		return res, memory.Errorf(memory.CodeFeatureDisabled, "auto_mark_removal: this store does not keep the removal lifecycle")
+	if req.StageKG && a.p.autoMark && v.removals == nil {
+		return memory.Errorf(memory.CodeFeatureDisabled, "auto_mark_removal: this store does not keep the removal lifecycle")
 	}
-	policy, err := e.contextPolicy(req.Context)
-	if err != nil {
-		return res, err
+	if a.policy, err = v.contextPolicy(req.Context); err != nil {
+		return err
 	}
-	thread, conv, err := e.openThread(ctx, req, q, d)
-	if err != nil {
-		return res, err
+	if a.thread, a.conv, err = v.openThread(ctx, req, a.q, d); err != nil {
+		return err
 	}
-	d.TopK, d.SimThresh, d.Context = p.topK, p.simThresh, policy
-	sp := e.embedder.Space()
-	d.Embedder = sp.String()
-	res.Synthesizer = e.primaryName()
-	res.Provenance.Synthesizer = res.Synthesizer
-	call := InnerVoiceCall{Synthesizer: res.Synthesizer, Outcome: OutcomeNoSources}
-	defer func() {
-		call.Latency = time.Since(start)
-		e.observeVoice(ctx, call)
-	}()
+	d.TopK, d.SimThresh, d.Context = a.p.topK, a.p.simThresh, a.policy
+	d.Embedder = v.space.String()
+	a.res.Synthesizer = v.primaryName()
+	a.res.Provenance.Synthesizer = a.res.Synthesizer
+	a.call = Call{Synthesizer: a.res.Synthesizer, Outcome: OutcomeNoSources}
+	return nil
+}
 
-	// Retrieve: the inner voice's pipeline, under the context policy.
-	found, err := e.askSources(ctx, req, q, p, policy, d)
+// retrieveSources finds the records the answer may draw on: the inner
+// voice's pipeline, under the context policy.
+func (v *Voice) retrieveSources(ctx context.Context, a *asking) error {
+	d := &a.res.Diagnostics
+	found, err := v.askSources(ctx, a.req, a.q, a.p, a.policy, d)
 	if err != nil {
-		return res, err
+		return err
 	}
-	sources, thoughts, byID, iv := found.sources, found.thoughts, found.byID, found.diag
+	a.found = found
 	if d.Degraded != "" {
 		d.Notes = append(d.Notes, fmt.Sprintf("the embedder is unavailable: the sources were found by words, not by meaning, among the %d most recent "+
 			"thoughts and graph records (at most SURR_DB_LIMIT %d of each kind); sim_thresh applied to the share of the question's words a source holds",
-			d.WordPool, e.ask.DBLimit))
+			d.WordPool, v.ask.DBLimit))
 	}
-	if len(sources) == 0 {
-		d.NoResults, d.Reason = true, noResultsReason(policy, iv)
-		if p.save {
-			d.SaveSkipped = "no answer"
-		}
-		res.Grounding = synth.GroundedResponse{Answer: "", Sources: []synth.SourceCitation{}, Notes: "No memory was similar enough to the question."}
-		if thread.mode != ModeNone {
-			e.recordInto(ctx, &res, &call, thread, memory.InnerVoiceExchange{Query: q, Notes: res.Grounding.Notes, Synthesizer: res.Synthesizer,
-				Timestamp: e.nowMs(), Sources: []memory.VoiceCitation{}, MemoriesReferenced: []string{}})
-		}
-		d.LatencyMs = time.Since(start).Milliseconds()
-		return res, nil
-	}
+	return nil
+}
 
-	// Synthesise and check.
-	g, err := e.ground(ctx, q, sources, conv)
-	if err != nil {
-		return res, err
+// answerNothing ends a call that found no source: it says why, and
+// records the question in its session.
+func (v *Voice) answerNothing(ctx context.Context, a *asking) {
+	d := &a.res.Diagnostics
+	d.NoResults, d.Reason = true, noResultsReason(a.policy, a.found.diag)
+	if a.p.save {
+		d.SaveSkipped = "no answer"
 	}
+	a.res.Grounding = synth.GroundedResponse{Answer: "", Sources: []synth.SourceCitation{}, Notes: "No memory was similar enough to the question."}
+	if a.thread.mode != ModeNone {
+		v.recordInto(ctx, &a.res, &a.call, a.thread, memory.InnerVoiceExchange{Query: a.q, Notes: a.res.Grounding.Notes, Synthesizer: a.res.Synthesizer,
+			Timestamp: v.nowMs(), Sources: []memory.VoiceCitation{}, MemoriesReferenced: []string{}})
+	}
+	d.LatencyMs = time.Since(a.start).Milliseconds()
+}
+
+// synthesise answers from the sources and checks the answer, and says
+// what answered and what it took.
+func (v *Voice) synthesise(ctx context.Context, a *asking) error {
+	res, d := &a.res, &a.res.Diagnostics
+	g, err := v.ground(ctx, a.q, a.found.sources, a.conv)
+	if err != nil {
+		return err
+	}
+	a.g = g
 	ans := g.answer
 	for _, s := range g.used {
-		res.Sources = append(res.Sources, byID[s.ID])
+		res.Sources = append(res.Sources, a.found.byID[s.ID])
 	}
 	res.SynthesizedAnswer, res.Synthesizer, res.Refused, res.Grounding = ans.Text, ans.Name, ans.Refused, g.response
 	if ans.Sentences != nil {
@@ -377,155 +439,179 @@ func (e *Engine) Ask(ctx context.Context, req AskRequest) (AskResult, error) {
 	pv.Synthesizer, pv.LatencyMs, pv.Prompt = ans.Name, g.latency.Milliseconds(), g.context
 	pv.Calls, pv.PromptTokens, pv.CompletionTokens, pv.CostUSD, pv.PromptHash = g.usage.Calls, g.usage.PromptTokens,
 		g.usage.CompletionTokens, g.usage.Cost, g.usage.PromptHash
-	if c := e.grounded.llm; c != nil && (g.usage.Calls > 0 || g.degraded == "") {
+	if c := v.grounded.llm; c != nil && (g.usage.Calls > 0 || g.degraded == "") {
 		pv.Provider, pv.Model = c.Provider(), cmp.Or(g.usage.Model, c.Model())
 	}
-	if !e.grounded.costs && e.grounded.llm != nil {
+	if !v.grounded.costs && v.grounded.llm != nil {
 		d.Notes = append(d.Notes, "cost tracking is off (SURR_INNER_VOICE_COST_TRACKING=0): no cost is computed or stored, and cost_usd is 0")
 	}
 	if g.degraded != "" {
 		pv.DegradedFrom, pv.DegradedReason = synth.GroundedName, g.degraded
 		d.Notes = append(d.Notes, "the language model did not answer ("+g.degraded+"): the extractive synthesiser answered")
 	}
-	call.Synthesizer, call.Degraded, call.Coverage = ans.Name, g.degraded != "", g.response.CoverageRatio
-	call.PromptTokens, call.CompletionTokens, call.Cost = g.usage.PromptTokens, g.usage.CompletionTokens, g.usage.Cost
-	call.Outcome = OutcomeAnswered
+	c := &a.call
+	c.Synthesizer, c.Degraded, c.Coverage = ans.Name, g.degraded != "", g.response.CoverageRatio
+	c.PromptTokens, c.CompletionTokens, c.Cost = g.usage.PromptTokens, g.usage.CompletionTokens, g.usage.Cost
+	c.Outcome = OutcomeAnswered
 	if ans.Refused {
-		call.Outcome = OutcomeRefused
+		c.Outcome = OutcomeRefused
 	}
-	ids := make([]string, len(thoughts))
+	return nil
+}
+
+// summaryToSave is the summary thought to save (nil: none, and
+// diagnostics say why), checked before anything is written.
+func (v *Voice) summaryToSave(a *asking) (*memory.Thought, error) {
+	if !a.p.save {
+		return nil, nil
+	}
+	d, ans, thoughts := &a.res.Diagnostics, a.g.answer, a.found.thoughts
+	// An earlier summary left out of the sources still counts: an answer
+	// that repeats it is not saved again.
+	known := append(slices.Clone(thoughts), a.found.echoes...)
+	switch dup, quoted, repeated := duplicateOf(ans.Text, known), quotesOnly(ans, thoughts), repeatsOne(ans, known); {
+	case ans.Refused:
+		d.SaveSkipped = "the answer was refused"
+	case strings.TrimSpace(ans.Text) == "":
+		d.SaveSkipped = "no answer"
+	case dup != "":
+		d.SaveSkipped = "the answer repeats thought " + dup + " word for word"
+	case quoted != "":
+		d.SaveSkipped = "the answer only quotes thought " + quoted
+	case repeated != "":
+		d.SaveSkipped = "the answer only repeats sentences of thought " + repeated
+	default:
+		summaryOf := make([]string, len(a.g.used))
+		for i, s := range a.g.used {
+			summaryOf[i] = s.ID
+		}
+		// An answer drawn from a private thought is private too.
+		private := slices.ContainsFunc(thoughts, func(t memory.Thought) bool { return t.IsPrivate })
+		th := memory.Thought{ID: v.newID("th"), Content: ans.Text, Origin: memory.OriginTool, Tags: []string{}, Status: memory.StatusActive,
+			IsPrivate: private, Significance: 0.5, IsSummary: true, SummaryOf: summaryOf, Pipeline: AskPipeline, CreatedAt: v.nowMs(),
+			Scope: commonScope(thoughts)}
+		if err := v.checkThought(&th); err != nil {
+			return nil, err
+		}
+		return &th, nil
+	}
+	return nil, nil
+}
+
+// stageCandidates stages knowledge-graph candidates extracted from the
+// thoughts among the sources (stage_kg), and says what staging made of
+// each thought.
+func (v *Voice) stageCandidates(ctx context.Context, a *asking) (stagingYield, error) {
+	d, thoughts, p := &a.res.Diagnostics, a.found.thoughts, a.p
+	if !a.req.StageKG {
+		if p.autoMark {
+			d.Notes = append(d.Notes, "auto_mark_removal applies after staging: set stage_kg to mark the sources")
+		}
+		return stagingYield{}, nil
+	}
+	if len(thoughts) == 0 {
+		d.Notes = append(d.Notes, "stage_kg extracts from thoughts, and no thought is among the sources (context "+a.policy+")")
+	}
+	texts := make([]graph.Text, len(thoughts))
+	scopes := map[string]memory.Scope{}
 	for i, th := range thoughts {
+		texts[i] = graph.Text{ID: th.ID, Content: th.Content}
+		scopes[th.ID] = th.Scope
+	}
+	x := graph.Extract(texts)
+	plan := graph.Plan(x, graph.StageOptions{MinConfidence: p.confMin, MaxNodes: p.maxNodes,
+		MaxEdges: p.maxEdges, NewID: v.newID, Now: v.nowMs(), Scopes: scopes})
+	staged := &a.res.Staged
+	staged.BelowConfidence, staged.OverCap = plan.BelowConfidence, plan.OverCap
+	yield := stagingYield{extracted: map[string]bool{}, planned: map[string]bool{}, produced: map[string]bool{}}
+	for _, en := range x.Entities {
+		yield.extracted[en.SourceID] = true
+	}
+	for _, g := range x.Edges {
+		yield.extracted[g.SourceID] = true
+	}
+	for _, c := range plan.Candidates {
+		yield.planned[c.SourceThoughtID] = true
+	}
+	if len(plan.Candidates) == 0 {
+		return yield, nil
+	}
+	st, err := v.candidates.StageCandidates(ctx, plan.Candidates)
+	if err != nil {
+		return yield, err
+	}
+	for _, c := range st.Staged {
+		staged.CandidateIDs = append(staged.CandidateIDs, c.ID)
+		if c.Kind == memory.CandidateEdge {
+			staged.PendingRelationships++
+		} else {
+			staged.PendingEntities++
+		}
+		yield.produced[c.SourceThoughtID] = true
+	}
+	staged.Skipped = len(st.Skipped)
+	for _, c := range st.Skipped {
+		// The same knowledge waits for moderation, or is in the graph
+		// already: the thought's knowledge is kept.
+		if c.Feedback == "pending" || c.Feedback == "exists" {
+			yield.produced[c.SourceThoughtID] = true
+		}
+	}
+	return yield, nil
+}
+
+// save saves the answer as a summary thought, and embeds it.
+func (v *Voice) save(ctx context.Context, a *asking, summary *memory.Thought) error {
+	if summary == nil {
+		return nil
+	}
+	saved, err := v.thoughts.AddThought(ctx, *summary)
+	if err != nil {
+		return err
+	}
+	v.embed(ctx, []memory.EmbedJob{{Kind: memory.VectorThought, ID: saved.ID, Content: saved.Content}})
+	a.res.SavedThoughtID = saved.ID
+	return nil
+}
+
+// markForRemoval marks the sources whose knowledge was staged for
+// removal (auto_mark_removal); best effort.
+func (v *Voice) markForRemoval(ctx context.Context, a *asking, yield stagingYield) {
+	if !a.req.StageKG || !a.p.autoMark || len(a.found.thoughts) == 0 {
+		return
+	}
+	ids := make([]string, len(a.found.thoughts))
+	for i, th := range a.found.thoughts {
 		ids[i] = th.ID
 	}
-	summaryOf := make([]string, len(g.used))
-	for i, s := range g.used {
-		summaryOf[i] = s.ID
-	}
+	v.autoMark(ctx, &a.res, ids, yield, a.g.answer.Refused)
+}
 
-	// The summary to save, checked before anything is written.
-	var summary *memory.Thought
-	if p.save {
-		// An earlier summary left out of the sources still counts: an
-		// answer that repeats it is not saved again.
-		known := append(slices.Clone(thoughts), found.echoes...)
-		switch dup, quoted, repeated := duplicateOf(ans.Text, known), quotesOnly(ans, thoughts), repeatsOne(ans, known); {
-		case ans.Refused:
-			d.SaveSkipped = "the answer was refused"
-		case strings.TrimSpace(ans.Text) == "":
-			d.SaveSkipped = "no answer"
-		case dup != "":
-			d.SaveSkipped = "the answer repeats thought " + dup + " word for word"
-		case quoted != "":
-			d.SaveSkipped = "the answer only quotes thought " + quoted
-		case repeated != "":
-			d.SaveSkipped = "the answer only repeats sentences of thought " + repeated
-		default:
-			// An answer drawn from a private thought is private too.
-			private := slices.ContainsFunc(thoughts, func(t memory.Thought) bool { return t.IsPrivate })
-			th := memory.Thought{ID: e.newID("th"), Content: ans.Text, Origin: memory.OriginTool, Tags: []string{}, Status: memory.StatusActive,
-				IsPrivate: private, Significance: 0.5, IsSummary: true, SummaryOf: summaryOf, Pipeline: AskPipeline, CreatedAt: e.nowMs(),
-				Scope: commonScope(thoughts)}
-			if err := e.checkThought(&th); err != nil {
-				return res, err
-			}
-			summary = &th
+// recordSession records the exchange in its session (not with mode
+// none); best effort.
+func (v *Voice) recordSession(ctx context.Context, a *asking) {
+	if a.thread.mode == ModeNone {
+		return
+	}
+	g, res := a.g, &a.res
+	pv := res.Provenance
+	x := memory.InnerVoiceExchange{Timestamp: v.nowMs(), Query: a.q, Answer: res.SynthesizedAnswer, Confidence: g.response.Confidence,
+		CoverageRatio: g.response.CoverageRatio, Refused: g.answer.Refused, Notes: g.response.Notes, Synthesizer: g.answer.Name, Model: pv.Model,
+		Degraded: g.degraded, PromptTokens: g.usage.PromptTokens, CompletionTokens: g.usage.CompletionTokens, LatencyMs: pv.LatencyMs,
+		CostEstimate: g.usage.Cost, PromptHash: g.usage.PromptHash, Sources: []memory.VoiceCitation{}, MemoriesReferenced: []string{}}
+	for _, c := range g.response.Sources {
+		x.Sources = append(x.Sources, memory.VoiceCitation(c))
+		if !slices.Contains(x.MemoriesReferenced, c.SourceID) {
+			x.MemoriesReferenced = append(x.MemoriesReferenced, c.SourceID)
 		}
 	}
-
-	// The writes, in an order a failure cannot make a retry duplicate:
-	// staging first (a retry finds its candidates pending and stages none
-	// again), then the summary (the last write that fails the call), then
-	// the best-effort steps, marking and the session.
-
-	// Stage knowledge-graph candidates from the thoughts among the sources.
-	var yield stagingYield
-	if req.StageKG {
-		if len(thoughts) == 0 {
-			d.Notes = append(d.Notes, "stage_kg extracts from thoughts, and no thought is among the sources (context "+policy+")")
+	thoughts := a.found.thoughts
+	for _, c := range x.MemoriesReferenced {
+		if i := slices.IndexFunc(thoughts, func(t memory.Thought) bool { return t.ID == c }); i >= 0 && thoughts[i].IsPrivate {
+			x.Private = true
 		}
-		texts := make([]graph.Text, len(thoughts))
-		scopes := map[string]memory.Scope{}
-		for i, th := range thoughts {
-			texts[i] = graph.Text{ID: th.ID, Content: th.Content}
-			scopes[th.ID] = th.Scope
-		}
-		x := graph.Extract(texts)
-		plan := graph.Plan(x, graph.StageOptions{MinConfidence: p.confMin, MaxNodes: p.maxNodes,
-			MaxEdges: p.maxEdges, NewID: e.newID, Now: e.nowMs(), Scopes: scopes})
-		res.Staged.BelowConfidence, res.Staged.OverCap = plan.BelowConfidence, plan.OverCap
-		yield = stagingYield{extracted: map[string]bool{}, planned: map[string]bool{}, produced: map[string]bool{}}
-		for _, en := range x.Entities {
-			yield.extracted[en.SourceID] = true
-		}
-		for _, g := range x.Edges {
-			yield.extracted[g.SourceID] = true
-		}
-		for _, c := range plan.Candidates {
-			yield.planned[c.SourceThoughtID] = true
-		}
-		if len(plan.Candidates) > 0 {
-			st, err := e.candidates.StageCandidates(ctx, plan.Candidates)
-			if err != nil {
-				return res, err
-			}
-			for _, c := range st.Staged {
-				res.Staged.CandidateIDs = append(res.Staged.CandidateIDs, c.ID)
-				if c.Kind == memory.CandidateEdge {
-					res.Staged.PendingRelationships++
-				} else {
-					res.Staged.PendingEntities++
-				}
-				yield.produced[c.SourceThoughtID] = true
-			}
-			res.Staged.Skipped = len(st.Skipped)
-			for _, c := range st.Skipped {
-				// The same knowledge waits for moderation, or is in the
-				// graph already: the thought's knowledge is kept.
-				if c.Feedback == "pending" || c.Feedback == "exists" {
-					yield.produced[c.SourceThoughtID] = true
-				}
-			}
-		}
-	} else if p.autoMark {
-		d.Notes = append(d.Notes, "auto_mark_removal applies after staging: set stage_kg to mark the sources")
 	}
-
-	// Save the answer as a summary thought.
-	if summary != nil {
-		saved, err := e.store.AddThought(ctx, *summary)
-		if err != nil {
-			return res, err
-		}
-		e.embedAfterWrite(ctx, []memory.EmbedJob{{Kind: memory.VectorThought, ID: saved.ID, Content: saved.Content}})
-		res.SavedThoughtID = saved.ID
-	}
-
-	// Mark the sources whose knowledge was staged for removal; best effort.
-	if req.StageKG && p.autoMark && len(ids) > 0 {
-		e.autoMark(ctx, &res, ids, yield, ans.Refused)
-	}
-
-	// Record the exchange in its session.
-	if thread.mode != ModeNone {
-		x := memory.InnerVoiceExchange{Timestamp: e.nowMs(), Query: q, Answer: res.SynthesizedAnswer, Confidence: g.response.Confidence,
-			CoverageRatio: g.response.CoverageRatio, Refused: ans.Refused, Notes: g.response.Notes, Synthesizer: ans.Name, Model: pv.Model,
-			Degraded: g.degraded, PromptTokens: g.usage.PromptTokens, CompletionTokens: g.usage.CompletionTokens, LatencyMs: pv.LatencyMs,
-			CostEstimate: g.usage.Cost, PromptHash: g.usage.PromptHash, Sources: []memory.VoiceCitation{}, MemoriesReferenced: []string{}}
-		for _, c := range g.response.Sources {
-			x.Sources = append(x.Sources, memory.VoiceCitation(c))
-			if !slices.Contains(x.MemoriesReferenced, c.SourceID) {
-				x.MemoriesReferenced = append(x.MemoriesReferenced, c.SourceID)
-			}
-		}
-		for _, c := range x.MemoriesReferenced {
-			if i := slices.IndexFunc(thoughts, func(t memory.Thought) bool { return t.ID == c }); i >= 0 && thoughts[i].IsPrivate {
-				x.Private = true
-			}
-		}
-		e.recordInto(ctx, &res, &call, thread, x)
-	}
-	d.LatencyMs = time.Since(start).Milliseconds()
-	return res, nil
+	v.recordInto(ctx, res, &a.call, a.thread, x)
 }
 
 // askFound are the records an answer may draw on.
@@ -550,20 +636,15 @@ const maxSourcePasses = 3
 // summary thought is left out when a thought of its summary_of is among
 // the sources, and the retrieval goes on further down the ranking to fill
 // its place. A summary whose originals are gone or not retrieved stays.
-func (e *Engine) askSources(ctx context.Context, req AskRequest, q string, p askParams, policy string, d *AskDiagnostics) (askFound, error) {
+func (v *Voice) askSources(ctx context.Context, req AskRequest, q string, p askParams, policy string, d *AskDiagnostics) (askFound, error) {
 	mix := 0.0
 	switch policy {
 	case synth.ContextKG:
 		mix = 1
 	case synth.ContextBoth:
-		mix = e.voice.Config.Mix
+		mix = v.recall.Config.Mix
 	}
-	type cand struct {
-		src     synth.Source
-		ask     AskSource
-		thought *memory.Thought
-	}
-	var all []cand
+	var all []sourceCand
 	seen := map[string]bool{}
 	out := askFound{byID: map[string]AskSource{}}
 	// echoOf names, for each summary to leave out, the originals among the
@@ -571,8 +652,8 @@ func (e *Engine) askSources(ctx context.Context, req AskRequest, q string, p ask
 	echoOf := map[string][]string{}
 	k := p.topK
 	for pass := 1; ; pass++ {
-		iv, err := e.voice.Retrieve(ctx, retrieve.InnerVoiceRequest{Query: q, TopK: &k, Floor: &p.simThresh, Mix: &mix,
-			IncludePrivate: req.IncludePrivate, IncludeTags: req.IncludeTags, ExcludeTags: req.ExcludeTags, CandidateCap: e.ask.DBLimit,
+		iv, err := v.recall.Retrieve(ctx, retrieve.InnerVoiceRequest{Query: q, TopK: &k, Floor: &p.simThresh, Mix: &mix,
+			IncludePrivate: req.IncludePrivate, IncludeTags: req.IncludeTags, ExcludeTags: req.ExcludeTags, CandidateCap: v.ask.DBLimit,
 			WordsWhenDegraded: true})
 		if err != nil {
 			return out, err
@@ -598,10 +679,10 @@ func (e *Engine) askSources(ctx context.Context, req AskRequest, q string, p ask
 				continue // found by an earlier pass
 			}
 			seen[s.ID] = true
-			c := cand{src: synth.Source{ID: s.ID, Type: s.SourceType, Text: s.Text, Relevance: s.Score},
+			c := sourceCand{src: synth.Source{ID: s.ID, Type: s.SourceType, Text: s.Text, Relevance: s.Score},
 				ask: AskSource{SourceID: s.ID, SourceType: s.SourceType, Similarity: s.Score, Excerpt: s.Text, Origin: s.Origin, TrustTier: s.TrustTier}}
 			if thought {
-				th, err := e.store.Thought(ctx, s.ID)
+				th, err := v.thoughts.Thought(ctx, s.ID)
 				if memory.IsCode(err, memory.CodeNotFound) {
 					continue // finalized meanwhile
 				} else if err != nil {
@@ -617,7 +698,7 @@ func (e *Engine) askSources(ctx context.Context, req AskRequest, q string, p ask
 		for _, c := range all {
 			if c.thought != nil && c.thought.IsSummary {
 				for _, id := range c.thought.SummaryOf {
-					if seen[id] && id != c.thought.ID && slices.ContainsFunc(all, func(o cand) bool { return o.src.ID == id }) {
+					if seen[id] && id != c.thought.ID && slices.ContainsFunc(all, func(o sourceCand) bool { return o.src.ID == id }) {
 						echoOf[c.thought.ID] = append(echoOf[c.thought.ID], id)
 					}
 				}
@@ -631,7 +712,21 @@ func (e *Engine) askSources(ctx context.Context, req AskRequest, q string, p ask
 		}
 		k = min(synth.MaxTopK, k+p.topK-kept)
 	}
-	slices.SortStableFunc(all, func(a, b cand) int { return cmp.Compare(b.src.Relevance, a.src.Relevance) })
+	out.keep(all, echoOf, p.topK, d)
+	return out, nil
+}
+
+// sourceCand is a record the retrieval found, with the thought it is.
+type sourceCand struct {
+	src     synth.Source
+	ask     AskSource
+	thought *memory.Thought
+}
+
+// keep takes the best topK candidates as the sources, most relevant
+// first, leaving out the summaries echoOf names (with a note).
+func (out *askFound) keep(all []sourceCand, echoOf map[string][]string, topK int, d *AskDiagnostics) {
+	slices.SortStableFunc(all, func(a, b sourceCand) int { return cmp.Compare(b.src.Relevance, a.src.Relevance) })
 	var left []string
 	for _, c := range all {
 		if of := echoOf[c.src.ID]; len(of) > 0 {
@@ -640,7 +735,7 @@ func (e *Engine) askSources(ctx context.Context, req AskRequest, q string, p ask
 			d.SummariesLeftOut = append(d.SummariesLeftOut, c.src.ID)
 			continue
 		}
-		if len(out.sources) == p.topK {
+		if len(out.sources) == topK {
 			continue
 		}
 		out.sources = append(out.sources, c.src)
@@ -653,7 +748,6 @@ func (e *Engine) askSources(ctx context.Context, req AskRequest, q string, p ask
 		d.Notes = append(d.Notes, "left out summary thoughts whose originals are among the sources, so the answer rests on the originals: "+
 			strings.Join(left, "; "))
 	}
-	return out, nil
 }
 
 // stagingYield is what staging made of each source thought: whether the
@@ -668,7 +762,7 @@ type stagingYield struct {
 // kept (a candidate staged now, or one of the same key pending or in the
 // graph already), none when the answer was refused; best effort. A note
 // says how many were marked and why the others were not.
-func (e *Engine) autoMark(ctx context.Context, res *AskResult, ids []string, y stagingYield, refused bool) {
+func (v *Voice) autoMark(ctx context.Context, res *AskResult, ids []string, y stagingYield, refused bool) {
 	d := &res.Diagnostics
 	if refused {
 		d.Notes = append(d.Notes, fmt.Sprintf("auto_mark_removal marked none of %d source thoughts: the answer was refused", len(ids)))
@@ -688,7 +782,7 @@ func (e *Engine) autoMark(ctx context.Context, res *AskResult, ids []string, y s
 		}
 	}
 	if len(mark) > 0 {
-		n, err := e.removals.MarkRemoval(ctx, mark, e.nowMs())
+		n, err := v.removals.MarkRemoval(ctx, mark, v.nowMs())
 		if err != nil {
 			d.Notes = append(d.Notes, "marking the sources for removal failed: "+memory.Public(err).Message)
 		}
@@ -713,8 +807,8 @@ func (e *Engine) autoMark(ctx context.Context, res *AskResult, ids []string, y s
 
 // recordInto records an exchange, best effort: a failure is a note. The
 // model calls a rolling summary made are added to the call's figures.
-func (e *Engine) recordInto(ctx context.Context, res *AskResult, call *InnerVoiceCall, th voiceThread, x memory.InnerVoiceExchange) {
-	sess, notes, usage, err := e.record(ctx, th, x)
+func (v *Voice) recordInto(ctx context.Context, res *AskResult, call *Call, th voiceThread, x memory.InnerVoiceExchange) {
+	sess, notes, usage, err := v.record(ctx, th, x)
 	if err != nil {
 		res.Diagnostics.Notes = append(res.Diagnostics.Notes, "the exchange was not recorded in a session: "+memory.Public(err).Message)
 		return
@@ -728,14 +822,14 @@ func (e *Engine) recordInto(ctx context.Context, res *AskResult, call *InnerVoic
 
 // contextPolicy is a request's context policy, or the default: the
 // configured one, else kg with a language model and thoughts without.
-func (e *Engine) contextPolicy(v string) (string, error) {
-	if strings.TrimSpace(v) != "" {
-		return synth.ParseContextPolicy(v)
+func (v *Voice) contextPolicy(policy string) (string, error) {
+	if strings.TrimSpace(policy) != "" {
+		return synth.ParseContextPolicy(policy)
 	}
-	if c := e.grounded.sessions.Context; c != "" {
+	if c := v.grounded.sessions.Context; c != "" {
 		return c, nil
 	}
-	if e.grounded.llm != nil {
+	if v.grounded.llm != nil {
 		return synth.ContextKG, nil
 	}
 	return synth.ContextThoughts, nil

@@ -1,0 +1,3 @@
+// Package httpstatus maps cairn's error codes to HTTP statuses, once for
+// the HTTP API and the web page.
+package httpstatus

@@ -135,22 +135,26 @@ func (r *Redactor) Redact(text string) (string, []Finding) {
 // named by where they stand (URLs, headers, command flags, assignments,
 // prose), then what looks random.
 func (r *Redactor) find(text string) *findings {
-	fs := newFindings(text)
-	present := bytesOf(text)
+	sv := surveyText(text)
+	fs := &findings{}
+	if sv.present.has('[') {
+		fs = newFindings(text)
+	}
+	present := &sv.present
 	lower := lowerASCII(text)
 	fold := lower
 	// ſ and K (0xC5 0xBF, 0xE2 0x84 0xAA) fold onto s and k.
 	if (present.has(0xC5) || present.has(0xE2)) && strings.ContainsAny(text, "\u017f\u212a") {
 		fold = asciiLower(text)
 	}
-	if strings.Contains(text, "PRIVATE KEY") {
+	if sv.mayContain("PRIVATE KEY") && strings.Contains(text, "PRIVATE KEY") {
 		for _, m := range privateKeyRE().FindAllStringIndex(text, -1) {
 			fs.add("private-key", m[0], m[1])
 		}
 	}
 	scanTokens(text, fs)
 	for i := range rules {
-		if rules[i].ready(text, fold, present) {
+		if rules[i].ready(text, fold, &sv) {
 			rules[i].apply(text, fs)
 		}
 	}
@@ -160,17 +164,88 @@ func (r *Redactor) find(text string) *findings {
 		_, found := (&Redactor{NoEntropy: r.NoEntropy}).Redact(s)
 		return len(found) > 0
 	}
-	if hasCredentialWord(lower) {
+	if sv.credentialWord {
 		if present.has('=') || present.has(':') {
 			assignments(text, lower, fs, holdsSecret)
 		}
 		prose(text, lower, fs)
 	}
 	awsSecretsNearKeyIDs(text, fs)
-	if !r.NoEntropy {
+	if !r.NoEntropy && sv.longest >= 32 {
 		highEntropy(text, fs, holdsSecret)
 	}
 	return fs
+}
+
+// survey is what one pass over a text finds, so that most texts skip
+// most of the redactor: the bytes it holds, its longest run of the bytes
+// keys are written with (the high-entropy rule's candidates are 32 or
+// more), and whether it holds a word a credential's name holds
+// (assignmentWords, in any case).
+type survey struct {
+	present        byteSet
+	longest        int
+	credentialWord bool
+	// pairs holds the pairs of adjacent bytes (letters in lower case),
+	// hashed onto 1,024 bits: a literal one of whose pairs is missing is
+	// not in the text.
+	pairs [16]uint64
+}
+
+func pairBit(a, b byte) uint { return (uint(foldTable[a])*131 + uint(foldTable[b])) & 1023 }
+
+// foldTable maps ASCII letters to lower case and every other byte to
+// itself; credentialFirst marks the first letters of assignmentWords, in
+// either case.
+var foldTable, credentialFirst = func() (fold [256]byte, first [256]bool) {
+	for i := range fold {
+		fold[i] = byte(i)
+		if i >= 'A' && i <= 'Z' {
+			fold[i] = byte(i) + 'a' - 'A'
+		}
+	}
+	for _, w := range assignmentWords {
+		first[w[0]], first[w[0]-'a'+'A'] = true, true
+	}
+	return fold, first
+}()
+
+// mayContain says text may hold lit, in any case: every pair of its
+// bytes is in the text (always, when the text holds ſ or K, which fold
+// onto s and k).
+func (sv *survey) mayContain(lit string) bool {
+	if sv.present.has(0xC5) || sv.present.has(0xE2) {
+		return true
+	}
+	for i := 0; i+1 < len(lit); i++ {
+		if p := pairBit(lit[i], lit[i+1]); sv.pairs[p>>6]&(1<<(p&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func surveyText(text string) survey {
+	var sv survey
+	run := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		sv.present.add(c)
+		if i > 0 {
+			p := pairBit(text[i-1], c)
+			sv.pairs[p>>6] |= 1 << (p & 63)
+		}
+		if isTokenByte(c) {
+			run++
+			sv.longest = max(sv.longest, run)
+		} else {
+			run = 0
+		}
+		if credentialFirst[c] && !sv.credentialWord && i+2 < len(text) && credentialWordAt(text, i) {
+			sv.credentialWord = true
+		}
+	}
+	return sv
 }
 
 // Kinds lists the kinds of secret the redactor names.

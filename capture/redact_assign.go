@@ -108,47 +108,45 @@ func endsWithWord(name, lower, w string) bool {
 // a text without one has no assignment to look at.
 var assignmentWords = []string{"pass", "secret", "token", "key", "cred", "pwd", "auth", "pat", "salt", "psk", "mnemonic", "phrase"}
 
-// hasCredentialWord says lower holds one of assignmentWords: one pass
-// over the text instead of a search for each word.
-func hasCredentialWord(lower string) bool {
-	for i := 0; i+2 < len(lower); i++ {
-		// The words' first two letters, then the words.
-		switch lower[i] {
-		case 'p':
-			if d := lower[i+1]; d != 'a' && d != 'w' && d != 's' && d != 'h' {
-				continue
-			}
-		case 's':
-			if d := lower[i+1]; d != 'e' && d != 'a' {
-				continue
-			}
-		case 't':
-			if lower[i+1] != 'o' {
-				continue
-			}
-		case 'k':
-			if lower[i+1] != 'e' {
-				continue
-			}
-		case 'c':
-			if lower[i+1] != 'r' {
-				continue
-			}
-		case 'a':
-			if lower[i+1] != 'u' {
-				continue
-			}
-		case 'm':
-			if lower[i+1] != 'n' {
-				continue
-			}
-		default:
-			continue
+// credentialWordAt says text[i:] starts with one of assignmentWords, in
+// any case: the words' first two letters are tested first.
+func credentialWordAt(text string, i int) bool {
+	c, d := text[i]|0x20, text[i+1]|0x20
+	switch c {
+	case 'p':
+		if d != 'a' && d != 'w' && d != 's' && d != 'h' {
+			return false
 		}
-		for _, w := range assignmentWords {
-			if w[0] == lower[i] && strings.HasPrefix(lower[i:], w) {
-				return true
-			}
+	case 's':
+		if d != 'e' && d != 'a' {
+			return false
+		}
+	case 't':
+		if d != 'o' {
+			return false
+		}
+	case 'k':
+		if d != 'e' {
+			return false
+		}
+	case 'c':
+		if d != 'r' {
+			return false
+		}
+	case 'a':
+		if d != 'u' {
+			return false
+		}
+	case 'm':
+		if d != 'n' {
+			return false
+		}
+	default:
+		return false
+	}
+	for _, w := range assignmentWords {
+		if w[0] == c && len(text)-i >= len(w) && strings.EqualFold(text[i:i+len(w)], w) {
+			return true
 		}
 	}
 	return false

@@ -27,7 +27,7 @@ type rule struct {
 	// text never runs most regular expressions: what every match must
 	// contain (fold is text in lower case, for the rules that ignore
 	// case).
-	quick func(text, fold string) bool
+	quick func(text, fold string, sv *survey) bool
 	// accept, when set, decides whether a match is a secret; otherwise
 	// every match is, but placeholders.
 	accept func(m match) bool
@@ -61,13 +61,13 @@ func (m match) secret() (int, int) {
 
 // ready says text holds the bytes the rule needs and passes its quick
 // test.
-func (ru *rule) ready(text, fold string, present *byteSet) bool {
+func (ru *rule) ready(text, fold string, sv *survey) bool {
 	for i := 0; i < len(ru.needs); i++ {
-		if !present.has(ru.needs[i]) {
+		if !sv.present.has(ru.needs[i]) {
 			return false
 		}
 	}
-	return ru.quick(text, fold)
+	return ru.quick(text, fold, sv)
 }
 
 func (ru rule) apply(text string, fs *findings) {
@@ -86,12 +86,15 @@ func (ru rule) apply(text string, fs *findings) {
 	}
 }
 
-func contains(sub string) func(text, fold string) bool {
-	return func(text, _ string) bool { return strings.Contains(text, sub) }
+// contains is a quick test: text holds sub (its pairs of letters first,
+// from the survey).
+func contains(sub string) func(text, fold string, sv *survey) bool {
+	return func(text, _ string, sv *survey) bool { return sv.mayContain(sub) && strings.Contains(text, sub) }
 }
 
-func containsFold(sub string) func(text, fold string) bool {
-	return func(_, fold string) bool { return strings.Contains(fold, sub) }
+// containsFold is a quick test: text holds sub in any case.
+func containsFold(sub string) func(text, fold string, sv *survey) bool {
+	return func(_, fold string, sv *survey) bool { return sv.mayContain(sub) && strings.Contains(fold, sub) }
 }
 
 // cliPat finds passwords given to a command: curl -u user:password,
@@ -113,14 +116,15 @@ const cliPat = `(?:\bcurl\b[^\n|;&]*?\s(?:-u|--user)(?:\s+|=)?["']?[^\s:"'\[\]]+
 	`|\bhtpasswd\s+-[a-zA-Z]*b[a-zA-Z]*\s+\S+\s+\S+\s+["']?(?P<secret13>[^\s"']+))`
 
 // cliQuick says text holds what some alternative of cliPat needs.
-func cliQuick(text, _ string) bool {
-	return strings.Contains(text, "curl") && strings.Contains(text, "-u") ||
-		containsAny(text, "mysql", "mariadb") && strings.Contains(text, "-p") ||
-		containsAny(text, "sshpass", "smbclient", "rabbitmqctl", "htpasswd", "storepass", "keypass") ||
-		strings.Contains(text, "redis-cli") && strings.Contains(text, "-a") ||
-		strings.Contains(text, "pass:") && strings.Contains(text, "-pass") ||
-		strings.Contains(text, "login") && strings.Contains(text, "-p") ||
-		strings.Contains(text, "ldap") && strings.Contains(text, "-w")
+func cliQuick(text, _ string, sv *survey) bool {
+	has := func(s string) bool { return sv.mayContain(s) && strings.Contains(text, s) }
+	return has("curl") && has("-u") ||
+		(has("mysql") || has("mariadb")) && has("-p") ||
+		has("sshpass") || has("smbclient") || has("rabbitmqctl") || has("htpasswd") || has("storepass") || has("keypass") ||
+		has("redis-cli") && has("-a") ||
+		has("pass:") && has("-pass") ||
+		has("login") && has("-p") ||
+		has("ldap") && has("-w")
 }
 
 // acceptCLI takes a command's password: for --flags, only flags naming a
@@ -153,7 +157,7 @@ var credentialFlagWords = []string{"pass", "token", "secret", "api-key", "apikey
 
 // credentialFlag says text has a flag (-name or --name after a blank or
 // at the start) whose name holds one of credentialFlagWords.
-func credentialFlag(text, _ string) bool {
+func credentialFlag(text, _ string, _ *survey) bool {
 	for i := 0; i < len(text); i++ {
 		d := strings.IndexByte(text[i:], '-')
 		if d < 0 {
@@ -190,7 +194,7 @@ var rules = compileLazily([]rule{
 	{kind: "mailchimp-key", needs: "-", pat: `\b(?P<secret>[0-9a-f]{32}-us[0-9]{1,2})\b`, quick: contains("-us")},
 	{kind: "newrelic-key", pat: `\b(?P<secret>[a-f0-9]{36}NRAL)\b`, quick: contains("NRAL")},
 	{kind: "url-signature", needs: "=", pat: `(?i)[?&](?:sig|signature|x-amz-signature|x-goog-signature|x-amz-security-token|x-amz-credential)=(?P<secret>[A-Za-z0-9%+/=_.-]{16,})`,
-		quick: func(_, fold string) bool {
+		quick: func(_, fold string, _ *survey) bool {
 			return containsAny(fold, "sig=", "signature=", "security-token=", "credential=")
 		}},
 	// scheme://user:password@host; the user may hold '@' (an e-mail
@@ -209,7 +213,7 @@ var rules = compileLazily([]rule{
 	{kind: "cli-password", needs: "-", pat: `(?:^|\s)(?P<flag>--?[a-z-]*(?:pass|token|secret|api-key|apikey|auth|credential|account-key|access-key|private-key|client-key)[a-z-]*)(?:=|\s+)["']?(?P<secret>[^\s"']{3,})`,
 		accept: acceptCLI, quick: credentialFlag},
 	{kind: "pgpass", needs: ":", pat: `(?m)^[^\s:#]+:(?:[0-9]+|\*):[^\s:]+:[^\s:]+:(?P<secret>\S{3,})$`,
-		quick: func(text, _ string) bool { return strings.Count(text, ":") >= 4 }},
+		quick: func(text, _ string, _ *survey) bool { return strings.Count(text, ":") >= 4 }},
 	{kind: "bundler-credentials", needs: "_=", pat: `\bBUNDLE_[A-Z0-9_]+__[A-Z0-9_]+=["']?(?P<secret>[^\s"':]+:[^\s"']+)`, quick: contains("BUNDLE_")},
 	// PHP's define('DB_PASSWORD', '...') and .NET's <add key="ApiKey"
 	// value="..." />: a name and a quoted value.
@@ -239,7 +243,7 @@ func compileLazily(rs []rule) []rule {
 	for i := range rs {
 		rs[i].re = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(rs[i].pat) })
 		if rs[i].quick == nil {
-			rs[i].quick = func(string, string) bool { return true }
+			rs[i].quick = func(string, string, *survey) bool { return true }
 		}
 	}
 	return rs

@@ -49,15 +49,6 @@ type byteSet [4]uint64
 func (s *byteSet) add(c byte)      { s[c>>6] |= 1 << (c & 63) }
 func (s *byteSet) has(c byte) bool { return s[c>>6]&(1<<(c&63)) != 0 }
 
-// bytesOf is the set of the bytes in text.
-func bytesOf(text string) *byteSet {
-	var s byteSet
-	for i := 0; i < len(text); i++ {
-		s.add(text[i])
-	}
-	return &s
-}
-
 func isWordByte(c byte) bool { return byteClass[c]&(cAlnum|cUnder) != 0 }
 
 // tokenRule finds a token by its provider's literal prefix and what

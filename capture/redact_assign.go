@@ -106,7 +106,7 @@ func endsWithWord(name, lower, w string) bool {
 
 // assignmentWords are what a name of any strength holds, in lower case:
 // a text without one has no assignment to look at.
-var assignmentWords = []string{"pass", "secret", "token", "key", "cred", "pwd", "auth", "pat", "salt", "psk", "mnemonic", "phrase"}
+var assignmentWords = []string{"pass", "secret", "token", "key", "cred", "pwd", "auth", "pat", "salt", "psk", "mnemonic", "phrase", "session"}
 
 // credentialWordAt says text[i:] starts with one of assignmentWords, in
 // any case: the words' first two letters are tested first.

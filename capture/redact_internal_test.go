@@ -129,3 +129,17 @@ func BenchmarkRedact(b *testing.B) {
 		}
 	}
 }
+
+// Every word that names a credential passes the quick test of the
+// assignment and prose rules: a strong word, a weak one, a prose word.
+func TestCredentialWordsPassTheGate(t *testing.T) {
+	words := append(append(append([]string{}, strongWords...), weakWords...), proseWords...)
+	words = append(words, "pwd", "pass", "psk")
+	for _, w := range words {
+		for _, text := range []string{w, strings.ToUpper(w), "x_" + w + "=1"} {
+			if sv := surveyText(text + "  "); !sv.credentialWord {
+				t.Errorf("%q does not pass the gate", text)
+			}
+		}
+	}
+}

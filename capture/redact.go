@@ -46,9 +46,9 @@ type findings struct {
 	markers [][2]int
 }
 
-// newFindings notes the markers in text.
-func newFindings(text string) *findings {
-	fs := &findings{}
+// markersIn finds the markers in text.
+func markersIn(text string) [][2]int {
+	var markers [][2]int
 	for from := 0; ; {
 		i := strings.Index(text[from:], redactedPrefix)
 		if i < 0 {
@@ -59,10 +59,10 @@ func newFindings(text string) *findings {
 		if j < 0 {
 			break
 		}
-		fs.markers = append(fs.markers, [2]int{i, i + j + 1})
+		markers = append(markers, [2]int{i, i + j + 1})
 		from = i + j + 1
 	}
-	return fs
+	return markers
 }
 
 func (fs *findings) add(kind string, a, b int) {
@@ -114,7 +114,7 @@ func (r *Redactor) Redact(text string) (string, []Finding) {
 	if r == nil || text == "" {
 		return text, nil
 	}
-	fs := r.find(text).list
+	fs := r.find(text)
 	if len(fs) == 0 {
 		return text, nil
 	}
@@ -134,19 +134,14 @@ func (r *Redactor) Redact(text string) (string, []Finding) {
 // block, then tokens whose format names their provider, then secrets
 // named by where they stand (URLs, headers, command flags, assignments,
 // prose), then what looks random.
-func (r *Redactor) find(text string) *findings {
+func (r *Redactor) find(text string) []Finding {
 	sv := surveyText(text)
-	fs := &findings{}
+	var found findings
+	fs := &found
 	if sv.present.has('[') {
-		fs = newFindings(text)
+		found.markers = markersIn(text)
 	}
 	present := &sv.present
-	lower := lowerASCII(text)
-	fold := lower
-	// ſ and K (0xC5 0xBF, 0xE2 0x84 0xAA) fold onto s and k.
-	if (present.has(0xC5) || present.has(0xE2)) && strings.ContainsAny(text, "\u017f\u212a") {
-		fold = asciiLower(text)
-	}
 	if sv.mayContain("PRIVATE KEY") && strings.Contains(text, "PRIVATE KEY") {
 		for _, m := range privateKeyRE().FindAllStringIndex(text, -1) {
 			fs.add("private-key", m[0], m[1])
@@ -154,27 +149,33 @@ func (r *Redactor) find(text string) *findings {
 	}
 	scanTokens(text, fs)
 	for i := range rules {
-		if rules[i].ready(text, fold, &sv) {
+		if rules[i].ready(text, &sv) {
 			rules[i].apply(text, fs)
 		}
 	}
-	// holdsSecret redacts what base64 decodes to: base64 of ordinary
-	// text is a secret only if the text holds one.
-	holdsSecret := func(s string) bool {
-		_, found := (&Redactor{NoEntropy: r.NoEntropy}).Redact(s)
-		return len(found) > 0
-	}
 	if sv.credentialWord {
+		lower := sv.lowerText()
 		if present.has('=') || present.has(':') {
-			assignments(text, lower, fs, holdsSecret)
+			assignments(text, lower, fs, r)
 		}
 		prose(text, lower, fs)
 	}
 	awsSecretsNearKeyIDs(text, fs)
 	if !r.NoEntropy && sv.longest >= 32 {
-		highEntropy(text, fs, holdsSecret)
+		highEntropy(text, fs, r)
 	}
-	return fs
+	return found.list
+}
+
+// secretHolder says whether text holds a secret: base64 of ordinary text
+// is a secret only if the text it encodes holds one.
+type secretHolder interface {
+	holdsSecret(text string) bool
+}
+
+func (r *Redactor) holdsSecret(text string) bool {
+	_, found := (&Redactor{NoEntropy: r.NoEntropy}).Redact(text)
+	return len(found) > 0
 }
 
 // survey is what one pass over a text finds, so that most texts skip
@@ -190,6 +191,29 @@ type survey struct {
 	// hashed onto 1,024 bits: a literal one of whose pairs is missing is
 	// not in the text.
 	pairs [16]uint64
+	// text, and once asked for, the text in lower case (lower: ASCII
+	// letters only, offsets kept; fold: with ſ and K too, for the rules
+	// that ignore case as Go's regular expressions do).
+	text        string
+	lower, fold string
+	lowered     bool
+}
+
+func (sv *survey) lowerText() string {
+	if !sv.lowered {
+		sv.lower, sv.fold, sv.lowered = lowerASCII(sv.text), "", true
+		sv.fold = sv.lower
+		// ſ and K (0xC5 0xBF, 0xE2 0x84 0xAA) fold onto s and k.
+		if (sv.present.has(0xC5) || sv.present.has(0xE2)) && strings.ContainsAny(sv.text, "\u017f\u212a") {
+			sv.fold = asciiLower(sv.text)
+		}
+	}
+	return sv.lower
+}
+
+func (sv *survey) foldText() string {
+	sv.lowerText()
+	return sv.fold
 }
 
 func pairBit(a, b byte) uint { return (uint(foldTable[a])*131 + uint(foldTable[b])) & 1023 }
@@ -226,7 +250,7 @@ func (sv *survey) mayContain(lit string) bool {
 }
 
 func surveyText(text string) survey {
-	var sv survey
+	sv := survey{text: text}
 	run := 0
 	for i := 0; i < len(text); i++ {
 		c := text[i]

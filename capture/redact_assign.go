@@ -155,7 +155,7 @@ func credentialWordAt(text string, i int) bool {
 // assignments finds NAME=value, NAME: value, "name": "value",
 // ['name'] = 'value' and NAME := value whose name names a credential
 // (nameStrength) and whose value is one (valueIsSecret).
-func assignments(text, lower string, fs *findings, holdsSecret func(string) bool) {
+func assignments(text, lower string, fs *findings, holder secretHolder) {
 	for p := 0; p < len(text); p++ {
 		c := text[p]
 		if c != '=' && c != ':' {
@@ -174,7 +174,7 @@ func assignments(text, lower string, fs *findings, holdsSecret func(string) bool
 			continue
 		}
 		a, b, quoted := valueAfter(text, sepEnd, query, start > 0 && text[start-1] == '(')
-		if a < b && valueIsSecret(text[a:b], quoted, s, holdsSecret) {
+		if a < b && valueIsSecret(text[a:b], quoted, s, holder) {
 			fs.add("secret-assignment", a, b)
 		}
 		p = max(p, sepEnd-1)
@@ -292,7 +292,7 @@ func valueAfter(text string, p int, query, paren bool) (a, b int, quoted bool) {
 // reference to code or base64 of ordinary text; unquoted, not a
 // variable's or member's name or a call; for a weak name, generated
 // looking.
-func valueIsSecret(v string, quoted bool, strength int, holdsSecret func(string) bool) bool {
+func valueIsSecret(v string, quoted bool, strength int, holder secretHolder) bool {
 	if len(v) < 6 || strings.TrimSpace(v) == "" || isPlaceholder(v) || commonValue(v) || isNumber(v) || isURL(v) || pathLike(v) {
 		return false
 	}
@@ -303,7 +303,7 @@ func valueIsSecret(v string, quoted bool, strength int, holdsSecret func(string)
 	} else if lowerIdent(v) || capitalWord(v) || memberAccess(v) || codeCall(v) || headerName(v) {
 		return false
 	}
-	if len(v) >= 16 && encodesPlainData(v, holdsSecret) {
+	if len(v) >= 16 && encodesPlainData(v, holder) {
 		return false
 	}
 	if strength == nameWeak {

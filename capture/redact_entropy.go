@@ -16,14 +16,14 @@ import (
 // is a token of its own, as it is when the text is redacted again and the
 // marker stands there (redacting twice changes nothing more). The bodies
 // of public PEM blocks (certificates, public keys) are not looked at.
-func highEntropy(text string, fs *findings, holdsSecret func(string) bool) {
+func highEntropy(text string, fs *findings, holder secretHolder) {
 	masked := maskFindings(text, fs.list)
 	if strings.Contains(masked, "-----BEGIN ") {
 		masked = maskPublicPEM(masked)
 	}
 	for _, m := range longTokens(masked) {
 		for _, seg := range tokenParts(masked, m[0], m[1]) {
-			entropyCandidate(masked, seg[0], seg[1], fs, holdsSecret)
+			entropyCandidate(masked, seg[0], seg[1], fs, holder)
 		}
 	}
 }
@@ -49,12 +49,12 @@ func tokenParts(text string, a, b int) [][2]int {
 
 // entropyCandidate adds text[a:b] if it looks generated and is none of
 // the random-looking things printed on purpose.
-func entropyCandidate(text string, a, b int, fs *findings, holdsSecret func(string) bool) {
+func entropyCandidate(text string, a, b int, fs *findings, holder secretHolder) {
 	if b-a == 52 && azureDevOpsPAT(text[a:b]) {
 		fs.add("azure-devops-token", a, b)
 		return
 	}
-	if !randomLooking(text, a, b) || inURLPath(text, a, b) || namedPublic(text, a) || encodesPlainData(text[a:b], holdsSecret) {
+	if !randomLooking(text, a, b) || inURLPath(text, a, b) || namedPublic(text, a) || encodesPlainData(text[a:b], holder) {
 		return
 	}
 	a, b = extendDots(text, a, b)
@@ -364,9 +364,9 @@ var fileMagic = [][]byte{{0x89, 'P', 'N', 'G'}, {0xff, 0xd8, 0xff}, []byte("GIF8
 
 // encodesPlainData says tok is base64 of a file (its first bytes are a
 // file format's) or of ordinary text (printable, with blanks, JSON or a
-// URL in it) in which holdsSecret finds no secret (without holdsSecret,
+// URL in it) in which holder finds no secret (without a holder,
 // text is not taken as plain).
-func encodesPlainData(tok string, holdsSecret func(string) bool) bool {
+func encodesPlainData(tok string, holder secretHolder) bool {
 	data, ok := decodeBase64(tok)
 	if !ok || len(data) < 16 {
 		return false
@@ -376,7 +376,7 @@ func encodesPlainData(tok string, holdsSecret func(string) bool) bool {
 			return true
 		}
 	}
-	if holdsSecret == nil || !utf8.Valid(data) {
+	if holder == nil || !utf8.Valid(data) {
 		return false
 	}
 	printable := 0
@@ -392,7 +392,7 @@ func encodesPlainData(tok string, holdsSecret func(string) bool) bool {
 	if !strings.ContainsAny(s, " \n") && !strings.HasPrefix(s, "{") && !strings.HasPrefix(s, "[") && !strings.Contains(s, "://") {
 		return false
 	}
-	return !holdsSecret(s)
+	return !holder.holdsSecret(s)
 }
 
 // decodeBase64 decodes tok as standard or URL-safe base64, padded or

@@ -25,9 +25,9 @@ type rule struct {
 	needs string
 	// quick is a cheap test that the rule could match at all, so most
 	// text never runs most regular expressions: what every match must
-	// contain (fold is text in lower case, for the rules that ignore
-	// case).
-	quick func(text, fold string, sv *survey) bool
+	// contain (the survey has the text in lower case, for the rules that
+	// ignore case).
+	quick func(text string, sv *survey) bool
 	// accept, when set, decides whether a match is a secret; otherwise
 	// every match is, but placeholders.
 	accept func(m match) bool
@@ -61,13 +61,13 @@ func (m match) secret() (int, int) {
 
 // ready says text holds the bytes the rule needs and passes its quick
 // test.
-func (ru *rule) ready(text, fold string, sv *survey) bool {
+func (ru *rule) ready(text string, sv *survey) bool {
 	for i := 0; i < len(ru.needs); i++ {
 		if !sv.present.has(ru.needs[i]) {
 			return false
 		}
 	}
-	return ru.quick(text, fold, sv)
+	return ru.quick(text, sv)
 }
 
 func (ru rule) apply(text string, fs *findings) {
@@ -88,13 +88,13 @@ func (ru rule) apply(text string, fs *findings) {
 
 // contains is a quick test: text holds sub (its pairs of letters first,
 // from the survey).
-func contains(sub string) func(text, fold string, sv *survey) bool {
-	return func(text, _ string, sv *survey) bool { return sv.mayContain(sub) && strings.Contains(text, sub) }
+func contains(sub string) func(text string, sv *survey) bool {
+	return func(text string, sv *survey) bool { return sv.mayContain(sub) && strings.Contains(text, sub) }
 }
 
 // containsFold is a quick test: text holds sub in any case.
-func containsFold(sub string) func(text, fold string, sv *survey) bool {
-	return func(_, fold string, sv *survey) bool { return sv.mayContain(sub) && strings.Contains(fold, sub) }
+func containsFold(sub string) func(text string, sv *survey) bool {
+	return func(_ string, sv *survey) bool { return sv.mayContain(sub) && strings.Contains(sv.foldText(), sub) }
 }
 
 // cliPat finds passwords given to a command: curl -u user:password,
@@ -116,7 +116,7 @@ const cliPat = `(?:\bcurl\b[^\n|;&]*?\s(?:-u|--user)(?:\s+|=)?["']?[^\s:"'\[\]]+
 	`|\bhtpasswd\s+-[a-zA-Z]*b[a-zA-Z]*\s+\S+\s+\S+\s+["']?(?P<secret13>[^\s"']+))`
 
 // cliQuick says text holds what some alternative of cliPat needs.
-func cliQuick(text, _ string, sv *survey) bool {
+func cliQuick(text string, sv *survey) bool {
 	has := func(s string) bool { return sv.mayContain(s) && strings.Contains(text, s) }
 	return has("curl") && has("-u") ||
 		(has("mysql") || has("mariadb")) && has("-p") ||
@@ -157,7 +157,7 @@ var credentialFlagWords = []string{"pass", "token", "secret", "api-key", "apikey
 
 // credentialFlag says text has a flag (-name or --name after a blank or
 // at the start) whose name holds one of credentialFlagWords.
-func credentialFlag(text, _ string, _ *survey) bool {
+func credentialFlag(text string, _ *survey) bool {
 	for i := 0; i < len(text); i++ {
 		d := strings.IndexByte(text[i:], '-')
 		if d < 0 {
@@ -194,8 +194,8 @@ var rules = compileLazily([]rule{
 	{kind: "mailchimp-key", needs: "-", pat: `\b(?P<secret>[0-9a-f]{32}-us[0-9]{1,2})\b`, quick: contains("-us")},
 	{kind: "newrelic-key", pat: `\b(?P<secret>[a-f0-9]{36}NRAL)\b`, quick: contains("NRAL")},
 	{kind: "url-signature", needs: "=", pat: `(?i)[?&](?:sig|signature|x-amz-signature|x-goog-signature|x-amz-security-token|x-amz-credential)=(?P<secret>[A-Za-z0-9%+/=_.-]{16,})`,
-		quick: func(_, fold string, _ *survey) bool {
-			return containsAny(fold, "sig=", "signature=", "security-token=", "credential=")
+		quick: func(_ string, sv *survey) bool {
+			return containsAny(sv.foldText(), "sig=", "signature=", "security-token=", "credential=")
 		}},
 	// scheme://user:password@host; the user may hold '@' (an e-mail
 	// address), and the password runs to the last '@' before the host.
@@ -213,7 +213,7 @@ var rules = compileLazily([]rule{
 	{kind: "cli-password", needs: "-", pat: `(?:^|\s)(?P<flag>--?[a-z-]*(?:pass|token|secret|api-key|apikey|auth|credential|account-key|access-key|private-key|client-key)[a-z-]*)(?:=|\s+)["']?(?P<secret>[^\s"']{3,})`,
 		accept: acceptCLI, quick: credentialFlag},
 	{kind: "pgpass", needs: ":", pat: `(?m)^[^\s:#]+:(?:[0-9]+|\*):[^\s:]+:[^\s:]+:(?P<secret>\S{3,})$`,
-		quick: func(text, _ string, _ *survey) bool { return strings.Count(text, ":") >= 4 }},
+		quick: func(text string, _ *survey) bool { return strings.Count(text, ":") >= 4 }},
 	{kind: "bundler-credentials", needs: "_=", pat: `\bBUNDLE_[A-Z0-9_]+__[A-Z0-9_]+=["']?(?P<secret>[^\s"':]+:[^\s"']+)`, quick: contains("BUNDLE_")},
 	// PHP's define('DB_PASSWORD', '...') and .NET's <add key="ApiKey"
 	// value="..." />: a name and a quoted value.
@@ -243,7 +243,7 @@ func compileLazily(rs []rule) []rule {
 	for i := range rs {
 		rs[i].re = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(rs[i].pat) })
 		if rs[i].quick == nil {
-			rs[i].quick = func(string, string, *survey) bool { return true }
+			rs[i].quick = func(string, *survey) bool { return true }
 		}
 	}
 	return rs

@@ -12,8 +12,9 @@ import (
 )
 
 // fakeModel is a model provider's API on loopback for an agent's CLI to
-// talk to instead of the real one: it records every request and answers
-// through reply, which sees the request's body decoded.
+// talk to instead of the real one: it records every request; what it
+// answers is decided by the function its constructor is given
+// (newFakeAnthropic, newFakeGemini).
 type fakeModel struct {
 	srv  *httptest.Server
 	mu   sync.Mutex

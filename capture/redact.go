@@ -65,14 +65,19 @@ func markersIn(text string) [][2]int {
 	return markers
 }
 
-func (fs *findings) add(kind string, a, b int) {
-	if a >= b {
-		return
-	}
+// overlapsMarker says [a, b) overlaps a marker already in the text.
+func (fs *findings) overlapsMarker(a, b int) bool {
 	for _, m := range fs.markers {
 		if a < m[1] && m[0] < b {
-			return
+			return true
 		}
+	}
+	return false
+}
+
+func (fs *findings) add(kind string, a, b int) {
+	if a >= b || fs.overlapsMarker(a, b) {
+		return
 	}
 	for i := 0; i < len(fs.list); i++ {
 		f := &fs.list[i]

@@ -83,7 +83,10 @@ func proseValue(text string, p int) (int, int, bool) {
 		if isOneOf(w, proseConnectors) || strings.HasSuffix(w, ":") && !strings.Contains(w[:len(w)-1], ":") {
 			return proseAfterConnector(text, b, k+1)
 		}
-		if k == 0 && credentialLike(text[a:b]) {
+		// Right after the name, with no "is" or ":" between, only what
+		// looks generated: "the webhook secret zqsummarysecret7" may be a
+		// name.
+		if k == 0 && credentialLike(text[a:b]) && generatedWord(text[a:b]) {
 			return a, b, true
 		}
 		if strings.ContainsAny(text[b-1:b], ",.;!?") || strings.ContainsAny(text[a:b], "=(){}[]\"") {
@@ -199,6 +202,24 @@ func credentialLike(v string) bool {
 	}
 	letters := k&(cUpper|cLower) != 0
 	return letters && (k&cDigit != 0 || symbols > 0 && len(v) >= 10 && k&cUpper != 0)
+}
+
+// generatedWord says v looks generated rather than written: two digits
+// or more, both cases, or a symbol.
+func generatedWord(v string) bool {
+	digits, symbols := 0, 0
+	var k uint16
+	for i := 0; i < len(v); i++ {
+		c := byteClass[v[i]]
+		k |= c
+		switch {
+		case c == cDigit:
+			digits++
+		case c == 0 || c&(cDollar|cPercent|cTilde|cPlus|cEq|cColon) != 0:
+			symbols++
+		}
+	}
+	return digits >= 2 || k&cUpper != 0 && k&cLower != 0 || symbols > 0
 }
 
 // hostName says v is a lowercase dotted name: db.internal, api.acme.io.

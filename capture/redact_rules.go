@@ -73,6 +73,11 @@ func (ru *rule) ready(text string, sv *survey) bool {
 func (ru rule) apply(text string, fs *findings) {
 	re := ru.re()
 	for _, idx := range re.FindAllStringSubmatchIndex(text, -1) {
+		// A match that reads a marker as text (its ':' as a field's
+		// end, its name as a value) is no match.
+		if fs.overlapsMarker(idx[0], idx[1]) {
+			continue
+		}
 		m := match{text: text, idx: idx, re: re}
 		a, b := m.secret()
 		if ru.accept != nil {

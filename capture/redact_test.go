@@ -163,3 +163,25 @@ func TestRedactsWhatAnOutsideProbeMissed(t *testing.T) {
 		}
 	}
 }
+
+// Right after a credential's name, a word is taken for the credential
+// only when it looks generated; after "is" or ":", any credential-like
+// word is.
+func TestProseTakesGeneratedWordsAfterAName(t *testing.T) {
+	var r capture.Redactor
+	for _, c := range []struct {
+		text string
+		kept bool
+	}{
+		{"rotated the webhook secret zqsummarysecret7", true},
+		{"the webhook key zqclosedsecret7 leaked", true},
+		{"rotated the webhook secret zq7summary3secret", false},
+		{"new access token P@ssw0rd649! (valid 1h)", false},
+		{"the webhook secret is zqsummarysecret7", false},
+	} {
+		got, _ := r.Redact(c.text)
+		if (got == c.text) != c.kept {
+			t.Errorf("%q -> %q (kept: want %v)", c.text, got, c.kept)
+		}
+	}
+}

@@ -36,6 +36,22 @@ func texts(t *testing.T) []string {
 		t.Fatal(err)
 	}
 	out = append(out, strings.Split(string(b), "\n")...)
+	for _, name := range []string{"secrets.jsonl", "lookalikes.jsonl"} {
+		f, err := os.Open("testdata/redaction/formats/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var c struct{ Text string }
+			if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, c.Text)
+		}
+		f.Close()
+	}
 	return append(out,
 		"DB_PAſſWORD=hunter2hunter2", "api_\u212aey: 0123456789abcdef", "AccountKey=\u212a"+strings.Repeat("A", 30),
 		"x-api-KEY: 9f8e7d6c5b4a", "PROXY-AUTHORIZATION: Basic dXNlcjpwYXNz", "BEARER abcdefghijklmnopqrstuvwxyz012345")
@@ -60,9 +76,9 @@ func TestQuickTestsNeverSkipAMatch(t *testing.T) {
 		cases = append(cases, b.String())
 	}
 	for _, text := range cases {
-		lower := asciiLower(text)
 		for _, ru := range rules {
-			if ru.re().MatchString(text) && !ru.quick(text, lower) {
+			sv := surveyText(text)
+			if ru.re().MatchString(text) && !ru.ready(text, &sv) {
 				t.Errorf("%s matches %q, but its quick test skips it", ru.kind, text)
 			}
 		}
@@ -109,6 +125,20 @@ func BenchmarkRedact(b *testing.B) {
 	for b.Loop() {
 		for _, t := range texts {
 			r.Redact(t)
+		}
+	}
+}
+
+// Every word that names a credential passes the quick test of the
+// assignment and prose rules: a strong word, a weak one, a prose word.
+func TestCredentialWordsPassTheGate(t *testing.T) {
+	words := append(append(append([]string{}, strongWords...), weakWords...), proseWords...)
+	words = append(words, "pwd", "pass", "psk")
+	for _, w := range words {
+		for _, text := range []string{w, strings.ToUpper(w), "x_" + w + "=1"} {
+			if sv := surveyText(text + "  "); !sv.credentialWord {
+				t.Errorf("%q does not pass the gate", text)
+			}
 		}
 	}
 }

@@ -98,6 +98,11 @@ func FuzzRedact(f *testing.F) {
 	for _, l := range loadLookalikes(f)[:40] {
 		f.Add(l)
 	}
+	for _, name := range []string{"secrets.jsonl", "lookalikes.jsonl"} {
+		for _, c := range loadFormatCases(f, name) {
+			f.Add(c.Text)
+		}
+	}
 	f.Fuzz(func(t *testing.T, text string) {
 		var r capture.Redactor
 		once, found := r.Redact(text)
@@ -114,4 +119,69 @@ func FuzzRedact(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRedactsWhatAnOutsideProbeMissed: the misses an outside corpus found
+// (HashiCorp Vault tokens, whose dot broke the match; quoted and unquoted
+// values holding ( ) ^ * # % ! @ = +, as Django's SECRET_KEY does;
+// variables named *_AUTH; an AWS secret access key next to its key id in
+// free text), each wholly removed.
+func TestRedactsWhatAnOutsideProbeMissed(t *testing.T) {
+	const vault = "hvs.CAESIKq3-Zt_9xQe-Lm2_Vb7-Nc4_Wd8-Yf1_Gh5-Jk0_Pr6-St3_Uv9-Xy2"
+	const django = "django-insecure-k9^(x#2@m!w=+z*8%q)t$4&b_r(7v)e^n#1!c@5=y+u*0%p"
+	const awsSecret = "Qx7/Tm2kLp9/Zr4vWn8/Hc3yBd6Fg1sJe5AuKo0R"
+	cases := []struct {
+		text    string
+		secrets []string
+	}{
+		{"vault login " + vault, []string{vault}},
+		{"Success! token is " + vault + " (renewable)", []string{vault}},
+		{"curl -H 'X-Vault-Token: " + vault + "' https://vault:8200/v1/kv/app", []string{vault}},
+		{"SECRET_KEY = '" + django + "'", []string{django}},
+		{`SECRET_KEY = "` + django + `"`, []string{django}},
+		{"SECRET_KEY=" + django, []string{django}},
+		{"    'PASSWORD': 'p(a)s^s*w#o%r!d@=+x',", []string{"p(a)s^s*w#o%r!d@=+x"}},
+		{"BASIC_AUTH=admin:Tr0ub4dor-and-3", []string{"Tr0ub4dor-and-3"}},
+		{"export REGISTRY_AUTH=Y2k6aHVudGVyMmh1bnRlcjJodW50ZXIy", []string{"Y2k6aHVudGVyMmh1bnRlcjJodW50ZXIy"}},
+		{"PROXY_AUTH='svc:W9x!k2Lm#8pQ'", []string{"W9x!k2Lm#8pQ"}},
+		{"using AKIAZ2KQ7TNMH4VYXB3D and secret " + awsSecret + " for the upload", []string{"AKIAZ2KQ7TNMH4VYXB3D", awsSecret}},
+		{"Access key ID,Secret access key\nAKIAZ2KQ7TNMH4VYXB3D," + awsSecret, []string{"AKIAZ2KQ7TNMH4VYXB3D", awsSecret}},
+	}
+	var r capture.Redactor
+	for _, c := range cases {
+		got, found := r.Redact(c.text)
+		if !removed(formatCase{Text: c.text, Secrets: c.secrets}, found) {
+			t.Errorf("not wholly removed: %q -> %q", c.text, got)
+		}
+	}
+	// What stays: *_AUTH naming a method, not holding a credential; the
+	// AWS documentation's example pair.
+	for _, text := range []string{"SMTP_AUTH=login", "DISABLE_AUTH=true", "AUTH_TYPE=oauth2",
+		"using AKIAIOSFODNN7EXAMPLE and secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"} {
+		if got, _ := r.Redact(text); got != text {
+			t.Errorf("changed: %q -> %q", text, got)
+		}
+	}
+}
+
+// Right after a credential's name, a word is taken for the credential
+// only when it looks generated; after "is" or ":", any credential-like
+// word is.
+func TestProseTakesGeneratedWordsAfterAName(t *testing.T) {
+	var r capture.Redactor
+	for _, c := range []struct {
+		text string
+		kept bool
+	}{
+		{"rotated the webhook secret zqsummarysecret7", true},
+		{"the webhook key zqclosedsecret7 leaked", true},
+		{"rotated the webhook secret zq7summary3secret", false},
+		{"new access token P@ssw0rd649! (valid 1h)", false},
+		{"the webhook secret is zqsummarysecret7", false},
+	} {
+		got, _ := r.Redact(c.text)
+		if (got == c.text) != c.kept {
+			t.Errorf("%q -> %q (kept: want %v)", c.text, got, c.kept)
+		}
+	}
 }

@@ -44,6 +44,11 @@ type browser struct {
 
 	mu      sync.Mutex
 	console []chromedp.ConsoleMessage
+	// committed counts the documents the tab's main frame committed, as
+	// the browser reports them, url is the last one's address, and
+	// awaited counts those a step waited for (see load).
+	committed, awaited int
+	url                string
 }
 
 func newBrowser(t *testing.T, base string) *browser {
@@ -78,6 +83,19 @@ func newBrowser(t *testing.T, base string) *browser {
 	if err := chromedp.Do(ctx); err != nil { // starts the browser
 		t.Fatalf("starting Chromium: %v", err)
 	}
+	// Listen sees the events in the order they arrive, before the reply
+	// to a command that follows them returns.
+	err = chromedp.Listen(ctx, func(ev any) {
+		if nav, ok := ev.(*page.EventFrameNavigated); ok && nav.Frame.ParentID == "" {
+			b.mu.Lock()
+			b.committed++
+			b.url = nav.Frame.URL
+			b.mu.Unlock()
+		}
+	})
+	if err != nil {
+		t.Fatalf("listening to Chromium: %v", err)
+	}
 	messages := chromedp.Console(ctx)
 	go func() {
 		for m, err := range messages {
@@ -92,30 +110,90 @@ func newBrowser(t *testing.T, base string) *browser {
 	return b
 }
 
+// do runs steps that stay on the page: none may make the tab load
+// another document (use navigate for those).
 func (b *browser) do(steps ...chromedp.Action[chromedp.Void]) {
 	b.t.Helper()
+	b.still()
 	if err := chromedp.Do(b.ctx, steps...); err != nil {
 		b.t.Fatalf("browser: %v", err)
 	}
 }
 
-// open loads a page and waits for its content.
+// still fails the test when the tab has committed a document that no
+// step waited for: a step before ran something that navigates (a click
+// on a link, a choice that submits its form) with do instead of
+// navigate or follow, and what comes next would race that navigation.
+func (b *browser) still() {
+	b.t.Helper()
+	b.mu.Lock()
+	committed, awaited, url := b.committed, b.awaited, b.url
+	b.mu.Unlock()
+	if committed != awaited {
+		b.t.Fatalf("the tab went to %s with no step waiting for it: a step that navigates must use navigate or follow", url)
+	}
+}
+
+// load runs what starts exactly one navigation of the tab, waits until
+// the document it leads to has loaded, and returns that document's
+// response.
+func (b *browser) load(what string, run func(context.Context) (*network.Response, error)) *network.Response {
+	b.t.Helper()
+	b.still()
+	b.mu.Lock()
+	before := b.committed
+	b.mu.Unlock()
+	resp, err := run(b.ctx)
+	if err != nil {
+		b.t.Fatalf("%s: %v", what, err)
+	}
+	// The document's commit came before its load event, so the listener
+	// has counted it by now.
+	b.mu.Lock()
+	committed, url := b.committed, b.url
+	b.awaited = committed
+	b.mu.Unlock()
+	if committed != before+1 {
+		b.t.Fatalf("%s: the tab committed %d documents (the last %s), not one: another navigation was under way", what, committed-before, url)
+	}
+	return resp
+}
+
+// open loads one of cairn's pages and waits for its content.
 func (b *browser) open(path string) {
 	b.t.Helper()
-	b.do(chromedp.Navigate(b.base+path), chromedp.WaitVisible(chromedp.CSS("main")))
+	b.visit(b.base+path, "main")
+}
+
+// visit loads the page at url and waits until sel is visible on it.
+func (b *browser) visit(url, sel string) {
+	b.t.Helper()
+	b.load("opening "+url, func(ctx context.Context) (*network.Response, error) {
+		return chromedp.Run(ctx, chromedp.NavigateResponse(url))
+	})
+	b.do(chromedp.WaitVisible(chromedp.CSS(sel)))
+}
+
+// navigate runs a step that makes the page load another document (a
+// click on a link or a submit button, a choice that submits its form)
+// and waits until that document, not an earlier one, has loaded.
+func (b *browser) navigate(what string, step chromedp.Action[chromedp.Void]) *network.Response {
+	b.t.Helper()
+	return b.load(what, func(ctx context.Context) (*network.Response, error) {
+		return chromedp.RunResponse(ctx, step)
+	})
 }
 
 // follow clicks what sel finds and waits for the page it leads to.
 func (b *browser) follow(sel string) {
 	b.t.Helper()
-	if _, err := chromedp.Run(b.ctx, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.Click(chromedp.CSS(sel)))); err != nil {
-		b.t.Fatalf("following %s: %v", sel, err)
-	}
+	b.navigate("following "+sel, chromedp.Click(chromedp.CSS(sel)))
 	b.do(chromedp.WaitVisible(chromedp.CSS("main")))
 }
 
 func (b *browser) text(sel string) string {
 	b.t.Helper()
+	b.still()
 	ctx, cancel := context.WithTimeout(b.ctx, stuck)
 	defer cancel()
 	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
@@ -129,6 +207,7 @@ func (b *browser) text(sel string) string {
 
 func evalJS[T any](b *browser, expr string) T {
 	b.t.Helper()
+	b.still()
 	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
 	if err != nil {
 		b.t.Fatalf("evaluating %s: %v", expr, err)
@@ -148,6 +227,7 @@ func (b *browser) wantText(sel, want string) {
 // element at (a CSS selector) when given.
 func (b *browser) shot(name string, at ...string) {
 	b.t.Helper()
+	b.still()
 	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		b.t.Fatalf("screenshot %s: %v", name, err)
@@ -246,7 +326,7 @@ func TestWebPageInChromium(t *testing.T) {
 		// The permalink reproduces the search.
 		b.open("/search?q=why+does+checkout+say+session+expired&repo=github.com%2Facme%2Fshop")
 		href := evalJS[string](b, `document.querySelector("a.permalink").href`)
-		b.do(chromedp.Navigate(href), chromedp.WaitVisible(chromedp.CSS("#c1")))
+		b.visit(href, "#c1")
 		b.wantText("#c1", "Checkout")
 		b.open("/")
 		b.shot("home")
@@ -334,9 +414,9 @@ func TestWebPageInChromium(t *testing.T) {
 			fmt.Fprintf(w, `<!doctype html><form method="post" action="%s/pin"><input name="csrf" value="%s"><input name="target" value="obs_s1_00"><input name="reason" value="forged"><button id="go">Win a prize</button></form>`, base, token)
 		}))
 		defer evil.Close()
-		b.do(chromedp.Navigate(evil.URL), chromedp.WaitVisible(chromedp.CSS("#go")))
-		if _, err := chromedp.Run(b.ctx, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.Click(chromedp.CSS("#go")))); err != nil {
-			t.Fatal(err)
+		b.visit(evil.URL, "#go")
+		if resp := b.navigate("posting the other origin's form", chromedp.Click(chromedp.CSS("#go"))); resp.Status != http.StatusForbidden {
+			t.Errorf("the cross-origin post: %d", resp.Status)
 		}
 		if body := b.text("body"); !strings.Contains(body, "cross-origin request refused") {
 			t.Errorf("the cross-origin post got: %q", body)
@@ -474,12 +554,22 @@ func TestWebPageInChromium(t *testing.T) {
 			t.Errorf("the repository lists %d entities", n)
 		}
 		b.shot("code-entities")
-		b.do(chromedp.SetValue(chromedp.CSS(`select[name="state"]`), "TOMBSTONED"))
+		// The button applies the filters.
+		b.do(chromedp.SendKeys(chromedp.CSS(`input[name="path"]`), "internal/auth/session.go"))
 		b.follow(`form.filters button[type="submit"]`)
+		b.wantText(".pagehead", "in internal/auth/session.go")
+		b.wantText("table.list", "internal/auth/session.go::ValidateToken")
+		if n := evalJS[int](b, `[...document.querySelectorAll("table.list tbody tr code")].filter(c => !c.textContent.startsWith("internal/auth/session.go::")).length`); n != 0 {
+			t.Errorf("%d entities of other files listed", n)
+		}
+		// Choosing a state applies it at once: the page's script submits
+		// the form, so the choice is a navigation to wait for.
+		b.navigate("choosing the state TOMBSTONED", chromedp.SetValue(chromedp.CSS(`select[name="state"]`), "TOMBSTONED"))
+		b.do(chromedp.WaitVisible(chromedp.CSS("main")))
 		if n := evalJS[int](b, `document.querySelectorAll("table.list tbody tr").length`); n != 0 {
 			t.Errorf("%d tombstoned entities listed", n)
 		}
-		b.wantText(".pagehead", "in state TOMBSTONED")
+		b.wantText(".pagehead", "in internal/auth/session.go in state TOMBSTONED")
 		b.open("/code")
 		b.follow(`a[href="/code/episodes/` + sd.Episode + `"]`)
 		b.wantText("table.hydration", "ValidateToken")

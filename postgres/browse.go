@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -37,7 +38,7 @@ func (db *DB) BrowseCapsules(ctx context.Context, f memory.CapsuleFilter) (memor
 		var seqs []int64
 		err := eachRow(ctx, tx, q.sql.String(), q.args, func(s scanner) error {
 			var seq int64
-			c, err := scanCapsule(withExtra{s, []any{&seq}})
+			c, err := scanCapsule(sqlstore.WithExtra(s, &seq))
 			c.ObservationIDs = []string{}
 			page.Capsules = append(page.Capsules, memory.CapsuleListing{Capsule: c})
 			seqs = append(seqs, seq)
@@ -96,7 +97,7 @@ func (db *DB) BrowseThoughts(ctx context.Context, f memory.ThoughtBrowse) (memor
 	}
 	err = db.read(ctx, "listing thoughts", func(tx pgx.Tx) error {
 		page = memory.ThoughtPage{Thoughts: []memory.Thought{}}
-		q := newQuery("SELECT " + thoughtColumns + ", t.seq FROM thoughts t WHERE true")
+		q := newQuery("SELECT " + sqlstore.ThoughtColumns + ", t.seq FROM thoughts t WHERE true")
 		q.scope("t", f.Scope)
 		if !f.IncludePrivate {
 			q.add(" AND NOT t.is_private")
@@ -122,7 +123,7 @@ func (db *DB) BrowseThoughts(ctx context.Context, f memory.ThoughtBrowse) (memor
 		var seqs []int64
 		err := eachRow(ctx, tx, q.sql.String(), q.args, func(s scanner) error {
 			var seq int64
-			t, err := scanThought(withExtra{s, []any{&seq}})
+			t, err := sqlstore.ScanThought(sqlstore.WithExtra(s, &seq))
 			page.Thoughts = append(page.Thoughts, t)
 			seqs = append(seqs, seq)
 			return err
@@ -163,7 +164,7 @@ func (db *DB) BrowseEntities(ctx context.Context, f memory.EntityBrowse) (memory
 		var keys []string
 		err := eachRow(ctx, tx, q.sql.String(), q.args, func(s scanner) error {
 			var key string
-			e, err := scanEntity(withExtra{s, []any{&key}})
+			e, err := scanEntity(sqlstore.WithExtra(s, &key))
 			page.Entities = append(page.Entities, e)
 			keys = append(keys, key)
 			return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -26,7 +27,7 @@ func (db *DB) Import(ctx context.Context, d memory.Dump, progress func(done int)
 			return err
 		}
 		c := &importCount{progress: progress}
-		if err := importDump(ctx, tx, d, c); err != nil {
+		if err := db.importDump(ctx, tx, d, c); err != nil {
 			return err
 		}
 		progress(c.done)
@@ -82,7 +83,7 @@ func (db *DB) Load(ctx context.Context, next func() (memory.Dump, error), progre
 			if d.Len() == 0 {
 				break
 			}
-			if err := importDump(ctx, tx, d, c); err != nil {
+			if err := db.importDump(ctx, tx, d, c); err != nil {
 				return err
 			}
 		}
@@ -112,7 +113,7 @@ func (l loadedTx) Export(ctx context.Context, fn func(memory.Record) error) erro
 }
 
 func (l loadedTx) FillEmbeddings(ctx context.Context, es []memory.Embedding) (int, error) {
-	if err := checkEmbeddings(es); err != nil {
+	if err := sqlstore.CheckEmbeddings(es); err != nil {
 		return 0, err
 	}
 	return l.db.putEmbeddingsTx(ctx, l.tx, es, true)
@@ -133,7 +134,7 @@ func (c *importCount) tick(n int) {
 	}
 }
 
-func importDump(ctx context.Context, tx pgx.Tx, d memory.Dump, c *importCount) error {
+func (db *DB) importDump(ctx context.Context, tx pgx.Tx, d memory.Dump, c *importCount) error {
 	tick := c.tick
 	for i := 0; i < len(d.Observations); i += importChunk {
 		if err := ctx.Err(); err != nil {
@@ -146,7 +147,7 @@ func importDump(ctx context.Context, tx pgx.Tx, d memory.Dump, c *importCount) e
 		tick(len(chunk))
 	}
 	for i, c := range d.Capsules {
-		if err := importCapsule(ctx, tx, c); err != nil {
+		if err := db.importCapsule(ctx, tx, c); err != nil {
 			return atRecord(memory.SectionCapsules, i, err)
 		}
 		tick(1)
@@ -167,19 +168,19 @@ func importDump(ctx context.Context, tx pgx.Tx, d memory.Dump, c *importCount) e
 		tick(len(chunk))
 	}
 	for i, s := range d.Summaries {
-		if err := importSummary(ctx, tx, s); err != nil {
+		if err := db.ImportSummary(ctx, querier{tx}, s); err != nil {
 			return atRecord(memory.SectionSummaries, i, err)
 		}
 		tick(1)
 	}
 	for i, p := range d.Pins {
-		if err := importPin(ctx, tx, p); err != nil {
+		if err := db.ImportPin(ctx, querier{tx}, p); err != nil {
 			return atRecord(memory.SectionPins, i, err)
 		}
 		tick(1)
 	}
 	for i, t := range d.Thoughts {
-		if err := insertThought(ctx, tx, t); err != nil {
+		if err := db.InsertThought(ctx, querier{tx}, t); err != nil {
 			return atRecord(memory.SectionThoughts, i, err)
 		}
 		tick(1)
@@ -205,19 +206,11 @@ func importDump(ctx context.Context, tx pgx.Tx, d memory.Dump, c *importCount) e
 	return importCode(ctx, tx, d, func() { tick(1) })
 }
 
-func importCapsule(ctx context.Context, tx pgx.Tx, c memory.Capsule) error {
-	if c.Status == memory.CapsuleOpen {
-		if err := checkNoOpenCapsule(ctx, tx, c.Scope.SessionID, fmt.Sprintf("capsule %q", c.ID)); err != nil {
-			return err
-		}
-	}
-	if ok, err := exists(ctx, tx, "SELECT 1 FROM capsules WHERE id = $1", c.ID); err != nil || ok {
-		if ok {
-			return memory.Errorf(memory.CodeConflict, "capsule id %q already exists", c.ID)
-		}
+func (db *DB) importCapsule(ctx context.Context, tx pgx.Tx, c memory.Capsule) error {
+	if err := sqlstore.CheckNewCapsule(ctx, querier{tx}, c); err != nil {
 		return err
 	}
-	if err := insertCapsule(ctx, tx, c); err != nil {
+	if err := db.InsertCapsule(ctx, querier{tx}, c); err != nil {
 		return err
 	}
 	if len(c.ObservationIDs) == 0 {
@@ -235,34 +228,6 @@ func importCapsule(ctx context.Context, tx pgx.Tx, c memory.Capsule) error {
 		ms[i] = member{c.ID, i, oid}
 	}
 	return insertMembers(ctx, tx, ms)
-}
-
-func importSummary(ctx context.Context, tx pgx.Tx, s memory.Summary) error {
-	ok, err := exists(ctx, tx, "SELECT 1 FROM summaries WHERE capsule_id = $1", s.CapsuleID)
-	if err != nil {
-		return err
-	}
-	if ok {
-		return memory.Errorf(memory.CodeConflict, "summary %q: capsule %q already has a summary", s.ID, s.CapsuleID)
-	}
-	if ok, err := exists(ctx, tx, "SELECT 1 FROM summaries WHERE id = $1", s.ID); err != nil || ok {
-		if ok {
-			return memory.Errorf(memory.CodeConflict, "summary id %q already exists", s.ID)
-		}
-		return err
-	}
-	_, err = putSummary(ctx, tx, s)
-	return err
-}
-
-func importPin(ctx context.Context, tx pgx.Tx, p memory.Pin) error {
-	if _, err := pinTarget(ctx, tx, p.TargetType, p.TargetID); err != nil {
-		if memory.IsCode(err, memory.CodeNotFound) {
-			return memory.Errorf(memory.CodeNotFound, "pin %q points at %s %q, which does not exist", p.ID, p.TargetType, p.TargetID)
-		}
-		return err
-	}
-	return insertPin(ctx, tx, p)
 }
 
 // entityScope returns an entity's scope; what names the record referring
@@ -360,8 +325,8 @@ func exportAll(ctx context.Context, tx pgx.Tx, emit func(memory.Record) error) e
 		}},
 		// Thoughts, then the knowledge graph: entities before the
 		// observations and edges that name them, each in insertion order.
-		{"SELECT " + thoughtColumns + " FROM thoughts t ORDER BY t.seq", func(s scanner) (memory.Record, error) {
-			t, err := scanThought(s)
+		{"SELECT " + sqlstore.ThoughtColumns + " FROM thoughts t ORDER BY t.seq", func(s scanner) (memory.Record, error) {
+			t, err := sqlstore.ScanThought(s)
 			return memory.Record{Thought: &t}, err
 		}},
 		{"SELECT " + entityColumns + " FROM kg_entities e ORDER BY e.seq", func(s scanner) (memory.Record, error) {

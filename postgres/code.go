@@ -5,8 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"hash/fnv"
-	"slices"
 
 	"github.com/cairnhq/cairn/memory"
 	"github.com/jackc/pgx/v5"
@@ -203,7 +201,7 @@ func applyCode(ctx context.Context, tx pgx.Tx, c memory.CodeChange) error {
 	for i, g := range c.Guards {
 		keys[i] = [2]string{g.RepoID, g.Key}
 	}
-	if err := lockKeys(ctx, tx, "code entity", keys); err != nil {
+	if err := lockKeys(ctx, querier{tx}, "code entity", keys); err != nil {
 		return err
 	}
 	for _, g := range c.Guards {
@@ -248,25 +246,6 @@ func applyCode(ctx context.Context, tx pgx.Tx, c memory.CodeChange) error {
 		}
 	}
 	return nil
-}
-
-// lockKeys takes a transaction lock on each (repository, key) pair, in
-// order, so concurrent writers of overlapping keys wait for each other
-// instead of deadlocking.
-func lockKeys(ctx context.Context, tx pgx.Tx, what string, keys [][2]string) error {
-	if len(keys) == 0 {
-		return nil
-	}
-	ids := make([]int64, 0, len(keys))
-	for _, k := range keys {
-		h := fnv.New64a()
-		h.Write([]byte(what + "\x00" + k[0] + "\x00" + k[1]))
-		ids = append(ids, int64(h.Sum64()))
-	}
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	_, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS k ORDER BY k", ids)
-	return err
 }
 
 // checkGuard returns a conflict unless the stored entity matches g.
@@ -472,7 +451,7 @@ func (db *DB) ApplyEpisode(ctx context.Context, c memory.EpisodeChange) (memory.
 		e := ep
 		// Writers of one session's episodes take turns: its next number
 		// and an episode's row count are read and written under the lock.
-		if err := lockKeys(ctx, tx, "episode", [][2]string{{e.SessionID, ""}, {"", e.ID}}); err != nil {
+		if err := lockKeys(ctx, querier{tx}, "episode", [][2]string{{e.SessionID, ""}, {"", e.ID}}); err != nil {
 			return err
 		}
 		var session string

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/sqlstore"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -53,6 +54,8 @@ type Options struct {
 // DB is a cairn store in a PostgreSQL schema. Any number of processes, on
 // any number of hosts, may use one at once.
 type DB struct {
+	// Store is the half of memory.Store whose SQL both stores share.
+	*sqlstore.Store
 	pool *pgxpool.Pool
 	// display is the connection string without its password.
 	display    string
@@ -178,6 +181,7 @@ func Open(ctx context.Context, conn string, opts *Options) (*DB, error) {
 		return nil, err
 	}
 	db.vectors = mode
+	db.Store = sqlstore.New(backend{db}, newDialect(mode))
 	if err := boot.QueryRow(ctx, "SELECT value FROM "+db.schema+".meta WHERE key = 'database_id'").Scan(&db.id); err != nil {
 		return nil, dbError(err, "reading the database id")
 	}

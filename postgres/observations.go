@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -280,25 +281,6 @@ func atRecord(section memory.Section, i int, err error) error {
 	return &memory.RecordError{Section: section, Index: i, Err: err}
 }
 
-// Observation implements memory.ObservationStore.
-func (db *DB) Observation(ctx context.Context, id string) (memory.Observation, error) {
-	var o memory.Observation
-	err := db.read(ctx, "reading observation", func(tx pgx.Tx) error {
-		var err error
-		o, err = getObservation(ctx, tx, id)
-		return err
-	})
-	return o, err
-}
-
-func getObservation(ctx context.Context, q queryer, id string) (memory.Observation, error) {
-	o, err := scanObservation(q.QueryRow(ctx, "SELECT "+obsColumns+" FROM observations o WHERE o.id = $1", id))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return o, notFound("observation", id)
-	}
-	return o, err
-}
-
 // Redact implements memory.ObservationStore. The row is rewritten in
 // place: its text and its terms leave every index at once (the vectors
 // go with them, by trigger). PostgreSQL keeps the old row version on
@@ -311,7 +293,7 @@ func (db *DB) Redact(ctx context.Context, id string) (memory.Observation, error)
 			return err
 		}
 		var err error
-		o, err = getObservation(ctx, tx, id)
+		o, err = sqlstore.GetObservation(ctx, querier{tx}, id)
 		return err
 	})
 	return o, err

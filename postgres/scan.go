@@ -149,11 +149,3 @@ func exists(ctx context.Context, tx queryer, sql string, args ...any) (bool, err
 	}
 	return err == nil, err
 }
-
-func jsonList(v []string) string {
-	if v == nil {
-		v = []string{}
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
-}

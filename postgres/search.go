@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -30,37 +31,10 @@ const (
 	bm25B  = 0.75
 )
 
-// textSyntaxExpr renders a text-syntax query as the SQLite store does: each
-// term quoted as an FTS5 string, OR'ed.
-func textSyntaxExpr(q memory.TextQuery) (string, error) {
-	switch q.Syntax {
-	case memory.SyntaxFTS:
-		if strings.TrimSpace(q.Expr) == "" {
-			return "", memory.Errorf(memory.CodeInvalidParams, "the FTS query is empty")
-		}
-		return q.Expr, nil
-	case memory.SyntaxText, "":
-		if len(q.Terms) == 0 {
-			return "", memory.Errorf(memory.CodeInvalidParams, "the query has no words to search for")
-		}
-		var b strings.Builder
-		for i, t := range q.Terms {
-			if i > 0 {
-				b.WriteString(" OR ")
-			}
-			b.WriteByte('"')
-			b.WriteString(strings.ReplaceAll(t, `"`, `""`))
-			b.WriteByte('"')
-		}
-		return b.String(), nil
-	}
-	return "", memory.Errorf(memory.CodeInvalidParams, "unknown query syntax %q (want text or fts)", q.Syntax)
-}
-
 // parseTextQuery parses a query of either syntax; malformed FTS syntax is
 // invalid_params quoting FTS5's reason.
 func parseTextQuery(q memory.TextQuery) (*ftsQuery, error) {
-	expr, err := textSyntaxExpr(q)
+	expr, err := sqlstore.MatchExpr(q)
 	if err != nil {
 		return nil, err
 	}
@@ -79,17 +53,8 @@ func parseTextQuery(q memory.TextQuery) (*ftsQuery, error) {
 	return pq, nil
 }
 
-// SearchText implements memory.TextSearcher.
-func (db *DB) SearchText(ctx context.Context, ts memory.TextSearch) (memory.TextResult, error) {
-	var res memory.TextResult
-	err := db.read(ctx, "searching", func(tx pgx.Tx) error {
-		var err error
-		res, err = searchText(ctx, tx, ts)
-		return err
-	})
-	return res, err
-}
-
+// searchText runs a full-text search: each table's best matches by
+// FTS5's bm25, in scope, without the excluded ids.
 func searchText(ctx context.Context, tx pgx.Tx, ts memory.TextSearch) (memory.TextResult, error) {
 	var res memory.TextResult
 	q, err := parseTextQuery(ts.Query)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -44,7 +45,7 @@ func withinScope(filter memory.Scope) (string, []any) {
 	for _, k := range memory.ScopeKeys {
 		if v := filter.Get(k); v != "" {
 			args = append(args, v)
-			conds = append(conds, "s."+scopeColumn(k)+" = $"+strconv.Itoa(len(args)))
+			conds = append(conds, "s."+sqlstore.ScopeColumn(k)+" = $"+strconv.Itoa(len(args)))
 		}
 	}
 	return strings.Join(conds, " AND "), args

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/sqlstore"
 )
 
 var _ memory.Browser = (*DB)(nil)
@@ -106,7 +107,7 @@ func (db *DB) BrowseThoughts(ctx context.Context, f memory.ThoughtBrowse) (memor
 		return page, err
 	}
 	err = db.read(ctx, "listing thoughts", func(tx queryer) error {
-		q := newQuery("SELECT " + thoughtColumns + ", t.seq FROM thoughts t WHERE 1 = 1")
+		q := newQuery("SELECT " + sqlstore.ThoughtColumns + ", t.seq FROM thoughts t WHERE 1 = 1")
 		q.scope("t", f.Scope)
 		if !f.IncludePrivate {
 			q.add(" AND t.is_private = 0")
@@ -130,7 +131,7 @@ func (db *DB) BrowseThoughts(ctx context.Context, f memory.ThoughtBrowse) (memor
 		var seqs []int64
 		err := eachRowArgs(ctx, tx, q.sql.String(), q.args, func(s scanner) error {
 			var seq int64
-			t, err := scanThought(withExtra{s, []any{&seq}})
+			t, err := sqlstore.ScanThought(withExtra{s, []any{&seq}})
 			page.Thoughts = append(page.Thoughts, t)
 			seqs = append(seqs, seq)
 			return err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/sqlstore"
 )
 
 // progressEvery is how many records Import writes between progress calls.
@@ -25,7 +26,7 @@ func (db *DB) Import(ctx context.Context, d memory.Dump, progress func(done int)
 			return err
 		}
 		done := 0
-		if err := importDump(ctx, tx, d, &done, progress); err != nil {
+		if err := db.importDump(ctx, tx, d, &done, progress); err != nil {
 			return err
 		}
 		progress(done)
@@ -62,7 +63,7 @@ func (db *DB) Load(ctx context.Context, next func() (memory.Dump, error), progre
 			if d.Len() == 0 {
 				break
 			}
-			if err := importDump(ctx, tx, d, &done, progress); err != nil {
+			if err := db.importDump(ctx, tx, d, &done, progress); err != nil {
 				return err
 			}
 		}
@@ -87,12 +88,15 @@ func (l loadedTx) Export(ctx context.Context, fn func(memory.Record) error) erro
 }
 
 func (l loadedTx) FillEmbeddings(ctx context.Context, es []memory.Embedding) (int, error) {
+	if err := sqlstore.CheckEmbeddings(es); err != nil {
+		return 0, err
+	}
 	return putEmbeddingsTx(ctx, l.tx, es, true)
 }
 
 // importDump writes one dump inside a write transaction, counting the
 // records in done.
-func importDump(ctx context.Context, tx *sql.Tx, d memory.Dump, done *int, progress func(int)) error {
+func (db *DB) importDump(ctx context.Context, tx *sql.Tx, d memory.Dump, done *int, progress func(int)) error {
 	tick := func() {
 		*done++
 		if *done%progressEvery == 0 {
@@ -116,7 +120,7 @@ func importDump(ctx context.Context, tx *sql.Tx, d memory.Dump, done *int, progr
 		tick()
 	}
 	for i, c := range d.Capsules {
-		if err := importCapsule(ctx, ptx, a, c); err != nil {
+		if err := db.importCapsule(ctx, ptx, a, c); err != nil {
 			return atRecord(memory.SectionCapsules, i, err)
 		}
 		tick()
@@ -131,19 +135,19 @@ func importDump(ctx context.Context, tx *sql.Tx, d memory.Dump, done *int, progr
 		return err
 	}
 	for i, s := range d.Summaries {
-		if err := importSummary(ctx, ptx, s); err != nil {
+		if err := db.ImportSummary(ctx, querier{ptx}, s); err != nil {
 			return atRecord(memory.SectionSummaries, i, err)
 		}
 		tick()
 	}
 	for i, p := range d.Pins {
-		if err := importPin(ctx, ptx, p); err != nil {
+		if err := db.ImportPin(ctx, querier{ptx}, p); err != nil {
 			return atRecord(memory.SectionPins, i, err)
 		}
 		tick()
 	}
 	for i, t := range d.Thoughts {
-		if err := insertThought(ctx, ptx, t); err != nil {
+		if err := db.InsertThought(ctx, querier{ptx}, t); err != nil {
 			return atRecord(memory.SectionThoughts, i, err)
 		}
 		tick()
@@ -179,18 +183,11 @@ func atRecord(section memory.Section, i int, err error) error {
 	return &memory.RecordError{Section: section, Index: i, Err: err}
 }
 
-func importCapsule(ctx context.Context, tx queryer, a *appender, c memory.Capsule) error {
-	if c.Scope.SessionID != "" && c.Status == memory.CapsuleOpen {
-		var other string
-		err := tx.QueryRowContext(ctx, "SELECT id FROM capsules WHERE session_id = ? AND status = 'open'", c.Scope.SessionID).Scan(&other)
-		if err == nil {
-			return memory.Errorf(memory.CodeConflict, "capsule %q: session %q already has an open capsule %q", c.ID, c.Scope.SessionID, other)
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
+func (db *DB) importCapsule(ctx context.Context, tx queryer, a *appender, c memory.Capsule) error {
+	if err := sqlstore.CheckNewCapsule(ctx, querier{tx}, c); err != nil {
+		return err
 	}
-	if err := insertCapsule(ctx, tx, c); err != nil {
+	if err := db.InsertCapsule(ctx, querier{tx}, c); err != nil {
 		return err
 	}
 	for i, oid := range c.ObservationIDs {
@@ -204,29 +201,6 @@ func importCapsule(ctx context.Context, tx queryer, a *appender, c memory.Capsul
 		}
 	}
 	return nil
-}
-
-func importSummary(ctx context.Context, tx queryer, s memory.Summary) error {
-	var exists int
-	err := tx.QueryRowContext(ctx, "SELECT count(*) FROM summaries WHERE capsule_id = ?", s.CapsuleID).Scan(&exists)
-	if err != nil {
-		return err
-	}
-	if exists > 0 {
-		return memory.Errorf(memory.CodeConflict, "summary %q: capsule %q already has a summary", s.ID, s.CapsuleID)
-	}
-	_, err = putSummary(ctx, tx, s)
-	return err
-}
-
-func importPin(ctx context.Context, tx queryer, p memory.Pin) error {
-	if _, err := pinTarget(ctx, tx, p.TargetType, p.TargetID); err != nil {
-		if memory.IsCode(err, memory.CodeNotFound) {
-			return memory.Errorf(memory.CodeNotFound, "pin %q points at %s %q, which does not exist", p.ID, p.TargetType, p.TargetID)
-		}
-		return err
-	}
-	return insertPin(ctx, tx, p)
 }
 
 // entityScope returns an entity's scope; what names the record referring
@@ -316,7 +290,7 @@ func exportAll(ctx context.Context, tx queryer, emit func(memory.Record) error) 
 		return err
 	}
 	for _, id := range capIDs {
-		c, err := getCapsule(ctx, tx, id)
+		c, err := sqlstore.GetCapsule(ctx, querier{tx}, id)
 		if err != nil {
 			return err
 		}
@@ -347,8 +321,8 @@ func exportAll(ctx context.Context, tx queryer, emit func(memory.Record) error) 
 	// observations and edges that name them. Each kind goes in insertion
 	// order, which Import keeps, so an imported copy lists records (and
 	// breaks ties) as the original does.
-	if err := eachRow(ctx, tx, "SELECT "+thoughtColumns+" FROM thoughts t ORDER BY t.seq", func(s scanner) error {
-		t, err := scanThought(s)
+	if err := eachRow(ctx, tx, "SELECT "+sqlstore.ThoughtColumns+" FROM thoughts t ORDER BY t.seq", func(s scanner) error {
+		t, err := sqlstore.ScanThought(s)
 		if err != nil {
 			return err
 		}

@@ -169,16 +169,6 @@ func (db *DB) DeleteEntity(ctx context.Context, id string) error {
 	})
 }
 
-// erase runs a delete in a write transaction and then checkpoints, so the
-// deleted text leaves the write-ahead log too.
-func (db *DB) erase(ctx context.Context, what string, fn func(tx *sql.Tx) error) error {
-	if err := db.write(ctx, what, fn); err != nil {
-		return err
-	}
-	db.checkpoint(ctx)
-	return nil
-}
-
 func entityExists(ctx context.Context, tx *sql.Tx, id string) error {
 	var one int
 	err := tx.QueryRowContext(ctx, "SELECT 1 FROM kg_entities WHERE id = ?", id).Scan(&one)

@@ -138,13 +138,6 @@ func (q *query) in(col string, vs []string) {
 	}
 }
 
-func nullInt(p *int64) any {
-	if p == nil {
-		return nil
-	}
-	return *p
-}
-
 func notFound(what, id string) error {
 	return memory.Errorf(memory.CodeNotFound, "%s %q not found", what, id)
 }

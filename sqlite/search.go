@@ -5,50 +5,14 @@ import (
 	"strings"
 
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/sqlstore"
 )
 
-// matchExpr renders a TextQuery as an FTS5 MATCH expression. Text-syntax
-// terms are each quoted as an FTS5 string, so no user text is ever read as
-// query syntax, and OR'ed.
-func matchExpr(q memory.TextQuery) (string, error) {
-	switch q.Syntax {
-	case memory.SyntaxFTS:
-		if strings.TrimSpace(q.Expr) == "" {
-			return "", memory.Errorf(memory.CodeInvalidParams, "the FTS query is empty")
-		}
-		return q.Expr, nil
-	case memory.SyntaxText, "":
-		if len(q.Terms) == 0 {
-			return "", memory.Errorf(memory.CodeInvalidParams, "the query has no words to search for")
-		}
-		var b strings.Builder
-		for i, t := range q.Terms {
-			if i > 0 {
-				b.WriteString(" OR ")
-			}
-			b.WriteByte('"')
-			b.WriteString(strings.ReplaceAll(t, `"`, `""`))
-			b.WriteByte('"')
-		}
-		return b.String(), nil
-	}
-	return "", memory.Errorf(memory.CodeInvalidParams, "unknown query syntax %q (want text or fts)", q.Syntax)
-}
-
-// SearchText implements memory.TextSearcher.
-func (db *DB) SearchText(ctx context.Context, ts memory.TextSearch) (memory.TextResult, error) {
-	var res memory.TextResult
-	err := db.read(ctx, "searching", func(tx queryer) error {
-		var err error
-		res, err = searchText(ctx, tx, ts)
-		return err
-	})
-	return res, err
-}
-
+// searchText runs a full-text search through FTS5: each table's best
+// matches by bm25, in scope, without the excluded ids.
 func searchText(ctx context.Context, tx queryer, ts memory.TextSearch) (memory.TextResult, error) {
 	var res memory.TextResult
-	expr, err := matchExpr(ts.Query)
+	expr, err := sqlstore.MatchExpr(ts.Query)
 	if err != nil || ts.Limit <= 0 {
 		return res, err
 	}
@@ -59,36 +23,6 @@ func searchText(ctx context.Context, tx queryer, ts memory.TextSearch) (memory.T
 		return memory.TextResult{}, ftsError(dbError(err, "searching"), ts.Query.Syntax)
 	}
 	return res, nil
-}
-
-// snapshotReader reads through one read transaction.
-type snapshotReader struct{ tx queryer }
-
-func (r snapshotReader) ActivePins(ctx context.Context, q memory.PinQuery) ([]memory.PinnedTarget, error) {
-	out, err := activePins(ctx, r.tx, q)
-	return out, dbError(err, "reading pins")
-}
-
-func (r snapshotReader) CurrentSummary(ctx context.Context, scope memory.Scope) (*memory.Summary, error) {
-	out, err := currentSummary(ctx, r.tx, scope)
-	return out, dbError(err, "reading the current summary")
-}
-
-func (r snapshotReader) SearchText(ctx context.Context, ts memory.TextSearch) (memory.TextResult, error) {
-	return searchText(ctx, r.tx, ts)
-}
-
-// Snapshot implements memory.Snapshotter: fn reads one consistent state of
-// the database, untouched by concurrent writes, in one read transaction.
-func (db *DB) Snapshot(ctx context.Context, fn func(memory.Reader) error) error {
-	return db.read(ctx, "reading", func(tx queryer) error {
-		// SQLite takes a transaction's snapshot at its first read, not at
-		// BEGIN: read now, so fn sees the store as it was when Snapshot began.
-		if _, err := lastChange(ctx, tx); err != nil {
-			return err
-		}
-		return fn(snapshotReader{tx})
-	})
 }
 
 // tableSearch describes one full-text table and how to read its hits.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/sqlstore"
 )
 
 var _ memory.InnerVoiceStore = (*DB)(nil)
@@ -40,7 +41,7 @@ func withinScope(filter memory.Scope) (string, []any) {
 	conds, args := []string{"1 = 1"}, []any{}
 	for _, k := range memory.ScopeKeys {
 		if v := filter.Get(k); v != "" {
-			conds, args = append(conds, "s."+scopeColumn(k)+" = ?"), append(args, v)
+			conds, args = append(conds, "s."+sqlstore.ScopeColumn(k)+" = ?"), append(args, v)
 		}
 	}
 	return strings.Join(conds, " AND "), args

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/cairnhq/cairn/memory"
@@ -109,7 +108,7 @@ type loadedTx struct {
 func (l loadedTx) Stats(ctx context.Context) (memory.Stats, error) { return l.db.stats(ctx, l.tx) }
 
 func (l loadedTx) Export(ctx context.Context, fn func(memory.Record) error) error {
-	return exportAll(ctx, l.tx, fn)
+	return l.db.ExportAll(ctx, querier{l.tx}, fn)
 }
 
 func (l loadedTx) FillEmbeddings(ctx context.Context, es []memory.Embedding) (int, error) {
@@ -167,43 +166,7 @@ func (db *DB) importDump(ctx context.Context, tx pgx.Tx, d memory.Dump, c *impor
 		}
 		tick(len(chunk))
 	}
-	for i, s := range d.Summaries {
-		if err := db.ImportSummary(ctx, querier{tx}, s); err != nil {
-			return atRecord(memory.SectionSummaries, i, err)
-		}
-		tick(1)
-	}
-	for i, p := range d.Pins {
-		if err := db.ImportPin(ctx, querier{tx}, p); err != nil {
-			return atRecord(memory.SectionPins, i, err)
-		}
-		tick(1)
-	}
-	for i, t := range d.Thoughts {
-		if err := db.InsertThought(ctx, querier{tx}, t); err != nil {
-			return atRecord(memory.SectionThoughts, i, err)
-		}
-		tick(1)
-	}
-	for i, e := range d.Entities {
-		if err := insertEntity(ctx, tx, e); err != nil {
-			return atRecord(memory.SectionEntities, i, err)
-		}
-		tick(1)
-	}
-	for i, o := range d.KGObservations {
-		if err := importKGObservation(ctx, tx, o); err != nil {
-			return atRecord(memory.SectionKGObservations, i, err)
-		}
-		tick(1)
-	}
-	for i, g := range d.Edges {
-		if err := importEdge(ctx, tx, g); err != nil {
-			return atRecord(memory.SectionEdges, i, err)
-		}
-		tick(1)
-	}
-	return importCode(ctx, tx, d, func() { tick(1) })
+	return db.ImportRest(ctx, querier{tx}, d, func() { tick(1) })
 }
 
 func (db *DB) importCapsule(ctx context.Context, tx pgx.Tx, c memory.Capsule) error {
@@ -230,140 +193,6 @@ func (db *DB) importCapsule(ctx context.Context, tx pgx.Tx, c memory.Capsule) er
 	return insertMembers(ctx, tx, ms)
 }
 
-// entityScope returns an entity's scope; what names the record referring
-// to it, for the not_found message.
-func entityScope(ctx context.Context, tx queryer, id, what string) (memory.Scope, error) {
-	var sc memory.Scope
-	err := tx.QueryRow(ctx, "SELECT session_id, repo_id, agent_id, user_id FROM kg_entities WHERE id = $1", id).
-		Scan(&sc.SessionID, &sc.RepoID, &sc.AgentID, &sc.UserID)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return sc, memory.Errorf(memory.CodeNotFound, "%s names entity %q, which does not exist", what, id)
-	}
-	return sc, err
-}
-
-// inheritScope fills the dimensions own leaves empty from the entity's
-// scope; a dimension set to another value is invalid_params.
-func inheritScope(own, entity memory.Scope, what, entityID string) (memory.Scope, error) {
-	if dim := own.Conflicts(entity); dim != "" {
-		return own, memory.Errorf(memory.CodeInvalidParams, "%s: scope %s %q differs from entity %q's %q",
-			what, dim, own.Get(dim), entityID, entity.Get(dim))
-	}
-	return own.Fill(entity), nil
-}
-
-func importKGObservation(ctx context.Context, tx queryer, o memory.KGObservation) error {
-	what := fmt.Sprintf("entity observation %q", o.ID)
-	sc, err := entityScope(ctx, tx, o.EntityID, what)
-	if err != nil {
-		return err
-	}
-	if o.Scope, err = inheritScope(o.Scope, sc, what, o.EntityID); err != nil {
-		return err
-	}
-	return insertKGObservation(ctx, tx, o)
-}
-
-func importEdge(ctx context.Context, tx queryer, g memory.KGEdge) error {
-	what := fmt.Sprintf("edge %q", g.ID)
-	sc, err := entityScope(ctx, tx, g.Source, what)
-	if err != nil {
-		return err
-	}
-	if _, err := entityScope(ctx, tx, g.Target, what); err != nil {
-		return err
-	}
-	if g.Scope, err = inheritScope(g.Scope, sc, what, g.Source); err != nil {
-		return err
-	}
-	return insertEdge(ctx, tx, g)
-}
-
-// Export implements memory.Bulk. It reads one snapshot.
-func (db *DB) Export(ctx context.Context, fn func(memory.Record) error) error {
-	var fnErr error
-	emit := func(r memory.Record) error {
-		if err := fn(r); err != nil {
-			fnErr = err
-			return err
-		}
-		return nil
-	}
-	err := db.read(ctx, "exporting", func(tx pgx.Tx) error { return exportAll(ctx, tx, emit) })
-	if fnErr != nil {
-		return fnErr
-	}
-	return err
-}
-
-func exportAll(ctx context.Context, tx pgx.Tx, emit func(memory.Record) error) error {
-	steps := []struct {
-		q   string
-		row func(scanner) (memory.Record, error)
-	}{
-		{"SELECT " + obsColumns + " FROM observations o ORDER BY o.seq", func(s scanner) (memory.Record, error) {
-			o, err := scanObservation(s)
-			return memory.Record{Observation: &o}, err
-		}},
-		{"SELECT " + capColumns + `, coalesce((SELECT array_agg(m.observation_id ORDER BY m.position) FROM capsule_observations m
-			WHERE m.capsule_id = c.id), '{}') FROM capsules c ORDER BY c.seq`, func(s scanner) (memory.Record, error) {
-			var members []string
-			c, err := scanCapsule(extraScan{s, []any{&members}})
-			c.ObservationIDs = members
-			if c.ObservationIDs == nil {
-				c.ObservationIDs = []string{}
-			}
-			return memory.Record{Capsule: &c}, err
-		}},
-		{"SELECT " + sumColumns + " FROM summaries s ORDER BY s.seq", func(s scanner) (memory.Record, error) {
-			m, err := scanSummary(s)
-			return memory.Record{Summary: &m}, err
-		}},
-		{"SELECT " + pinColumns + " FROM pins p ORDER BY p.seq", func(s scanner) (memory.Record, error) {
-			p, err := scanPin(s)
-			return memory.Record{Pin: &p}, err
-		}},
-		// Thoughts, then the knowledge graph: entities before the
-		// observations and edges that name them, each in insertion order.
-		{"SELECT " + sqlstore.ThoughtColumns + " FROM thoughts t ORDER BY t.seq", func(s scanner) (memory.Record, error) {
-			t, err := sqlstore.ScanThought(s)
-			return memory.Record{Thought: &t}, err
-		}},
-		{"SELECT " + entityColumns + " FROM kg_entities e ORDER BY e.seq", func(s scanner) (memory.Record, error) {
-			e, err := scanEntity(s)
-			return memory.Record{KGEntity: &e}, err
-		}},
-		{"SELECT " + kgObsColumns + " FROM kg_observations o ORDER BY o.seq", func(s scanner) (memory.Record, error) {
-			o, err := scanKGObs(s)
-			return memory.Record{KGObservation: &o}, err
-		}},
-		{"SELECT " + edgeColumns + " FROM kg_edges g ORDER BY g.seq", func(s scanner) (memory.Record, error) {
-			g, err := scanEdge(s)
-			return memory.Record{KGEdge: &g}, err
-		}},
-	}
-	for _, st := range steps {
-		if err := eachRow(ctx, tx, st.q, nil, func(s scanner) error {
-			r, err := st.row(s)
-			if err != nil {
-				return err
-			}
-			return emit(r)
-		}); err != nil {
-			return err
-		}
-	}
-	return exportCode(ctx, tx, emit)
-}
-
-// extraScan appends destinations to a scan.
-type extraScan struct {
-	s     scanner
-	extra []any
-}
-
-func (e extraScan) Scan(dest ...any) error { return e.s.Scan(append(dest, e.extra...)...) }
-
 // Stats implements memory.Store.
 func (db *DB) Stats(ctx context.Context) (memory.Stats, error) {
 	var st memory.Stats
@@ -388,20 +217,15 @@ func (db *DB) stats(ctx context.Context, tx pgx.Tx) (memory.Stats, error) {
 			WHERE n.nspname = '` + db.schema + `' AND c.relkind IN ('r', 'S')`, []any{&st.SizeBytes}},
 		{"SELECT count(*), count(*) FILTER (WHERE redacted), count(*) FILTER (WHERE fts IS NOT NULL) FROM observations",
 			[]any{&st.Observations, &st.Redacted, &st.IndexedObservations}},
-		{"SELECT count(*), count(*) FILTER (WHERE status = 'open') FROM capsules", []any{&st.Capsules, &st.OpenCapsules}},
 		{"SELECT count(*), count(*) FILTER (WHERE redacted), count(*) FILTER (WHERE fts IS NOT NULL) FROM summaries",
 			[]any{&st.Summaries, &st.RedactedSummaries, &st.IndexedSummaries}},
-		{"SELECT count(*) FROM pins", []any{&st.Pins}},
-		{"SELECT count(*), count(*) FILTER (WHERE redacted) FROM thoughts", []any{&st.Thoughts, &st.RedactedThoughts}},
-		{"SELECT count(*) FROM kg_entities", []any{&st.Entities}},
-		{"SELECT count(*) FROM kg_observations", []any{&st.EntityObservations}},
-		{"SELECT count(*) FROM kg_edges", []any{&st.Edges}},
-		{"SELECT count(*) FROM code_entities", []any{&st.CodeEntities}},
-		{"SELECT count(*) FROM code_episodes", []any{&st.CodeEpisodes}},
 	} {
 		if err := tx.QueryRow(ctx, c.q).Scan(c.dest...); err != nil {
 			return st, err
 		}
+	}
+	if err := sqlstore.CountRecords(ctx, querier{tx}, &st); err != nil {
+		return st, err
 	}
 	fmt.Sscan(version, &st.SchemaVersion)
 	return st, nil

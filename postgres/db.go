@@ -304,13 +304,6 @@ func (db *DB) read(ctx context.Context, what string, fn func(tx pgx.Tx) error) e
 	return dbError(err, what)
 }
 
-// retryError marks an error that a retry of the whole transaction fixes
-// (a race lost to another writer).
-type retryError struct{ err error }
-
-func (e retryError) Error() string { return e.err.Error() }
-func (e retryError) Unwrap() error { return e.err }
-
 func pgCode(err error) string {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
@@ -320,7 +313,7 @@ func pgCode(err error) string {
 }
 
 func retryable(err error) bool {
-	var r retryError
+	var r sqlstore.RetryError
 	if errors.As(err, &r) {
 		return true
 	}
@@ -382,8 +375,4 @@ func dbError(err error, what string) error {
 
 func notFound(what, id string) error {
 	return memory.Errorf(memory.CodeNotFound, "%s %q not found", what, id)
-}
-
-func invalidParams(format string, args ...any) error {
-	return memory.Errorf(memory.CodeInvalidParams, format, args...)
 }

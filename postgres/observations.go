@@ -232,7 +232,7 @@ func insertMembers(ctx context.Context, tx pgx.Tx, ms []member) error {
 	if isUnique(err) {
 		// Another writer took the position: the capsule lock should
 		// prevent it, but a retry is always right.
-		return retryError{err}
+		return sqlstore.RetryError{Err: err}
 	}
 	return err
 }

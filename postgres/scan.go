@@ -52,28 +52,6 @@ func scanSummary(s scanner, extra ...any) (memory.Summary, error) {
 	return m, nil
 }
 
-const capColumns = "c.id, c.type, c.intent, c.status, c.opened_at, c.closed_at, c.session_id, c.repo_id, c.agent_id, c.user_id"
-
-func scanCapsule(s scanner) (memory.Capsule, error) {
-	var c memory.Capsule
-	var closed *int64
-	err := s.Scan(&c.ID, &c.Type, &c.Intent, &c.Status, &c.OpenedAt, &closed,
-		&c.Scope.SessionID, &c.Scope.RepoID, &c.Scope.AgentID, &c.Scope.UserID)
-	c.ClosedAt = closed
-	return c, err
-}
-
-const pinColumns = "p.id, p.target_type, p.target_id, p.reason, p.created_at, p.expires_at, p.session_id, p.repo_id, p.agent_id, p.user_id"
-
-func scanPin(s scanner) (memory.Pin, error) {
-	var p memory.Pin
-	var exp *int64
-	err := s.Scan(&p.ID, &p.TargetType, &p.TargetID, &p.Reason, &p.CreatedAt, &exp,
-		&p.Scope.SessionID, &p.Scope.RepoID, &p.Scope.AgentID, &p.Scope.UserID)
-	p.ExpiresAt = exp
-	return p, err
-}
-
 // scopeArgs are the four scope values in column order.
 func scopeArgs(s memory.Scope) []any {
 	return []any{s.SessionID, s.RepoID, s.AgentID, s.UserID}
@@ -118,13 +96,6 @@ func (q *query) notIn(col string, ids []string) {
 	}
 }
 
-// in appends "AND col = ANY($n)" when vs is non-empty.
-func (q *query) in(col string, vs []string) {
-	if len(vs) > 0 {
-		q.add(" AND " + col + " = ANY(" + q.arg(vs) + ")")
-	}
-}
-
 // eachRow calls fn for every row of a query.
 func eachRow(ctx context.Context, tx queryer, sql string, args []any, fn func(scanner) error) error {
 	rows, err := tx.Query(ctx, sql, args...)
@@ -138,14 +109,4 @@ func eachRow(ctx context.Context, tx queryer, sql string, args []any, fn func(sc
 		}
 	}
 	return rows.Err()
-}
-
-// exists reports whether a query (SELECT 1 ...) finds a row.
-func exists(ctx context.Context, tx queryer, sql string, args ...any) (bool, error) {
-	var one int
-	err := tx.QueryRow(ctx, sql, args...).Scan(&one)
-	if err == pgx.ErrNoRows {
-		return false, nil
-	}
-	return err == nil, err
 }

@@ -150,7 +150,7 @@ func (db *DB) CreateVoiceSession(ctx context.Context, s memory.InnerVoiceSession
 		if !ok {
 			// Another new thread of the scope became current after this
 			// one's end of the current session: start again.
-			return retryError{errors.New("another inner_voice session of the scope became current")}
+			return sqlstore.RetryError{Err: errors.New("another inner_voice session of the scope became current")}
 		}
 		out, err = getVoiceSession(ctx, tx, s.ID, false)
 		return err
@@ -202,7 +202,7 @@ func (db *DB) OpenVoiceSession(ctx context.Context, s memory.InnerVoiceSession, 
 			out = cur
 			return nil
 		}
-		return retryError{errors.New("the scope's current inner_voice session changed meanwhile")}
+		return sqlstore.RetryError{Err: errors.New("the scope's current inner_voice session changed meanwhile")}
 	})
 	return out, created, err
 }
@@ -315,7 +315,7 @@ func (db *DB) AddVoiceExchange(ctx context.Context, x memory.InnerVoiceExchange)
 			x.PromptTokens, x.CompletionTokens, x.CostEstimate, x.Timestamp, x.SessionID); err != nil {
 			if isUnique(err) && constraint(err) == currentIndex {
 				// Another session of the scope became current meanwhile.
-				return retryError{err}
+				return sqlstore.RetryError{Err: err}
 			}
 			return err
 		}

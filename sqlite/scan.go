@@ -50,32 +50,6 @@ func scanSummary(s scanner, extra ...any) (memory.Summary, error) {
 	return m, nil
 }
 
-const capColumns = "c.id, c.type, c.intent, c.status, c.opened_at, c.closed_at, c.session_id, c.repo_id, c.agent_id, c.user_id"
-
-func scanCapsule(s scanner) (memory.Capsule, error) {
-	var c memory.Capsule
-	var closed sql.NullInt64
-	err := s.Scan(&c.ID, &c.Type, &c.Intent, &c.Status, &c.OpenedAt, &closed,
-		&c.Scope.SessionID, &c.Scope.RepoID, &c.Scope.AgentID, &c.Scope.UserID)
-	if closed.Valid {
-		c.ClosedAt = &closed.Int64
-	}
-	return c, err
-}
-
-const pinColumns = "p.id, p.target_type, p.target_id, p.reason, p.created_at, p.expires_at, p.session_id, p.repo_id, p.agent_id, p.user_id"
-
-func scanPin(s scanner) (memory.Pin, error) {
-	var p memory.Pin
-	var exp sql.NullInt64
-	err := s.Scan(&p.ID, &p.TargetType, &p.TargetID, &p.Reason, &p.CreatedAt, &exp,
-		&p.Scope.SessionID, &p.Scope.RepoID, &p.Scope.AgentID, &p.Scope.UserID)
-	if exp.Valid {
-		p.ExpiresAt = &exp.Int64
-	}
-	return p, err
-}
-
 // scopeArgs are the four scope values in column order.
 func scopeArgs(s memory.Scope) []any {
 	return []any{s.SessionID, s.RepoID, s.AgentID, s.UserID}
@@ -123,19 +97,6 @@ func (q *query) notIn(col string, ids []string) {
 		q.add("?", id)
 	}
 	q.sql.WriteString(")")
-}
-
-// in appends "AND col IN (...)" when vs is non-empty.
-func (q *query) in(col string, vs []string) {
-	if len(vs) == 0 {
-		return
-	}
-	q.sql.WriteString(" AND " + col + " IN (")
-	q.sql.WriteString(strings.TrimSuffix(strings.Repeat("?, ", len(vs)), ", "))
-	q.sql.WriteString(")")
-	for _, v := range vs {
-		q.args = append(q.args, v)
-	}
 }
 
 func notFound(what, id string) error {

@@ -60,9 +60,9 @@ func (a *appender) load(ctx context.Context, ids, sessions []string) error {
 		return nil
 	}
 	var slots []*capsuleSlot
-	err := eachRow(ctx, a.tx, `SELECT c.id, c.status, c.session_id, c.repo_id, c.agent_id, c.user_id FROM capsules c
+	err := sqlstore.EachRow(ctx, querier{a.tx}, `SELECT c.id, c.status, c.session_id, c.repo_id, c.agent_id, c.user_id FROM capsules c
 		WHERE c.id = ANY($1) OR (c.status = 'open' AND c.session_id = ANY($2)) ORDER BY c.id FOR UPDATE`,
-		[]any{want, wantSess}, func(s scanner) error {
+		[]any{want, wantSess}, func(s sqlstore.Scanner) error {
 			var c capsuleSlot
 			if err := s.Scan(&c.id, &c.status, &c.scope.SessionID, &c.scope.RepoID, &c.scope.AgentID, &c.scope.UserID); err != nil {
 				return err
@@ -83,8 +83,8 @@ func (a *appender) load(ctx context.Context, ids, sessions []string) error {
 	}
 	// Positions are read after the locks are held, so they include
 	// every append committed before.
-	err = eachRow(ctx, a.tx, `SELECT capsule_id, max(position) + 1 FROM capsule_observations WHERE capsule_id = ANY($1) GROUP BY capsule_id`,
-		[]any{got}, func(s scanner) error {
+	err = sqlstore.EachRow(ctx, querier{a.tx}, `SELECT capsule_id, max(position) + 1 FROM capsule_observations WHERE capsule_id = ANY($1) GROUP BY capsule_id`,
+		[]any{got}, func(s sqlstore.Scanner) error {
 			var id string
 			var next int
 			if err := s.Scan(&id, &next); err != nil {
@@ -209,7 +209,7 @@ func insertObservations(ctx context.Context, tx pgx.Tx, obs []memory.Observation
 // existingIDs returns which of ids a table holds.
 func existingIDs(ctx context.Context, tx queryer, table string, ids []string) (map[string]bool, error) {
 	out := map[string]bool{}
-	err := eachRow(ctx, tx, "SELECT id FROM "+table+" WHERE id = ANY($1)", []any{ids}, func(s scanner) error {
+	err := sqlstore.EachRow(ctx, querier{tx}, "SELECT id FROM "+table+" WHERE id = ANY($1)", []any{ids}, func(s sqlstore.Scanner) error {
 		var id string
 		err := s.Scan(&id)
 		out[id] = true

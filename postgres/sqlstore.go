@@ -16,9 +16,9 @@ import (
 // adapter from pgx to sqlstore.Querier, PostgreSQL's dialect, and the
 // backend the shared half calls back.
 
-// querier runs a transaction's statements for the shared half, numbering
-// their placeholders as PostgreSQL wants them.
-type querier struct{ tx pgx.Tx }
+// querier runs a transaction's statements for the shared half (and the
+// store's own), numbering ? placeholders as PostgreSQL wants them.
+type querier struct{ tx queryer }
 
 func (a querier) Exec(ctx context.Context, query string, args ...any) (int64, error) {
 	tag, err := a.tx.Exec(ctx, rebind(query), args...)
@@ -38,7 +38,7 @@ func (a querier) QueryRow(ctx context.Context, query string, args ...any) sqlsto
 }
 
 // txOf is the pgx transaction behind a Querier of this store.
-func txOf(q sqlstore.Querier) pgx.Tx { return q.(querier).tx }
+func txOf(q sqlstore.Querier) queryer { return q.(querier).tx }
 
 // rebind numbers a statement's placeholders: ? becomes $1, $2, ... in
 // order, and ?N becomes $N. Quoted strings and identifiers are left as

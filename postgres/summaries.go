@@ -12,7 +12,7 @@ import (
 // putSummary inserts the capsule's summary or replaces the existing one,
 // keeping its id, with its full-text column. The shared half has given
 // it its capsule's scope, and locked the capsule.
-func putSummary(ctx context.Context, tx pgx.Tx, s memory.Summary) (memory.Summary, error) {
+func putSummary(ctx context.Context, tx queryer, s memory.Summary) (memory.Summary, error) {
 	var doc *string
 	var n int
 	if !s.Redacted {

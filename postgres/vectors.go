@@ -7,7 +7,6 @@ import (
 
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/sqlstore"
-	"github.com/jackc/pgx/v5"
 	"github.com/pgvector/pgvector-go"
 )
 
@@ -50,7 +49,7 @@ func (d *vecDest) Vector() []float32 {
 // It returns how many it stored. The records' rows stay locked from
 // reading their texts to the commit, so a record rewritten or forgotten
 // meanwhile never keeps a vector of its old text.
-func (db *DB) putEmbeddingsTx(ctx context.Context, tx pgx.Tx, es []memory.Embedding, fill bool) (int, error) {
+func (db *DB) putEmbeddingsTx(ctx context.Context, tx queryer, es []memory.Embedding, fill bool) (int, error) {
 	conflict := "DO UPDATE SET vec = excluded.vec, created_at = excluded.created_at"
 	if fill {
 		conflict = "DO NOTHING"
@@ -73,7 +72,7 @@ func (db *DB) putEmbeddingsTx(ctx context.Context, tx pgx.Tx, es []memory.Embedd
 			return 0, err
 		}
 		m := map[string]string{}
-		err := eachRow(ctx, tx, "SELECT x.id, "+spec.Text+" FROM "+spec.Table+" x WHERE x.id = ANY($1) AND "+spec.Live, []any{ids}, func(s scanner) error {
+		err := sqlstore.EachRow(ctx, querier{tx}, "SELECT x.id, "+spec.Text+" FROM "+spec.Table+" x WHERE x.id = ANY($1) AND "+spec.Live, []any{ids}, func(s sqlstore.Scanner) error {
 			var id, text string
 			err := s.Scan(&id, &text)
 			m[id] = text

@@ -22,6 +22,14 @@ import (
 
 var _ memory.Store = (*DB)(nil)
 
+// queryer is what a transaction offers: *sql.Tx, and the statement
+// caches over one (cachedTx, preparedTx).
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
 // Options tune a DB. The zero value is usable.
 type Options struct {
 	// BusyTimeout is how long one statement waits for a lock held by

@@ -85,7 +85,7 @@ func (a *appender) capsuleFor(ctx context.Context, n memory.NewObservation) (*ca
 			return nil, err
 		}
 		if s == nil {
-			return nil, notFound("capsule", n.CapsuleID)
+			return nil, sqlstore.NotFound("capsule", n.CapsuleID)
 		}
 		return s, nil
 	}
@@ -139,7 +139,7 @@ func (a *appender) append(ctx context.Context, n memory.NewObservation) (memory.
 
 // insert writes the observation row and, unless it is redacted, its index row.
 func (a *appender) insert(ctx context.Context, o memory.Observation) error {
-	args := append([]any{o.ID, string(o.Kind), o.Content, string(o.Provenance), o.TS, o.Redacted}, scopeArgs(o.Scope)...)
+	args := append([]any{o.ID, string(o.Kind), o.Content, string(o.Provenance), o.TS, o.Redacted}, sqlstore.ScopeArgs(o.Scope)...)
 	res, err := a.insObs.ExecContext(ctx, args...)
 	if isUnique(err) {
 		return memory.Wrap(memory.CodeConflict, err, "observation id %q already exists", o.ID)

@@ -29,37 +29,37 @@ func searchText(ctx context.Context, tx queryer, ts memory.TextSearch) (memory.T
 type tableSearch struct {
 	sql   string
 	alias string
-	scan  func(s scanner, rank *float64) (memory.Entity, error)
+	scan  func(s sqlstore.Scanner, rank *float64) (memory.Entity, error)
 }
 
 var obsSearch = tableSearch{
-	sql: "SELECT " + obsColumns + `, bm25(observations_fts) AS r
+	sql: "SELECT " + sqlstore.ObsColumns + `, bm25(observations_fts) AS r
 		FROM observations_fts JOIN observations o ON o.seq = observations_fts.rowid
 		WHERE observations_fts MATCH ? AND o.redacted = 0`,
 	alias: "o",
-	scan: func(s scanner, rank *float64) (memory.Entity, error) {
-		o, err := scanObservation(s, rank)
+	scan: func(s sqlstore.Scanner, rank *float64) (memory.Entity, error) {
+		o, err := sqlstore.ScanObservation(s, rank)
 		return memory.ObservationEntity(o), err
 	},
 }
 
 var sumSearch = tableSearch{
-	sql: "SELECT " + sumColumns + `, bm25(summaries_fts) AS r
+	sql: "SELECT " + sqlstore.SumColumns + `, bm25(summaries_fts) AS r
 		FROM summaries_fts JOIN summaries s ON s.seq = summaries_fts.rowid
 		WHERE summaries_fts MATCH ? AND s.redacted = 0`,
 	alias: "s",
-	scan: func(s scanner, rank *float64) (memory.Entity, error) {
-		m, err := scanSummary(s, rank)
+	scan: func(s sqlstore.Scanner, rank *float64) (memory.Entity, error) {
+		m, err := sqlstore.ScanSummary(s, rank)
 		return memory.SummaryEntity(m), err
 	},
 }
 
 func searchTable(ctx context.Context, tx queryer, expr string, ts memory.TextSearch, t tableSearch) ([]memory.TextHit, error) {
-	q := newQuery(t.sql, expr)
-	q.scope(t.alias, ts.Scope)
-	q.notIn(t.alias+".id", ts.Exclude)
-	q.add(" ORDER BY r, "+t.alias+".id LIMIT ?", ts.Limit)
-	rows, err := tx.QueryContext(ctx, q.sql.String(), q.args...)
+	q := dialect.NewQuery(t.sql, expr)
+	q.Scope(t.alias, ts.Scope)
+	q.NotIn(t.alias+".id", ts.Exclude)
+	q.Add(" ORDER BY r, "+t.alias+".id LIMIT ?", ts.Limit)
+	rows, err := tx.QueryContext(ctx, q.SQL(), q.Args()...)
 	if err != nil {
 		return nil, err
 	}

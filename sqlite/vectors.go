@@ -72,17 +72,3 @@ func putEmbeddingsTx(ctx context.Context, tx queryer, es []memory.Embedding, fil
 	}
 	return n, nil
 }
-
-func eachRowArgs(ctx context.Context, tx queryer, q string, args []any, fn func(scanner) error) error {
-	rows, err := tx.QueryContext(ctx, q, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}

@@ -28,8 +28,8 @@ func lastChange(ctx context.Context, q Querier) (int64, error) {
 	return last, err
 }
 
-// scanIndexRecord reads a row of a Kind's indexSQL.
-func (r reader) scanIndexRecord(s Scanner, kind memory.VectorKind) (memory.IndexRecord, error) {
+// scanRecord reads a row of a Kind's recordSQL.
+func (r reader) scanRecord(s Scanner, kind memory.VectorKind) (memory.IndexRecord, error) {
 	rec := memory.IndexRecord{Kind: kind, Type: memory.TargetType(kind)}
 	var tags string
 	var pos int32
@@ -55,8 +55,8 @@ func (r reader) LoadIndex(ctx context.Context, space memory.Space, fn func(memor
 		return 0, r.s.d.Error(err, "loading the index")
 	}
 	for _, k := range Kinds {
-		err := EachRow(ctx, r.q, k.indexSQL(r.s.d, false), []any{space.Provider, space.Model, space.Dim}, func(s Scanner) error {
-			rec, err := r.scanIndexRecord(s, k.Kind)
+		err := EachRow(ctx, r.q, k.recordSQL(r.s.d, false), []any{space.Provider, space.Model, space.Dim}, func(s Scanner) error {
+			rec, err := r.scanRecord(s, k.Kind)
 			if err != nil {
 				return err
 			}
@@ -103,7 +103,7 @@ func (r reader) ChangesSince(ctx context.Context, space memory.Space, since int6
 	}
 	found := map[ref]memory.IndexRecord{}
 	for kind, ids := range byKind {
-		recs, err := r.indexRecords(ctx, space, kind, ids)
+		recs, err := r.currentRecords(ctx, space, kind, ids)
 		if err != nil {
 			return nil, since, r.s.d.Error(err, "reading changes")
 		}
@@ -127,11 +127,11 @@ func gone(kind memory.VectorKind, id string) memory.IndexRecord {
 	return memory.IndexRecord{Kind: kind, Type: memory.TargetType(kind), ID: id, Position: -1, Gone: true}
 }
 
-// indexRecords reads the current states of records of one kind with
+// currentRecords reads the current states of records of one kind with
 // their vectors in space; records that are gone are left out. The ids go
 // in as one list argument, so the statement's text does not depend on
 // their number.
-func (r reader) indexRecords(ctx context.Context, space memory.Space, kind string, ids []string) ([]memory.IndexRecord, error) {
+func (r reader) currentRecords(ctx context.Context, space memory.Space, kind string, ids []string) ([]memory.IndexRecord, error) {
 	k, ok := KindOf(memory.VectorKind(kind))
 	if !ok {
 		return nil, nil
@@ -140,8 +140,8 @@ func (r reader) indexRecords(ctx context.Context, space memory.Space, kind strin
 	for len(ids) > 0 {
 		chunk := ids[:min(len(ids), r.s.d.ListMax)]
 		ids = ids[len(chunk):]
-		err := EachRow(ctx, r.q, k.indexSQL(r.s.d, true), []any{space.Provider, space.Model, space.Dim, r.s.d.ListArg(chunk)}, func(s Scanner) error {
-			rec, err := r.scanIndexRecord(s, k.Kind)
+		err := EachRow(ctx, r.q, k.recordSQL(r.s.d, true), []any{space.Provider, space.Model, space.Dim, r.s.d.ListArg(chunk)}, func(s Scanner) error {
+			rec, err := r.scanRecord(s, k.Kind)
 			if err == nil {
 				out = append(out, rec)
 			}
@@ -193,7 +193,7 @@ func (r reader) Entities(ctx context.Context, refs []memory.EntityRef) ([]memory
 // chunk of ids at a time, in the order asked (an unknown kind's are all
 // gone).
 func (r reader) Records(ctx context.Context, kind memory.VectorKind, ids []string) ([]memory.IndexRecord, error) {
-	recs, err := r.indexRecords(ctx, memory.Space{}, string(kind), ids)
+	recs, err := r.currentRecords(ctx, memory.Space{}, string(kind), ids)
 	if err != nil {
 		return nil, r.s.d.Error(err, "reading records")
 	}

@@ -56,10 +56,10 @@ func (k Kind) pendingSQL(d *Dialect) string {
 		" AND x.id > ?1 AND e." + d.VectorColumn + " IS NULL ORDER BY x.id LIMIT ?5"
 }
 
-// indexSQL selects what an index needs of every live record, with its
+// recordSQL selects what an index needs of every live record, with its
 // vector in a space (?1 provider, ?2 model, ?3 dim), in insertion order;
 // with in, only of the records whose ids ?4 lists.
-func (k Kind) indexSQL(d *Dialect, in bool) string {
+func (k Kind) recordSQL(d *Dialect, in bool) string {
 	extra := "CAST('' AS text), CAST('[]' AS text), false, CAST('' AS text), CAST('' AS text), -1"
 	join := ""
 	switch k.Kind {

@@ -6,37 +6,10 @@ import (
 
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/sqlstore"
-	"github.com/jackc/pgx/v5"
 )
 
 // importChunk is how many observations Import writes per statement.
 const importChunk = 1000
-
-// Import implements memory.Bulk: one transaction, all of it or none.
-// Observations go in first (redacted ones stay out of the full-text
-// index), then capsules with their membership, logged observations,
-// summaries, pins, thoughts, entities, entity observations and edges,
-// then code memory.
-func (db *DB) Import(ctx context.Context, d memory.Dump, progress func(done int)) error {
-	if progress == nil {
-		progress = func(int) {}
-	}
-	err := db.write(ctx, "importing", func(tx pgx.Tx) error {
-		if err := markImport(ctx, tx); err != nil {
-			return err
-		}
-		c := &importCount{progress: progress}
-		if err := db.importDump(ctx, tx, d, c); err != nil {
-			return err
-		}
-		progress(c.done)
-		return nil
-	})
-	if err == nil {
-		db.analyzeAfter(ctx, d.Len())
-	}
-	return err
-}
 
 // analyzeAfter refreshes the planner's statistics after a bulk write of n
 // records, when that is many: until autovacuum gets to it, a table
@@ -48,93 +21,28 @@ func (db *DB) analyzeAfter(ctx context.Context, n int) {
 	db.pool.Exec(ctx, "ANALYZE observations, capsules, capsule_observations, summaries, thoughts, kg_entities, kg_observations, kg_edges, embeddings, changes")
 }
 
-var _ memory.Loader = (*DB)(nil)
-
-// Load implements memory.Loader: the parts go in through one transaction,
-// and check runs in it before the commit.
-func (db *DB) Load(ctx context.Context, next func() (memory.Dump, error), progress func(done int), check func(memory.Loaded) error) error {
-	if progress == nil {
-		progress = func(int) {}
-	}
-	started := false
-	total := 0
-	err := db.write(ctx, "importing", func(tx pgx.Tx) error {
-		if started {
-			// The parts already read cannot be read again: a retry would
-			// import only what is left. Nothing was committed.
-			return memory.Errorf(memory.CodeDBError, "the import conflicted with another writer; nothing was written, run it again")
-		}
-		started = true
-		// A migration is one long transaction, and its commit writes the
-		// change log of every record: no statement timeout applies.
+// BeginImport implements sqlstore.Importer. A Load is one long
+// transaction, and its commit writes the change log of every record: no
+// statement timeout applies to it.
+func (b backend) BeginImport(ctx context.Context, q sqlstore.Querier, parts bool) error {
+	tx := txOf(q)
+	if parts {
 		if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
 			return err
 		}
-		if err := markImport(ctx, tx); err != nil {
-			return err
-		}
-		c := &importCount{progress: progress}
-		for {
-			d, err := next()
-			if err != nil {
-				return err
-			}
-			if d.Len() == 0 {
-				break
-			}
-			if err := db.importDump(ctx, tx, d, c); err != nil {
-				return err
-			}
-		}
-		progress(c.done)
-		total = c.done
-		if check != nil {
-			return check(loadedTx{db: db, tx: tx})
-		}
-		return nil
-	})
-	if err == nil {
-		db.analyzeAfter(ctx, total)
 	}
-	return err
+	return markImport(ctx, tx)
 }
 
-// loadedTx is a Load's transaction as its check sees it.
-type loadedTx struct {
-	db *DB
-	tx pgx.Tx
-}
+// Imported implements sqlstore.Importer: a large import is followed by
+// fresh planner statistics.
+func (b backend) Imported(ctx context.Context, n int) { b.db.analyzeAfter(ctx, n) }
 
-func (l loadedTx) Stats(ctx context.Context) (memory.Stats, error) { return l.db.stats(ctx, l.tx) }
-
-func (l loadedTx) Export(ctx context.Context, fn func(memory.Record) error) error {
-	return l.db.ExportAll(ctx, querier{l.tx}, fn)
-}
-
-func (l loadedTx) FillEmbeddings(ctx context.Context, es []memory.Embedding) (int, error) {
-	if err := sqlstore.CheckEmbeddings(es); err != nil {
-		return 0, err
-	}
-	return l.db.putEmbeddingsTx(ctx, l.tx, es, true)
-}
-
-// importCount counts the records an import has written and reports them
-// now and then.
-type importCount struct {
-	done, last int
-	progress   func(int)
-}
-
-func (c *importCount) tick(n int) {
-	c.done += n
-	if c.done-c.last >= importChunk/2 {
-		c.progress(c.done)
-		c.last = c.done
-	}
-}
-
-func (db *DB) importDump(ctx context.Context, tx pgx.Tx, d memory.Dump, c *importCount) error {
-	tick := c.tick
+// ImportDump implements sqlstore.Importer: observations a chunk per
+// statement, capsules with their membership, logged observations a chunk
+// at a time, then the rest.
+func (b backend) ImportDump(ctx context.Context, q sqlstore.Querier, d memory.Dump, tick func(int)) error {
+	db, tx := b.db, txOf(q)
 	for i := 0; i < len(d.Observations); i += importChunk {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -169,7 +77,7 @@ func (db *DB) importDump(ctx context.Context, tx pgx.Tx, d memory.Dump, c *impor
 	return db.ImportRest(ctx, querier{tx}, d, func() { tick(1) })
 }
 
-func (db *DB) importCapsule(ctx context.Context, tx pgx.Tx, c memory.Capsule) error {
+func (db *DB) importCapsule(ctx context.Context, tx queryer, c memory.Capsule) error {
 	if err := sqlstore.CheckNewCapsule(ctx, querier{tx}, c); err != nil {
 		return err
 	}
@@ -193,19 +101,10 @@ func (db *DB) importCapsule(ctx context.Context, tx pgx.Tx, c memory.Capsule) er
 	return insertMembers(ctx, tx, ms)
 }
 
-// Stats implements memory.Store.
-func (db *DB) Stats(ctx context.Context) (memory.Stats, error) {
-	var st memory.Stats
-	err := db.read(ctx, "reading stats", func(tx pgx.Tx) error {
-		var err error
-		st, err = db.stats(ctx, tx)
-		return err
-	})
-	return st, err
-}
-
-// stats counts the records tx sees.
-func (db *DB) stats(ctx context.Context, tx pgx.Tx) (memory.Stats, error) {
+// Stats implements sqlstore.Importer: the records q sees, and the
+// schema's size.
+func (b backend) Stats(ctx context.Context, q sqlstore.Querier) (memory.Stats, error) {
+	db, tx := b.db, txOf(q)
 	st := memory.Stats{Path: db.display}
 	var version string
 	for _, c := range []struct {
@@ -224,7 +123,7 @@ func (db *DB) stats(ctx context.Context, tx pgx.Tx) (memory.Stats, error) {
 			return st, err
 		}
 	}
-	if err := sqlstore.CountRecords(ctx, querier{tx}, &st); err != nil {
+	if err := sqlstore.CountRecords(ctx, q, &st); err != nil {
 		return st, err
 	}
 	fmt.Sscan(version, &st.SchemaVersion)

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/cairnhq/cairn/sqlstore"
-	"github.com/jackc/pgx/v5"
 )
 
 // The ledger lives in the change log (see sqlstore.LedgerTables): from
@@ -178,7 +177,7 @@ func beginQuery(at int64, via string) string {
 }
 
 // markImport makes the inserts of the transaction in progress imports.
-func markImport(ctx context.Context, tx pgx.Tx) error {
+func markImport(ctx context.Context, tx queryer) error {
 	_, err := tx.Exec(ctx, "SELECT set_config('cairn.ledger_via', 'import', true)")
 	return err
 }

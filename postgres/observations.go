@@ -31,12 +31,12 @@ type member struct {
 // number of servers take positions one after another, and a capsule
 // closed meanwhile is seen closed.
 type appender struct {
-	tx        pgx.Tx
+	tx        queryer
 	byID      map[string]*capsuleSlot
 	bySession map[string]*capsuleSlot // nil value: the session has no open capsule
 }
 
-func newAppender(tx pgx.Tx) *appender {
+func newAppender(tx queryer) *appender {
 	return &appender{tx: tx, byID: map[string]*capsuleSlot{}, bySession: map[string]*capsuleSlot{}}
 }
 
@@ -158,7 +158,7 @@ func (a *appender) prepare(ctx context.Context, batch []memory.NewObservation, f
 // insertObservations writes observation rows (with their full-text
 // columns, none for redacted ones) in one statement. An id that is taken,
 // or given twice, is a conflict naming its record.
-func insertObservations(ctx context.Context, tx pgx.Tx, obs []memory.Observation, firstIndex int, section memory.Section) error {
+func insertObservations(ctx context.Context, tx queryer, obs []memory.Observation, firstIndex int, section memory.Section) error {
 	if len(obs) == 0 {
 		return nil
 	}
@@ -219,7 +219,7 @@ func existingIDs(ctx context.Context, tx queryer, table string, ids []string) (m
 }
 
 // insertMembers writes capsule memberships in one statement.
-func insertMembers(ctx context.Context, tx pgx.Tx, ms []member) error {
+func insertMembers(ctx context.Context, tx queryer, ms []member) error {
 	if len(ms) == 0 {
 		return nil
 	}

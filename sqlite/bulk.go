@@ -2,105 +2,17 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/sqlstore"
 )
 
-// progressEvery is how many records Import writes between progress calls.
-const progressEvery = 500
-
-// Import implements memory.Bulk. Observations go in first (redacted ones
-// stay out of the index), then capsules with their membership, logged
-// observations, summaries, pins, thoughts, entities, entity observations
-// and edges, then code memory; any failure rolls everything back.
-func (db *DB) Import(ctx context.Context, d memory.Dump, progress func(done int)) error {
-	if progress == nil {
-		progress = func(int) {}
-	}
-	return db.write(ctx, "importing", func(tx *sql.Tx) error {
-		if err := db.markImport(ctx, tx); err != nil {
-			return err
-		}
-		done := 0
-		if err := db.importDump(ctx, tx, d, &done, progress); err != nil {
-			return err
-		}
-		progress(done)
-		return nil
-	})
-}
-
-var _ memory.Loader = (*DB)(nil)
-
-// Load implements memory.Loader: the parts go in through one write
-// transaction, which holds the database's write lock until the last, and
-// check runs in it before the commit.
-func (db *DB) Load(ctx context.Context, next func() (memory.Dump, error), progress func(done int), check func(memory.Loaded) error) error {
-	if progress == nil {
-		progress = func(int) {}
-	}
-	started := false
-	return db.write(ctx, "importing", func(tx *sql.Tx) error {
-		if started {
-			// The parts already read cannot be read again: a retry would
-			// import only what is left. Nothing was committed.
-			return memory.Errorf(memory.CodeDBError, "the import was interrupted by another writer; nothing was written, run it again")
-		}
-		started = true
-		if err := db.markImport(ctx, tx); err != nil {
-			return err
-		}
-		done := 0
-		for {
-			d, err := next()
-			if err != nil {
-				return err
-			}
-			if d.Len() == 0 {
-				break
-			}
-			if err := db.importDump(ctx, tx, d, &done, progress); err != nil {
-				return err
-			}
-		}
-		progress(done)
-		if check != nil {
-			return check(loadedTx{db: db, tx: tx})
-		}
-		return nil
-	})
-}
-
-// loadedTx is a Load's transaction as its check sees it.
-type loadedTx struct {
-	db *DB
-	tx *sql.Tx
-}
-
-func (l loadedTx) Stats(ctx context.Context) (memory.Stats, error) { return l.db.stats(ctx, l.tx) }
-
-func (l loadedTx) Export(ctx context.Context, fn func(memory.Record) error) error {
-	return l.db.ExportAll(ctx, querier{l.tx}, fn)
-}
-
-func (l loadedTx) FillEmbeddings(ctx context.Context, es []memory.Embedding) (int, error) {
-	if err := sqlstore.CheckEmbeddings(es); err != nil {
-		return 0, err
-	}
-	return putEmbeddingsTx(ctx, l.tx, es, true)
-}
-
-// importDump writes one dump inside a write transaction, counting the
-// records in done.
-func (db *DB) importDump(ctx context.Context, tx *sql.Tx, d memory.Dump, done *int, progress func(int)) error {
-	tick := func() {
-		*done++
-		if *done%progressEvery == 0 {
-			progress(*done)
-		}
-	}
+// ImportDump implements sqlstore.Importer: observations, capsules and
+// logged observations through prepared statements, their full-text
+// index rows at the end of the part, then the rest.
+func (b backend) ImportDump(ctx context.Context, q sqlstore.Querier, d memory.Dump, count func(int)) error {
+	db, tx := b.db, txOf(q)
+	tick := func() { count(1) }
 	a, err := newAppender(ctx, tx)
 	if err != nil {
 		return err
@@ -155,20 +67,19 @@ func (db *DB) importCapsule(ctx context.Context, tx queryer, a *appender, c memo
 	return nil
 }
 
-// Stats implements memory.Store.
-func (db *DB) Stats(ctx context.Context) (memory.Stats, error) {
-	var st memory.Stats
-	err := db.read(ctx, "reading stats", func(tx queryer) error {
-		var err error
-		st, err = db.stats(ctx, tx)
-		return err
-	})
-	return st, err
+// BeginImport implements sqlstore.Importer.
+func (b backend) BeginImport(ctx context.Context, q sqlstore.Querier, parts bool) error {
+	return b.db.markImport(ctx, txOf(q))
 }
 
-// stats counts the records tx sees.
-func (db *DB) stats(ctx context.Context, tx queryer) (memory.Stats, error) {
-	st := memory.Stats{Path: db.path}
+// Imported implements sqlstore.Importer: nothing follows.
+func (b backend) Imported(context.Context, int) {}
+
+// Stats implements sqlstore.Importer: the records q sees, and the file's
+// size.
+func (b backend) Stats(ctx context.Context, q sqlstore.Querier) (memory.Stats, error) {
+	tx := queryerOf(q)
+	st := memory.Stats{Path: b.db.path}
 	var pages, pageSize int64
 	for _, c := range []struct {
 		q    string
@@ -186,7 +97,7 @@ func (db *DB) stats(ctx context.Context, tx queryer) (memory.Stats, error) {
 			return st, err
 		}
 	}
-	if err := sqlstore.CountRecords(ctx, querier{tx}, &st); err != nil {
+	if err := sqlstore.CountRecords(ctx, q, &st); err != nil {
 		return st, err
 	}
 	st.SizeBytes = pages * pageSize

@@ -46,6 +46,10 @@ func (r sqlRows) Close() { r.Rows.Close() }
 // store.
 func queryerOf(q sqlstore.Querier) queryer { return q.(querier).q }
 
+// txOf is the write transaction behind a Querier the shared half got
+// from Backend.Write (or Erase).
+func txOf(q sqlstore.Querier) *sql.Tx { return q.(querier).q.(*sql.Tx) }
+
 // dialect is SQLite's: a list binds as a JSON array read by json_each,
 // writers take turns (BEGIN IMMEDIATE) so nothing is locked row by row,
 // booleans are integers (TRUE and FALSE are 1 and 0).
@@ -128,5 +132,5 @@ func (b backend) SearchText(ctx context.Context, q sqlstore.Querier, ts memory.T
 }
 
 func (b backend) PutEmbeddings(ctx context.Context, q sqlstore.Querier, es []memory.Embedding, fill bool) (int, error) {
-	return putEmbeddingsTx(ctx, queryerOf(q), es, fill)
+	return putEmbeddingsTx(ctx, txOf(q), es, fill)
 }

@@ -33,17 +33,13 @@ func decodeVector(b []byte) []float32 {
 // with fill, only those of records without one in the space whose text is
 // still the embedded one. Writers take turns, so a record's text read
 // here holds to the commit.
-func putEmbeddingsTx(ctx context.Context, tx queryer, es []memory.Embedding, fill bool) (int, error) {
+func putEmbeddingsTx(ctx context.Context, tx *sql.Tx, es []memory.Embedding, fill bool) (int, error) {
 	conflict := "DO UPDATE SET vector = excluded.vector, created_at = excluded.created_at"
 	if fill {
 		conflict = "DO NOTHING"
 	}
-	ptx, ok := tx.(*sql.Tx)
-	if !ok {
-		return 0, errors.New("storing vectors outside a write transaction")
-	}
 	n := 0
-	ins, err := ptx.PrepareContext(ctx, `INSERT INTO embeddings (kind, ref, provider, model, dim, vector) VALUES (?, ?, ?, ?, ?, ?)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO embeddings (kind, ref, provider, model, dim, vector) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (provider, model, dim, kind, ref) `+conflict)
 	if err != nil {
 		return 0, err

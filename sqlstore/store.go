@@ -32,12 +32,21 @@ type Backend interface {
 // Store is the shared half of a SQL store: the memory.Store methods whose
 // statements are the same on every engine. A store embeds it.
 type Store struct {
-	b Backend
-	d *Dialect
+	b  Backend
+	im Importer
+	d  *Dialect
 }
 
-// New returns the shared half of a store over its backend and dialect.
-func New(b Backend, d *Dialect) *Store { return &Store{b: b, d: d} }
+// Own is what a store gives the shared half: its Backend and its
+// Importer, usually one value.
+type Own interface {
+	Backend
+	Importer
+}
+
+// New returns the shared half of a store over what it does its own way
+// and its dialect.
+func New(own Own, d *Dialect) *Store { return &Store{b: own, im: own, d: d} }
 
 // Dialect returns the store's dialect.
 func (s *Store) Dialect() *Dialect { return s.d }

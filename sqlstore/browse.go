@@ -24,7 +24,7 @@ func (s *Store) BrowseCapsules(ctx context.Context, f memory.CapsuleFilter) (mem
 	}
 	err = s.b.Read(ctx, "listing capsules", func(tx Querier) error {
 		page = memory.CapsulePage{Capsules: []memory.CapsuleListing{}}
-		q := s.d.NewQuery("SELECT " + CapColumns + ", c.seq FROM capsules c WHERE true")
+		q := s.d.NewQuery("SELECT " + capColumns + ", c.seq FROM capsules c WHERE true")
 		q.Scope("c", f.Scope)
 		if f.Status != "" {
 			q.Add(" AND c.status = ?", string(f.Status))
@@ -36,7 +36,7 @@ func (s *Store) BrowseCapsules(ctx context.Context, f memory.CapsuleFilter) (mem
 		var seqs []int64
 		err := EachRow(ctx, tx, q.SQL(), q.Args(), func(sc Scanner) error {
 			var seq int64
-			c, err := ScanCapsule(WithExtra(sc, &seq))
+			c, err := scanCapsule(withExtra(sc, &seq))
 			c.ObservationIDs = []string{}
 			page.Capsules = append(page.Capsules, memory.CapsuleListing{Capsule: c})
 			seqs = append(seqs, seq)
@@ -105,7 +105,7 @@ func (s *Store) BrowseThoughts(ctx context.Context, f memory.ThoughtBrowse) (mem
 	}
 	err = s.b.Read(ctx, "listing thoughts", func(tx Querier) error {
 		page = memory.ThoughtPage{Thoughts: []memory.Thought{}}
-		q := s.d.NewQuery("SELECT " + ThoughtColumns + ", t.seq FROM thoughts t WHERE true")
+		q := s.d.NewQuery("SELECT " + thoughtColumns + ", t.seq FROM thoughts t WHERE true")
 		q.Scope("t", f.Scope)
 		if !f.IncludePrivate {
 			q.Add(" AND t.is_private = false")
@@ -129,7 +129,7 @@ func (s *Store) BrowseThoughts(ctx context.Context, f memory.ThoughtBrowse) (mem
 		var seqs []int64
 		err := EachRow(ctx, tx, q.SQL(), q.Args(), func(sc Scanner) error {
 			var seq int64
-			t, err := ScanThought(WithExtra(sc, &seq))
+			t, err := scanThought(withExtra(sc, &seq))
 			page.Thoughts = append(page.Thoughts, t)
 			seqs = append(seqs, seq)
 			return err
@@ -155,7 +155,7 @@ func (s *Store) BrowseEntities(ctx context.Context, f memory.EntityBrowse) (memo
 	}
 	err = s.b.Read(ctx, "listing entities", func(tx Querier) error {
 		page = memory.EntityPage{Entities: []memory.KGEntity{}}
-		q := s.d.NewQuery("SELECT " + EntityColumns + ", e.name_key FROM kg_entities e WHERE true")
+		q := s.d.NewQuery("SELECT " + entityColumns + ", e.name_key FROM kg_entities e WHERE true")
 		q.Scope("e", f.Scope)
 		if f.Type != "" {
 			q.Add(" AND e.type = ?", f.Type)
@@ -172,7 +172,7 @@ func (s *Store) BrowseEntities(ctx context.Context, f memory.EntityBrowse) (memo
 		var keys []string
 		err := EachRow(ctx, tx, q.SQL(), q.Args(), func(sc Scanner) error {
 			var key string
-			e, err := ScanEntity(WithExtra(sc, &key))
+			e, err := scanEntity(withExtra(sc, &key))
 			page.Entities = append(page.Entities, e)
 			keys = append(keys, key)
 			return err

@@ -8,17 +8,17 @@ import (
 	"github.com/cairnhq/cairn/memory"
 )
 
-// ImportSummary writes an imported summary: a capsule that has one, or a
+// importSummary writes an imported summary: a capsule that has one, or a
 // summary id that is taken, is a conflict.
-func (s *Store) ImportSummary(ctx context.Context, q Querier, m memory.Summary) error {
-	ok, err := Exists(ctx, q, "SELECT 1 FROM summaries WHERE capsule_id = ?", m.CapsuleID)
+func (s *Store) importSummary(ctx context.Context, q Querier, m memory.Summary) error {
+	ok, err := exists(ctx, q, "SELECT 1 FROM summaries WHERE capsule_id = ?", m.CapsuleID)
 	if err != nil {
 		return err
 	}
 	if ok {
 		return memory.Errorf(memory.CodeConflict, "summary %q: capsule %q already has a summary", m.ID, m.CapsuleID)
 	}
-	if ok, err := Exists(ctx, q, "SELECT 1 FROM summaries WHERE id = ?", m.ID); err != nil || ok {
+	if ok, err := exists(ctx, q, "SELECT 1 FROM summaries WHERE id = ?", m.ID); err != nil || ok {
 		if ok {
 			return memory.Errorf(memory.CodeConflict, "summary id %q already exists", m.ID)
 		}
@@ -28,15 +28,15 @@ func (s *Store) ImportSummary(ctx context.Context, q Querier, m memory.Summary) 
 	return err
 }
 
-// ImportPin writes an imported pin; its target must exist.
-func (s *Store) ImportPin(ctx context.Context, q Querier, p memory.Pin) error {
-	if _, err := PinTarget(ctx, q, p.TargetType, p.TargetID); err != nil {
+// importPin writes an imported pin; its target must exist.
+func (s *Store) importPin(ctx context.Context, q Querier, p memory.Pin) error {
+	if _, err := pinTarget(ctx, q, p.TargetType, p.TargetID); err != nil {
 		if memory.IsCode(err, memory.CodeNotFound) {
 			return memory.Errorf(memory.CodeNotFound, "pin %q points at %s %q, which does not exist", p.ID, p.TargetType, p.TargetID)
 		}
 		return err
 	}
-	return s.InsertPin(ctx, q, p)
+	return s.insertPin(ctx, q, p)
 }
 
 // ImportRest writes what follows a dump's observations and capsules,
@@ -48,12 +48,12 @@ func (s *Store) ImportRest(ctx context.Context, q Querier, d memory.Dump, tick f
 		n       int
 		write   func(i int) error
 	}{
-		{memory.SectionSummaries, len(d.Summaries), func(i int) error { return s.ImportSummary(ctx, q, d.Summaries[i]) }},
-		{memory.SectionPins, len(d.Pins), func(i int) error { return s.ImportPin(ctx, q, d.Pins[i]) }},
-		{memory.SectionThoughts, len(d.Thoughts), func(i int) error { return s.InsertThought(ctx, q, d.Thoughts[i]) }},
-		{memory.SectionEntities, len(d.Entities), func(i int) error { return s.InsertEntity(ctx, q, d.Entities[i]) }},
-		{memory.SectionKGObservations, len(d.KGObservations), func(i int) error { return s.ImportKGObservation(ctx, q, d.KGObservations[i]) }},
-		{memory.SectionEdges, len(d.Edges), func(i int) error { return s.ImportEdge(ctx, q, d.Edges[i]) }},
+		{memory.SectionSummaries, len(d.Summaries), func(i int) error { return s.importSummary(ctx, q, d.Summaries[i]) }},
+		{memory.SectionPins, len(d.Pins), func(i int) error { return s.importPin(ctx, q, d.Pins[i]) }},
+		{memory.SectionThoughts, len(d.Thoughts), func(i int) error { return s.insertThought(ctx, q, d.Thoughts[i]) }},
+		{memory.SectionEntities, len(d.Entities), func(i int) error { return s.insertEntity(ctx, q, d.Entities[i]) }},
+		{memory.SectionKGObservations, len(d.KGObservations), func(i int) error { return s.importKGObservation(ctx, q, d.KGObservations[i]) }},
+		{memory.SectionEdges, len(d.Edges), func(i int) error { return s.importEdge(ctx, q, d.Edges[i]) }},
 	}
 	for _, st := range steps {
 		for i := range st.n {
@@ -76,20 +76,20 @@ func (s *Store) Export(ctx context.Context, fn func(memory.Record) error) error 
 		}
 		return nil
 	}
-	err := s.b.Read(ctx, "exporting", func(q Querier) error { return s.ExportAll(ctx, q, emit) })
+	err := s.b.Read(ctx, "exporting", func(q Querier) error { return s.exportAll(ctx, q, emit) })
 	if fnErr != nil {
 		return fnErr
 	}
 	return err
 }
 
-// ExportAll calls emit for every record q sees, in Export's order:
+// exportAll calls emit for every record q sees, in Export's order:
 // observations, capsules with their membership, summaries, pins, then
 // thoughts and the knowledge graph (entities before the observations and
 // edges that name them), each kind in insertion order, which Import
 // keeps, so an imported copy lists records (and breaks ties) as the
 // original does; then code memory.
-func (s *Store) ExportAll(ctx context.Context, q Querier, emit func(memory.Record) error) error {
+func (s *Store) exportAll(ctx context.Context, q Querier, emit func(memory.Record) error) error {
 	steps := []struct {
 		q   string
 		row func(Scanner) (memory.Record, error)
@@ -98,29 +98,29 @@ func (s *Store) ExportAll(ctx context.Context, q Querier, emit func(memory.Recor
 			o, err := ScanObservation(sc)
 			return memory.Record{Observation: &o}, err
 		}},
-		{"SELECT " + CapColumns + ", " + s.d.MembersJSON + " FROM capsules c ORDER BY c.seq", scanExportedCapsule},
+		{"SELECT " + capColumns + ", " + s.d.MembersJSON + " FROM capsules c ORDER BY c.seq", scanExportedCapsule},
 		{"SELECT " + SumColumns + " FROM summaries s ORDER BY s.seq", func(sc Scanner) (memory.Record, error) {
 			m, err := ScanSummary(sc)
 			return memory.Record{Summary: &m}, err
 		}},
-		{"SELECT " + PinColumns + " FROM pins p ORDER BY p.seq", func(sc Scanner) (memory.Record, error) {
-			p, err := ScanPin(sc)
+		{"SELECT " + pinColumns + " FROM pins p ORDER BY p.seq", func(sc Scanner) (memory.Record, error) {
+			p, err := scanPin(sc)
 			return memory.Record{Pin: &p}, err
 		}},
-		{"SELECT " + ThoughtColumns + " FROM thoughts t ORDER BY t.seq", func(sc Scanner) (memory.Record, error) {
-			t, err := ScanThought(sc)
+		{"SELECT " + thoughtColumns + " FROM thoughts t ORDER BY t.seq", func(sc Scanner) (memory.Record, error) {
+			t, err := scanThought(sc)
 			return memory.Record{Thought: &t}, err
 		}},
-		{"SELECT " + EntityColumns + " FROM kg_entities e ORDER BY e.seq", func(sc Scanner) (memory.Record, error) {
-			e, err := ScanEntity(sc)
+		{"SELECT " + entityColumns + " FROM kg_entities e ORDER BY e.seq", func(sc Scanner) (memory.Record, error) {
+			e, err := scanEntity(sc)
 			return memory.Record{KGEntity: &e}, err
 		}},
-		{"SELECT " + KGObsColumns + " FROM kg_observations o ORDER BY o.seq", func(sc Scanner) (memory.Record, error) {
-			o, err := ScanKGObs(sc)
+		{"SELECT " + kGObsColumns + " FROM kg_observations o ORDER BY o.seq", func(sc Scanner) (memory.Record, error) {
+			o, err := scanKGObs(sc)
 			return memory.Record{KGObservation: &o}, err
 		}},
-		{"SELECT " + EdgeColumns + " FROM kg_edges g ORDER BY g.seq", func(sc Scanner) (memory.Record, error) {
-			g, err := ScanEdge(sc)
+		{"SELECT " + edgeColumns + " FROM kg_edges g ORDER BY g.seq", func(sc Scanner) (memory.Record, error) {
+			g, err := scanEdge(sc)
 			return memory.Record{KGEdge: &g}, err
 		}},
 	}
@@ -142,7 +142,7 @@ func (s *Store) ExportAll(ctx context.Context, q Querier, emit func(memory.Recor
 // list, MembersJSON).
 func scanExportedCapsule(sc Scanner) (memory.Record, error) {
 	var members string
-	c, err := ScanCapsule(WithExtra(sc, &members))
+	c, err := scanCapsule(withExtra(sc, &members))
 	if err != nil {
 		return memory.Record{}, err
 	}

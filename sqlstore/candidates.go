@@ -94,7 +94,7 @@ func skipReason(ctx context.Context, q Querier, c memory.KGCandidate) (string, e
 		return "", memory.Errorf(memory.CodeInvalidParams, "candidate kind %q: want entity or edge", c.Kind)
 	}
 	for _, ch := range checks {
-		found, err := Exists(ctx, q, ch.sql+" LIMIT 1", ch.args...)
+		found, err := exists(ctx, q, ch.sql+" LIMIT 1", ch.args...)
 		if err != nil || found {
 			return ch.why, err
 		}

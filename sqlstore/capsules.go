@@ -66,7 +66,7 @@ func CheckNewCapsule(ctx context.Context, q Querier, c memory.Capsule) error {
 			return err
 		}
 	}
-	ok, err := Exists(ctx, q, "SELECT 1 FROM capsules WHERE id = ?", c.ID)
+	ok, err := exists(ctx, q, "SELECT 1 FROM capsules WHERE id = ?", c.ID)
 	if ok {
 		return memory.Errorf(memory.CodeConflict, "capsule id %q already exists", c.ID)
 	}
@@ -80,7 +80,7 @@ func (s *Store) CloseCapsule(ctx context.Context, id string, closedAt int64, sum
 		// The capsule's row stays locked to the commit: of writers
 		// closing it at once, one closes it and the others find it
 		// closed.
-		cur, err := ScanCapsule(q.QueryRow(ctx, "SELECT "+CapColumns+" FROM capsules c WHERE c.id = ?"+s.d.ForUpdate, id))
+		cur, err := scanCapsule(q.QueryRow(ctx, "SELECT "+capColumns+" FROM capsules c WHERE c.id = ?"+s.d.ForUpdate, id))
 		if errors.Is(err, ErrNoRows) {
 			return NotFound("capsule", id)
 		}
@@ -103,7 +103,7 @@ func (s *Store) CloseCapsule(ctx context.Context, id string, closedAt int64, sum
 		if _, err := q.Exec(ctx, "UPDATE capsules SET status = 'closed', closed_at = ? WHERE id = ?", closedAt, id); err != nil {
 			return err
 		}
-		c, err = GetCapsule(ctx, q, id)
+		c, err = getCapsule(ctx, q, id)
 		return err
 	})
 	return c, err
@@ -114,15 +114,15 @@ func (s *Store) Capsule(ctx context.Context, id string) (memory.Capsule, error) 
 	var c memory.Capsule
 	err := s.b.Read(ctx, "reading capsule", func(q Querier) error {
 		var err error
-		c, err = GetCapsule(ctx, q, id)
+		c, err = getCapsule(ctx, q, id)
 		return err
 	})
 	return c, err
 }
 
-// GetCapsule reads a capsule with its observation ids and its summary's.
-func GetCapsule(ctx context.Context, q Querier, id string) (memory.Capsule, error) {
-	c, err := ScanCapsule(q.QueryRow(ctx, "SELECT "+CapColumns+" FROM capsules c WHERE c.id = ?", id))
+// getCapsule reads a capsule with its observation ids and its summary's.
+func getCapsule(ctx context.Context, q Querier, id string) (memory.Capsule, error) {
+	c, err := scanCapsule(q.QueryRow(ctx, "SELECT "+capColumns+" FROM capsules c WHERE c.id = ?", id))
 	if errors.Is(err, ErrNoRows) {
 		return c, NotFound("capsule", id)
 	}

@@ -20,7 +20,7 @@ func (s *Store) OpenCapsuleOf(ctx context.Context, sessionID string) (memory.Cap
 		if err != nil {
 			return err
 		}
-		c, err = GetCapsule(ctx, q, id)
+		c, err = getCapsule(ctx, q, id)
 		return err
 	})
 	return c, err
@@ -52,7 +52,7 @@ func (s *Store) Capsules(ctx context.Context, cq memory.CapsuleQuery) ([]memory.
 			return err
 		}
 		for _, id := range ids {
-			c, err := GetCapsule(ctx, tx, id)
+			c, err := getCapsule(ctx, tx, id)
 			if err != nil {
 				return err
 			}
@@ -65,7 +65,7 @@ func (s *Store) Capsules(ctx context.Context, cq memory.CapsuleQuery) ([]memory.
 
 // CompleteScope implements memory.CapsuleLister.
 func (s *Store) CompleteScope(ctx context.Context, key, prefix string, limit int) ([]string, error) {
-	col := ScopeColumn(key)
+	col := scopeColumn(key)
 	if col == "" {
 		return nil, memory.Errorf(memory.CodeInvalidParams, "unknown scope key %q (known: %s)", key, strings.Join(memory.ScopeKeys, ", "))
 	}

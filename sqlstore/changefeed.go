@@ -177,7 +177,7 @@ func (r reader) ChangeRef(ctx context.Context, seq int64) (string, error) {
 func (r reader) Entities(ctx context.Context, refs []memory.EntityRef) ([]memory.Entity, error) {
 	out := make([]memory.Entity, 0, len(refs))
 	for _, ref := range refs {
-		e, err := PinTarget(ctx, r.q, ref.Type, ref.ID)
+		e, err := pinTarget(ctx, r.q, ref.Type, ref.ID)
 		if memory.IsCode(err, memory.CodeNotFound) {
 			continue
 		}

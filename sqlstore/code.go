@@ -86,16 +86,16 @@ func isHash(h string) bool {
 func validateArtifact(i int, a memory.Artifact, redactedOK bool) error {
 	switch {
 	case !isHash(a.Hash):
-		return InvalidParams("artifact %d: hash %q is not 64 lowercase hex digits", i, a.Hash)
+		return invalidParams("artifact %d: hash %q is not 64 lowercase hex digits", i, a.Hash)
 	case !a.Type.Valid():
-		return InvalidParams("artifact %s: unknown type %q (code, diff, decision, user_paste)", a.Hash, a.Type)
+		return invalidParams("artifact %s: unknown type %q (code, diff, decision, user_paste)", a.Hash, a.Type)
 	case a.Redacted && !redactedOK:
-		return InvalidParams("artifact %s: a forgotten artifact cannot be stored anew", a.Hash)
+		return invalidParams("artifact %s: a forgotten artifact cannot be stored anew", a.Hash)
 	case a.Redacted:
 		return nil
 	}
 	if sum := sha256.Sum256([]byte(a.Content)); hex.EncodeToString(sum[:]) != a.Hash {
-		return InvalidParams("artifact %s: the hash is not the SHA-256 of its content", a.Hash)
+		return invalidParams("artifact %s: the hash is not the SHA-256 of its content", a.Hash)
 	}
 	return nil
 }
@@ -110,36 +110,36 @@ func validateCodeChange(c memory.CodeChange) error {
 	for _, e := range c.Entities {
 		switch {
 		case e.RepoID == "" || e.Key == "":
-			return InvalidParams("a code entity needs a repo_id and an entity_key (got %q, %q)", e.RepoID, e.Key)
+			return invalidParams("a code entity needs a repo_id and an entity_key (got %q, %q)", e.RepoID, e.Key)
 		case !e.State.Valid():
-			return InvalidParams("code entity %s: unknown state %q (PROPOSED, AUTHORITATIVE, SUPERSEDED, TOMBSTONED)", e.Key, e.State)
+			return invalidParams("code entity %s: unknown state %q (PROPOSED, AUTHORITATIVE, SUPERSEDED, TOMBSTONED)", e.Key, e.State)
 		case e.ArtifactHash != "" && !isHash(e.ArtifactHash):
-			return InvalidParams("code entity %s: artifact hash %q is not 64 lowercase hex digits", e.Key, e.ArtifactHash)
+			return invalidParams("code entity %s: artifact hash %q is not 64 lowercase hex digits", e.Key, e.ArtifactHash)
 		}
 	}
 	for _, t := range c.Transitions {
 		switch {
 		case t.RepoID == "" || t.Key == "":
-			return InvalidParams("a ledger entry needs a repo_id and an entity_key (got %q, %q)", t.RepoID, t.Key)
+			return invalidParams("a ledger entry needs a repo_id and an entity_key (got %q, %q)", t.RepoID, t.Key)
 		case !t.To.Valid():
-			return InvalidParams("ledger entry for %s: unknown to_state %q", t.Key, t.To)
+			return invalidParams("ledger entry for %s: unknown to_state %q", t.Key, t.To)
 		case t.From != "" && !t.From.Valid():
-			return InvalidParams("ledger entry for %s: unknown from_state %q", t.Key, t.From)
+			return invalidParams("ledger entry for %s: unknown from_state %q", t.Key, t.From)
 		case t.ArtifactHash != "" && !isHash(t.ArtifactHash):
-			return InvalidParams("ledger entry for %s: artifact hash %q is not 64 lowercase hex digits", t.Key, t.ArtifactHash)
+			return invalidParams("ledger entry for %s: artifact hash %q is not 64 lowercase hex digits", t.Key, t.ArtifactHash)
 		}
 	}
 	for _, f := range append(c.Files[:len(c.Files):len(c.Files)], c.DeleteFiles...) {
 		if f.RepoID == "" || f.Path == "" {
-			return InvalidParams("a code file needs a repo_id and a path (got %q, %q)", f.RepoID, f.Path)
+			return invalidParams("a code file needs a repo_id and a path (got %q, %q)", f.RepoID, f.Path)
 		}
 	}
 	for _, g := range c.Guards {
 		switch {
 		case g.RepoID == "" || g.Key == "":
-			return InvalidParams("a guard needs a repo_id and an entity_key (got %q, %q)", g.RepoID, g.Key)
+			return invalidParams("a guard needs a repo_id and an entity_key (got %q, %q)", g.RepoID, g.Key)
 		case g.State != "" && !g.State.Valid():
-			return InvalidParams("guard on %s: unknown state %q", g.Key, g.State)
+			return invalidParams("guard on %s: unknown state %q", g.Key, g.State)
 		}
 	}
 	return nil
@@ -148,7 +148,7 @@ func validateCodeChange(c memory.CodeChange) error {
 // PutCodeRepo implements memory.CodeStore.
 func (s *Store) PutCodeRepo(ctx context.Context, r memory.CodeRepo) error {
 	if r.ID == "" || r.Root == "" {
-		return InvalidParams("a code repository needs an id and a root (got %q, %q)", r.ID, r.Root)
+		return invalidParams("a code repository needs an id and a root (got %q, %q)", r.ID, r.Root)
 	}
 	return s.b.Write(ctx, "storing a code repository", func(tx Querier) error {
 		_, err := tx.Exec(ctx, `INSERT INTO code_repos (id, root, indexed_at) VALUES (?, ?, ?)
@@ -456,10 +456,10 @@ func (s *Store) ApplyEpisode(ctx context.Context, c memory.EpisodeChange) (memor
 func episodeParts(c memory.EpisodeChange) ([]memory.HydrationRow, []memory.GateResult, error) {
 	ep := c.Episode
 	if ep.ID == "" {
-		return nil, nil, InvalidParams("an episode needs an id")
+		return nil, nil, invalidParams("an episode needs an id")
 	}
 	if ep.Seq < 0 {
-		return nil, nil, InvalidParams("episode %s: seq %d is negative", ep.ID, ep.Seq)
+		return nil, nil, invalidParams("episode %s: seq %d is negative", ep.ID, ep.Seq)
 	}
 	rows := make([]memory.HydrationRow, len(c.Rows))
 	for i, r := range c.Rows {
@@ -470,7 +470,7 @@ func episodeParts(c memory.EpisodeChange) ([]memory.HydrationRow, []memory.GateR
 			r.SessionID = ep.SessionID
 		}
 		if r.EpisodeID != ep.ID || r.SessionID != ep.SessionID {
-			return nil, nil, InvalidParams("hydration row %d names episode %q of session %q, not %q of %q", r.Seq, r.EpisodeID, r.SessionID, ep.ID, ep.SessionID)
+			return nil, nil, invalidParams("hydration row %d names episode %q of session %q, not %q of %q", r.Seq, r.EpisodeID, r.SessionID, ep.ID, ep.SessionID)
 		}
 		rows[i] = r
 	}
@@ -480,7 +480,7 @@ func episodeParts(c memory.EpisodeChange) ([]memory.HydrationRow, []memory.GateR
 			g.EpisodeID = ep.ID
 		}
 		if g.EpisodeID != ep.ID {
-			return nil, nil, InvalidParams("gate result %d names episode %q, not %q", i, g.EpisodeID, ep.ID)
+			return nil, nil, invalidParams("gate result %d names episode %q, not %q", i, g.EpisodeID, ep.ID)
 		}
 		gates[i] = g
 	}

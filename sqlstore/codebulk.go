@@ -86,7 +86,7 @@ func (s *Store) importCode(ctx context.Context, tx Querier, d memory.Dump, tick 
 // needRepo refuses a record naming a repository that is neither in the
 // database nor earlier in the dump.
 func needRepo(ctx context.Context, tx Querier, repoID, what string) error {
-	ok, err := Exists(ctx, tx, "SELECT 1 FROM code_repos WHERE id = ?", repoID)
+	ok, err := exists(ctx, tx, "SELECT 1 FROM code_repos WHERE id = ?", repoID)
 	if err == nil && !ok {
 		return memory.Errorf(memory.CodeNotFound, "%s names repository %q, which is not registered", what, repoID)
 	}
@@ -95,7 +95,7 @@ func needRepo(ctx context.Context, tx Querier, repoID, what string) error {
 
 func (s *Store) importCodeRepo(ctx context.Context, tx Querier, r memory.CodeRepo) error {
 	if r.ID == "" || r.Root == "" {
-		return InvalidParams("a code repository needs a repo_id and a root (got %q, %q)", r.ID, r.Root)
+		return invalidParams("a code repository needs a repo_id and a root (got %q, %q)", r.ID, r.Root)
 	}
 	_, err := tx.Exec(ctx, "INSERT INTO code_repos (id, root, indexed_at) VALUES (?, ?, ?)", r.ID, r.Root, r.IndexedAt)
 	if s.d.IsUnique(err) {
@@ -120,7 +120,7 @@ func (s *Store) importCodeEntity(ctx context.Context, tx Querier, e memory.CodeE
 		return err
 	}
 	if e.ArtifactHash != "" {
-		ok, err := Exists(ctx, tx, "SELECT 1 FROM code_artifacts WHERE hash = ?", e.ArtifactHash)
+		ok, err := exists(ctx, tx, "SELECT 1 FROM code_artifacts WHERE hash = ?", e.ArtifactHash)
 		if err != nil {
 			return err
 		}
@@ -136,7 +136,7 @@ func (s *Store) importCodeEntity(ctx context.Context, tx Querier, e memory.CodeE
 }
 
 func importTransition(ctx context.Context, tx Querier, t memory.CodeTransition) error {
-	ok, err := Exists(ctx, tx, "SELECT 1 FROM code_entities WHERE repo_id = ? AND key = ?", t.RepoID, t.Key)
+	ok, err := exists(ctx, tx, "SELECT 1 FROM code_entities WHERE repo_id = ? AND key = ?", t.RepoID, t.Key)
 	if err != nil {
 		return err
 	}
@@ -150,13 +150,13 @@ func importTransition(ctx context.Context, tx Querier, t memory.CodeTransition) 
 func (s *Store) importEpisode(ctx context.Context, tx Querier, e memory.Episode) error {
 	switch {
 	case e.ID == "" || e.SessionID == "":
-		return InvalidParams("an episode needs an episode_id and a session_id (got %q, %q)", e.ID, e.SessionID)
+		return invalidParams("an episode needs an episode_id and a session_id (got %q, %q)", e.ID, e.SessionID)
 	case e.Seq < 1:
-		return InvalidParams("episode %s: seq %d is not a positive number", e.ID, e.Seq)
+		return invalidParams("episode %s: seq %d is not a positive number", e.ID, e.Seq)
 	case e.Rows < 0 || e.TotalTokens < 0 || e.BudgetToken < 0 || e.BudgetCount < 0:
-		return InvalidParams("episode %s: a negative count", e.ID)
+		return invalidParams("episode %s: a negative count", e.ID)
 	}
-	ok, err := Exists(ctx, tx, "SELECT 1 FROM code_episodes WHERE id = ?", e.ID)
+	ok, err := exists(ctx, tx, "SELECT 1 FROM code_episodes WHERE id = ?", e.ID)
 	if err != nil {
 		return err
 	}
@@ -187,7 +187,7 @@ func (s *Store) importHydrationRow(ctx context.Context, tx Querier, r memory.Hyd
 		return err
 	}
 	if session != r.SessionID {
-		return InvalidParams("hydration row %d of episode %q names session %q; the episode belongs to %q", r.Seq, r.EpisodeID, r.SessionID, session)
+		return invalidParams("hydration row %d of episode %q names session %q; the episode belongs to %q", r.Seq, r.EpisodeID, r.SessionID, session)
 	}
 	err = insertHydrationRow(ctx, tx, r)
 	if s.d.IsUnique(err) {

@@ -78,8 +78,8 @@ func NotFound(what, id string) error {
 	return memory.Errorf(memory.CodeNotFound, "%s %q not found", what, id)
 }
 
-// InvalidParams is an invalid_params error.
-func InvalidParams(format string, args ...any) error {
+// invalidParams is an invalid_params error.
+func invalidParams(format string, args ...any) error {
 	return memory.Errorf(memory.CodeInvalidParams, format, args...)
 }
 

@@ -20,8 +20,10 @@
 //     classify (unique, foreign key, constraint name).
 //   - backend: a Backend, the store's own transactions (read, write, and
 //     write-then-scrub for deletes) and the few steps it does its own
-//     way (a summary's full-text indexing, text search, vectors, the
-//     change feed's queries).
+//     way (a summary's full-text indexing, text search, writing
+//     vectors), and an Importer, its part of an import (a dump's
+//     observations and capsules, what the transaction needs first and
+//     after) and of its statistics.
 //
 // Why a seam rather than a generator: the two stores differ in a few
 // dozen fragments among some two hundred statements, and in behaviour

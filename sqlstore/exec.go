@@ -48,8 +48,8 @@ func EachRow(ctx context.Context, q Querier, query string, args []any, fn func(S
 	return rows.Err()
 }
 
-// Exists reports whether a query (SELECT 1 ...) finds a row.
-func Exists(ctx context.Context, q Querier, query string, args ...any) (bool, error) {
+// exists reports whether a query (SELECT 1 ...) finds a row.
+func exists(ctx context.Context, q Querier, query string, args ...any) (bool, error) {
 	var one int
 	err := q.QueryRow(ctx, query, args...).Scan(&one)
 	if errors.Is(err, ErrNoRows) {
@@ -63,6 +63,7 @@ func Exists(ctx context.Context, q Querier, query string, args ...any) (bool, er
 // never meets one, and reports it as it is.
 type RetryError struct{ Err error }
 
+// Error returns the error lost to's message.
 func (e RetryError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the error lost to.
@@ -77,6 +78,6 @@ type extraScanner struct {
 
 func (e extraScanner) Scan(dest ...any) error { return e.s.Scan(append(dest, e.extra...)...) }
 
-// WithExtra returns a Scanner that reads, after the columns its caller
+// withExtra returns a Scanner that reads, after the columns its caller
 // asks for, the row's trailing columns into extra.
-func WithExtra(s Scanner, extra ...any) Scanner { return extraScanner{s, extra} }
+func withExtra(s Scanner, extra ...any) Scanner { return extraScanner{s, extra} }

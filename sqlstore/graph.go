@@ -9,11 +9,11 @@ import (
 	"github.com/cairnhq/cairn/memory"
 )
 
-// EntityColumns are an entity's columns (alias e), as ScanEntity reads them.
-const EntityColumns = "e.id, e.name, e.type, e.data, e.created_at, e.updated_at, e.session_id, e.repo_id, e.agent_id, e.user_id"
+// entityColumns are an entity's columns (alias e), as scanEntity reads them.
+const entityColumns = "e.id, e.name, e.type, e.data, e.created_at, e.updated_at, e.session_id, e.repo_id, e.agent_id, e.user_id"
 
-// ScanEntity reads EntityColumns.
-func ScanEntity(s Scanner) (memory.KGEntity, error) {
+// scanEntity reads entityColumns.
+func scanEntity(s Scanner) (memory.KGEntity, error) {
 	var e memory.KGEntity
 	var data string
 	err := s.Scan(&e.ID, &e.Name, &e.Type, &data, &e.CreatedAt, &e.UpdatedAt, &e.Scope.SessionID, &e.Scope.RepoID, &e.Scope.AgentID, &e.Scope.UserID)
@@ -21,22 +21,22 @@ func ScanEntity(s Scanner) (memory.KGEntity, error) {
 	return e, err
 }
 
-// KGObsColumns are an entity observation's columns (alias o), as ScanKGObs
+// kGObsColumns are an entity observation's columns (alias o), as scanKGObs
 // reads them.
-const KGObsColumns = "o.id, o.entity_id, o.content, o.created_at, o.session_id, o.repo_id, o.agent_id, o.user_id"
+const kGObsColumns = "o.id, o.entity_id, o.content, o.created_at, o.session_id, o.repo_id, o.agent_id, o.user_id"
 
-// ScanKGObs reads KGObsColumns.
-func ScanKGObs(s Scanner) (memory.KGObservation, error) {
+// scanKGObs reads kGObsColumns.
+func scanKGObs(s Scanner) (memory.KGObservation, error) {
 	var o memory.KGObservation
 	err := s.Scan(&o.ID, &o.EntityID, &o.Content, &o.CreatedAt, &o.Scope.SessionID, &o.Scope.RepoID, &o.Scope.AgentID, &o.Scope.UserID)
 	return o, err
 }
 
-// EdgeColumns are an edge's columns (alias g), as ScanEdge reads them.
-const EdgeColumns = "g.id, g.source, g.target, g.relation, g.data, g.created_at, g.session_id, g.repo_id, g.agent_id, g.user_id"
+// edgeColumns are an edge's columns (alias g), as scanEdge reads them.
+const edgeColumns = "g.id, g.source, g.target, g.relation, g.data, g.created_at, g.session_id, g.repo_id, g.agent_id, g.user_id"
 
-// ScanEdge reads EdgeColumns.
-func ScanEdge(s Scanner) (memory.KGEdge, error) {
+// scanEdge reads edgeColumns.
+func scanEdge(s Scanner) (memory.KGEdge, error) {
 	var g memory.KGEdge
 	var data string
 	err := s.Scan(&g.ID, &g.Source, &g.Target, &g.Relation, &data, &g.CreatedAt, &g.Scope.SessionID, &g.Scope.RepoID, &g.Scope.AgentID, &g.Scope.UserID)
@@ -76,7 +76,7 @@ func (s *Store) putEntity(ctx context.Context, q Querier, e memory.KGEntity) (me
 		e.ID).Scan(&old.Name, &old.Type, &oldData, &old.CreatedAt, &old.Scope.SessionID, &old.Scope.RepoID, &old.Scope.AgentID, &old.Scope.UserID)
 	switch {
 	case errors.Is(err, ErrNoRows):
-		err := s.InsertEntity(ctx, q, e)
+		err := s.insertEntity(ctx, q, e)
 		if s.d.IsUnique(err) || memory.IsCode(err, memory.CodeConflict) {
 			// Another writer created it meanwhile: update it instead.
 			return e, RetryError{Err: err}
@@ -108,8 +108,8 @@ func (s *Store) putEntity(ctx context.Context, q Querier, e memory.KGEntity) (me
 	return e, nil
 }
 
-// InsertEntity writes a new entity (conflict when its id exists).
-func (s *Store) InsertEntity(ctx context.Context, q Querier, e memory.KGEntity) error {
+// insertEntity writes a new entity (conflict when its id exists).
+func (s *Store) insertEntity(ctx context.Context, q Querier, e memory.KGEntity) error {
 	args := append([]any{e.ID, e.Name, strings.ToLower(e.Name), e.Type, dataText(e.Data), e.CreatedAt, e.UpdatedAt}, ScopeArgs(e.Scope)...)
 	_, err := q.Exec(ctx, `INSERT INTO kg_entities (id, name, name_key, type, data, created_at, updated_at,
 		session_id, repo_id, agent_id, user_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
@@ -124,7 +124,7 @@ func (s *Store) Entity(ctx context.Context, id string) (memory.KGEntity, error) 
 	var e memory.KGEntity
 	err := s.b.Read(ctx, "reading an entity", func(q Querier) error {
 		var err error
-		e, err = ScanEntity(q.QueryRow(ctx, "SELECT "+EntityColumns+" FROM kg_entities e WHERE e.id = ?", id))
+		e, err = scanEntity(q.QueryRow(ctx, "SELECT "+entityColumns+" FROM kg_entities e WHERE e.id = ?", id))
 		if errors.Is(err, ErrNoRows) {
 			return NotFound("entity", id)
 		}
@@ -138,9 +138,9 @@ func (s *Store) EntitiesByName(ctx context.Context, name string) ([]memory.KGEnt
 	var out []memory.KGEntity
 	err := s.b.Read(ctx, "finding entities", func(q Querier) error {
 		out = nil
-		return EachRow(ctx, q, "SELECT "+EntityColumns+" FROM kg_entities e WHERE e.name_key = ? ORDER BY e.seq",
+		return EachRow(ctx, q, "SELECT "+entityColumns+" FROM kg_entities e WHERE e.name_key = ? ORDER BY e.seq",
 			[]any{strings.ToLower(name)}, func(sc Scanner) error {
-				e, err := ScanEntity(sc)
+				e, err := scanEntity(sc)
 				out = append(out, e)
 				return err
 			})
@@ -153,14 +153,14 @@ func (s *Store) Entities(ctx context.Context, typ string, scope memory.Scope, li
 	var out []memory.KGEntity
 	err := s.b.Read(ctx, "listing entities", func(tx Querier) error {
 		out = nil
-		q := s.d.NewQuery("SELECT " + EntityColumns + " FROM kg_entities e WHERE true")
+		q := s.d.NewQuery("SELECT " + entityColumns + " FROM kg_entities e WHERE true")
 		if typ != "" {
 			q.Add(" AND e.type = ?", typ)
 		}
 		q.Scope("e", scope)
 		q.Add(" ORDER BY e.name_key, e.id LIMIT ?", max(1, limit))
 		return EachRow(ctx, tx, q.SQL(), q.Args(), func(sc Scanner) error {
-			e, err := ScanEntity(sc)
+			e, err := scanEntity(sc)
 			out = append(out, e)
 			return err
 		})
@@ -231,9 +231,9 @@ func (s *Store) KGObservations(ctx context.Context, entityID string) ([]memory.K
 	var out []memory.KGObservation
 	err := s.b.Read(ctx, "reading entity observations", func(q Querier) error {
 		out = nil
-		return EachRow(ctx, q, "SELECT "+KGObsColumns+" FROM kg_observations o WHERE o.entity_id = ? ORDER BY o.created_at, o.seq",
+		return EachRow(ctx, q, "SELECT "+kGObsColumns+" FROM kg_observations o WHERE o.entity_id = ? ORDER BY o.created_at, o.seq",
 			[]any{entityID}, func(sc Scanner) error {
-				o, err := ScanKGObs(sc)
+				o, err := scanKGObs(sc)
 				out = append(out, o)
 				return err
 			})
@@ -279,13 +279,13 @@ func (s *Store) Edges(ctx context.Context, entityID string, limit int) ([]memory
 	var out []memory.KGEdge
 	err := s.b.Read(ctx, "reading edges", func(tx Querier) error {
 		out = nil
-		q := s.d.NewQuery("SELECT " + EdgeColumns + " FROM kg_edges g WHERE true")
+		q := s.d.NewQuery("SELECT " + edgeColumns + " FROM kg_edges g WHERE true")
 		if entityID != "" {
 			q.Add(" AND (g.source = ? OR g.target = ?)", entityID, entityID)
 		}
 		q.Add(" ORDER BY g.seq LIMIT ?", max(1, limit))
 		return EachRow(ctx, tx, q.SQL(), q.Args(), func(sc Scanner) error {
-			g, err := ScanEdge(sc)
+			g, err := scanEdge(sc)
 			out = append(out, g)
 			return err
 		})
@@ -320,9 +320,9 @@ func inheritScope(own, entity memory.Scope, what, entityID string) (memory.Scope
 	return own.Fill(entity), nil
 }
 
-// ImportKGObservation writes an imported entity observation, which takes
+// importKGObservation writes an imported entity observation, which takes
 // its entity's scope.
-func (s *Store) ImportKGObservation(ctx context.Context, q Querier, o memory.KGObservation) error {
+func (s *Store) importKGObservation(ctx context.Context, q Querier, o memory.KGObservation) error {
 	what := fmt.Sprintf("entity observation %q", o.ID)
 	sc, err := entityScope(ctx, q, o.EntityID, what)
 	if err != nil {
@@ -334,8 +334,8 @@ func (s *Store) ImportKGObservation(ctx context.Context, q Querier, o memory.KGO
 	return s.insertKGObservation(ctx, q, o)
 }
 
-// ImportEdge writes an imported edge, which takes its source's scope.
-func (s *Store) ImportEdge(ctx context.Context, q Querier, g memory.KGEdge) error {
+// importEdge writes an imported edge, which takes its source's scope.
+func (s *Store) importEdge(ctx context.Context, q Querier, g memory.KGEdge) error {
 	what := fmt.Sprintf("edge %q", g.ID)
 	sc, err := entityScope(ctx, q, g.Source, what)
 	if err != nil {

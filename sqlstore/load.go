@@ -123,11 +123,11 @@ type loaded struct {
 func (l loaded) Stats(ctx context.Context) (memory.Stats, error) { return l.s.im.Stats(ctx, l.q) }
 
 func (l loaded) Export(ctx context.Context, fn func(memory.Record) error) error {
-	return l.s.ExportAll(ctx, l.q, fn)
+	return l.s.exportAll(ctx, l.q, fn)
 }
 
 func (l loaded) FillEmbeddings(ctx context.Context, es []memory.Embedding) (int, error) {
-	if err := CheckEmbeddings(es); err != nil {
+	if err := checkEmbeddings(es); err != nil {
 		return 0, err
 	}
 	return l.s.b.PutEmbeddings(ctx, l.q, es, true)

@@ -10,17 +10,17 @@ import (
 // AddPin implements memory.PinStore.
 func (s *Store) AddPin(ctx context.Context, p memory.Pin) (memory.Pin, error) {
 	err := s.b.Write(ctx, "pinning", func(q Querier) error {
-		if _, err := PinTarget(ctx, q, p.TargetType, p.TargetID); err != nil {
+		if _, err := pinTarget(ctx, q, p.TargetType, p.TargetID); err != nil {
 			return err
 		}
-		return s.InsertPin(ctx, q, p)
+		return s.insertPin(ctx, q, p)
 	})
 	return p, err
 }
 
-// InsertPin writes a new pin (conflict when its id exists); the caller
+// insertPin writes a new pin (conflict when its id exists); the caller
 // checks its target.
-func (s *Store) InsertPin(ctx context.Context, q Querier, p memory.Pin) error {
+func (s *Store) insertPin(ctx context.Context, q Querier, p memory.Pin) error {
 	args := append([]any{p.ID, string(p.TargetType), p.TargetID, p.Reason, p.CreatedAt, p.ExpiresAt}, ScopeArgs(p.Scope)...)
 	_, err := q.Exec(ctx, `INSERT INTO pins (id, target_type, target_id, reason, created_at, expires_at,
 		session_id, repo_id, agent_id, user_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
@@ -30,8 +30,8 @@ func (s *Store) InsertPin(ctx context.Context, q Querier, p memory.Pin) error {
 	return err
 }
 
-// PinTarget loads the record a pin points at (not_found when missing).
-func PinTarget(ctx context.Context, q Querier, t memory.TargetType, id string) (memory.Entity, error) {
+// pinTarget loads the record a pin points at (not_found when missing).
+func pinTarget(ctx context.Context, q Querier, t memory.TargetType, id string) (memory.Entity, error) {
 	switch t {
 	case memory.TargetObservation:
 		o, err := GetObservation(ctx, q, id)
@@ -82,7 +82,7 @@ func (s *Store) Pin(ctx context.Context, id string) (memory.Pin, error) {
 	var p memory.Pin
 	err := s.b.Read(ctx, "reading pin", func(q Querier) error {
 		var err error
-		p, err = ScanPin(q.QueryRow(ctx, "SELECT "+PinColumns+" FROM pins p WHERE p.id = ?", id))
+		p, err = scanPin(q.QueryRow(ctx, "SELECT "+pinColumns+" FROM pins p WHERE p.id = ?", id))
 		if errors.Is(err, ErrNoRows) {
 			return NotFound("pin", id)
 		}
@@ -103,12 +103,12 @@ func (s *Store) ActivePins(ctx context.Context, pq memory.PinQuery) ([]memory.Pi
 }
 
 func (s *Store) activePins(ctx context.Context, tx Querier, pq memory.PinQuery) ([]memory.PinnedTarget, error) {
-	q := s.d.NewQuery("SELECT "+PinColumns+" FROM pins p WHERE (p.expires_at IS NULL OR p.expires_at > ?)", pq.Now)
+	q := s.d.NewQuery("SELECT "+pinColumns+" FROM pins p WHERE (p.expires_at IS NULL OR p.expires_at > ?)", pq.Now)
 	q.Scope("p", pq.Scope)
 	q.Add(" ORDER BY p.created_at DESC, p.id")
 	var pins []memory.Pin
 	err := EachRow(ctx, tx, q.SQL(), q.Args(), func(sc Scanner) error {
-		p, err := ScanPin(sc)
+		p, err := scanPin(sc)
 		pins = append(pins, p)
 		return err
 	})
@@ -117,7 +117,7 @@ func (s *Store) activePins(ctx context.Context, tx Querier, pq memory.PinQuery) 
 	}
 	var out []memory.PinnedTarget
 	for _, p := range pins {
-		target, err := PinTarget(ctx, tx, p.TargetType, p.TargetID)
+		target, err := pinTarget(ctx, tx, p.TargetType, p.TargetID)
 		if memory.IsCode(err, memory.CodeNotFound) {
 			continue // the target is gone: the pin is inert
 		}

@@ -81,8 +81,8 @@ func ScopeArgs(s memory.Scope) []any {
 	return []any{s.SessionID, s.RepoID, s.AgentID, s.UserID}
 }
 
-// ScopeColumn is the column of a scope key ("" for an unknown key).
-func ScopeColumn(key string) string {
+// scopeColumn is the column of a scope key ("" for an unknown key).
+func scopeColumn(key string) string {
 	switch key {
 	case "sessionId":
 		return "session_id"

@@ -40,14 +40,14 @@ func (s *Store) Removals(ctx context.Context, after, limit int) ([]memory.Remova
 	out := []memory.Removal{}
 	err := s.b.Read(ctx, "listing thoughts marked for removal", func(q Querier) error {
 		out = out[:0]
-		return EachRow(ctx, q, "SELECT "+ThoughtColumns+`, coalesce(r.marked_at, 0), coalesce(r.exported_at, 0),
+		return EachRow(ctx, q, "SELECT "+thoughtColumns+`, coalesce(r.marked_at, 0), coalesce(r.exported_at, 0),
 			coalesce(r.archive, ''), coalesce(r.archive_sha256, '')
 			FROM thoughts t LEFT JOIN thought_removals r ON r.thought_id = t.id
 			WHERE t.status = 'removal' ORDER BY coalesce(r.marked_at, 0), t.id LIMIT ? OFFSET ?`,
 			[]any{limit, max(0, after)}, func(sc Scanner) error {
 				var r memory.Removal
 				var err error
-				r.Thought, err = ScanThought(WithExtra(sc, &r.MarkedAt, &r.ExportedAt, &r.Archive, &r.ArchiveSHA256))
+				r.Thought, err = scanThought(withExtra(sc, &r.MarkedAt, &r.ExportedAt, &r.Archive, &r.ArchiveSHA256))
 				out = append(out, r)
 				return err
 			})

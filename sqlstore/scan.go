@@ -44,35 +44,35 @@ func ScanSummary(s Scanner, extra ...any) (memory.Summary, error) {
 	return m, nil
 }
 
-// CapColumns are a capsule's columns (alias c), as ScanCapsule reads them.
-const CapColumns = "c.id, c.type, c.intent, c.status, c.opened_at, c.closed_at, c.session_id, c.repo_id, c.agent_id, c.user_id"
+// capColumns are a capsule's columns (alias c), as scanCapsule reads them.
+const capColumns = "c.id, c.type, c.intent, c.status, c.opened_at, c.closed_at, c.session_id, c.repo_id, c.agent_id, c.user_id"
 
-// ScanCapsule reads CapColumns (not the capsule's observations).
-func ScanCapsule(s Scanner) (memory.Capsule, error) {
+// scanCapsule reads capColumns (not the capsule's observations).
+func scanCapsule(s Scanner) (memory.Capsule, error) {
 	var c memory.Capsule
 	err := s.Scan(&c.ID, &c.Type, &c.Intent, &c.Status, &c.OpenedAt, &c.ClosedAt,
 		&c.Scope.SessionID, &c.Scope.RepoID, &c.Scope.AgentID, &c.Scope.UserID)
 	return c, err
 }
 
-// PinColumns are a pin's columns (alias p), as ScanPin reads them.
-const PinColumns = "p.id, p.target_type, p.target_id, p.reason, p.created_at, p.expires_at, p.session_id, p.repo_id, p.agent_id, p.user_id"
+// pinColumns are a pin's columns (alias p), as scanPin reads them.
+const pinColumns = "p.id, p.target_type, p.target_id, p.reason, p.created_at, p.expires_at, p.session_id, p.repo_id, p.agent_id, p.user_id"
 
-// ScanPin reads PinColumns.
-func ScanPin(s Scanner) (memory.Pin, error) {
+// scanPin reads pinColumns.
+func scanPin(s Scanner) (memory.Pin, error) {
 	var p memory.Pin
 	err := s.Scan(&p.ID, &p.TargetType, &p.TargetID, &p.Reason, &p.CreatedAt, &p.ExpiresAt,
 		&p.Scope.SessionID, &p.Scope.RepoID, &p.Scope.AgentID, &p.Scope.UserID)
 	return p, err
 }
 
-// ThoughtColumns are a thought's columns (alias t), as ScanThought reads
+// thoughtColumns are a thought's columns (alias t), as scanThought reads
 // them.
-const ThoughtColumns = `t.id, t.content, t.origin, t.tags, t.is_private, t.status, t.significance, t.is_summary, t.summary_of,
+const thoughtColumns = `t.id, t.content, t.origin, t.tags, t.is_private, t.status, t.significance, t.is_summary, t.summary_of,
 	t.pipeline, t.created_at, t.session_id, t.repo_id, t.agent_id, t.user_id, t.redacted`
 
-// ScanThought reads ThoughtColumns.
-func ScanThought(s Scanner) (memory.Thought, error) {
+// scanThought reads thoughtColumns.
+func scanThought(s Scanner) (memory.Thought, error) {
 	var t memory.Thought
 	var tags, summaryOf string
 	err := s.Scan(&t.ID, &t.Content, &t.Origin, &tags, &t.IsPrivate, &t.Status, &t.Significance, &t.IsSummary, &summaryOf,

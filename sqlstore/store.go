@@ -48,9 +48,6 @@ type Own interface {
 // and its dialect.
 func New(own Own, d *Dialect) *Store { return &Store{b: own, im: own, d: d} }
 
-// Dialect returns the store's dialect.
-func (s *Store) Dialect() *Dialect { return s.d }
-
 // reader is a Snapshot's memory.Reader: the queries of one transaction.
 type reader struct {
 	s *Store

@@ -9,7 +9,7 @@ import (
 
 // AddThought implements memory.ThoughtStore.
 func (s *Store) AddThought(ctx context.Context, t memory.Thought) (memory.Thought, error) {
-	err := s.b.Write(ctx, "storing a thought", func(q Querier) error { return s.InsertThought(ctx, q, t) })
+	err := s.b.Write(ctx, "storing a thought", func(q Querier) error { return s.insertThought(ctx, q, t) })
 	if t.Tags == nil {
 		t.Tags = []string{}
 	}
@@ -19,9 +19,9 @@ func (s *Store) AddThought(ctx context.Context, t memory.Thought) (memory.Though
 	return t, err
 }
 
-// InsertThought writes a new thought (conflict when its id exists); a
+// insertThought writes a new thought (conflict when its id exists); a
 // redacted one is written as RedactThought leaves it.
-func (s *Store) InsertThought(ctx context.Context, q Querier, t memory.Thought) error {
+func (s *Store) insertThought(ctx context.Context, q Querier, t memory.Thought) error {
 	if t.Redacted {
 		t.Content, t.Tags = memory.RedactedContent, nil
 	}
@@ -48,7 +48,7 @@ func (s *Store) Thought(ctx context.Context, id string) (memory.Thought, error) 
 }
 
 func getThought(ctx context.Context, q Querier, id string) (memory.Thought, error) {
-	t, err := ScanThought(q.QueryRow(ctx, "SELECT "+ThoughtColumns+" FROM thoughts t WHERE t.id = ?", id))
+	t, err := scanThought(q.QueryRow(ctx, "SELECT "+thoughtColumns+" FROM thoughts t WHERE t.id = ?", id))
 	if errors.Is(err, ErrNoRows) {
 		return t, NotFound("thought", id)
 	}
@@ -99,7 +99,7 @@ func (s *Store) Thoughts(ctx context.Context, f memory.ThoughtFilter) ([]memory.
 	var out []memory.Thought
 	err := s.b.Read(ctx, "listing thoughts", func(tx Querier) error {
 		out = nil
-		q := s.d.NewQuery("SELECT " + ThoughtColumns + " FROM thoughts t WHERE true")
+		q := s.d.NewQuery("SELECT " + thoughtColumns + " FROM thoughts t WHERE true")
 		q.Scope("t", f.Scope)
 		if !f.IncludePrivate {
 			q.Add(" AND t.is_private = false")
@@ -113,7 +113,7 @@ func (s *Store) Thoughts(ctx context.Context, f memory.ThoughtFilter) ([]memory.
 		}
 		q.Add(" ORDER BY t.created_at DESC, t.id LIMIT ?", limit)
 		return EachRow(ctx, tx, q.SQL(), q.Args(), func(sc Scanner) error {
-			t, err := ScanThought(sc)
+			t, err := scanThought(sc)
 			out = append(out, t)
 			return err
 		})

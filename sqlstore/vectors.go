@@ -22,7 +22,7 @@ func (s *Store) FillEmbeddings(ctx context.Context, es []memory.Embedding) (int,
 // of records without one in the space whose text is still the embedded
 // one. It returns how many it stored.
 func (s *Store) putEmbeddings(ctx context.Context, es []memory.Embedding, fill bool) (int, error) {
-	if err := CheckEmbeddings(es); err != nil {
+	if err := checkEmbeddings(es); err != nil {
 		return 0, err
 	}
 	var n int
@@ -34,9 +34,9 @@ func (s *Store) putEmbeddings(ctx context.Context, es []memory.Embedding, fill b
 	return n, err
 }
 
-// CheckEmbeddings refuses vectors of unknown kinds, of the wrong length,
+// checkEmbeddings refuses vectors of unknown kinds, of the wrong length,
 // or holding NaN or Inf.
-func CheckEmbeddings(es []memory.Embedding) error {
+func checkEmbeddings(es []memory.Embedding) error {
 	for _, e := range es {
 		if _, ok := KindOf(e.Kind); !ok {
 			return memory.Errorf(memory.CodeInvalidParams, "unknown vector kind %q", e.Kind)

@@ -41,7 +41,7 @@ func withinScope(filter memory.Scope) (string, []any) {
 	conds, args := []string{"true"}, []any{}
 	for _, k := range memory.ScopeKeys {
 		if v := filter.Get(k); v != "" {
-			conds, args = append(conds, "s."+ScopeColumn(k)+" = ?"), append(args, v)
+			conds, args = append(conds, "s."+scopeColumn(k)+" = ?"), append(args, v)
 		}
 	}
 	return strings.Join(conds, " AND "), args

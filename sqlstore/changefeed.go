@@ -32,13 +32,11 @@ func lastChange(ctx context.Context, q Querier) (int64, error) {
 func (r reader) scanRecord(s Scanner, kind memory.VectorKind) (memory.IndexRecord, error) {
 	rec := memory.IndexRecord{Kind: kind, Type: memory.TargetType(kind)}
 	var tags string
-	var pos int32
 	vec := r.s.d.ScanVector()
 	if err := s.Scan(&rec.ID, &rec.Content, &rec.TS, &rec.Scope.SessionID, &rec.Scope.RepoID, &rec.Scope.AgentID, &rec.Scope.UserID,
-		&rec.Origin, &tags, &rec.Private, &rec.Status, &rec.CapsuleID, &pos, &rec.Body, vec.Dest()); err != nil {
+		&rec.Origin, &tags, &rec.Private, &rec.Status, &rec.CapsuleID, &rec.Position, &rec.Body, vec.Dest()); err != nil {
 		return rec, err
 	}
-	rec.Position = int(pos)
 	if tags != "" && tags != "[]" {
 		if err := json.Unmarshal([]byte(tags), &rec.Tags); err != nil {
 			return rec, err

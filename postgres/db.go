@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/sqlstore"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -53,6 +54,8 @@ type Options struct {
 // DB is a cairn store in a PostgreSQL schema. Any number of processes, on
 // any number of hosts, may use one at once.
 type DB struct {
+	// Store is the half of memory.Store whose SQL both stores share.
+	*sqlstore.Store
 	pool *pgxpool.Pool
 	// display is the connection string without its password.
 	display    string
@@ -178,6 +181,7 @@ func Open(ctx context.Context, conn string, opts *Options) (*DB, error) {
 		return nil, err
 	}
 	db.vectors = mode
+	db.Store = sqlstore.New(backend{db}, newDialect(mode))
 	if err := boot.QueryRow(ctx, "SELECT value FROM "+db.schema+".meta WHERE key = 'database_id'").Scan(&db.id); err != nil {
 		return nil, dbError(err, "reading the database id")
 	}
@@ -300,13 +304,6 @@ func (db *DB) read(ctx context.Context, what string, fn func(tx pgx.Tx) error) e
 	return dbError(err, what)
 }
 
-// retryError marks an error that a retry of the whole transaction fixes
-// (a race lost to another writer).
-type retryError struct{ err error }
-
-func (e retryError) Error() string { return e.err.Error() }
-func (e retryError) Unwrap() error { return e.err }
-
 func pgCode(err error) string {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
@@ -316,7 +313,7 @@ func pgCode(err error) string {
 }
 
 func retryable(err error) bool {
-	var r retryError
+	var r sqlstore.RetryError
 	if errors.As(err, &r) {
 		return true
 	}
@@ -378,8 +375,4 @@ func dbError(err error, what string) error {
 
 func notFound(what, id string) error {
 	return memory.Errorf(memory.CodeNotFound, "%s %q not found", what, id)
-}
-
-func invalidParams(format string, args ...any) error {
-	return memory.Errorf(memory.CodeInvalidParams, format, args...)
 }

@@ -22,6 +22,9 @@
 //   - numbered migrations (schema.go), applied under a session advisory
 //     lock; a schema newer than this build is refused, untouched.
 //
+// The SQL it shares with the SQLite store is in sqlstore, which DB embeds
+// (statements there use ? placeholders, numbered $N here).
+//
 // Writes run in read-committed transactions that lock what they read
 // before writing (a capsule before joining it, code-memory keys before
 // their guards), and are retried on serialization failures and deadlocks.

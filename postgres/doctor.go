@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -14,17 +15,8 @@ const rebuildFix = "rebuild the full-text columns: cairn doctor --fix"
 // schema version, how vectors are kept, and whether the full-text columns
 // and bm25's statistics agree with the records.
 func (db *DB) Check(ctx context.Context) ([]memory.Finding, error) {
-	var out []memory.Finding
-	add := func(check string, ok bool, detail, fix string) {
-		f := memory.Finding{Check: check, OK: ok, Detail: detail}
-		if !ok {
-			f.Fix = fix
-			if fix == rebuildFix {
-				f.Repair = memory.RepairRebuildIndex
-			}
-		}
-		out = append(out, f)
-	}
+	out := &sqlstore.Findings{RebuildFix: rebuildFix}
+	add := out.Add
 	st, err := db.Stats(ctx)
 	if err != nil {
 		return nil, err
@@ -78,15 +70,8 @@ func (db *DB) Check(ctx context.Context) ([]memory.Finding, error) {
 	}
 	add("schema", st.SchemaVersion == SchemaVersion(), fmt.Sprintf("version %d (this cairn writes %d)", st.SchemaVersion, SchemaVersion()),
 		"open the database with this cairn to migrate it")
-	wantObs := st.Observations - st.Redacted
-	add("observation index", st.IndexedObservations == wantObs,
-		fmt.Sprintf("%d of %d searchable observations indexed (%d forgotten, not indexed)", st.IndexedObservations, wantObs, st.Redacted),
-		rebuildFix)
-	wantSums := st.Summaries - st.RedactedSummaries
-	add("summary index", st.IndexedSummaries == wantSums,
-		fmt.Sprintf("%d of %d searchable summaries indexed (%d forgotten, not indexed)", st.IndexedSummaries, wantSums, st.RedactedSummaries),
-		rebuildFix)
-	return out, nil
+	out.Indexed(st)
+	return out.List, nil
 }
 
 // rebuildChunk is how many rows RebuildIndex rewrites per statement.
@@ -107,8 +92,8 @@ func (db *DB) RebuildIndex(ctx context.Context) error {
 				var seqs []int64
 				var docs []string
 				var lens []int32
-				err := eachRow(ctx, tx, "SELECT seq, content FROM "+table+" WHERE NOT redacted AND seq > $1 ORDER BY seq LIMIT $2",
-					[]any{after, rebuildChunk}, func(s scanner) error {
+				err := sqlstore.EachRow(ctx, querier{tx}, "SELECT seq, content FROM "+table+" WHERE NOT redacted AND seq > $1 ORDER BY seq LIMIT $2",
+					[]any{after, rebuildChunk}, func(s sqlstore.Scanner) error {
 						var seq int64
 						var content string
 						if err := s.Scan(&seq, &content); err != nil {

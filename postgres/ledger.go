@@ -6,94 +6,42 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cairnhq/cairn/memory"
-	"github.com/jackc/pgx/v5"
+	"github.com/cairnhq/cairn/sqlstore"
 )
 
-var _ memory.LedgerStore = (*DB)(nil)
+// The ledger lives in the change log (see sqlstore.LedgerTables): from
+// schema version 3 on each row also says what was done to the record
+// (op), when (at) and which fields an update changed. The change log's
+// deferred triggers write every row; they read the time from the
+// transaction's cairn.ledger_at setting, which every write transaction
+// sets as it begins (see DB.write).
 
-// The ledger lives in the change log, as in the SQLite store: each row of
-// changes says which record changed (kind, ref) and, from schema version
-// 3 on, what was done to it (op), when (at, the clock of the server that
-// wrote it) and which fields an update changed (fields, comma-separated
-// names). The change log's deferred triggers write every row; they read
-// the time from the transaction's cairn.ledger_at setting, which every
-// write transaction sets as it begins (see DB.write). Rows whose op is
-// 'index' are not ledger entries: they only tell retrieval indexes to
-// read a record again (a vector stored, an observation joining a
-// capsule, a fact whose entity was renamed, an update that changed
-// nothing).
-
-// ledgerTable describes how one table's writes enter the ledger.
-type ledgerTable struct {
-	table, kind string
-	// name prefixes its triggers' names (default "changes_" + table).
-	name string
-	// id is the column naming the record.
-	id string
-	// insert is the op of an insert; importable ones are "import" while
-	// an import writes.
-	insert     string
-	importable bool
-	// fields are the columns whose change is logged; op is the SQL
-	// expression (over OLD and NEW) of an update's op ('update' when
-	// empty). No fields: updates are not logged.
-	fields []string
-	op     string
-	delete bool
-}
-
-const forgetOp = "CASE WHEN NEW.redacted AND NOT OLD.redacted THEN 'forget' ELSE 'update' END"
-
-const candidateOp = `CASE WHEN NEW.status IS DISTINCT FROM OLD.status THEN
-	CASE NEW.status WHEN 'approved' THEN 'approve' WHEN 'rejected' THEN 'reject' ELSE 'update' END ELSE 'update' END`
-
-// ledgerTables are the SQLite store's, with PostgreSQL's booleans.
-var ledgerTables = []ledgerTable{
-	{table: "observations", kind: "observation", name: "changes_observation", id: "id", insert: memory.OpCreate, importable: true,
-		fields: []string{"content", "redacted"}, op: forgetOp},
-	{table: "capsules", kind: memory.LedgerCapsule, id: "id", insert: memory.OpCreate, importable: true,
-		fields: []string{"type", "intent", "status", "closed_at"},
-		op:     "CASE WHEN NEW.status = 'closed' AND OLD.status = 'open' THEN 'close' ELSE 'update' END"},
-	{table: "summaries", kind: "summary", name: "changes_summary", id: "id", insert: memory.OpCreate, importable: true,
-		fields: []string{"content", "confidence", "created_at", "evidence_refs", "redacted"}, op: forgetOp},
-	{table: "pins", kind: memory.LedgerPin, id: "id", insert: memory.OpCreate, importable: true, delete: true},
-	{table: "thoughts", kind: "thought", id: "id", insert: memory.OpCreate, importable: true,
-		fields: []string{"content", "tags", "is_private", "status", "significance", "redacted"},
-		op: `CASE WHEN NEW.redacted AND NOT OLD.redacted THEN 'forget'
+// ledgerOps are the SQL expressions (over OLD and NEW) of an update's op,
+// by the name a ledger table gives it: the SQLite store's, with
+// PostgreSQL's booleans.
+var ledgerOps = map[string]string{
+	sqlstore.LedgerForget: "CASE WHEN NEW.redacted AND NOT OLD.redacted THEN 'forget' ELSE 'update' END",
+	sqlstore.LedgerClose:  "CASE WHEN NEW.status = 'closed' AND OLD.status = 'open' THEN 'close' ELSE 'update' END",
+	sqlstore.LedgerThought: `CASE WHEN NEW.redacted AND NOT OLD.redacted THEN 'forget'
 			WHEN NEW.status IS DISTINCT FROM OLD.status THEN CASE NEW.status WHEN 'removal' THEN 'mark' ELSE 'unmark' END
 			ELSE 'update' END`,
-		delete: true},
-	{table: "kg_entities", kind: "kg_entity", id: "id", insert: memory.OpCreate, importable: true,
-		fields: []string{"name", "type", "data"}, delete: true},
-	{table: "kg_observations", kind: "kg_observation", id: "id", insert: memory.OpCreate, importable: true,
-		fields: []string{"content"}, delete: true},
-	{table: "kg_edges", kind: "kg_edge", id: "id", insert: memory.OpCreate, importable: true,
-		fields: []string{"relation", "data"}, delete: true},
-	{table: "kg_entity_candidates", kind: memory.LedgerEntityCandidate, id: "id", insert: memory.OpStage,
-		fields: []string{"status", "data", "confidence", "promoted_id", "feedback"}, op: candidateOp, delete: true},
-	{table: "kg_edge_candidates", kind: memory.LedgerEdgeCandidate, id: "id", insert: memory.OpStage,
-		fields: []string{"status", "data", "confidence", "promoted_id", "feedback"}, op: candidateOp, delete: true},
-	{table: "code_artifacts", kind: memory.LedgerCodeArtifact, id: "hash", insert: memory.OpCreate, importable: true,
-		fields: []string{"content", "redacted"}, op: forgetOp},
-	{table: "inner_voice_sessions", kind: memory.LedgerVoiceSession, id: "id", insert: memory.OpCreate, delete: true},
+	sqlstore.LedgerDecide: `CASE WHEN NEW.status IS DISTINCT FROM OLD.status THEN
+	CASE NEW.status WHEN 'approved' THEN 'approve' WHEN 'rejected' THEN 'reject' ELSE 'update' END ELSE 'update' END`,
 }
 
-// triggers are the table's change-log function and triggers.
-func (t ledgerTable) triggers() string {
-	name := t.name
-	if name == "" {
-		name = "changes_" + t.table
-	}
-	insertOp := "'" + t.insert + "'"
-	if t.importable {
-		insertOp = "{{s}}.ledger_insert_op('" + t.insert + "')"
+// ledgerTriggers are a table's change-log function and triggers. A
+// delete's vectors go by the vector triggers of version 1.
+func ledgerTriggers(t sqlstore.LedgerTable) string {
+	name := t.TriggerName()
+	insertOp := "'" + t.Insert + "'"
+	if t.Importable {
+		insertOp = "{{s}}.ledger_insert_op('" + t.Insert + "')"
 	}
 	var diff strings.Builder
-	for _, f := range t.fields {
+	for _, f := range t.Fields {
 		fmt.Fprintf(&diff, "\n\t\tIF OLD.%[1]s IS DISTINCT FROM NEW.%[1]s THEN f := f || '%[1]s'::text; END IF;", f)
 	}
-	op := t.op
+	op := ledgerOps[t.Op]
 	if op == "" {
 		op = "'update'"
 	}
@@ -125,16 +73,16 @@ CREATE CONSTRAINT TRIGGER %[7]s_insert AFTER INSERT ON %[1]s
 	DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION changes_log_%[1]s();
 DROP TRIGGER IF EXISTS %[7]s_update ON %[1]s;
 DROP TRIGGER IF EXISTS %[7]s_delete ON %[1]s;
-`, t.table, t.id, insertOp, diff.String(), op, t.kind, name)
-	if len(t.fields) > 0 {
+`, t.Table, t.ID, insertOp, diff.String(), op, t.Kind, name)
+	if len(t.Fields) > 0 {
 		fmt.Fprintf(&b, `CREATE CONSTRAINT TRIGGER %[1]s_update AFTER UPDATE OF %[2]s ON %[3]s
 	DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION changes_log_%[3]s();
-`, name, strings.Join(t.fields, ", "), t.table)
+`, name, strings.Join(t.Fields, ", "), t.Table)
 	}
-	if t.delete {
+	if t.Delete {
 		fmt.Fprintf(&b, `CREATE CONSTRAINT TRIGGER %[1]s_delete AFTER DELETE ON %[2]s
 	DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION changes_log_%[2]s();
-`, name, t.table)
+`, name, t.Table)
 	}
 	return b.String()
 }
@@ -194,8 +142,8 @@ CREATE CONSTRAINT TRIGGER changes_thought_removals_update AFTER UPDATE OF export
 	DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.exported_at > 0 AND NEW.exported_at IS DISTINCT FROM OLD.exported_at)
 	EXECUTE FUNCTION changes_log_export();
 `)
-	for _, t := range ledgerTables {
-		b.WriteString(t.triggers())
+	for _, t := range sqlstore.LedgerTables {
+		b.WriteString(ledgerTriggers(t))
 	}
 	// Version 1's functions for every table: no trigger uses them now.
 	b.WriteString("DROP FUNCTION IF EXISTS changes_log_id();\n")
@@ -229,57 +177,7 @@ func beginQuery(at int64, via string) string {
 }
 
 // markImport makes the inserts of the transaction in progress imports.
-func markImport(ctx context.Context, tx pgx.Tx) error {
+func markImport(ctx context.Context, tx queryer) error {
 	_, err := tx.Exec(ctx, "SELECT set_config('cairn.ledger_via', 'import', true)")
 	return err
 }
-
-// maxHistory caps a History page.
-const maxHistory = 1000
-
-// History implements memory.LedgerStore.
-func (db *DB) History(ctx context.Context, id string, after int64, limit int) ([]memory.LedgerEntry, bool, error) {
-	if limit <= 0 || limit > maxHistory {
-		limit = maxHistory
-	}
-	out := []memory.LedgerEntry{}
-	known := false
-	err := db.read(ctx, "reading a record's history", func(tx pgx.Tx) error {
-		out = out[:0]
-		err := eachRow(ctx, tx, `SELECT seq, at, kind, ref, op, fields FROM changes
-			WHERE ref = $1 AND op <> 'index' AND seq > $2 ORDER BY seq LIMIT $3`, []any{id, after, limit}, func(s scanner) error {
-			var e memory.LedgerEntry
-			var fields string
-			if err := s.Scan(&e.Seq, &e.At, &e.Kind, &e.ID, &e.Op, &fields); err != nil {
-				return err
-			}
-			if fields != "" {
-				e.Fields = strings.Split(fields, ",")
-			}
-			out = append(out, e)
-			return nil
-		})
-		if err != nil || len(out) > 0 {
-			known = len(out) > 0
-			return err
-		}
-		return tx.QueryRow(ctx, recordKnownSQL, id).Scan(&known)
-	})
-	return out, known, err
-}
-
-// recordKnownSQL tells whether $1 names a record of any kind, or an entry
-// of the ledger.
-const recordKnownSQL = `SELECT EXISTS (SELECT 1 FROM changes WHERE ref = $1 AND op <> 'index')
-	OR EXISTS (SELECT 1 FROM observations WHERE id = $1)
-	OR EXISTS (SELECT 1 FROM capsules WHERE id = $1)
-	OR EXISTS (SELECT 1 FROM summaries WHERE id = $1)
-	OR EXISTS (SELECT 1 FROM pins WHERE id = $1)
-	OR EXISTS (SELECT 1 FROM thoughts WHERE id = $1)
-	OR EXISTS (SELECT 1 FROM kg_entities WHERE id = $1)
-	OR EXISTS (SELECT 1 FROM kg_observations WHERE id = $1)
-	OR EXISTS (SELECT 1 FROM kg_edges WHERE id = $1)
-	OR EXISTS (SELECT 1 FROM kg_entity_candidates WHERE id = $1)
-	OR EXISTS (SELECT 1 FROM kg_edge_candidates WHERE id = $1)
-	OR EXISTS (SELECT 1 FROM code_artifacts WHERE hash = $1)
-	OR EXISTS (SELECT 1 FROM inner_voice_sessions WHERE id = $1)`

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -103,7 +104,7 @@ func (db *DB) nearestHNSW(ctx context.Context, tx pgx.Tx, space memory.Space, qu
 	q.scope("x", scope)
 	q.add(" ORDER BY " + dist + " LIMIT " + q.arg(k))
 	var out []VectorHit
-	err := eachRow(ctx, tx, q.sql.String(), q.args, func(s scanner) error {
+	err := sqlstore.EachRow(ctx, querier{tx}, q.sql.String(), q.args, func(s sqlstore.Scanner) error {
 		var h VectorHit
 		err := s.Scan(&h.ID, &h.Similarity)
 		out = append(out, h)
@@ -141,7 +142,7 @@ func nearestExact(ctx context.Context, tx pgx.Tx, space memory.Space, query []fl
 		" AND e.kind = 'observation' AND NOT x.redacted")
 	q.scope("x", scope)
 	h := &hitHeap{}
-	err := eachRow(ctx, tx, q.sql.String(), q.args, func(s scanner) error {
+	err := sqlstore.EachRow(ctx, querier{tx}, q.sql.String(), q.args, func(s sqlstore.Scanner) error {
 		var id string
 		var v []float32
 		if err := s.Scan(&id, &v); err != nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -30,12 +31,12 @@ type member struct {
 // number of servers take positions one after another, and a capsule
 // closed meanwhile is seen closed.
 type appender struct {
-	tx        pgx.Tx
+	tx        queryer
 	byID      map[string]*capsuleSlot
 	bySession map[string]*capsuleSlot // nil value: the session has no open capsule
 }
 
-func newAppender(tx pgx.Tx) *appender {
+func newAppender(tx queryer) *appender {
 	return &appender{tx: tx, byID: map[string]*capsuleSlot{}, bySession: map[string]*capsuleSlot{}}
 }
 
@@ -59,9 +60,9 @@ func (a *appender) load(ctx context.Context, ids, sessions []string) error {
 		return nil
 	}
 	var slots []*capsuleSlot
-	err := eachRow(ctx, a.tx, `SELECT c.id, c.status, c.session_id, c.repo_id, c.agent_id, c.user_id FROM capsules c
+	err := sqlstore.EachRow(ctx, querier{a.tx}, `SELECT c.id, c.status, c.session_id, c.repo_id, c.agent_id, c.user_id FROM capsules c
 		WHERE c.id = ANY($1) OR (c.status = 'open' AND c.session_id = ANY($2)) ORDER BY c.id FOR UPDATE`,
-		[]any{want, wantSess}, func(s scanner) error {
+		[]any{want, wantSess}, func(s sqlstore.Scanner) error {
 			var c capsuleSlot
 			if err := s.Scan(&c.id, &c.status, &c.scope.SessionID, &c.scope.RepoID, &c.scope.AgentID, &c.scope.UserID); err != nil {
 				return err
@@ -82,8 +83,8 @@ func (a *appender) load(ctx context.Context, ids, sessions []string) error {
 	}
 	// Positions are read after the locks are held, so they include
 	// every append committed before.
-	err = eachRow(ctx, a.tx, `SELECT capsule_id, max(position) + 1 FROM capsule_observations WHERE capsule_id = ANY($1) GROUP BY capsule_id`,
-		[]any{got}, func(s scanner) error {
+	err = sqlstore.EachRow(ctx, querier{a.tx}, `SELECT capsule_id, max(position) + 1 FROM capsule_observations WHERE capsule_id = ANY($1) GROUP BY capsule_id`,
+		[]any{got}, func(s sqlstore.Scanner) error {
 			var id string
 			var next int
 			if err := s.Scan(&id, &next); err != nil {
@@ -157,7 +158,7 @@ func (a *appender) prepare(ctx context.Context, batch []memory.NewObservation, f
 // insertObservations writes observation rows (with their full-text
 // columns, none for redacted ones) in one statement. An id that is taken,
 // or given twice, is a conflict naming its record.
-func insertObservations(ctx context.Context, tx pgx.Tx, obs []memory.Observation, firstIndex int, section memory.Section) error {
+func insertObservations(ctx context.Context, tx queryer, obs []memory.Observation, firstIndex int, section memory.Section) error {
 	if len(obs) == 0 {
 		return nil
 	}
@@ -208,7 +209,7 @@ func insertObservations(ctx context.Context, tx pgx.Tx, obs []memory.Observation
 // existingIDs returns which of ids a table holds.
 func existingIDs(ctx context.Context, tx queryer, table string, ids []string) (map[string]bool, error) {
 	out := map[string]bool{}
-	err := eachRow(ctx, tx, "SELECT id FROM "+table+" WHERE id = ANY($1)", []any{ids}, func(s scanner) error {
+	err := sqlstore.EachRow(ctx, querier{tx}, "SELECT id FROM "+table+" WHERE id = ANY($1)", []any{ids}, func(s sqlstore.Scanner) error {
 		var id string
 		err := s.Scan(&id)
 		out[id] = true
@@ -218,7 +219,7 @@ func existingIDs(ctx context.Context, tx queryer, table string, ids []string) (m
 }
 
 // insertMembers writes capsule memberships in one statement.
-func insertMembers(ctx context.Context, tx pgx.Tx, ms []member) error {
+func insertMembers(ctx context.Context, tx queryer, ms []member) error {
 	if len(ms) == 0 {
 		return nil
 	}
@@ -231,7 +232,7 @@ func insertMembers(ctx context.Context, tx pgx.Tx, ms []member) error {
 	if isUnique(err) {
 		// Another writer took the position: the capsule lock should
 		// prevent it, but a retry is always right.
-		return retryError{err}
+		return sqlstore.RetryError{Err: err}
 	}
 	return err
 }
@@ -280,25 +281,6 @@ func atRecord(section memory.Section, i int, err error) error {
 	return &memory.RecordError{Section: section, Index: i, Err: err}
 }
 
-// Observation implements memory.ObservationStore.
-func (db *DB) Observation(ctx context.Context, id string) (memory.Observation, error) {
-	var o memory.Observation
-	err := db.read(ctx, "reading observation", func(tx pgx.Tx) error {
-		var err error
-		o, err = getObservation(ctx, tx, id)
-		return err
-	})
-	return o, err
-}
-
-func getObservation(ctx context.Context, q queryer, id string) (memory.Observation, error) {
-	o, err := scanObservation(q.QueryRow(ctx, "SELECT "+obsColumns+" FROM observations o WHERE o.id = $1", id))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return o, notFound("observation", id)
-	}
-	return o, err
-}
-
 // Redact implements memory.ObservationStore. The row is rewritten in
 // place: its text and its terms leave every index at once (the vectors
 // go with them, by trigger). PostgreSQL keeps the old row version on
@@ -311,7 +293,7 @@ func (db *DB) Redact(ctx context.Context, id string) (memory.Observation, error)
 			return err
 		}
 		var err error
-		o, err = getObservation(ctx, tx, id)
+		o, err = sqlstore.GetObservation(ctx, querier{tx}, id)
 		return err
 	})
 	return o, err

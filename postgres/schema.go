@@ -73,7 +73,8 @@ const scopeColumns = `
 const ftsShards = 16
 
 func schemaV1(v vectorMode, space int32) string {
-	return textC(schemaV1Tables(v)) + strings.ReplaceAll(changeLogSQL, "{{space}}", strconv.Itoa(int(space))) + ftsStatsSQL + bm25SQL + vectorTriggersSQL
+	tables := strings.NewReplacer("{{vec_type}}", v.columnType(), "{{vec_dims}}", v.dims("vec")).Replace(schemaV1Tables)
+	return textC(tables) + strings.ReplaceAll(changeLogSQL, "{{space}}", strconv.Itoa(int(space))) + ftsStatsSQL + bm25SQL + vectorTriggersSQL
 }
 
 // bm25SQL is FTS5's bm25 of a row for a query whose phrases are single
@@ -98,8 +99,9 @@ func textC(ddl string) string {
 	return strings.ReplaceAll(ddl, " text,", ` text COLLATE "C",`)
 }
 
-func schemaV1Tables(v vectorMode) string {
-	return `
+// schemaV1Tables are version 1's tables; {{vec_type}} and {{vec_dims}}
+// stand for the vector column's type and its dimension's expression.
+const schemaV1Tables = `
 CREATE TABLE meta (
 	key   text PRIMARY KEY,
 	value text NOT NULL
@@ -343,13 +345,12 @@ CREATE TABLE embeddings (
 	provider   text NOT NULL,
 	model      text NOT NULL,
 	dim        integer NOT NULL CHECK (dim > 0),
-	vec        ` + v.columnType() + ` NOT NULL CHECK (` + v.dims("vec") + ` = dim),
+	vec        {{vec_type}} NOT NULL CHECK ({{vec_dims}} = dim),
 	created_at bigint NOT NULL DEFAULT (extract(epoch FROM clock_timestamp()) * 1000)::bigint,
 	PRIMARY KEY (provider, model, dim, kind, ref)
 );
 CREATE INDEX embeddings_ref ON embeddings(kind, ref);
 `
-}
 
 // changeLogSQL keeps the change log that every server's retrieval index
 // follows. Triggers log every change to a searchable record, so no write

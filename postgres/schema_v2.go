@@ -9,8 +9,10 @@ import "github.com/cairnhq/cairn/memory"
 // versions 7 and 9 do. At most one candidate per key waits for moderation
 // (a unique index: servers staging the same key at once cannot both
 // succeed). Marking a thought active again clears its removal record.
-func schemaV2(vectorMode, int32) string {
-	return textC(`
+func schemaV2(vectorMode, int32) string { return textC(schemaV2Tables) + schemaV2Triggers }
+
+// schemaV2Tables are version 2's tables.
+const schemaV2Tables = `
 CREATE TABLE kg_entity_candidates (
 	seq               bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
 	id                text NOT NULL UNIQUE,
@@ -24,7 +26,7 @@ CREATE TABLE kg_entity_candidates (
 	created_at        bigint NOT NULL,
 	decided_at        bigint NOT NULL DEFAULT 0,
 	promoted_id       text NOT NULL DEFAULT '',
-	feedback          text NOT NULL DEFAULT '',`+scopeColumns+`
+	feedback          text NOT NULL DEFAULT '',` + scopeColumns + `
 );
 CREATE UNIQUE INDEX kg_entity_candidates_pending ON kg_entity_candidates(name_key) WHERE status = 'pending';
 CREATE INDEX kg_entity_candidates_status ON kg_entity_candidates(status, confidence);
@@ -44,7 +46,7 @@ CREATE TABLE kg_edge_candidates (
 	created_at        bigint NOT NULL,
 	decided_at        bigint NOT NULL DEFAULT 0,
 	promoted_id       text NOT NULL DEFAULT '',
-	feedback          text NOT NULL DEFAULT '',`+scopeColumns+`
+	feedback          text NOT NULL DEFAULT '',` + scopeColumns + `
 );
 CREATE UNIQUE INDEX kg_edge_candidates_pending ON kg_edge_candidates(edge_key) WHERE status = 'pending';
 CREATE INDEX kg_edge_candidates_status ON kg_edge_candidates(status, confidence);
@@ -122,8 +124,7 @@ CREATE TABLE inner_voice_refs (
 	PRIMARY KEY (ref_id, exchange_id)
 );
 CREATE INDEX inner_voice_refs_exchange ON inner_voice_refs(exchange_id);
-`) + schemaV2Triggers
-}
+`
 
 // schemaV2Triggers keep what follows a thought, an entity or a fact when
 // it changes, whatever statement changes it:

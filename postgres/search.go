@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/sqlstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -30,37 +31,10 @@ const (
 	bm25B  = 0.75
 )
 
-// textSyntaxExpr renders a text-syntax query as the SQLite store does: each
-// term quoted as an FTS5 string, OR'ed.
-func textSyntaxExpr(q memory.TextQuery) (string, error) {
-	switch q.Syntax {
-	case memory.SyntaxFTS:
-		if strings.TrimSpace(q.Expr) == "" {
-			return "", memory.Errorf(memory.CodeInvalidParams, "the FTS query is empty")
-		}
-		return q.Expr, nil
-	case memory.SyntaxText, "":
-		if len(q.Terms) == 0 {
-			return "", memory.Errorf(memory.CodeInvalidParams, "the query has no words to search for")
-		}
-		var b strings.Builder
-		for i, t := range q.Terms {
-			if i > 0 {
-				b.WriteString(" OR ")
-			}
-			b.WriteByte('"')
-			b.WriteString(strings.ReplaceAll(t, `"`, `""`))
-			b.WriteByte('"')
-		}
-		return b.String(), nil
-	}
-	return "", memory.Errorf(memory.CodeInvalidParams, "unknown query syntax %q (want text or fts)", q.Syntax)
-}
-
 // parseTextQuery parses a query of either syntax; malformed FTS syntax is
 // invalid_params quoting FTS5's reason.
 func parseTextQuery(q memory.TextQuery) (*ftsQuery, error) {
-	expr, err := textSyntaxExpr(q)
+	expr, err := sqlstore.MatchExpr(q)
 	if err != nil {
 		return nil, err
 	}
@@ -79,18 +53,9 @@ func parseTextQuery(q memory.TextQuery) (*ftsQuery, error) {
 	return pq, nil
 }
 
-// SearchText implements memory.TextSearcher.
-func (db *DB) SearchText(ctx context.Context, ts memory.TextSearch) (memory.TextResult, error) {
-	var res memory.TextResult
-	err := db.read(ctx, "searching", func(tx pgx.Tx) error {
-		var err error
-		res, err = searchText(ctx, tx, ts)
-		return err
-	})
-	return res, err
-}
-
-func searchText(ctx context.Context, tx pgx.Tx, ts memory.TextSearch) (memory.TextResult, error) {
+// searchText runs a full-text search: each table's best matches by
+// FTS5's bm25, in scope, without the excluded ids.
+func searchText(ctx context.Context, tx queryer, ts memory.TextSearch) (memory.TextResult, error) {
 	var res memory.TextResult
 	q, err := parseTextQuery(ts.Query)
 	if err != nil || ts.Limit <= 0 {
@@ -259,16 +224,16 @@ func isOrOfTerms(n *ftsNode) bool {
 // ftsTable describes a full-text table and how to read its hits.
 type ftsTable struct {
 	name, alias, columns string
-	scan                 func(s scanner, rank *float64) (memory.Entity, error)
+	scan                 func(s sqlstore.Scanner, rank *float64) (memory.Entity, error)
 }
 
-var obsTable = ftsTable{"observations", "o", obsColumns, func(s scanner, rank *float64) (memory.Entity, error) {
-	o, err := scanObservation(s, rank)
+var obsTable = ftsTable{"observations", "o", sqlstore.ObsColumns, func(s sqlstore.Scanner, rank *float64) (memory.Entity, error) {
+	o, err := sqlstore.ScanObservation(s, rank)
 	return memory.ObservationEntity(o), err
 }}
 
-var sumTable = ftsTable{"summaries", "s", sumColumns, func(s scanner, rank *float64) (memory.Entity, error) {
-	m, err := scanSummary(s, rank)
+var sumTable = ftsTable{"summaries", "s", sqlstore.SumColumns, func(s sqlstore.Scanner, rank *float64) (memory.Entity, error) {
+	m, err := sqlstore.ScanSummary(s, rank)
 	return memory.SummaryEntity(m), err
 }}
 
@@ -292,7 +257,7 @@ func (c corpus) idf(i int) float64 {
 
 // readCorpus reads a table's statistics and counts the rows holding each
 // phrase, in one round trip.
-func readCorpus(ctx context.Context, tx pgx.Tx, t ftsTable, p searchPlan) (corpus, error) {
+func readCorpus(ctx context.Context, tx queryer, t ftsTable, p searchPlan) (corpus, error) {
 	c := corpus{hits: make([]int64, len(p.q.phrases))}
 	b := &pgx.Batch{}
 	b.Queue("SELECT coalesce(sum(docs), 0), coalesce(sum(tokens), 0) FROM fts_stats WHERE tbl = $1", t.name).QueryRow(func(r pgx.Row) error {
@@ -328,7 +293,7 @@ func phraseArrays(ph *ftsPhrase) ([]string, []bool) {
 
 // searchTable returns a table's best ts.Limit hits, best bm25 first (ties
 // by id).
-func searchTable(ctx context.Context, tx pgx.Tx, p searchPlan, ts memory.TextSearch, t ftsTable) ([]memory.TextHit, error) {
+func searchTable(ctx context.Context, tx queryer, p searchPlan, ts memory.TextSearch, t ftsTable) ([]memory.TextHit, error) {
 	c, err := readCorpus(ctx, tx, t, p)
 	if err != nil || c.rows == 0 {
 		return nil, err
@@ -340,7 +305,7 @@ func searchTable(ctx context.Context, tx pgx.Tx, p searchPlan, ts memory.TextSea
 }
 
 // rankInSQL ranks with the schema's bm25 function.
-func rankInSQL(ctx context.Context, tx pgx.Tx, p searchPlan, c corpus, ts memory.TextSearch, t ftsTable) ([]memory.TextHit, error) {
+func rankInSQL(ctx context.Context, tx queryer, p searchPlan, c corpus, ts memory.TextSearch, t ftsTable) ([]memory.TextHit, error) {
 	n := len(p.q.phrases)
 	terms, pre, idf := make([]string, n), make([]bool, n), make([]float64, n)
 	for i, ph := range p.q.phrases {
@@ -358,7 +323,7 @@ func rankInSQL(ctx context.Context, tx pgx.Tx, p searchPlan, c corpus, ts memory
 	q.notIn(a+".id", ts.Exclude)
 	q.add(" ORDER BY r, " + a + ".id LIMIT " + q.arg(ts.Limit))
 	var hits []memory.TextHit
-	err := eachRow(ctx, tx, q.sql.String(), q.args, func(s scanner) error {
+	err := sqlstore.EachRow(ctx, querier{tx}, q.sql.String(), q.args, func(s sqlstore.Scanner) error {
 		var h memory.TextHit
 		var err error
 		h.Entity, err = t.scan(s, &h.Rank)
@@ -379,7 +344,7 @@ type candidate struct {
 
 // rankInGo matches the candidates against the query exactly (phrases,
 // NEAR, ^) and ranks them in cairn.
-func rankInGo(ctx context.Context, tx pgx.Tx, p searchPlan, c corpus, ts memory.TextSearch, t ftsTable) ([]memory.TextHit, error) {
+func rankInGo(ctx context.Context, tx queryer, p searchPlan, c corpus, ts memory.TextSearch, t ftsTable) ([]memory.TextHit, error) {
 	q := newQuery("")
 	a := t.alias
 	q.add("SELECT " + a + ".seq, " + a + ".id, " + a + ".fts_len, (SELECT coalesce(string_agg(u.lexeme || ':' || array_to_string(u.positions, ','), ' '), '')" +
@@ -394,7 +359,7 @@ func rankInGo(ctx context.Context, tx pgx.Tx, p searchPlan, c corpus, ts memory.
 	}
 	avgdl := c.avgdl()
 	var cands []candidate
-	err := eachRow(ctx, tx, q.sql.String(), q.args, func(s scanner) error {
+	err := sqlstore.EachRow(ctx, querier{tx}, q.sql.String(), q.args, func(s sqlstore.Scanner) error {
 		var cd candidate
 		var pos string
 		if err := s.Scan(&cd.seq, &cd.id, &cd.len, &pos); err != nil {
@@ -429,7 +394,7 @@ func rankInGo(ctx context.Context, tx pgx.Tx, p searchPlan, c corpus, ts memory.
 		seqs[i] = cd.seq
 	}
 	bySeq := map[int64]memory.Entity{}
-	err = eachRow(ctx, tx, "SELECT "+a+".seq, "+t.columns+" FROM "+t.name+" "+a+" WHERE "+a+".seq = ANY($1)", []any{seqs}, func(s scanner) error {
+	err = sqlstore.EachRow(ctx, querier{tx}, "SELECT "+a+".seq, "+t.columns+" FROM "+t.name+" "+a+" WHERE "+a+".seq = ANY($1)", []any{seqs}, func(s sqlstore.Scanner) error {
 		var seq int64
 		e, err := t.scan(seqFirst{s, &seq}, nil)
 		bySeq[seq] = e
@@ -447,7 +412,7 @@ func rankInGo(ctx context.Context, tx pgx.Tx, p searchPlan, c corpus, ts memory.
 
 // seqFirst scans a leading seq column, then the rest.
 type seqFirst struct {
-	s   scanner
+	s   sqlstore.Scanner
 	seq *int64
 }
 

@@ -84,3 +84,10 @@ func TestLedgerConformance(t *testing.T) {
 		return db
 	})
 }
+
+// BenchmarkStore runs the shared store benchmarks (ingest, import, the
+// reads of a retrieval) on a fresh schema of the package's server, with
+// vectors in real[] arrays.
+func BenchmarkStore(b *testing.B) {
+	storetest.Bench(b, func(b *testing.B) memory.Store { return open(b, storeURL(b, "array")) })
+}

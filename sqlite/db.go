@@ -15,11 +15,20 @@ import (
 	"time"
 
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/sqlstore"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
 var _ memory.Store = (*DB)(nil)
+
+// queryer is what a transaction offers: *sql.Tx, and the statement
+// caches over one (cachedTx, preparedTx).
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
 
 // Options tune a DB. The zero value is usable.
 type Options struct {
@@ -40,6 +49,8 @@ type Options struct {
 
 // DB is a cairn store in one SQLite file.
 type DB struct {
+	// Store is the half of memory.Store whose SQL both stores share.
+	*sqlstore.Store
 	path    string
 	w       *sql.DB // one connection; BEGIN IMMEDIATE
 	r       *sql.DB // read-only pool
@@ -99,6 +110,7 @@ func Open(path string, opts *Options) (*DB, error) {
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
 	db := &DB{path: path, w: w, retries: o.WriteRetries, log: o.Logger, now: o.Now, dsn: base + "?" + common}
+	db.Store = sqlstore.New(backend{db}, &dialect)
 	if err := db.migrate(context.Background()); err != nil {
 		w.Close()
 		return nil, err
@@ -159,6 +171,16 @@ func (db *DB) Close() error {
 // effort: another process's reader can hold the log.
 func (db *DB) checkpoint(ctx context.Context) {
 	_, _ = db.w.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+}
+
+// erase runs a delete in a write transaction and then checkpoints, so the
+// deleted text leaves the write-ahead log too.
+func (db *DB) erase(ctx context.Context, what string, fn func(tx *sql.Tx) error) error {
+	if err := db.write(ctx, what, fn); err != nil {
+		return err
+	}
+	db.checkpoint(ctx)
+	return nil
 }
 
 // write runs fn in a write transaction, retrying when the database is busy.

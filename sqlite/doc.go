@@ -3,7 +3,10 @@
 // with the porter unicode61 tokenizer over observations and summaries, and
 // numbered migrations applied at open.
 //
-// It is the only package that imports the SQLite driver. Several processes
+// The SQL it shares with the PostgreSQL store is in sqlstore, which DB
+// embeds; this package keeps the connections, the migrations, FTS5, how
+// vectors are kept, batched observation writes and backups. It is the
+// only package that imports the SQLite driver. Several processes
 // may open the same file at once: writes run in short BEGIN IMMEDIATE
 // transactions behind a busy timeout and are retried when the database stays
 // busy, reads run on a separate read-only pool.

@@ -7,23 +7,15 @@ import (
 	"os"
 
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/sqlstore"
 )
 
 const rebuildFix = "rebuild the full-text indexes: cairn doctor --fix"
 
 // Check implements memory.Doctor.
 func (db *DB) Check(ctx context.Context) ([]memory.Finding, error) {
-	var out []memory.Finding
-	add := func(check string, ok bool, detail, fix string) {
-		f := memory.Finding{Check: check, OK: ok, Detail: detail}
-		if !ok {
-			f.Fix = fix
-			if fix == rebuildFix {
-				f.Repair = memory.RepairRebuildIndex
-			}
-		}
-		out = append(out, f)
-	}
+	out := &sqlstore.Findings{RebuildFix: rebuildFix}
+	add := out.Add
 	if info, err := os.Stat(db.path); err == nil {
 		perm := info.Mode().Perm()
 		add("file", perm&0o077 == 0, fmt.Sprintf("%s, %d bytes, mode %v", db.path, info.Size(), perm),
@@ -53,14 +45,7 @@ func (db *DB) Check(ctx context.Context) ([]memory.Finding, error) {
 	if err != nil {
 		return nil, err
 	}
-	wantObs := st.Observations - st.Redacted
-	add("observation index", st.IndexedObservations == wantObs,
-		fmt.Sprintf("%d of %d searchable observations indexed (%d forgotten, not indexed)", st.IndexedObservations, wantObs, st.Redacted),
-		rebuildFix)
-	wantSums := st.Summaries - st.RedactedSummaries
-	add("summary index", st.IndexedSummaries == wantSums,
-		fmt.Sprintf("%d of %d searchable summaries indexed (%d forgotten, not indexed)", st.IndexedSummaries, wantSums, st.RedactedSummaries),
-		rebuildFix)
+	out.Indexed(st)
 	for _, table := range []string{"observations_fts", "summaries_fts"} {
 		err := db.write(ctx, "checking "+table, func(tx *sql.Tx) error {
 			_, err := tx.ExecContext(ctx, "INSERT INTO "+table+"("+table+") VALUES ('integrity-check')")
@@ -68,7 +53,7 @@ func (db *DB) Check(ctx context.Context) ([]memory.Finding, error) {
 		})
 		add(table+" structure", err == nil, structureDetail(err), rebuildFix)
 	}
-	return out, nil
+	return out.List, nil
 }
 
 func structureDetail(err error) string {

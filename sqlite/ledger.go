@@ -6,115 +6,56 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/sqlstore"
 )
 
-var _ memory.LedgerStore = (*DB)(nil)
-
-// The ledger lives in the change log: each row of changes says which
-// record changed (kind, ref), and, since schema version 10, what was done
-// to it (op), when (at, the clock of the process that wrote it) and which
-// fields an update changed (fields, comma-separated names). Triggers write
-// every row, so no write path can skip the ledger; they read the time from
-// the one row of ledger_now, which every write transaction sets first
-// (see DB.tryWrite). Rows whose op is 'index' are not ledger entries:
-// they only tell in-memory indexes to read a record again (a vector
-// stored, an observation joining a capsule, a fact whose entity was
-// renamed, an update that changed nothing).
+// The ledger lives in the change log (see sqlstore.LedgerTables): since
+// schema version 10 each row also says what was done to the record (op),
+// when (at) and which fields an update changed. Its triggers read the
+// time from the one row of ledger_now, which every write transaction sets
+// first (see DB.tryWrite).
 
 // ledgerVersion is the schema version that keeps the ledger.
 const ledgerVersion = 10
 
-// opIndex marks a change-log row that is not a ledger entry.
-const opIndex = "index"
-
-// ledgerTable describes how one table's writes enter the ledger.
-type ledgerTable struct {
-	table, kind string
-	// name prefixes its triggers' names (default "changes_" + table):
-	// those of the triggers they replace, so that no earlier migration,
-	// run again, brings an old one back.
-	name string
-	// id is the column naming the record.
-	id string
-	// insert is the op of an insert; importable ones are "import" while
-	// an import writes.
-	insert     string
-	importable bool
-	// fields are the columns whose change is logged; op is the SQL
-	// expression (over OLD and NEW) of an update's op ('update' when
-	// empty). No fields: updates are not logged.
-	fields []string
-	op     string
-	// delete logs deletes; vectors also drops the record's vectors then.
-	delete, vectors bool
-}
-
-const forgetOp = "CASE WHEN NEW.redacted = 1 AND OLD.redacted = 0 THEN 'forget' ELSE 'update' END"
-
-// candidateOp is a candidate's op: decided, or updated.
-const candidateOp = `CASE WHEN NEW.status IS NOT OLD.status THEN
-	CASE NEW.status WHEN 'approved' THEN 'approve' WHEN 'rejected' THEN 'reject' ELSE 'update' END ELSE 'update' END`
-
-var ledgerTables = []ledgerTable{
-	{table: "observations", kind: "observation", name: "changes_observation", id: "id", insert: memory.OpCreate, importable: true,
-		fields: []string{"content", "redacted"}, op: forgetOp},
-	{table: "capsules", kind: memory.LedgerCapsule, id: "id", insert: memory.OpCreate, importable: true,
-		fields: []string{"type", "intent", "status", "closed_at"},
-		op:     "CASE WHEN NEW.status = 'closed' AND OLD.status = 'open' THEN 'close' ELSE 'update' END"},
-	{table: "summaries", kind: "summary", name: "changes_summary", id: "id", insert: memory.OpCreate, importable: true,
-		fields: []string{"content", "confidence", "created_at", "evidence_refs", "redacted"}, op: forgetOp},
-	{table: "pins", kind: memory.LedgerPin, id: "id", insert: memory.OpCreate, importable: true, delete: true},
-	{table: "thoughts", kind: "thought", id: "id", insert: memory.OpCreate, importable: true,
-		fields: []string{"content", "tags", "is_private", "status", "significance", "redacted"},
-		op: `CASE WHEN NEW.redacted = 1 AND OLD.redacted = 0 THEN 'forget'
+// ledgerOps are the SQL expressions (over OLD and NEW) of an update's op,
+// by the name a ledger table gives it.
+var ledgerOps = map[string]string{
+	sqlstore.LedgerForget: "CASE WHEN NEW.redacted = 1 AND OLD.redacted = 0 THEN 'forget' ELSE 'update' END",
+	sqlstore.LedgerClose:  "CASE WHEN NEW.status = 'closed' AND OLD.status = 'open' THEN 'close' ELSE 'update' END",
+	sqlstore.LedgerThought: `CASE WHEN NEW.redacted = 1 AND OLD.redacted = 0 THEN 'forget'
 			WHEN NEW.status IS NOT OLD.status THEN CASE NEW.status WHEN 'removal' THEN 'mark' ELSE 'unmark' END
 			ELSE 'update' END`,
-		delete: true, vectors: true},
-	{table: "kg_entities", kind: "kg_entity", id: "id", insert: memory.OpCreate, importable: true,
-		fields: []string{"name", "type", "data"}, delete: true, vectors: true},
-	{table: "kg_observations", kind: "kg_observation", id: "id", insert: memory.OpCreate, importable: true,
-		fields: []string{"content"}, delete: true, vectors: true},
-	{table: "kg_edges", kind: "kg_edge", id: "id", insert: memory.OpCreate, importable: true,
-		fields: []string{"relation", "data"}, delete: true, vectors: true},
-	{table: "kg_entity_candidates", kind: memory.LedgerEntityCandidate, id: "id", insert: memory.OpStage,
-		fields: []string{"status", "data", "confidence", "promoted_id", "feedback"}, op: candidateOp, delete: true},
-	{table: "kg_edge_candidates", kind: memory.LedgerEdgeCandidate, id: "id", insert: memory.OpStage,
-		fields: []string{"status", "data", "confidence", "promoted_id", "feedback"}, op: candidateOp, delete: true},
-	{table: "code_artifacts", kind: memory.LedgerCodeArtifact, id: "hash", insert: memory.OpCreate, importable: true,
-		fields: []string{"content", "redacted"}, op: forgetOp},
-	{table: "inner_voice_sessions", kind: memory.LedgerVoiceSession, id: "id", insert: memory.OpCreate, delete: true},
+	sqlstore.LedgerDecide: `CASE WHEN NEW.status IS NOT OLD.status THEN
+	CASE NEW.status WHEN 'approved' THEN 'approve' WHEN 'rejected' THEN 'reject' ELSE 'update' END ELSE 'update' END`,
 }
 
 // ledgerAt is the time of the write in progress.
 const ledgerAt = "coalesce((SELECT at FROM ledger_now), 0)"
 
 // insertOp is the SQL expression of an insert's op.
-func (t ledgerTable) insertOp() string {
-	if !t.importable {
-		return "'" + t.insert + "'"
+func insertOp(t sqlstore.LedgerTable) string {
+	if !t.Importable {
+		return "'" + t.Insert + "'"
 	}
-	return fmt.Sprintf("coalesce((SELECT CASE via WHEN 'import' THEN 'import' ELSE '%s' END FROM ledger_now), '%s')", t.insert, t.insert)
+	return fmt.Sprintf("coalesce((SELECT CASE via WHEN 'import' THEN 'import' ELSE '%s' END FROM ledger_now), '%s')", t.Insert, t.Insert)
 }
 
-// triggers are the table's change-log triggers.
-func (t ledgerTable) triggers() string {
+// ledgerTriggers are a table's change-log triggers.
+func ledgerTriggers(t sqlstore.LedgerTable) string {
 	var b strings.Builder
-	name := t.name
-	if name == "" {
-		name = "changes_" + t.table
-	}
+	name := t.TriggerName()
 	fmt.Fprintf(&b, `
 DROP TRIGGER IF EXISTS %[1]s_insert;
 CREATE TRIGGER %[1]s_insert AFTER INSERT ON %[2]s
 BEGIN INSERT INTO changes(kind, ref, op, at) VALUES ('%[3]s', NEW.%[4]s, %[5]s, %[6]s); END;
-`, name, t.table, t.kind, t.id, t.insertOp(), ledgerAt)
-	if len(t.fields) > 0 {
-		changed := make([]string, len(t.fields))
-		for i, f := range t.fields {
+`, name, t.Table, t.Kind, t.ID, insertOp(t), ledgerAt)
+	if len(t.Fields) > 0 {
+		changed := make([]string, len(t.Fields))
+		for i, f := range t.Fields {
 			changed[i] = fmt.Sprintf("CASE WHEN OLD.%[1]s IS NOT NEW.%[1]s THEN '%[1]s,' ELSE '' END", f)
 		}
-		op := t.op
+		op := ledgerOps[t.Op]
 		if op == "" {
 			op = "'update'"
 		}
@@ -126,12 +67,12 @@ BEGIN
 	SELECT '%[4]s', NEW.%[5]s, CASE WHEN f = '' THEN 'index' ELSE %[6]s END, %[7]s, f
 	FROM (SELECT rtrim(%[8]s, ',') AS f);
 END;
-`, name, strings.Join(t.fields, ", "), t.table, t.kind, t.id, op, ledgerAt, strings.Join(changed, " || "))
+`, name, strings.Join(t.Fields, ", "), t.Table, t.Kind, t.ID, op, ledgerAt, strings.Join(changed, " || "))
 	}
-	if t.delete {
+	if t.Delete {
 		drop := ""
-		if t.vectors {
-			drop = fmt.Sprintf("\n\tDELETE FROM embeddings WHERE kind = '%s' AND ref = OLD.%s;", t.kind, t.id)
+		if t.Vectors {
+			drop = fmt.Sprintf("\n\tDELETE FROM embeddings WHERE kind = '%s' AND ref = OLD.%s;", t.Kind, t.ID)
 		}
 		fmt.Fprintf(&b, `
 DROP TRIGGER IF EXISTS %[1]s_delete;
@@ -139,7 +80,7 @@ CREATE TRIGGER %[1]s_delete AFTER DELETE ON %[2]s
 BEGIN
 	INSERT INTO changes(kind, ref, op, at) VALUES ('%[3]s', OLD.%[4]s, 'delete', %[5]s);%[6]s
 END;
-`, name, t.table, t.kind, t.id, ledgerAt, drop)
+`, name, t.Table, t.Kind, t.ID, ledgerAt, drop)
 	}
 	return b.String()
 }
@@ -179,12 +120,12 @@ DROP TRIGGER IF EXISTS changes_thought_removals_update;
 CREATE TRIGGER changes_thought_removals_update AFTER UPDATE OF exported_at ON thought_removals
 	WHEN NEW.exported_at > 0 AND NEW.exported_at IS NOT OLD.exported_at
 BEGIN INSERT INTO changes(kind, ref, op, at, fields) VALUES ('thought', NEW.thought_id, 'export', ` + ledgerAt + `, 'archive'); END;
-` + ledgerTriggers()
+` + allLedgerTriggers()
 
-func ledgerTriggers() string {
+func allLedgerTriggers() string {
 	var b strings.Builder
-	for _, t := range ledgerTables {
-		b.WriteString(t.triggers())
+	for _, t := range sqlstore.LedgerTables {
+		b.WriteString(ledgerTriggers(t))
 	}
 	return b.String()
 }
@@ -228,53 +169,3 @@ func (db *DB) markImport(ctx context.Context, tx *sql.Tx) error {
 	_, err := tx.ExecContext(ctx, "UPDATE ledger_now SET via = 'import' WHERE slot = 1")
 	return err
 }
-
-// maxHistory caps a History page.
-const maxHistory = 1000
-
-// History implements memory.LedgerStore.
-func (db *DB) History(ctx context.Context, id string, after int64, limit int) ([]memory.LedgerEntry, bool, error) {
-	if limit <= 0 || limit > maxHistory {
-		limit = maxHistory
-	}
-	out := []memory.LedgerEntry{}
-	known := false
-	err := db.read(ctx, "reading a record's history", func(tx queryer) error {
-		out = out[:0]
-		err := eachRowArgs(ctx, tx, `SELECT seq, at, kind, ref, op, fields FROM changes
-			WHERE ref = ? AND op <> 'index' AND seq > ? ORDER BY seq LIMIT ?`, []any{id, after, limit}, func(s scanner) error {
-			var e memory.LedgerEntry
-			var fields string
-			if err := s.Scan(&e.Seq, &e.At, &e.Kind, &e.ID, &e.Op, &fields); err != nil {
-				return err
-			}
-			if fields != "" {
-				e.Fields = strings.Split(fields, ",")
-			}
-			out = append(out, e)
-			return nil
-		})
-		if err != nil || len(out) > 0 {
-			known = len(out) > 0
-			return err
-		}
-		return tx.QueryRowContext(ctx, recordKnownSQL, id).Scan(&known)
-	})
-	return out, known, err
-}
-
-// recordKnownSQL tells whether ?1 names a record of any kind, or an entry
-// of the ledger.
-const recordKnownSQL = `SELECT EXISTS (SELECT 1 FROM changes WHERE ref = ?1 AND op <> 'index')
-	OR EXISTS (SELECT 1 FROM observations WHERE id = ?1)
-	OR EXISTS (SELECT 1 FROM capsules WHERE id = ?1)
-	OR EXISTS (SELECT 1 FROM summaries WHERE id = ?1)
-	OR EXISTS (SELECT 1 FROM pins WHERE id = ?1)
-	OR EXISTS (SELECT 1 FROM thoughts WHERE id = ?1)
-	OR EXISTS (SELECT 1 FROM kg_entities WHERE id = ?1)
-	OR EXISTS (SELECT 1 FROM kg_observations WHERE id = ?1)
-	OR EXISTS (SELECT 1 FROM kg_edges WHERE id = ?1)
-	OR EXISTS (SELECT 1 FROM kg_entity_candidates WHERE id = ?1)
-	OR EXISTS (SELECT 1 FROM kg_edge_candidates WHERE id = ?1)
-	OR EXISTS (SELECT 1 FROM code_artifacts WHERE hash = ?1)
-	OR EXISTS (SELECT 1 FROM inner_voice_sessions WHERE id = ?1)`

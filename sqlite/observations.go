@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/sqlstore"
 )
 
 // capsuleSlot is what appending needs to know of a capsule.
@@ -84,7 +85,7 @@ func (a *appender) capsuleFor(ctx context.Context, n memory.NewObservation) (*ca
 			return nil, err
 		}
 		if s == nil {
-			return nil, notFound("capsule", n.CapsuleID)
+			return nil, sqlstore.NotFound("capsule", n.CapsuleID)
 		}
 		return s, nil
 	}
@@ -138,7 +139,7 @@ func (a *appender) append(ctx context.Context, n memory.NewObservation) (memory.
 
 // insert writes the observation row and, unless it is redacted, its index row.
 func (a *appender) insert(ctx context.Context, o memory.Observation) error {
-	args := append([]any{o.ID, string(o.Kind), o.Content, string(o.Provenance), o.TS, o.Redacted}, scopeArgs(o.Scope)...)
+	args := append([]any{o.ID, string(o.Kind), o.Content, string(o.Provenance), o.TS, o.Redacted}, sqlstore.ScopeArgs(o.Scope)...)
 	res, err := a.insObs.ExecContext(ctx, args...)
 	if isUnique(err) {
 		return memory.Wrap(memory.CodeConflict, err, "observation id %q already exists", o.ID)
@@ -204,35 +205,16 @@ func (db *DB) AppendObservations(ctx context.Context, batch []memory.NewObservat
 	return out, nil
 }
 
-// Observation implements memory.ObservationStore.
-func (db *DB) Observation(ctx context.Context, id string) (memory.Observation, error) {
-	var o memory.Observation
-	err := db.read(ctx, "reading observation", func(tx queryer) error {
-		var err error
-		o, err = getObservation(ctx, tx, id)
-		return err
-	})
-	return o, err
-}
-
-func getObservation(ctx context.Context, q queryer, id string) (memory.Observation, error) {
-	o, err := scanObservation(q.QueryRowContext(ctx, "SELECT "+obsColumns+" FROM observations o WHERE o.id = ?", id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return o, notFound("observation", id)
-	}
-	return o, err
-}
-
 // Redact implements memory.ObservationStore.
 func (db *DB) Redact(ctx context.Context, id string) (memory.Observation, error) {
 	var o memory.Observation
-	err := db.write(ctx, "forgetting observation", func(tx *sql.Tx) error {
+	err := db.erase(ctx, "forgetting observation", func(tx *sql.Tx) error {
 		var seq int64
 		var redacted bool
 		var old string
 		err := tx.QueryRowContext(ctx, "SELECT seq, redacted, content FROM observations WHERE id = ?", id).Scan(&seq, &redacted, &old)
 		if errors.Is(err, sql.ErrNoRows) {
-			return notFound("observation", id)
+			return sqlstore.NotFound("observation", id)
 		}
 		if err != nil {
 			return err
@@ -245,12 +227,8 @@ func (db *DB) Redact(ctx context.Context, id string) (memory.Observation, error)
 				return err
 			}
 		}
-		o, err = getObservation(ctx, tx, id)
+		o, err = sqlstore.GetObservation(ctx, querier{tx}, id)
 		return err
 	})
-	if err != nil {
-		return o, err
-	}
-	db.checkpoint(ctx)
-	return o, nil
+	return o, err
 }

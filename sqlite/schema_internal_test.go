@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/storetest"
 )
 
 // schemaDump lists the database's tables, indexes and triggers with their
@@ -186,7 +186,6 @@ func TestUpgradeFromSchema7AddsSessions(t *testing.T) {
 // the rest is unknown; every write from then on is dated by the clock,
 // once (no trigger of the old schema is left to log it twice).
 func TestUpgradeFromSchema9KeepsTheChangeLogAsTheLedger(t *testing.T) {
-	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "cairn.db")
 	all := migrations
 	if all[7].version != 9 {
@@ -198,28 +197,7 @@ func TestUpgradeFromSchema9KeepsTheChangeLogAsTheLedger(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.AppendObservations(ctx, []memory.NewObservation{{Observation: memory.Observation{ID: "o1", Kind: memory.KindMessage,
-		Content: "old", TS: 5}}}); err != nil {
-		t.Fatal(err)
-	}
-	for _, th := range []memory.Thought{{ID: "t1", Content: "old thought", Origin: memory.OriginHuman, Status: memory.StatusActive, Significance: 0.5, CreatedAt: 111},
-		{ID: "t2", Content: "another", Origin: memory.OriginHuman, Status: memory.StatusActive, Significance: 0.5, CreatedAt: 222}} {
-		if _, err := db.AddThought(ctx, th); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := db.SetThoughtStatus(ctx, []string{"t1"}, memory.StatusRemoval); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.PutEntity(ctx, memory.KGEntity{ID: "e1", Name: "Gone", Type: "service", CreatedAt: 333, UpdatedAt: 333}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.AddKGObservation(ctx, memory.KGObservation{ID: "f1", EntityID: "e1", Content: "fact", CreatedAt: 444}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.DeleteEntity(ctx, "e1"); err != nil {
-		t.Fatal(err)
-	}
+	storetest.WriteBeforeLedger(t, db)
 	db.Close()
 
 	clock := time.UnixMilli(5000)
@@ -228,47 +206,9 @@ func TestUpgradeFromSchema9KeepsTheChangeLogAsTheLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.SetThoughtStatus(ctx, []string{"t1"}, memory.StatusActive); err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]string{
-		"o1": "unknown@0 observation",
-		"t1": "create@111 thought unknown@0 thought unmark[status]@5000 thought",
-		"t2": "create@222 thought",
-		// Deleted before the upgrade: no created_at is left to date them.
-		"e1": "create@0 kg_entity delete@0 kg_entity",
-		"f1": "create@0 kg_observation delete@0 kg_observation",
-	}
-	for id, w := range want {
-		es, known, err := db.History(ctx, id, 0, 100)
-		if err != nil || !known {
-			t.Fatalf("History(%s): known %v, %v", id, known, err)
-		}
-		var parts []string
-		for _, e := range es {
-			s := e.Op
-			if len(e.Fields) > 0 {
-				s += "[" + strings.Join(e.Fields, ",") + "]"
-			}
-			parts = append(parts, s+"@"+strconv.FormatInt(e.At, 10)+" "+e.Kind)
-		}
-		if got := strings.Join(parts, " "); got != w {
-			t.Errorf("history of %s after the upgrade:\n got %s\nwant %s", id, got, w)
-		}
-	}
+	storetest.UnmarkAfterUpgrade(t, db)
+	storetest.CheckUpgradedLedger(t, db, "after the upgrade")
 }
-
-// oldVoiceSessions are sessions a database of schema 10 may hold: two
-// looked active at once (first calls that raced), one is older.
-const oldVoiceSessions = `
-INSERT INTO inner_voice_sessions (id, version, provider, model, max_prompt_tokens, topic, created_at, last_interaction,
-	total_exchanges, total_prompt_tokens, total_cost) VALUES
-	('s1', 1, '', 'extractive', 8000, 'older', 50, 100, 1, 10, 0),
-	('s2', 1, 'openai', 'gpt-4o-mini', 8000, 'raced a', 200, 300, 1, 20, 0.5),
-	('s3', 1, 'openai', 'gpt-4o-mini', 8000, 'raced b', 250, 300, 1, 30, 0.25);
-INSERT INTO inner_voice_exchanges (id, session_id, seq, ts, query, answer) VALUES
-	('x1', 's1', 1, 100, 'q1', 'a1'), ('x2', 's2', 1, 300, 'q2', 'a2'), ('x3', 's3', 1, 300, 'q3', 'a3');
-`
 
 // A database of schema 10 with several sessions that looked active (two
 // first calls raced) opens at the current schema with every session and
@@ -276,7 +216,6 @@ INSERT INTO inner_voice_exchanges (id, session_id, seq, ts, query, answer) VALUE
 // latest interaction (the later created on a tie), which a call goes on
 // with; running migration 11 again changes nothing.
 func TestUpgradeFromSchema10KeepsOneCurrentSession(t *testing.T) {
-	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "cairn.db")
 	all := migrations
 	if all[8].version != 10 {
@@ -288,7 +227,7 @@ func TestUpgradeFromSchema10KeepsOneCurrentSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.w.Exec(oldVoiceSessions); err != nil {
+	if _, err := db.w.Exec(storetest.OldVoiceSessions("")); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -298,27 +237,7 @@ func TestUpgradeFromSchema10KeepsOneCurrentSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	check := func(when string) {
-		t.Helper()
-		list, err := db.VoiceSessions(ctx, memory.Scope{}, 0, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, s := range list {
-			got = append(got, fmt.Sprintf("%s:%s:%d:%d:%v:%q", s.ID, s.Topic, s.TotalExchanges, s.TotalPromptTokens, s.Current, s.Scope.String()))
-		}
-		want := []string{`s3:raced b:1:30:true:""`, `s2:raced a:1:20:false:""`, `s1:older:1:10:false:""`}
-		if strings.Join(got, " ") != strings.Join(want, " ") {
-			t.Fatalf("%s: sessions\n got %v\nwant %v", when, got, want)
-		}
-		for _, id := range []string{"s1", "s2", "s3"} {
-			if xs, err := db.VoiceExchanges(ctx, id, 0, 10); err != nil || len(xs) != 1 || xs[0].Answer != "a"+id[1:] {
-				t.Fatalf("%s: exchanges of %s: %+v %v", when, id, xs, err)
-			}
-		}
-	}
-	check("after the upgrade")
+	storetest.CheckOneCurrentSession(t, db, "after the upgrade")
 	again := false
 	for _, m := range migrations {
 		if m.version == 11 {
@@ -331,11 +250,8 @@ func TestUpgradeFromSchema10KeepsOneCurrentSession(t *testing.T) {
 	if !again {
 		t.Fatal("no migration 11")
 	}
-	check("after running migration 11 again")
-	got, created, err := db.OpenVoiceSession(ctx, memory.InnerVoiceSession{ID: "s4", Version: 1, CreatedAt: 400, LastInteraction: 400}, 250)
-	if err != nil || created || got.ID != "s3" {
-		t.Fatalf("a call after the upgrade: %s created %v, %v; want s3 continued", got.ID, created, err)
-	}
+	storetest.CheckOneCurrentSession(t, db, "after running migration 11 again")
+	storetest.ContinueCurrentSession(t, db)
 	if _, err := db.w.Exec("UPDATE inner_voice_sessions SET active = 1 WHERE id = 's2'"); err == nil {
 		t.Fatal("a second current session of one scope was stored")
 	}

@@ -5,50 +5,14 @@ import (
 	"strings"
 
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/sqlstore"
 )
 
-// matchExpr renders a TextQuery as an FTS5 MATCH expression. Text-syntax
-// terms are each quoted as an FTS5 string, so no user text is ever read as
-// query syntax, and OR'ed.
-func matchExpr(q memory.TextQuery) (string, error) {
-	switch q.Syntax {
-	case memory.SyntaxFTS:
-		if strings.TrimSpace(q.Expr) == "" {
-			return "", memory.Errorf(memory.CodeInvalidParams, "the FTS query is empty")
-		}
-		return q.Expr, nil
-	case memory.SyntaxText, "":
-		if len(q.Terms) == 0 {
-			return "", memory.Errorf(memory.CodeInvalidParams, "the query has no words to search for")
-		}
-		var b strings.Builder
-		for i, t := range q.Terms {
-			if i > 0 {
-				b.WriteString(" OR ")
-			}
-			b.WriteByte('"')
-			b.WriteString(strings.ReplaceAll(t, `"`, `""`))
-			b.WriteByte('"')
-		}
-		return b.String(), nil
-	}
-	return "", memory.Errorf(memory.CodeInvalidParams, "unknown query syntax %q (want text or fts)", q.Syntax)
-}
-
-// SearchText implements memory.TextSearcher.
-func (db *DB) SearchText(ctx context.Context, ts memory.TextSearch) (memory.TextResult, error) {
-	var res memory.TextResult
-	err := db.read(ctx, "searching", func(tx queryer) error {
-		var err error
-		res, err = searchText(ctx, tx, ts)
-		return err
-	})
-	return res, err
-}
-
+// searchText runs a full-text search through FTS5: each table's best
+// matches by bm25, in scope, without the excluded ids.
 func searchText(ctx context.Context, tx queryer, ts memory.TextSearch) (memory.TextResult, error) {
 	var res memory.TextResult
-	expr, err := matchExpr(ts.Query)
+	expr, err := sqlstore.MatchExpr(ts.Query)
 	if err != nil || ts.Limit <= 0 {
 		return res, err
 	}
@@ -61,71 +25,41 @@ func searchText(ctx context.Context, tx queryer, ts memory.TextSearch) (memory.T
 	return res, nil
 }
 
-// snapshotReader reads through one read transaction.
-type snapshotReader struct{ tx queryer }
-
-func (r snapshotReader) ActivePins(ctx context.Context, q memory.PinQuery) ([]memory.PinnedTarget, error) {
-	out, err := activePins(ctx, r.tx, q)
-	return out, dbError(err, "reading pins")
-}
-
-func (r snapshotReader) CurrentSummary(ctx context.Context, scope memory.Scope) (*memory.Summary, error) {
-	out, err := currentSummary(ctx, r.tx, scope)
-	return out, dbError(err, "reading the current summary")
-}
-
-func (r snapshotReader) SearchText(ctx context.Context, ts memory.TextSearch) (memory.TextResult, error) {
-	return searchText(ctx, r.tx, ts)
-}
-
-// Snapshot implements memory.Snapshotter: fn reads one consistent state of
-// the database, untouched by concurrent writes, in one read transaction.
-func (db *DB) Snapshot(ctx context.Context, fn func(memory.Reader) error) error {
-	return db.read(ctx, "reading", func(tx queryer) error {
-		// SQLite takes a transaction's snapshot at its first read, not at
-		// BEGIN: read now, so fn sees the store as it was when Snapshot began.
-		if _, err := lastChange(ctx, tx); err != nil {
-			return err
-		}
-		return fn(snapshotReader{tx})
-	})
-}
-
 // tableSearch describes one full-text table and how to read its hits.
 type tableSearch struct {
 	sql   string
 	alias string
-	scan  func(s scanner, rank *float64) (memory.Entity, error)
+	scan  func(s sqlstore.Scanner, rank *float64) (memory.Entity, error)
 }
 
 var obsSearch = tableSearch{
-	sql: "SELECT " + obsColumns + `, bm25(observations_fts) AS r
+	sql: "SELECT " + sqlstore.ObsColumns + `, bm25(observations_fts) AS r
 		FROM observations_fts JOIN observations o ON o.seq = observations_fts.rowid
 		WHERE observations_fts MATCH ? AND o.redacted = 0`,
 	alias: "o",
-	scan: func(s scanner, rank *float64) (memory.Entity, error) {
-		o, err := scanObservation(s, rank)
+	scan: func(s sqlstore.Scanner, rank *float64) (memory.Entity, error) {
+		o, err := sqlstore.ScanObservation(s, rank)
 		return memory.ObservationEntity(o), err
 	},
 }
 
 var sumSearch = tableSearch{
-	sql: "SELECT " + sumColumns + `, bm25(summaries_fts) AS r
+	sql: "SELECT " + sqlstore.SumColumns + `, bm25(summaries_fts) AS r
 		FROM summaries_fts JOIN summaries s ON s.seq = summaries_fts.rowid
 		WHERE summaries_fts MATCH ? AND s.redacted = 0`,
 	alias: "s",
-	scan: func(s scanner, rank *float64) (memory.Entity, error) {
-		m, err := scanSummary(s, rank)
+	scan: func(s sqlstore.Scanner, rank *float64) (memory.Entity, error) {
+		m, err := sqlstore.ScanSummary(s, rank)
 		return memory.SummaryEntity(m), err
 	},
 }
 
 func searchTable(ctx context.Context, tx queryer, expr string, ts memory.TextSearch, t tableSearch) ([]memory.TextHit, error) {
-	q := newQuery(t.sql, expr)
-	q.scope(t.alias, ts.Scope)
-	q.notIn(t.alias+".id", ts.Exclude)
-	q.add(" ORDER BY r, "+t.alias+".id LIMIT ?", ts.Limit)
-	rows, err := tx.QueryContext(ctx, q.sql.String(), q.args...)
+	q := dialect.NewQuery(t.sql, expr)
+	q.Scope(t.alias, ts.Scope)
+	q.NotIn(t.alias+".id", ts.Exclude)
+	q.Add(" ORDER BY r, "+t.alias+".id LIMIT ?", ts.Limit)
+	rows, err := tx.QueryContext(ctx, q.SQL(), q.Args()...)
 	if err != nil {
 		return nil, err
 	}

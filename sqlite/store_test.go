@@ -32,3 +32,15 @@ func TestLedgerConformance(t *testing.T) {
 		return db
 	})
 }
+
+// BenchmarkStore runs the shared store benchmarks (ingest, import, the
+// reads of a retrieval) on a database file in a temporary directory.
+func BenchmarkStore(b *testing.B) {
+	storetest.Bench(b, func(b *testing.B) memory.Store {
+		db, err := sqlite.Open(filepath.Join(b.TempDir(), "cairn.db"), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return db
+	})
+}

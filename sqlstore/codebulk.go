@@ -1,8 +1,7 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 
 	"github.com/cairnhq/cairn/memory"
@@ -17,86 +16,76 @@ import (
 // episode is a conflict, never silently replaced. Ledger entries get new
 // sequence numbers in the order given; gate results follow their episode's
 // existing ones.
-func importCode(ctx context.Context, tx queryer, d memory.Dump, tick func()) error {
+func (s *Store) importCode(ctx context.Context, tx Querier, d memory.Dump, tick func()) error {
 	for i, r := range d.CodeRepos {
-		if err := importCodeRepo(ctx, tx, r); err != nil {
-			return atRecord(memory.SectionCodeRepos, i, err)
+		if err := s.importCodeRepo(ctx, tx, r); err != nil {
+			return AtRecord(memory.SectionCodeRepos, i, err)
 		}
 		tick()
 	}
 	for i, a := range d.Artifacts {
 		if err := validateArtifact(i, a, true); err != nil {
-			return atRecord(memory.SectionArtifacts, i, err)
+			return AtRecord(memory.SectionArtifacts, i, err)
 		}
 		if a.Redacted {
 			a.Content = memory.RedactedContent
 		}
-		if _, err := tx.ExecContext(ctx, insertArtifact, a.Hash, a.Type, a.Content, a.CreatedAt, a.Redacted); err != nil {
-			return atRecord(memory.SectionArtifacts, i, err)
+		if _, err := tx.Exec(ctx, insertArtifact, a.Hash, a.Type, a.Content, a.CreatedAt, a.Redacted); err != nil {
+			return AtRecord(memory.SectionArtifacts, i, err)
 		}
 		tick()
 	}
 	for i, f := range d.CodeFiles {
 		if err := validateCodeChange(memory.CodeChange{Files: d.CodeFiles[i : i+1]}); err != nil {
-			return atRecord(memory.SectionCodeFiles, i, err)
+			return AtRecord(memory.SectionCodeFiles, i, err)
 		}
-		if err := importCodeFile(ctx, tx, f); err != nil {
-			return atRecord(memory.SectionCodeFiles, i, err)
+		if err := s.importCodeFile(ctx, tx, f); err != nil {
+			return AtRecord(memory.SectionCodeFiles, i, err)
 		}
 		tick()
 	}
 	for i, e := range d.CodeEntities {
 		if err := validateCodeChange(memory.CodeChange{Entities: d.CodeEntities[i : i+1]}); err != nil {
-			return atRecord(memory.SectionCodeEntities, i, err)
+			return AtRecord(memory.SectionCodeEntities, i, err)
 		}
-		if err := importCodeEntity(ctx, tx, e); err != nil {
-			return atRecord(memory.SectionCodeEntities, i, err)
+		if err := s.importCodeEntity(ctx, tx, e); err != nil {
+			return AtRecord(memory.SectionCodeEntities, i, err)
 		}
 		tick()
 	}
 	for i, t := range d.CodeLedger {
 		if err := validateCodeChange(memory.CodeChange{Transitions: d.CodeLedger[i : i+1]}); err != nil {
-			return atRecord(memory.SectionCodeLedger, i, err)
+			return AtRecord(memory.SectionCodeLedger, i, err)
 		}
 		if err := importTransition(ctx, tx, t); err != nil {
-			return atRecord(memory.SectionCodeLedger, i, err)
+			return AtRecord(memory.SectionCodeLedger, i, err)
 		}
 		tick()
 	}
 	for i, e := range d.Episodes {
-		if err := importEpisode(ctx, tx, e); err != nil {
-			return atRecord(memory.SectionEpisodes, i, err)
+		if err := s.importEpisode(ctx, tx, e); err != nil {
+			return AtRecord(memory.SectionEpisodes, i, err)
 		}
 		tick()
 	}
 	for i, r := range d.HydrationRows {
-		if err := importHydrationRow(ctx, tx, r); err != nil {
-			return atRecord(memory.SectionHydrationRows, i, err)
+		if err := s.importHydrationRow(ctx, tx, r); err != nil {
+			return AtRecord(memory.SectionHydrationRows, i, err)
 		}
 		tick()
 	}
 	for i, g := range d.Gates {
 		if err := importGate(ctx, tx, g); err != nil {
-			return atRecord(memory.SectionGates, i, err)
+			return AtRecord(memory.SectionGates, i, err)
 		}
 		tick()
 	}
 	return nil
 }
 
-// exists reports whether q (a SELECT 1 ...) finds a row.
-func exists(ctx context.Context, tx queryer, q string, args ...any) (bool, error) {
-	var one int
-	err := tx.QueryRowContext(ctx, q, args...).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	return err == nil, err
-}
-
 // needRepo refuses a record naming a repository that is neither in the
 // database nor earlier in the dump.
-func needRepo(ctx context.Context, tx queryer, repoID, what string) error {
+func needRepo(ctx context.Context, tx Querier, repoID, what string) error {
 	ok, err := exists(ctx, tx, "SELECT 1 FROM code_repos WHERE id = ?", repoID)
 	if err == nil && !ok {
 		return memory.Errorf(memory.CodeNotFound, "%s names repository %q, which is not registered", what, repoID)
@@ -104,30 +93,29 @@ func needRepo(ctx context.Context, tx queryer, repoID, what string) error {
 	return err
 }
 
-func importCodeRepo(ctx context.Context, tx queryer, r memory.CodeRepo) error {
+func (s *Store) importCodeRepo(ctx context.Context, tx Querier, r memory.CodeRepo) error {
 	if r.ID == "" || r.Root == "" {
 		return invalidParams("a code repository needs a repo_id and a root (got %q, %q)", r.ID, r.Root)
 	}
-	_, err := tx.ExecContext(ctx, "INSERT INTO code_repos (id, root, indexed_at) VALUES (?, ?, ?)", r.ID, r.Root, r.IndexedAt)
-	if isUnique(err) {
+	_, err := tx.Exec(ctx, "INSERT INTO code_repos (id, root, indexed_at) VALUES (?, ?, ?)", r.ID, r.Root, r.IndexedAt)
+	if s.d.IsUnique(err) {
 		return memory.Errorf(memory.CodeConflict, "code repository %q already exists", r.ID)
 	}
 	return err
 }
 
-func importCodeFile(ctx context.Context, tx queryer, f memory.CodeFile) error {
+func (s *Store) importCodeFile(ctx context.Context, tx Querier, f memory.CodeFile) error {
 	if err := needRepo(ctx, tx, f.RepoID, "code file "+f.Path); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO code_files (repo_id, path, size, mod_time, file_hash, language, method, reason, entities)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, f.RepoID, f.Path, f.Size, f.ModTime, f.FileHash, f.Language, f.Method, f.Reason, f.Entities)
-	if isUnique(err) {
+	_, err := tx.Exec(ctx, insertCodeFile, f.RepoID, f.Path, f.Size, f.ModTime, f.FileHash, f.Language, f.Method, f.Reason, f.Entities)
+	if s.d.IsUnique(err) {
 		return memory.Errorf(memory.CodeConflict, "code file %q of repository %q already exists", f.Path, f.RepoID)
 	}
 	return err
 }
 
-func importCodeEntity(ctx context.Context, tx queryer, e memory.CodeEntity) error {
+func (s *Store) importCodeEntity(ctx context.Context, tx Querier, e memory.CodeEntity) error {
 	if err := needRepo(ctx, tx, e.RepoID, "code entity "+e.Key); err != nil {
 		return err
 	}
@@ -140,16 +128,14 @@ func importCodeEntity(ctx context.Context, tx queryer, e memory.CodeEntity) erro
 			return memory.Errorf(memory.CodeNotFound, "code entity %s names artifact %s, which is not in the vault", e.Key, shortHash(e.ArtifactHash))
 		}
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO code_entities (repo_id, key, path, symbol, kind, language, start_line, end_line,
-		method, state, artifact_hash, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.RepoID, e.Key, e.Path, e.Symbol, e.Kind, e.Language, e.StartLine, e.EndLine, e.Method, e.State, e.ArtifactHash, e.UpdatedAt)
-	if isUnique(err) {
+	_, err := tx.Exec(ctx, insertCodeEntity, e.RepoID, e.Key, e.Path, e.Symbol, e.Kind, e.Language, e.StartLine, e.EndLine, e.Method, e.State, e.ArtifactHash, e.UpdatedAt)
+	if s.d.IsUnique(err) {
 		return memory.Errorf(memory.CodeConflict, "code entity %s of repository %q already exists", e.Key, e.RepoID)
 	}
 	return err
 }
 
-func importTransition(ctx context.Context, tx queryer, t memory.CodeTransition) error {
+func importTransition(ctx context.Context, tx Querier, t memory.CodeTransition) error {
 	ok, err := exists(ctx, tx, "SELECT 1 FROM code_entities WHERE repo_id = ? AND key = ?", t.RepoID, t.Key)
 	if err != nil {
 		return err
@@ -157,12 +143,11 @@ func importTransition(ctx context.Context, tx queryer, t memory.CodeTransition) 
 	if !ok {
 		return memory.Errorf(memory.CodeNotFound, "ledger entry for %s names an entity of repository %q that does not exist", t.Key, t.RepoID)
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO code_ledger (repo_id, key, from_state, to_state, artifact_hash, episode_id, reason, at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, t.RepoID, t.Key, t.From, t.To, t.ArtifactHash, t.EpisodeID, t.Reason, t.At)
+	_, err = tx.Exec(ctx, insertTransition, t.RepoID, t.Key, t.From, t.To, t.ArtifactHash, t.EpisodeID, t.Reason, t.At)
 	return err
 }
 
-func importEpisode(ctx context.Context, tx queryer, e memory.Episode) error {
+func (s *Store) importEpisode(ctx context.Context, tx Querier, e memory.Episode) error {
 	switch {
 	case e.ID == "" || e.SessionID == "":
 		return invalidParams("an episode needs an episode_id and a session_id (got %q, %q)", e.ID, e.SessionID)
@@ -178,27 +163,25 @@ func importEpisode(ctx context.Context, tx queryer, e memory.Episode) error {
 	if ok {
 		return memory.Errorf(memory.CodeConflict, "episode %q already exists", e.ID)
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO code_episodes (id, session_id, repo_id, seq, query, budget_tokens,
-		budget_entities, total_tokens, rows, digest, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.ID, e.SessionID, e.RepoID, e.Seq, e.Query, e.BudgetToken, e.BudgetCount, e.TotalTokens, e.Rows, e.Digest,
+	_, err = tx.Exec(ctx, insertEpisode, e.ID, e.SessionID, e.RepoID, e.Seq, e.Query, e.BudgetToken, e.BudgetCount, e.TotalTokens, e.Rows, e.Digest,
 		e.CreatedAt, e.UpdatedAt)
-	if isUnique(err) {
+	if s.d.IsUnique(err) {
 		return memory.Errorf(memory.CodeConflict, "session %q already has an episode number %d", e.SessionID, e.Seq)
 	}
 	return err
 }
 
 // episodeSession returns the session of an episode already written.
-func episodeSession(ctx context.Context, tx queryer, id, what string) (string, error) {
+func episodeSession(ctx context.Context, tx Querier, id, what string) (string, error) {
 	var session string
-	err := tx.QueryRowContext(ctx, "SELECT session_id FROM code_episodes WHERE id = ?", id).Scan(&session)
-	if errors.Is(err, sql.ErrNoRows) {
+	err := tx.QueryRow(ctx, "SELECT session_id FROM code_episodes WHERE id = ?", id).Scan(&session)
+	if errors.Is(err, ErrNoRows) {
 		return "", memory.Errorf(memory.CodeNotFound, "%s names episode %q, which does not exist", what, id)
 	}
 	return session, err
 }
 
-func importHydrationRow(ctx context.Context, tx queryer, r memory.HydrationRow) error {
+func (s *Store) importHydrationRow(ctx context.Context, tx Querier, r memory.HydrationRow) error {
 	session, err := episodeSession(ctx, tx, r.EpisodeID, "a hydration row")
 	if err != nil {
 		return err
@@ -206,74 +189,70 @@ func importHydrationRow(ctx context.Context, tx queryer, r memory.HydrationRow) 
 	if session != r.SessionID {
 		return invalidParams("hydration row %d of episode %q names session %q; the episode belongs to %q", r.Seq, r.EpisodeID, r.SessionID, session)
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO code_hydration (episode_id, seq, session_id, repo_id, key, artifact_hash,
-		reason, method, triggered_by, token_count, hydrated_at, checksum) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.EpisodeID, r.Seq, r.SessionID, r.RepoID, r.Key, r.ArtifactHash, r.Reason, r.Method, r.TriggeredBy,
-		r.TokenCount, r.HydratedAt, r.Checksum)
-	if isUnique(err) {
+	err = insertHydrationRow(ctx, tx, r)
+	if s.d.IsUnique(err) {
 		return memory.Errorf(memory.CodeConflict, "episode %q already has a hydration row %d", r.EpisodeID, r.Seq)
 	}
 	return err
 }
 
-func importGate(ctx context.Context, tx queryer, g memory.GateResult) error {
+func importGate(ctx context.Context, tx Querier, g memory.GateResult) error {
 	if _, err := episodeSession(ctx, tx, g.EpisodeID, "a gate result"); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO code_gates (episode_id, ordinal, repo_id, key, artifact_hash, a_ok, a_reason,
-		a_method, b_ok, b_reason, c_ok, c_reason, disk_exists, is_stale, decision, at)
-		SELECT ?, coalesce(max(ordinal), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM code_gates WHERE episode_id = ?`,
-		g.EpisodeID, g.RepoID, g.Key, g.ArtifactHash, g.AOK, g.AReason, g.AMethod, g.BOK, g.BReason,
-		g.COK, g.CReason, g.DiskExists, g.IsStale, g.Decision, g.At, g.EpisodeID)
-	return err
+	var next int64
+	if err := tx.QueryRow(ctx, "SELECT coalesce(max(ordinal), 0) + 1 FROM code_gates WHERE episode_id = ?", g.EpisodeID).Scan(&next); err != nil {
+		return err
+	}
+	return insertGate(ctx, tx, g, next)
 }
 
 // exportCode emits code memory after the other records, in the order
 // importCode reads it; each table in a stable order, so an export of an
 // imported copy is byte-identical to the original export.
-func exportCode(ctx context.Context, tx queryer, emit func(memory.Record) error) error {
+func exportCode(ctx context.Context, tx Querier, emit func(memory.Record) error) error {
 	steps := []struct {
 		q   string
-		row func(scanner) (memory.Record, error)
+		row func(Scanner) (memory.Record, error)
 	}{
-		{"SELECT id, root, indexed_at FROM code_repos ORDER BY id", func(s scanner) (memory.Record, error) {
+		{"SELECT id, root, indexed_at FROM code_repos ORDER BY id", func(s Scanner) (memory.Record, error) {
 			var r memory.CodeRepo
 			err := s.Scan(&r.ID, &r.Root, &r.IndexedAt)
 			return memory.Record{CodeRepo: &r}, err
 		}},
-		{"SELECT " + artifactColumns + " FROM code_artifacts a ORDER BY a.created_at, a.hash", func(s scanner) (memory.Record, error) {
+		{"SELECT " + artifactColumns + " FROM code_artifacts a ORDER BY a.created_at, a.hash", func(s Scanner) (memory.Record, error) {
 			a, err := scanArtifact(s)
 			return memory.Record{Artifact: &a}, err
 		}},
-		{"SELECT " + codeFileColumns + " FROM code_files f ORDER BY f.repo_id, f.path", func(s scanner) (memory.Record, error) {
+		{"SELECT " + codeFileColumns + " FROM code_files f ORDER BY f.repo_id, f.path", func(s Scanner) (memory.Record, error) {
 			f, err := scanCodeFile(s)
 			return memory.Record{CodeFile: &f}, err
 		}},
-		{"SELECT " + codeEntityColumns + " FROM code_entities e ORDER BY e.repo_id, e.key", func(s scanner) (memory.Record, error) {
+		{"SELECT " + codeEntityColumns + " FROM code_entities e ORDER BY e.repo_id, e.key", func(s Scanner) (memory.Record, error) {
 			e, err := scanCodeEntity(s)
 			return memory.Record{CodeEntity: &e}, err
 		}},
-		{"SELECT " + transitionColumns + " FROM code_ledger l ORDER BY l.seq", func(s scanner) (memory.Record, error) {
+		{"SELECT " + transitionColumns + " FROM code_ledger l ORDER BY l.seq", func(s Scanner) (memory.Record, error) {
 			t, err := scanTransition(s)
 			return memory.Record{CodeTransition: &t}, err
 		}},
-		{"SELECT " + episodeColumns + " FROM code_episodes e ORDER BY e.session_id, e.seq", func(s scanner) (memory.Record, error) {
+		{"SELECT " + episodeColumns + " FROM code_episodes e ORDER BY e.session_id, e.seq", func(s Scanner) (memory.Record, error) {
 			e, err := scanEpisode(s)
 			return memory.Record{Episode: &e}, err
 		}},
 		{"SELECT " + hydrationColumns + ` FROM code_hydration h JOIN code_episodes e ON e.id = h.episode_id
-			ORDER BY e.session_id, e.seq, h.seq`, func(s scanner) (memory.Record, error) {
+			ORDER BY e.session_id, e.seq, h.seq`, func(s Scanner) (memory.Record, error) {
 			r, err := scanHydrationRow(s)
 			return memory.Record{HydrationRow: &r}, err
 		}},
 		{"SELECT " + gateColumns + ` FROM code_gates g JOIN code_episodes e ON e.id = g.episode_id
-			ORDER BY e.session_id, e.seq, g.ordinal`, func(s scanner) (memory.Record, error) {
+			ORDER BY e.session_id, e.seq, g.ordinal`, func(s Scanner) (memory.Record, error) {
 			g, err := scanGate(s)
 			return memory.Record{Gate: &g}, err
 		}},
 	}
 	for _, st := range steps {
-		if err := eachRow(ctx, tx, st.q, func(s scanner) error {
+		if err := EachRow(ctx, tx, st.q, nil, func(s Scanner) error {
 			r, err := st.row(s)
 			if err != nil {
 				return err

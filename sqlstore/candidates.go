@@ -1,8 +1,7 @@
-package sqlite
+package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"slices"
 	"strings"
@@ -10,7 +9,7 @@ import (
 	"github.com/cairnhq/cairn/memory"
 )
 
-var _ memory.CandidateStore = (*DB)(nil)
+var _ memory.CandidateStore = (*Store)(nil)
 
 // Candidates live in two tables, as the specification names them:
 // kg_entity_candidates and kg_edge_candidates. A listing reads both and
@@ -22,7 +21,7 @@ const entCandColumns = `c.id, c.name, c.entity_type, c.data, c.confidence, c.sou
 const edgeCandColumns = `c.id, c.source_name, c.rel_type, c.target_name, c.data, c.confidence, c.source_thought_id, c.status,
 	c.created_at, c.decided_at, c.promoted_id, c.feedback, c.session_id, c.repo_id, c.agent_id, c.user_id`
 
-func scanEntityCandidate(s scanner) (memory.KGCandidate, error) {
+func scanEntityCandidate(s Scanner) (memory.KGCandidate, error) {
 	c := memory.KGCandidate{Kind: memory.CandidateEntity}
 	var data string
 	err := s.Scan(&c.ID, &c.Name, &c.EntityType, &data, &c.Confidence, &c.SourceThoughtID, &c.Status, &c.CreatedAt,
@@ -31,7 +30,7 @@ func scanEntityCandidate(s scanner) (memory.KGCandidate, error) {
 	return c, err
 }
 
-func scanEdgeCandidate(s scanner) (memory.KGCandidate, error) {
+func scanEdgeCandidate(s Scanner) (memory.KGCandidate, error) {
 	c := memory.KGCandidate{Kind: memory.CandidateEdge}
 	var data string
 	err := s.Scan(&c.ID, &c.SourceName, &c.Relation, &c.TargetName, &data, &c.Confidence, &c.SourceThoughtID, &c.Status,
@@ -40,13 +39,15 @@ func scanEdgeCandidate(s scanner) (memory.KGCandidate, error) {
 	return c, err
 }
 
-// StageCandidates implements memory.CandidateStore.
-func (db *DB) StageCandidates(ctx context.Context, cs []memory.KGCandidate) (memory.StageResult, error) {
+// StageCandidates implements memory.CandidateStore. Writers staging the
+// same key at once meet on the unique index of pending keys: the one
+// that loses runs again and finds the key pending.
+func (s *Store) StageCandidates(ctx context.Context, cs []memory.KGCandidate) (memory.StageResult, error) {
 	var res memory.StageResult
-	err := db.write(ctx, "staging knowledge-graph candidates", func(tx *sql.Tx) error {
+	err := s.b.Write(ctx, "staging knowledge-graph candidates", func(q Querier) error {
 		res = memory.StageResult{}
 		for _, c := range cs {
-			why, err := skipReason(ctx, tx, c)
+			why, err := skipReason(ctx, q, c)
 			if err != nil {
 				return err
 			}
@@ -55,7 +56,7 @@ func (db *DB) StageCandidates(ctx context.Context, cs []memory.KGCandidate) (mem
 				res.Skipped = append(res.Skipped, c)
 				continue
 			}
-			if err := insertCandidate(ctx, tx, c); err != nil {
+			if err := s.insertCandidate(ctx, q, c); err != nil {
 				return err
 			}
 			res.Staged = append(res.Staged, c)
@@ -66,7 +67,7 @@ func (db *DB) StageCandidates(ctx context.Context, cs []memory.KGCandidate) (mem
 }
 
 // skipReason says why a candidate is not staged ("" when it is).
-func skipReason(ctx context.Context, tx *sql.Tx, c memory.KGCandidate) (string, error) {
+func skipReason(ctx context.Context, q Querier, c memory.KGCandidate) (string, error) {
 	type check struct {
 		why, sql string
 		args     []any
@@ -93,53 +94,53 @@ func skipReason(ctx context.Context, tx *sql.Tx, c memory.KGCandidate) (string, 
 		return "", memory.Errorf(memory.CodeInvalidParams, "candidate kind %q: want entity or edge", c.Kind)
 	}
 	for _, ch := range checks {
-		var one int
-		err := tx.QueryRowContext(ctx, ch.sql, ch.args...).Scan(&one)
-		switch {
-		case err == nil:
-			return ch.why, nil
-		case !errors.Is(err, sql.ErrNoRows):
-			return "", err
+		found, err := exists(ctx, q, ch.sql+" LIMIT 1", ch.args...)
+		if err != nil || found {
+			return ch.why, err
 		}
 	}
 	return "", nil
 }
 
-func insertCandidate(ctx context.Context, tx *sql.Tx, c memory.KGCandidate) error {
+func (s *Store) insertCandidate(ctx context.Context, q Querier, c memory.KGCandidate) error {
 	var err error
 	if c.Kind == memory.CandidateEdge {
 		args := append([]any{c.ID, c.SourceName, c.TargetName, c.Relation, c.Key(), dataText(c.Data), c.Confidence, c.SourceThoughtID,
-			c.Status, c.CreatedAt, c.DecidedAt, c.PromotedID, c.Feedback}, scopeArgs(c.Scope)...)
-		_, err = tx.ExecContext(ctx, `INSERT INTO kg_edge_candidates (id, source_name, target_name, rel_type, edge_key, data, confidence,
+			c.Status, c.CreatedAt, c.DecidedAt, c.PromotedID, c.Feedback}, ScopeArgs(c.Scope)...)
+		_, err = q.Exec(ctx, `INSERT INTO kg_edge_candidates (id, source_name, target_name, rel_type, edge_key, data, confidence,
 			source_thought_id, status, created_at, decided_at, promoted_id, feedback, session_id, repo_id, agent_id, user_id)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
 	} else {
 		args := append([]any{c.ID, c.Name, c.Key(), c.EntityType, dataText(c.Data), c.Confidence, c.SourceThoughtID,
-			c.Status, c.CreatedAt, c.DecidedAt, c.PromotedID, c.Feedback}, scopeArgs(c.Scope)...)
-		_, err = tx.ExecContext(ctx, `INSERT INTO kg_entity_candidates (id, name, name_key, entity_type, data, confidence,
+			c.Status, c.CreatedAt, c.DecidedAt, c.PromotedID, c.Feedback}, ScopeArgs(c.Scope)...)
+		_, err = q.Exec(ctx, `INSERT INTO kg_entity_candidates (id, name, name_key, entity_type, data, confidence,
 			source_thought_id, status, created_at, decided_at, promoted_id, feedback, session_id, repo_id, agent_id, user_id)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, args...)
 	}
-	if isUnique(err) {
+	if s.d.IsUnique(err) {
+		if strings.HasSuffix(s.d.Constraint(err), "_pending") {
+			// Another writer staged the key meanwhile: run again.
+			return RetryError{Err: err}
+		}
 		return memory.Wrap(memory.CodeConflict, err, "candidate id %q already exists", c.ID)
 	}
 	return err
 }
 
 // Candidates implements memory.CandidateStore.
-func (db *DB) Candidates(ctx context.Context, f memory.CandidateFilter) ([]memory.KGCandidate, error) {
+func (s *Store) Candidates(ctx context.Context, f memory.CandidateFilter) ([]memory.KGCandidate, error) {
 	var out []memory.KGCandidate
 	limit := f.Limit
 	if limit <= 0 {
 		limit = 100
 	}
-	err := db.read(ctx, "listing knowledge-graph candidates", func(tx queryer) error {
+	err := s.b.Read(ctx, "listing knowledge-graph candidates", func(tx Querier) error {
 		out = out[:0]
 		for _, k := range []struct {
 			kind    memory.CandidateKind
 			table   string
 			columns string
-			scan    func(scanner) (memory.KGCandidate, error)
+			scan    func(Scanner) (memory.KGCandidate, error)
 		}{
 			{memory.CandidateEntity, "kg_entity_candidates", entCandColumns, scanEntityCandidate},
 			{memory.CandidateEdge, "kg_edge_candidates", edgeCandColumns, scanEdgeCandidate},
@@ -147,20 +148,19 @@ func (db *DB) Candidates(ctx context.Context, f memory.CandidateFilter) ([]memor
 			if f.Kind != "" && f.Kind != k.kind {
 				continue
 			}
-			q := newQuery("SELECT " + k.columns + " FROM " + k.table + " c WHERE c.confidence >= ?")
-			q.args = append(q.args, f.MinConfidence)
+			q := s.d.NewQuery("SELECT "+k.columns+" FROM "+k.table+" c WHERE c.confidence >= ?", f.MinConfidence)
 			if f.Status != "" {
-				q.add(" AND c.status = ?", f.Status)
+				q.Add(" AND c.status = ?", f.Status)
 			}
 			if f.SourceThoughtID != "" {
-				q.add(" AND c.source_thought_id = ?", f.SourceThoughtID)
+				q.Add(" AND c.source_thought_id = ?", f.SourceThoughtID)
 			}
-			q.in("c.id", f.IDs)
+			q.In("c.id", f.IDs)
 			// Each table gives at most offset+limit rows: the merged
 			// page cannot need more of either.
-			q.add(" ORDER BY c.confidence DESC, c.created_at, c.id LIMIT ?", f.Offset+limit)
-			if err := eachRowArgs(ctx, tx, q.sql.String(), q.args, func(s scanner) error {
-				c, err := k.scan(s)
+			q.Add(" ORDER BY c.confidence DESC, c.created_at, c.id LIMIT ?", f.Offset+limit)
+			if err := EachRow(ctx, tx, q.SQL(), q.Args(), func(sc Scanner) error {
+				c, err := k.scan(sc)
 				out = append(out, c)
 				return err
 			}); err != nil {
@@ -182,7 +182,7 @@ func (db *DB) Candidates(ctx context.Context, f memory.CandidateFilter) ([]memor
 
 // sortCandidates orders candidates as Candidates returns them.
 func sortCandidates(cs []memory.KGCandidate) {
-	less := func(a, b memory.KGCandidate) int {
+	slices.SortFunc(cs, func(a, b memory.KGCandidate) int {
 		switch {
 		case a.Confidence != b.Confidence:
 			if a.Confidence > b.Confidence {
@@ -196,30 +196,36 @@ func sortCandidates(cs []memory.KGCandidate) {
 			return 1
 		}
 		return strings.Compare(a.ID, b.ID)
-	}
-	slices.SortFunc(cs, less)
+	})
 }
 
-// getCandidate reads one candidate of either kind.
-func getCandidate(ctx context.Context, q queryer, id string) (memory.KGCandidate, error) {
-	c, err := scanEntityCandidate(q.QueryRowContext(ctx, "SELECT "+entCandColumns+" FROM kg_entity_candidates c WHERE c.id = ?", id))
-	if errors.Is(err, sql.ErrNoRows) {
-		c, err = scanEdgeCandidate(q.QueryRowContext(ctx, "SELECT "+edgeCandColumns+" FROM kg_edge_candidates c WHERE c.id = ?", id))
+// getCandidate reads one candidate of either kind; lock, where writers do
+// not take turns, takes its row for update.
+func (s *Store) getCandidate(ctx context.Context, q Querier, id string, lock bool) (memory.KGCandidate, error) {
+	suffix := ""
+	if lock {
+		suffix = s.d.ForUpdate
 	}
-	if errors.Is(err, sql.ErrNoRows) {
-		return c, notFound("candidate", id)
+	c, err := scanEntityCandidate(q.QueryRow(ctx, "SELECT "+entCandColumns+" FROM kg_entity_candidates c WHERE c.id = ?"+suffix, id))
+	if errors.Is(err, ErrNoRows) {
+		c, err = scanEdgeCandidate(q.QueryRow(ctx, "SELECT "+edgeCandColumns+" FROM kg_edge_candidates c WHERE c.id = ?"+suffix, id))
+	}
+	if errors.Is(err, ErrNoRows) {
+		return c, NotFound("candidate", id)
 	}
 	return c, err
 }
 
-// DecideCandidate implements memory.CandidateStore.
-func (db *DB) DecideCandidate(ctx context.Context, d memory.CandidateDecision) (memory.KGCandidate, error) {
+// DecideCandidate implements memory.CandidateStore. The candidate's row
+// is locked first: of writers deciding it at once, one decides and the
+// others find it decided (conflict).
+func (s *Store) DecideCandidate(ctx context.Context, d memory.CandidateDecision) (memory.KGCandidate, error) {
 	var out memory.KGCandidate
 	if d.Status != memory.CandidateApproved && d.Status != memory.CandidateRejected {
 		return out, memory.Errorf(memory.CodeInvalidParams, "decision %q: want approved or rejected", d.Status)
 	}
-	err := db.write(ctx, "deciding a knowledge-graph candidate", func(tx *sql.Tx) error {
-		c, err := getCandidate(ctx, tx, d.ID)
+	err := s.b.Write(ctx, "deciding a knowledge-graph candidate", func(q Querier) error {
+		c, err := s.getCandidate(ctx, q, d.ID, true)
 		if err != nil {
 			return err
 		}
@@ -227,50 +233,58 @@ func (db *DB) DecideCandidate(ctx context.Context, d memory.CandidateDecision) (
 			return memory.Errorf(memory.CodeConflict, "candidate %s was already %s", c.ID, c.Status)
 		}
 		if d.Status == memory.CandidateApproved {
-			for _, e := range d.Entities {
-				if _, err := putEntity(ctx, tx, e); err != nil {
-					return err
-				}
-			}
-			if d.Edge != nil {
-				for _, id := range []string{d.Edge.Source, d.Edge.Target} {
-					if err := entityExists(ctx, tx, id); err != nil {
-						return err
-					}
-				}
-				if err := insertEdge(ctx, tx, *d.Edge); err != nil {
-					return err
-				}
+			if err := s.promote(ctx, q, d); err != nil {
+				return err
 			}
 		}
 		table := "kg_entity_candidates"
 		if c.Kind == memory.CandidateEdge {
 			table = "kg_edge_candidates"
 		}
-		if _, err := tx.ExecContext(ctx, "UPDATE "+table+" SET status = ?, decided_at = ?, promoted_id = ?, feedback = ? WHERE id = ?",
+		if _, err := q.Exec(ctx, "UPDATE "+table+" SET status = ?, decided_at = ?, promoted_id = ?, feedback = ? WHERE id = ?",
 			d.Status, d.DecidedAt, d.PromotedID, d.Feedback, c.ID); err != nil {
 			return err
 		}
 		if d.Block {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO kg_candidate_blocklist (kind, key, candidate_id, created_at) VALUES (?, ?, ?, ?)
+			if _, err := q.Exec(ctx, `INSERT INTO kg_candidate_blocklist (kind, key, candidate_id, created_at) VALUES (?, ?, ?, ?)
 				ON CONFLICT (kind, key) DO NOTHING`, string(c.Kind), c.Key(), c.ID, d.DecidedAt); err != nil {
 				return err
 			}
 		}
-		out, err = getCandidate(ctx, tx, c.ID)
+		out, err = s.getCandidate(ctx, q, c.ID, false)
 		return err
 	})
 	return out, err
 }
 
+// promote writes what an approval adds to the graph: its entities, and
+// its edge between entities that exist.
+func (s *Store) promote(ctx context.Context, q Querier, d memory.CandidateDecision) error {
+	for _, e := range d.Entities {
+		if _, err := s.putEntity(ctx, q, e); err != nil {
+			return err
+		}
+	}
+	if d.Edge == nil {
+		return nil
+	}
+	for _, id := range []string{d.Edge.Source, d.Edge.Target} {
+		if err := s.lockEntity(ctx, q, id); err != nil {
+			return err
+		}
+	}
+	return s.insertEdge(ctx, q, *d.Edge)
+}
+
 // Blocklist implements memory.CandidateStore.
-func (db *DB) Blocklist(ctx context.Context) ([]memory.BlockedKey, error) {
+func (s *Store) Blocklist(ctx context.Context) ([]memory.BlockedKey, error) {
 	out := []memory.BlockedKey{}
-	err := db.read(ctx, "reading the candidate blocklist", func(tx queryer) error {
-		return eachRowArgs(ctx, tx, "SELECT kind, key, candidate_id, created_at FROM kg_candidate_blocklist ORDER BY created_at, kind, key",
-			nil, func(s scanner) error {
+	err := s.b.Read(ctx, "reading the candidate blocklist", func(q Querier) error {
+		out = out[:0]
+		return EachRow(ctx, q, "SELECT kind, key, candidate_id, created_at FROM kg_candidate_blocklist ORDER BY created_at, kind, key",
+			nil, func(sc Scanner) error {
 				var b memory.BlockedKey
-				err := s.Scan(&b.Kind, &b.Key, &b.CandidateID, &b.CreatedAt)
+				err := sc.Scan(&b.Kind, &b.Key, &b.CandidateID, &b.CreatedAt)
 				out = append(out, b)
 				return err
 			})
@@ -279,13 +293,13 @@ func (db *DB) Blocklist(ctx context.Context) ([]memory.BlockedKey, error) {
 }
 
 // Unblock implements memory.CandidateStore.
-func (db *DB) Unblock(ctx context.Context, kind memory.CandidateKind, key string) error {
-	return db.write(ctx, "unblocking a candidate key", func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, "DELETE FROM kg_candidate_blocklist WHERE kind = ? AND key = ?", string(kind), key)
+func (s *Store) Unblock(ctx context.Context, kind memory.CandidateKind, key string) error {
+	return s.b.Write(ctx, "unblocking a candidate key", func(q Querier) error {
+		n, err := q.Exec(ctx, "DELETE FROM kg_candidate_blocklist WHERE kind = ? AND key = ?", string(kind), key)
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
+		if n == 0 {
 			return memory.Errorf(memory.CodeNotFound, "%s %q is not on the blocklist", kind, key)
 		}
 		return nil

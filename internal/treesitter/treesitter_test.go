@@ -236,3 +236,36 @@ func TestParseConcurrent(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// The same bytes give the same result whatever was parsed before on the
+// same instance: where a parse over its budget stops included.
+func TestParseDeterministic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	garbage := make([]byte, 4<<10)
+	for i := range garbage {
+		garbage[i] = byte(rng.Uint32())
+	}
+	first := map[Language]string{}
+	for round := range 3 {
+		for _, lang := range Languages {
+			// Parses of other sizes in between shift any state kept
+			// across parses.
+			if _, err := Parse(lang, bytes.Repeat([]byte("x "), 37*round+1)); err != nil {
+				var stopped *StoppedError
+				if !errors.As(err, &stopped) {
+					t.Fatal(err)
+				}
+			}
+			tree, err := Parse(lang, garbage)
+			got := fmt.Sprint(err)
+			if err == nil {
+				got = outline(tree.Root())
+			}
+			if round == 0 {
+				first[lang] = got
+			} else if got != first[lang] {
+				t.Errorf("%s, round %d: %s; first %s", lang, round, got, first[lang])
+			}
+		}
+	}
+}

@@ -81,7 +81,6 @@ typedef struct {
   uint32_t stopped_at;    // where a parse over its budget stopped, else UINT32_MAX
 } CairnResult;
 
-static TSParser *parser;
 static CairnNode *nodes;
 static uint32_t nodes_cap;
 static uint32_t *open_nodes;
@@ -141,9 +140,14 @@ uint32_t EXPORT(cairn_parse)(uint32_t lang, const char *src, uint32_t len, uint3
   res->stopped_at = UINT32_MAX;
   const TSLanguage *l = language(lang);
   if (!l) return 0;
-  if (!parser) parser = ts_parser_new();
-  ts_parser_reset(parser);  // a stopped parse would otherwise resume
-  if (!ts_parser_set_language(parser, l)) return 0;
+  // A new parser each time: tree-sitter checks progress every 100
+  // operations counted across parses, so a reused parser would check (and
+  // stop) at places that depend on the files parsed before.
+  TSParser *parser = ts_parser_new();
+  if (!ts_parser_set_language(parser, l)) {
+    ts_parser_delete(parser);
+    return 0;
+  }
   checks = error_checks = errors = 0;
   in_error = false;
   budget = max_error_checks;
@@ -152,6 +156,7 @@ uint32_t EXPORT(cairn_parse)(uint32_t lang, const char *src, uint32_t len, uint3
   TSInput input = {.payload = &text, .read = read_string, .encoding = TSInputEncodingUTF8};
   TSParseOptions options = {.payload = NULL, .progress_callback = progress};
   TSTree *tree = ts_parser_parse_with_options(parser, NULL, input, options);
+  ts_parser_delete(parser);
   res->checks = checks;
   res->error_checks = error_checks;
   res->errors = errors;

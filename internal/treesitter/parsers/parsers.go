@@ -24,7 +24,7 @@ func New(v0 Xwasi_snapshot_preview1) *Module {
 	m._wasi_snapshot_preview1 = v0
 	m.t0 = make([]any, 65)
 	m.memory = make([]byte, 0x660000)
-	m.elements = [][]any{{m.fn7, m.fn9, m.fn18, m.fn19, m.fn21, m.fn23, m.fn25, m.fn27, fn28, fn29, m.fn32, fn30, fn31, m.fn36, m.fn38, m.fn42, m.fn43, m.fn39, m.fn40, m.fn41, m.fn53, m.fn54, m.fn55, m.fn56, m.fn57, m.fn58, m.fn97, m.fn107, m.fn106, m.fn109, m.fn108, m.fn104, m.fn44, m.fn45, m.fn46, m.fn162, m.fn122, m.fn123, m.fn124, m.fn128, m.fn130, m.fn131, m.fn132, m.fn135, m.fn133, m.fn134, m.fn142, m.fn144, fn145, fn146, m.fn149, fn147, fn148, m.fn152, m.fn153, fn154, fn155, m.fn158, fn156, fn157, m.fn175, m.fn179, m.fn177, m.fn195}}
+	m.elements = [][]any{{m.fn7, m.fn9, m.fn18, m.fn19, m.fn21, m.fn23, m.fn25, m.fn27, fn28, fn29, m.fn32, fn30, fn31, m.fn36, m.fn38, m.fn42, m.fn43, m.fn39, m.fn40, m.fn41, m.fn53, m.fn54, m.fn55, m.fn56, m.fn57, m.fn58, m.fn99, m.fn109, m.fn108, m.fn111, m.fn110, m.fn106, m.fn44, m.fn45, m.fn46, m.fn164, m.fn124, m.fn125, m.fn126, m.fn130, m.fn132, m.fn133, m.fn134, m.fn137, m.fn135, m.fn136, m.fn144, m.fn146, fn147, fn148, m.fn151, fn149, fn150, m.fn154, m.fn155, fn156, fn157, m.fn160, fn158, fn159, m.fn177, m.fn181, m.fn179, m.fn197}}
 	table_init(m.t0, m.elements[0], i32(1), 0, len(m.elements[0]))
 	m.elements[0] = nil
 	memory_init(m.memory, data[0:5632776], uint32(i32(0x100000)), 0, len(data[0:5632776]))
@@ -23786,11 +23786,11 @@ func (m *Module) fn9(v0, v1 int32) int32 {
 	}
 }
 func (m *Module) Xcairn_malloc(v0 int32) int32 {
-	t0 := m.fn160(v0)
+	t0 := m.fn162(v0)
 	return t0
 }
 func (m *Module) Xcairn_free(v0 int32) {
-	m.fn162(v0)
+	m.fn164(v0)
 }
 func (m *Module) Xcairn_symbol_count(v0 int32) int32 {
 	t0 := m.fn13(v0)
@@ -23812,13 +23812,13 @@ func (m *Module) fn13(v0 int32) int32 {
 		t1 := fn24()
 		return t1
 	case 2:
-		t2 := fn151()
+		t2 := fn153()
 		return t2
 	case 3:
-		t3 := fn141()
+		t3 := fn143()
 		return t3
 	case 4:
-		t4 := fn127()
+		t4 := fn129()
 		return t4
 	case 5:
 		t5 := fn20()
@@ -23872,244 +23872,234 @@ func (m *Module) Xcairn_parse(v0, v1, v2, v3, v4 int32) int32 {
 		if v0 == 0 {
 			goto l0
 		}
-		v6 = i32(0)
 		{
-			t2 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681352))
+			t2 := m.fn71()
 			v7 = t2
-			if v7 != 0 {
-				goto l1
+			t3 := m.fn78(v7, v0)
+			if t3 != 0 {
+				v6 = i32(0)
+				store32(m.memory, uint64(uint32(i32(0)))+6681368, uint32(v3))
+				store32(m.memory, uint64(uint32(i32(0)))+6681372, uint32(i32(-1)))
+				store64(m.memory, uint64(uint32(v5+i32(208)+i32(8))), uint64(i64(0)))
+				store32(m.memory, uint64(uint32(i32(0)))+6681356, uint32(i32(0)))
+				store32(m.memory, uint64(uint32(i32(0)))+6681352, uint32(i32(0)))
+				store32(m.memory, uint64(uint32(i32(0)))+6681360, uint32(i32(0)))
+				m.memory[uint64(uint32(i32(0)))+6681364] = byte(i32(0))
+				store32(m.memory, uint64(uint32(v5))+316, uint32(v2))
+				store32(m.memory, uint64(uint32(v5))+312, uint32(v1))
+				store64(m.memory, uint64(uint32(v5+i32(296)+i32(8))), uint64(i64(0)))
+				store32(m.memory, uint64(uint32(v5))+300, uint32(i32(3)))
+				store32(m.memory, uint64(uint32(v5))+296, uint32(v5+i32(312)))
+				t4 := int64(load64(m.memory, uint64(uint32(v5))+296))
+				store64(m.memory, uint64(uint32(v5))+208, uint64(t4))
+				t5 := int64(load64(m.memory, uint64(uint32(i32(0)))+1614724))
+				store64(m.memory, uint64(uint32(v5))+200, uint64(t5))
+				t6 := m.fn103(v7, i32(0), v5+i32(208), v5+i32(200))
+				v8 = t6
+				m.fn75(v7)
+				t7 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681360))
+				store32(m.memory, uint64(uint32(v4))+4, uint32(t7))
+				t8 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681356))
+				store32(m.memory, uint64(uint32(v4))+8, uint32(t8))
+				t9 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681352))
+				store32(m.memory, uint64(uint32(v4))+12, uint32(t9))
+				t10 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681372))
+				store32(m.memory, uint64(uint32(v4))+16, uint32(t10))
+				if v8 == 0 {
+					goto l0
+				}
+				m.fn70(v5+i32(248), v8)
+				t11 := int64(load64(m.memory, uint64(uint32(v5+i32(248)+i32(16)))))
+				store64(m.memory, uint64(uint32(v5+i32(176)+i32(16))), uint64(t11))
+				t12 := int64(load64(m.memory, uint64(uint32(v5+i32(248)+i32(8)))))
+				store64(m.memory, uint64(uint32(v5+i32(176)+i32(8))), uint64(t12))
+				t13 := int64(load64(m.memory, uint64(uint32(v5))+248))
+				store64(m.memory, uint64(uint32(v5))+176, uint64(t13))
+				m.fn117(v5+i32(272), v5+i32(176))
+				v0 = i32(0)
+				v6 = i32(0)
+			l6:
+				{
+					{
+						{
+							t14 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681380))
+							v7 = t14
+							if uint32(v7) > uint32(v6) {
+								goto l2
+							}
+							t15 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681376))
+							p16 := i32(4096)
+							if v7 != 0 {
+								p16 = v7 << 1
+							}
+							v7 = p16
+							t17 := m.fn167(t15, v7<<4)
+							v1 = t17
+							if v1 == 0 {
+								goto l3
+							}
+							store32(m.memory, uint64(uint32(i32(0)))+6681380, uint32(v7))
+							store32(m.memory, uint64(uint32(i32(0)))+6681376, uint32(v1))
+						}
+					l2:
+						{
+							t18 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681388))
+							v7 = t18
+							if uint32(v7) > uint32(v0) {
+								goto l4
+							}
+							t19 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681384))
+							p20 := i32(4096)
+							if v7 != 0 {
+								p20 = v7 << 1
+							}
+							v7 = p20
+							t21 := m.fn167(t19, v7<<2)
+							v1 = t21
+							if v1 == 0 {
+								goto l3
+							}
+							store32(m.memory, uint64(uint32(i32(0)))+6681388, uint32(v7))
+							store32(m.memory, uint64(uint32(i32(0)))+6681384, uint32(v1))
+						}
+					l4:
+						m.fn121(v5+i32(224), v5+i32(272))
+						t22 := v5 + i32(152) + i32(8)
+						v7 = v5 + i32(224) + i32(8)
+						t23 := int64(load64(m.memory, uint64(uint32(v7))))
+						store64(m.memory, uint64(uint32(t22)), uint64(t23))
+						t24 := v5 + i32(152) + i32(16)
+						v1 = v5 + i32(224) + i32(16)
+						t25 := int64(load64(m.memory, uint64(uint32(v1))))
+						store64(m.memory, uint64(uint32(t24)), uint64(t25))
+						t26 := int64(load64(m.memory, uint64(uint32(v5))+224))
+						store64(m.memory, uint64(uint32(v5))+152, uint64(t26))
+						t27 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681376))
+						v2 = t27 + v6<<4
+						t28 := m.fn65(v5 + i32(152))
+						store16(m.memory, uint64(uint32(v2)), uint16(t28))
+						t29 := m.fn122(v5 + i32(272))
+						m.memory[uint64(uint32(v2))+2] = byte(t29)
+						t30 := int64(load64(m.memory, uint64(uint32(v1))))
+						store64(m.memory, uint64(uint32(v5+i32(128)+i32(16))), uint64(t30))
+						t31 := int64(load64(m.memory, uint64(uint32(v7))))
+						store64(m.memory, uint64(uint32(v5+i32(128)+i32(8))), uint64(t31))
+						t32 := int64(load64(m.memory, uint64(uint32(v5))+224))
+						store64(m.memory, uint64(uint32(v5))+128, uint64(t32))
+						t33 := m.fn67(v5 + i32(128))
+						v3 = t33
+						t34 := int64(load64(m.memory, uint64(uint32(v1))))
+						store64(m.memory, uint64(uint32(v5+i32(104)+i32(16))), uint64(t34))
+						t35 := int64(load64(m.memory, uint64(uint32(v7))))
+						store64(m.memory, uint64(uint32(v5+i32(104)+i32(8))), uint64(t35))
+						t36 := int64(load64(m.memory, uint64(uint32(v5))+224))
+						store64(m.memory, uint64(uint32(v5))+104, uint64(t36))
+						t37 := m.fn68(v5 + i32(104))
+						v9 = t37
+						t38 := int64(load64(m.memory, uint64(uint32(v1))))
+						store64(m.memory, uint64(uint32(v5+i32(80)+i32(16))), uint64(t38))
+						t39 := int64(load64(m.memory, uint64(uint32(v7))))
+						store64(m.memory, uint64(uint32(v5+i32(80)+i32(8))), uint64(t39))
+						t40 := int64(load64(m.memory, uint64(uint32(v5))+224))
+						store64(m.memory, uint64(uint32(v5))+80, uint64(t40))
+						t41 := m.fn66(v5 + i32(80))
+						v10 = t41
+						t42 := int64(load64(m.memory, uint64(uint32(v1))))
+						store64(m.memory, uint64(uint32(v5+i32(56)+i32(16))), uint64(t42))
+						t43 := int64(load64(m.memory, uint64(uint32(v7))))
+						store64(m.memory, uint64(uint32(v5+i32(56)+i32(8))), uint64(t43))
+						t44 := int64(load64(m.memory, uint64(uint32(v5))+224))
+						store64(m.memory, uint64(uint32(v5))+56, uint64(t44))
+						t46 := v2
+						t47 := v3
+						p45 := i32(0)
+						if v9 != 0 {
+							p45 = i32(2)
+						}
+						t49 := t47 | p45
+						p48 := i32(0)
+						if v10 != 0 {
+							p48 = i32(4)
+						}
+						t50 := m.fn69(v5 + i32(56))
+						t52 := t49 | p48
+						p51 := i32(0)
+						if t50 != 0 {
+							p51 = i32(8)
+						}
+						m.memory[uint64(uint32(t46))+3] = byte(t52 | p51)
+						t53 := int64(load64(m.memory, uint64(uint32(v1))))
+						store64(m.memory, uint64(uint32(v5+i32(32)+i32(16))), uint64(t53))
+						t54 := int64(load64(m.memory, uint64(uint32(v7))))
+						store64(m.memory, uint64(uint32(v5+i32(32)+i32(8))), uint64(t54))
+						t55 := int64(load64(m.memory, uint64(uint32(v5))+224))
+						store64(m.memory, uint64(uint32(v5))+32, uint64(t55))
+						t56 := m.fn63(v5 + i32(32))
+						store32(m.memory, uint64(uint32(v2))+4, uint32(t56))
+						t57 := int64(load64(m.memory, uint64(uint32(v1))))
+						store64(m.memory, uint64(uint32(v5+i32(8)+i32(16))), uint64(t57))
+						t58 := int64(load64(m.memory, uint64(uint32(v7))))
+						store64(m.memory, uint64(uint32(v5+i32(8)+i32(8))), uint64(t58))
+						t59 := int64(load64(m.memory, uint64(uint32(v5))+224))
+						store64(m.memory, uint64(uint32(v5))+8, uint64(t59))
+						t60 := m.fn64(v5 + i32(8))
+						v7 = t60
+						store32(m.memory, uint64(uint32(v2))+12, uint32(i32(0)))
+						store32(m.memory, uint64(uint32(v2))+8, uint32(v7))
+						t61 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681384))
+						v7 = v0 << 2
+						store32(m.memory, uint64(uint32(t61+v7)), uint32(v6))
+						v6 = v6 + i32(1)
+						t62 := m.fn118(v5 + i32(272))
+						if t62 != 0 {
+							v0 = v0 + i32(1)
+							goto l6
+						}
+						t63 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681376))
+						t64 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681384))
+						t65 := int32(load32(m.memory, uint64(uint32(t64+v7))))
+						store32(m.memory, uint64(uint32(t63+t65<<4))+12, uint32(v6))
+						t66 := m.fn119(v5 + i32(272))
+						if t66 != 0 {
+							goto l6
+						}
+						v7 = v7 + i32(-4)
+					l8:
+						{
+							if v0 == 0 {
+								goto l7
+							}
+							t67 := m.fn120(v5 + i32(272))
+							if t67 == 0 {
+								goto l7
+							}
+							t68 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681376))
+							t69 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681384))
+							t70 := int32(load32(m.memory, uint64(uint32(t69+v7))))
+							store32(m.memory, uint64(uint32(t68+t70<<4))+12, uint32(v6))
+							v7 = v7 + i32(-4)
+							v0 = v0 + i32(-1)
+							t71 := m.fn119(v5 + i32(272))
+							if t71 != 0 {
+								goto l6
+							}
+							goto l8
+						}
+					}
+				l3:
+					m.fn104(v5 + i32(272))
+					m.fn123(v8)
+					v6 = i32(-1)
+					goto l0
+				l7:
+					m.fn104(v5 + i32(272))
+					m.fn123(v8)
+					t72 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681376))
+					store32(m.memory, uint64(uint32(v4)), uint32(t72))
+					goto l0
+				}
 			}
-			t3 := m.fn71()
-			v7 = t3
-			store32(m.memory, uint64(uint32(i32(0)))+6681352, uint32(v7))
-		}
-	l1:
-		m.fn75(v7)
-		t4 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681352))
-		t5 := m.fn76(t4, v0)
-		if t5 == 0 {
-			goto l0
-		}
-		v6 = i32(0)
-		store32(m.memory, uint64(uint32(i32(0)))+6681372, uint32(v3))
-		store32(m.memory, uint64(uint32(i32(0)))+6681376, uint32(i32(-1)))
-		store64(m.memory, uint64(uint32(v5+i32(208)+i32(8))), uint64(i64(0)))
-		store32(m.memory, uint64(uint32(i32(0)))+6681360, uint32(i32(0)))
-		store32(m.memory, uint64(uint32(i32(0)))+6681356, uint32(i32(0)))
-		store32(m.memory, uint64(uint32(i32(0)))+6681364, uint32(i32(0)))
-		m.memory[uint64(uint32(i32(0)))+6681368] = byte(i32(0))
-		store32(m.memory, uint64(uint32(v5))+316, uint32(v2))
-		store32(m.memory, uint64(uint32(v5))+312, uint32(v1))
-		store64(m.memory, uint64(uint32(v5+i32(296)+i32(8))), uint64(i64(0)))
-		store32(m.memory, uint64(uint32(v5))+300, uint32(i32(3)))
-		store32(m.memory, uint64(uint32(v5))+296, uint32(v5+i32(312)))
-		t6 := int64(load64(m.memory, uint64(uint32(v5))+296))
-		store64(m.memory, uint64(uint32(v5))+208, uint64(t6))
-		t7 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681352))
-		v0 = t7
-		t8 := int64(load64(m.memory, uint64(uint32(i32(0)))+1614724))
-		store64(m.memory, uint64(uint32(v5))+200, uint64(t8))
-		t9 := m.fn101(v0, i32(0), v5+i32(208), v5+i32(200))
-		v8 = t9
-		t10 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681364))
-		store32(m.memory, uint64(uint32(v4))+4, uint32(t10))
-		t11 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681360))
-		store32(m.memory, uint64(uint32(v4))+8, uint32(t11))
-		t12 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681356))
-		store32(m.memory, uint64(uint32(v4))+12, uint32(t12))
-		t13 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681376))
-		store32(m.memory, uint64(uint32(v4))+16, uint32(t13))
-		if v8 == 0 {
-			goto l0
-		}
-		m.fn70(v5+i32(248), v8)
-		t14 := int64(load64(m.memory, uint64(uint32(v5+i32(248)+i32(16)))))
-		store64(m.memory, uint64(uint32(v5+i32(176)+i32(16))), uint64(t14))
-		t15 := int64(load64(m.memory, uint64(uint32(v5+i32(248)+i32(8)))))
-		store64(m.memory, uint64(uint32(v5+i32(176)+i32(8))), uint64(t15))
-		t16 := int64(load64(m.memory, uint64(uint32(v5))+248))
-		store64(m.memory, uint64(uint32(v5))+176, uint64(t16))
-		m.fn115(v5+i32(272), v5+i32(176))
-		v0 = i32(0)
-		v6 = i32(0)
-	l6:
-		{
-			{
-				{
-					t17 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681384))
-					v7 = t17
-					if uint32(v7) > uint32(v6) {
-						goto l2
-					}
-					t18 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681380))
-					p19 := i32(4096)
-					if v7 != 0 {
-						p19 = v7 << 1
-					}
-					v7 = p19
-					t20 := m.fn165(t18, v7<<4)
-					v1 = t20
-					if v1 == 0 {
-						goto l3
-					}
-					store32(m.memory, uint64(uint32(i32(0)))+6681384, uint32(v7))
-					store32(m.memory, uint64(uint32(i32(0)))+6681380, uint32(v1))
-				}
-			l2:
-				{
-					t21 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681392))
-					v7 = t21
-					if uint32(v7) > uint32(v0) {
-						goto l4
-					}
-					t22 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681388))
-					p23 := i32(4096)
-					if v7 != 0 {
-						p23 = v7 << 1
-					}
-					v7 = p23
-					t24 := m.fn165(t22, v7<<2)
-					v1 = t24
-					if v1 == 0 {
-						goto l3
-					}
-					store32(m.memory, uint64(uint32(i32(0)))+6681392, uint32(v7))
-					store32(m.memory, uint64(uint32(i32(0)))+6681388, uint32(v1))
-				}
-			l4:
-				m.fn119(v5+i32(224), v5+i32(272))
-				t25 := v5 + i32(152) + i32(8)
-				v7 = v5 + i32(224) + i32(8)
-				t26 := int64(load64(m.memory, uint64(uint32(v7))))
-				store64(m.memory, uint64(uint32(t25)), uint64(t26))
-				t27 := v5 + i32(152) + i32(16)
-				v1 = v5 + i32(224) + i32(16)
-				t28 := int64(load64(m.memory, uint64(uint32(v1))))
-				store64(m.memory, uint64(uint32(t27)), uint64(t28))
-				t29 := int64(load64(m.memory, uint64(uint32(v5))+224))
-				store64(m.memory, uint64(uint32(v5))+152, uint64(t29))
-				t30 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681380))
-				v2 = t30 + v6<<4
-				t31 := m.fn65(v5 + i32(152))
-				store16(m.memory, uint64(uint32(v2)), uint16(t31))
-				t32 := m.fn120(v5 + i32(272))
-				m.memory[uint64(uint32(v2))+2] = byte(t32)
-				t33 := int64(load64(m.memory, uint64(uint32(v1))))
-				store64(m.memory, uint64(uint32(v5+i32(128)+i32(16))), uint64(t33))
-				t34 := int64(load64(m.memory, uint64(uint32(v7))))
-				store64(m.memory, uint64(uint32(v5+i32(128)+i32(8))), uint64(t34))
-				t35 := int64(load64(m.memory, uint64(uint32(v5))+224))
-				store64(m.memory, uint64(uint32(v5))+128, uint64(t35))
-				t36 := m.fn67(v5 + i32(128))
-				v3 = t36
-				t37 := int64(load64(m.memory, uint64(uint32(v1))))
-				store64(m.memory, uint64(uint32(v5+i32(104)+i32(16))), uint64(t37))
-				t38 := int64(load64(m.memory, uint64(uint32(v7))))
-				store64(m.memory, uint64(uint32(v5+i32(104)+i32(8))), uint64(t38))
-				t39 := int64(load64(m.memory, uint64(uint32(v5))+224))
-				store64(m.memory, uint64(uint32(v5))+104, uint64(t39))
-				t40 := m.fn68(v5 + i32(104))
-				v9 = t40
-				t41 := int64(load64(m.memory, uint64(uint32(v1))))
-				store64(m.memory, uint64(uint32(v5+i32(80)+i32(16))), uint64(t41))
-				t42 := int64(load64(m.memory, uint64(uint32(v7))))
-				store64(m.memory, uint64(uint32(v5+i32(80)+i32(8))), uint64(t42))
-				t43 := int64(load64(m.memory, uint64(uint32(v5))+224))
-				store64(m.memory, uint64(uint32(v5))+80, uint64(t43))
-				t44 := m.fn66(v5 + i32(80))
-				v10 = t44
-				t45 := int64(load64(m.memory, uint64(uint32(v1))))
-				store64(m.memory, uint64(uint32(v5+i32(56)+i32(16))), uint64(t45))
-				t46 := int64(load64(m.memory, uint64(uint32(v7))))
-				store64(m.memory, uint64(uint32(v5+i32(56)+i32(8))), uint64(t46))
-				t47 := int64(load64(m.memory, uint64(uint32(v5))+224))
-				store64(m.memory, uint64(uint32(v5))+56, uint64(t47))
-				t49 := v2
-				t50 := v3
-				p48 := i32(0)
-				if v9 != 0 {
-					p48 = i32(2)
-				}
-				t52 := t50 | p48
-				p51 := i32(0)
-				if v10 != 0 {
-					p51 = i32(4)
-				}
-				t53 := m.fn69(v5 + i32(56))
-				t55 := t52 | p51
-				p54 := i32(0)
-				if t53 != 0 {
-					p54 = i32(8)
-				}
-				m.memory[uint64(uint32(t49))+3] = byte(t55 | p54)
-				t56 := int64(load64(m.memory, uint64(uint32(v1))))
-				store64(m.memory, uint64(uint32(v5+i32(32)+i32(16))), uint64(t56))
-				t57 := int64(load64(m.memory, uint64(uint32(v7))))
-				store64(m.memory, uint64(uint32(v5+i32(32)+i32(8))), uint64(t57))
-				t58 := int64(load64(m.memory, uint64(uint32(v5))+224))
-				store64(m.memory, uint64(uint32(v5))+32, uint64(t58))
-				t59 := m.fn63(v5 + i32(32))
-				store32(m.memory, uint64(uint32(v2))+4, uint32(t59))
-				t60 := int64(load64(m.memory, uint64(uint32(v1))))
-				store64(m.memory, uint64(uint32(v5+i32(8)+i32(16))), uint64(t60))
-				t61 := int64(load64(m.memory, uint64(uint32(v7))))
-				store64(m.memory, uint64(uint32(v5+i32(8)+i32(8))), uint64(t61))
-				t62 := int64(load64(m.memory, uint64(uint32(v5))+224))
-				store64(m.memory, uint64(uint32(v5))+8, uint64(t62))
-				t63 := m.fn64(v5 + i32(8))
-				v7 = t63
-				store32(m.memory, uint64(uint32(v2))+12, uint32(i32(0)))
-				store32(m.memory, uint64(uint32(v2))+8, uint32(v7))
-				t64 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681388))
-				v7 = v0 << 2
-				store32(m.memory, uint64(uint32(t64+v7)), uint32(v6))
-				v6 = v6 + i32(1)
-				t65 := m.fn116(v5 + i32(272))
-				if t65 != 0 {
-					v0 = v0 + i32(1)
-					goto l6
-				}
-				t66 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681380))
-				t67 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681388))
-				t68 := int32(load32(m.memory, uint64(uint32(t67+v7))))
-				store32(m.memory, uint64(uint32(t66+t68<<4))+12, uint32(v6))
-				t69 := m.fn117(v5 + i32(272))
-				if t69 != 0 {
-					goto l6
-				}
-				v7 = v7 + i32(-4)
-			l8:
-				{
-					if v0 == 0 {
-						goto l7
-					}
-					t70 := m.fn118(v5 + i32(272))
-					if t70 == 0 {
-						goto l7
-					}
-					t71 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681380))
-					t72 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681388))
-					t73 := int32(load32(m.memory, uint64(uint32(t72+v7))))
-					store32(m.memory, uint64(uint32(t71+t73<<4))+12, uint32(v6))
-					v7 = v7 + i32(-4)
-					v0 = v0 + i32(-1)
-					t74 := m.fn117(v5 + i32(272))
-					if t74 != 0 {
-						goto l6
-					}
-					goto l8
-				}
-			}
-		l3:
-			m.fn102(v5 + i32(272))
-			m.fn121(v8)
-			v6 = i32(-1)
-			goto l0
-		l7:
-			m.fn102(v5 + i32(272))
-			m.fn121(v8)
-			t75 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681380))
-			store32(m.memory, uint64(uint32(v4)), uint32(t75))
+			m.fn75(v7)
 			goto l0
 		}
 	}
@@ -24134,8 +24124,8 @@ func (m *Module) fn18(v0, v1, v2, v3 int32) int32 {
 func (m *Module) fn19(v0 int32) int32 {
 	var v1, v2 int32
 	v1 = i32(0)
-	t0 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681364))
-	store32(m.memory, uint64(uint32(i32(0)))+6681364, uint32(t0+i32(1)))
+	t0 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681360))
+	store32(m.memory, uint64(uint32(i32(0)))+6681360, uint32(t0+i32(1)))
 	{
 		{
 			t1 := int32(m.memory[uint64(uint32(v0))+8])
@@ -24143,31 +24133,31 @@ func (m *Module) fn19(v0 int32) int32 {
 			if v2 == 0 {
 				goto l0
 			}
-			t2 := int32(m.memory[uint64(uint32(i32(0)))+6681368])
+			t2 := int32(m.memory[uint64(uint32(i32(0)))+6681364])
 			if t2&i32(255) != 0 {
 				goto l0
 			}
-			m.memory[uint64(uint32(i32(0)))+6681368] = byte(v2)
-			t3 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681356))
-			store32(m.memory, uint64(uint32(i32(0)))+6681356, uint32(t3+i32(1)))
+			m.memory[uint64(uint32(i32(0)))+6681364] = byte(v2)
+			t3 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681352))
+			store32(m.memory, uint64(uint32(i32(0)))+6681352, uint32(t3+i32(1)))
 			goto l1
 		}
 	l0:
-		m.memory[uint64(uint32(i32(0)))+6681368] = byte(v2)
+		m.memory[uint64(uint32(i32(0)))+6681364] = byte(v2)
 		if v2 == 0 {
 			goto l2
 		}
 	l1:
 		v1 = i32(0)
-		t4 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681360))
+		t4 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681356))
 		v2 = t4 + i32(1)
-		store32(m.memory, uint64(uint32(i32(0)))+6681360, uint32(v2))
-		t5 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681372))
+		store32(m.memory, uint64(uint32(i32(0)))+6681356, uint32(v2))
+		t5 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681368))
 		if uint32(v2) <= uint32(t5) {
 			goto l2
 		}
 		t6 := int32(load32(m.memory, uint64(uint32(v0))+4))
-		store32(m.memory, uint64(uint32(i32(0)))+6681376, uint32(t6))
+		store32(m.memory, uint64(uint32(i32(0)))+6681372, uint32(t6))
 		v1 = i32(1)
 	}
 l2:
@@ -39856,7 +39846,7 @@ func (m *Module) fn32(v0, v1, v2 int32) int32 {
 					}
 					fallthrough
 				case 1:
-					t10 := m.fn209(v5)
+					t10 := m.fn211(v5)
 					v5 = t10
 					{
 						{
@@ -39917,7 +39907,7 @@ func (m *Module) fn32(v0, v1, v2 int32) int32 {
 					}
 					{
 						t81 := int32(load32(m.memory, uint64(uint32(v1))))
-						t82 := m.fn209(t81)
+						t82 := m.fn211(t81)
 						if t82 == 0 {
 							goto l37
 						}
@@ -39926,7 +39916,7 @@ func (m *Module) fn32(v0, v1, v2 int32) int32 {
 							t83 := int32(load32(m.memory, uint64(uint32(v1))+8))
 							m.t0[uint(t83)].(func(int32, int32))(v1, i32(1))
 							t84 := int32(load32(m.memory, uint64(uint32(v1))))
-							t85 := m.fn209(t84)
+							t85 := m.fn211(t84)
 							if t85 != 0 {
 								goto l38
 							}
@@ -40039,7 +40029,7 @@ func (m *Module) fn32(v0, v1, v2 int32) int32 {
 							goto l23
 						}
 						{
-							t25 := m.fn209(v5)
+							t25 := m.fn211(v5)
 							if t25 != 0 {
 								t26 := int32(load32(m.memory, uint64(uint32(v1))+8))
 								m.t0[uint(t26)].(func(int32, int32))(v1, i32(1))
@@ -40117,7 +40107,7 @@ func (m *Module) fn32(v0, v1, v2 int32) int32 {
 							t44 := int32(load32(m.memory, uint64(uint32(v1))+8))
 							m.t0[uint(t44)].(func(int32, int32))(v1, i32(1))
 							t45 := int32(load32(m.memory, uint64(uint32(v1))))
-							t46 := m.fn206(t45)
+							t46 := m.fn208(t45)
 							if t46 == 0 {
 								goto l18
 							}
@@ -40178,7 +40168,7 @@ func (m *Module) fn32(v0, v1, v2 int32) int32 {
 							t62 := int32(load32(m.memory, uint64(uint32(v1))+8))
 							m.t0[uint(t62)].(func(int32, int32))(v1, i32(1))
 							t63 := int32(load32(m.memory, uint64(uint32(v1))))
-							t64 := m.fn206(t63)
+							t64 := m.fn208(t63)
 							if t64 != 0 {
 								goto l1
 							}
@@ -40197,7 +40187,7 @@ func (m *Module) fn32(v0, v1, v2 int32) int32 {
 								goto l1
 							}
 							{
-								t68 := m.fn209(i32(63))
+								t68 := m.fn211(i32(63))
 								if t68 == 0 {
 									goto l34
 								}
@@ -40206,7 +40196,7 @@ func (m *Module) fn32(v0, v1, v2 int32) int32 {
 									t69 := int32(load32(m.memory, uint64(uint32(v1))+8))
 									m.t0[uint(t69)].(func(int32, int32))(v1, i32(1))
 									t70 := int32(load32(m.memory, uint64(uint32(v1))))
-									t71 := m.fn209(t70)
+									t71 := m.fn211(t70)
 									if t71 != 0 {
 										goto l35
 									}
@@ -40313,7 +40303,7 @@ func (m *Module) fn33(v0, v1, v2 int32) int32 {
 	l9:
 		{
 			{
-				t1 := m.fn209(v3)
+				t1 := m.fn211(v3)
 				if t1 == 0 {
 					goto l0
 				}
@@ -40322,7 +40312,7 @@ func (m *Module) fn33(v0, v1, v2 int32) int32 {
 					t2 := int32(load32(m.memory, uint64(uint32(v0))+8))
 					m.t0[uint(t2)].(func(int32, int32))(v0, i32(1))
 					t3 := int32(load32(m.memory, uint64(uint32(v0))))
-					t4 := m.fn209(t3)
+					t4 := m.fn211(t3)
 					if t4 != 0 {
 						goto l1
 					}
@@ -40437,7 +40427,7 @@ func (m *Module) fn34(v0 int32) int32 {
 			{
 				{
 					t0 := int32(load32(m.memory, uint64(uint32(v0))))
-					t1 := m.fn209(t0)
+					t1 := m.fn211(t0)
 					if t1 != 0 {
 						goto l0
 					}
@@ -45660,7 +45650,7 @@ l1:
 								if uint32(t75) >= uint32(v2) {
 									goto l47
 								}
-								t79 := m.fn165(v10, v2<<1)
+								t79 := m.fn167(v10, v2<<1)
 								v10 = t79
 								store32(m.memory, uint64(uint32(v0))+8, uint32(v2))
 								store32(m.memory, uint64(uint32(v0)), uint32(v10))
@@ -45856,7 +45846,7 @@ l1:
 								if v10 == 0 {
 									goto l62
 								}
-								t118 := m.fn165(v10, v8)
+								t118 := m.fn167(v10, v8)
 								v10 = t118
 								t119 := int32(load32(m.memory, uint64(uint32(v0))+16))
 								v9 = t119
@@ -45864,7 +45854,7 @@ l1:
 								goto l63
 							}
 						l62:
-							t120 := m.fn160(v8)
+							t120 := m.fn162(v8)
 							v10 = t120
 						}
 					l63:
@@ -45954,7 +45944,7 @@ func (m *Module) fn41(v0, v1, v2 int32) {
 		if v3 == 0 {
 			goto l0
 		}
-		m.fn162(v3)
+		m.fn164(v3)
 		store32(m.memory, uint64(uint32(v0))+20, uint32(i32(0)))
 		store64(m.memory, uint64(uint32(v0))+12, uint64(i64(0)))
 	}
@@ -45974,7 +45964,7 @@ l0:
 		goto l2
 	}
 l1:
-	m.fn162(v3)
+	m.fn164(v3)
 	v3 = i32(0)
 	store32(m.memory, uint64(uint32(v0))+8, uint32(i32(0)))
 	store32(m.memory, uint64(uint32(v0)), uint32(i32(0)))
@@ -46004,7 +45994,7 @@ l2:
 		if uint32(t4) >= uint32(v9) {
 			goto l3
 		}
-		t8 := m.fn160(v9 << 1)
+		t8 := m.fn162(v9 << 1)
 		v3 = t8
 		store32(m.memory, uint64(uint32(v0))+8, uint32(v9))
 		store32(m.memory, uint64(uint32(v0)), uint32(v3))
@@ -46046,12 +46036,12 @@ l3:
 						if v7 == 0 {
 							goto l8
 						}
-						t15 := m.fn165(v7, v3)
+						t15 := m.fn167(v7, v3)
 						v7 = t15
 						goto l9
 					}
 				l8:
-					t16 := m.fn160(v3)
+					t16 := m.fn162(v3)
 					v7 = t16
 				}
 			l9:
@@ -46107,12 +46097,12 @@ l3:
 						if v8 == 0 {
 							goto l11
 						}
-						t26 := m.fn165(v8, v3)
+						t26 := m.fn167(v8, v3)
 						v3 = t26
 						goto l12
 					}
 				l11:
-					t27 := m.fn160(v3)
+					t27 := m.fn162(v3)
 					v3 = t27
 				}
 			l12:
@@ -46136,9 +46126,9 @@ l3:
 }
 func (m *Module) fn42() int32 {
 	var v0, v1 int32
-	t0 := m.fn164(i32(1), i32(28))
+	t0 := m.fn166(i32(1), i32(28))
 	v0 = t0
-	t1 := m.fn160(i32(16))
+	t1 := m.fn162(i32(16))
 	t2 := v0
 	v1 = t1
 	store32(m.memory, uint64(uint32(t2)), uint32(v1))
@@ -46154,7 +46144,7 @@ func (m *Module) fn43(v0 int32) {
 		if v1 == 0 {
 			goto l0
 		}
-		m.fn162(v1)
+		m.fn164(v1)
 		store32(m.memory, uint64(uint32(v0))+8, uint32(i32(0)))
 		store64(m.memory, uint64(uint32(v0)), uint64(i64(0)))
 	}
@@ -46165,17 +46155,17 @@ l0:
 		if v1 == 0 {
 			goto l1
 		}
-		m.fn162(v1)
+		m.fn164(v1)
 	}
 l1:
-	m.fn162(v0)
+	m.fn164(v0)
 }
 func (m *Module) fn44(v0 int32) int32 {
 	var v1, v2 int32
 	t0 := m.g0
 	v1 = t0 - i32(16)
 	m.g0 = v1
-	t1 := m.fn160(v0)
+	t1 := m.fn162(v0)
 	v2 = t1
 	{
 		if v0 == 0 {
@@ -46186,8 +46176,8 @@ func (m *Module) fn44(v0 int32) int32 {
 		}
 		store32(m.memory, uint64(uint32(v1)), uint32(v0))
 		t2 := int32(load32(m.memory, uint64(uint32(i32(0)))+6669468))
-		_ = m.fn180(t2, i32(1211858), v1)
-		fn169()
+		_ = m.fn182(t2, i32(1211858), v1)
+		fn171()
 		panic("unreachable")
 	}
 l0:
@@ -46199,7 +46189,7 @@ func (m *Module) fn45(v0, v1 int32) int32 {
 	t0 := m.g0
 	v2 = t0 - i32(16)
 	m.g0 = v2
-	t1 := m.fn164(v0, v1)
+	t1 := m.fn166(v0, v1)
 	v3 = t1
 	{
 		if v0 == 0 {
@@ -46210,8 +46200,8 @@ func (m *Module) fn45(v0, v1 int32) int32 {
 		}
 		store32(m.memory, uint64(uint32(v2)), uint32(v1*v0))
 		t2 := int32(load32(m.memory, uint64(uint32(i32(0)))+6669468))
-		_ = m.fn180(t2, i32(1211858), v2)
-		fn169()
+		_ = m.fn182(t2, i32(1211858), v2)
+		fn171()
 		panic("unreachable")
 	}
 l0:
@@ -46223,7 +46213,7 @@ func (m *Module) fn46(v0, v1 int32) int32 {
 	t0 := m.g0
 	v2 = t0 - i32(16)
 	m.g0 = v2
-	t1 := m.fn165(v0, v1)
+	t1 := m.fn167(v0, v1)
 	v0 = t1
 	{
 		if v1 == 0 {
@@ -46234,8 +46224,8 @@ func (m *Module) fn46(v0, v1 int32) int32 {
 		}
 		store32(m.memory, uint64(uint32(v2)), uint32(v1))
 		t2 := int32(load32(m.memory, uint64(uint32(i32(0)))+6669468))
-		_ = m.fn180(t2, i32(1211815), v2)
-		fn169()
+		_ = m.fn182(t2, i32(1211815), v2)
+		fn171()
 		panic("unreachable")
 	}
 l0:
@@ -46856,7 +46846,7 @@ func (m *Module) fn53(v0, v1, v2 int32) {
 		}
 		v2 = v0 + i32(132)
 		t2 := int32(load32(m.memory, uint64(uint32(v3))+12))
-		_ = m.fn194(v2, i32(1024), v1, t2)
+		_ = m.fn196(v2, i32(1024), v1, t2)
 		t4 := int32(load32(m.memory, uint64(uint32(v0))+92))
 		t5 := int32(load32(m.memory, uint64(uint32(v0))+96))
 		m.t0[uint(t5)].(func(int32, int32, int32))(t4, i32(1), v2)
@@ -47136,7 +47126,7 @@ func (m *Module) fn58(v0, v1 int32) {
 					if uint32(v4+i32(-32)) < uint32(i32(95)) {
 						p5 = i32(1226120)
 					}
-					_ = m.fn186(t6, i32(1024), p5, v2)
+					_ = m.fn188(t6, i32(1024), p5, v2)
 					goto l3
 				}
 			l1:
@@ -47153,7 +47143,7 @@ func (m *Module) fn58(v0, v1 int32) {
 				if uint32(v4+i32(-32)) < uint32(i32(95)) {
 					p10 = i32(1226140)
 				}
-				_ = m.fn186(t11, i32(1024), p10, v2+i32(16))
+				_ = m.fn188(t11, i32(1024), p10, v2+i32(16))
 			}
 		l3:
 			t13 := int32(load32(m.memory, uint64(uint32(v0))+92))
@@ -47626,7 +47616,7 @@ func (m *Module) fn62(v0 int32) {
 				}
 				store32(m.memory, uint64(uint32(v1)), uint32(i32(65279)))
 				v2 = v0 + i32(132)
-				_ = m.fn186(v2, i32(1024), i32(1221743), v1)
+				_ = m.fn188(v2, i32(1024), i32(1221743), v1)
 				t22 := int32(load32(m.memory, uint64(uint32(v0))+92))
 				t23 := int32(load32(m.memory, uint64(uint32(v0))+96))
 				m.t0[uint(t23)].(func(int32, int32, int32))(t22, i32(1), v2)
@@ -48402,7 +48392,7 @@ l0:
 			}
 		l5:
 			t16 := int32(load32(m.memory, uint64(uint32(v7))))
-			m.fn77(t16, v4, v3)
+			m.fn79(t16, v4, v3)
 			t17 := int32(load32(m.memory, uint64(uint32(v0))+4))
 			v3 = t17
 		}
@@ -48458,6 +48448,196 @@ l8:
 	m.g0 = v1 + i32(16)
 }
 func (m *Module) fn75(v0 int32) {
+	var v1, v2, v3 int32
+	t0 := m.g0
+	v1 = t0 - i32(32)
+	m.g0 = v1
+	{
+		if v0 == 0 {
+			goto l0
+		}
+		m.fn76(v0)
+		store32(m.memory, uint64(uint32(v0))+1184, uint32(i32(0)))
+		t1 := int32(load32(m.memory, uint64(uint32(v0))+1156))
+		m.fn77(t1)
+		{
+			t2 := int32(load32(m.memory, uint64(uint32(v0))+1192))
+			v2 = t2
+			if v2 == 0 {
+				goto l1
+			}
+			t3 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681028))
+			m.t0[uint(t3)].(func(int32))(v2)
+			store32(m.memory, uint64(uint32(v0+i32(1200))), uint32(i32(0)))
+			store64(m.memory, uint64(uint32(v0))+1192, uint64(i64(0)))
+		}
+	l1:
+		{
+			t4 := int32(load32(m.memory, uint64(uint32(v0))+1340))
+			v2 = t4
+			if v2 == 0 {
+				goto l2
+			}
+			t5 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681028))
+			m.t0[uint(t5)].(func(int32))(v2)
+			store32(m.memory, uint64(uint32(v0+i32(1348))), uint32(i32(0)))
+			store64(m.memory, uint64(uint32(v0))+1340, uint64(i64(0)))
+		}
+	l2:
+		{
+			t6 := int32(load32(m.memory, uint64(uint32(v0))+1332))
+			if t6 == 0 {
+				goto l3
+			}
+			t7 := int64(load64(m.memory, uint64(uint32(v0+i32(1332)))))
+			store64(m.memory, uint64(uint32(v1))+24, uint64(t7))
+			m.fn73(v0+i32(1160), v1+i32(24))
+			store32(m.memory, uint64(uint32(v0))+1332, uint32(i32(0)))
+		}
+	l3:
+		t8 := int32(load32(m.memory, uint64(uint32(v0))+68))
+		t9 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681028))
+		m.t0[uint(t9)].(func(int32))(t8)
+		{
+			t10 := int32(load32(m.memory, uint64(uint32(v0))+1248))
+			if t10 == 0 {
+				goto l4
+			}
+			t11 := int64(load64(m.memory, uint64(uint32(v0+i32(1248)))))
+			store64(m.memory, uint64(uint32(v1))+16, uint64(t11))
+			m.fn73(v0+i32(1160), v1+i32(16))
+		}
+	l4:
+		{
+			v2 = v0 + i32(1256)
+			t12 := int32(load32(m.memory, uint64(uint32(v2))))
+			if t12 == 0 {
+				goto l5
+			}
+			t13 := int64(load64(m.memory, uint64(uint32(v2))))
+			store64(m.memory, uint64(uint32(v1))+8, uint64(t13))
+			m.fn73(v0+i32(1160), v1+i32(8))
+		}
+	l5:
+		store32(m.memory, uint64(uint32(v0))+1248, uint32(i32(0)))
+		store32(m.memory, uint64(uint32(v0))+1256, uint32(i32(0)))
+		store32(m.memory, uint64(uint32(v0+i32(1264))), uint32(i32(0)))
+		{
+			t14 := int32(load32(m.memory, uint64(uint32(v0))+1160))
+			v2 = t14
+			if v2 == 0 {
+				goto l6
+			}
+			{
+				t15 := int32(load32(m.memory, uint64(uint32(v0+i32(1164)))))
+				if t15 == 0 {
+					goto l7
+				}
+				t16 := int32(load32(m.memory, uint64(uint32(v2))))
+				t17 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681028))
+				m.t0[uint(t17)].(func(int32))(t16)
+				{
+					t18 := int32(load32(m.memory, uint64(uint32(v0))+1164))
+					if uint32(t18) < uint32(i32(2)) {
+						goto l8
+					}
+					v2 = i32(8)
+					v3 = i32(1)
+				l9:
+					{
+						t19 := int32(load32(m.memory, uint64(uint32(v0))+1160))
+						t20 := int32(load32(m.memory, uint64(uint32(t19+v2))))
+						t21 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681028))
+						m.t0[uint(t21)].(func(int32))(t20)
+						v2 = v2 + i32(8)
+						v3 = v3 + i32(1)
+						t22 := int32(load32(m.memory, uint64(uint32(v0))+1164))
+						if uint32(v3) < uint32(t22) {
+							goto l9
+						}
+					}
+				}
+			l8:
+				t23 := int32(load32(m.memory, uint64(uint32(v0))+1160))
+				v2 = t23
+			}
+		l7:
+			if v2 == 0 {
+				goto l6
+			}
+			t24 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681028))
+			m.t0[uint(t24)].(func(int32))(v2)
+			store32(m.memory, uint64(uint32(v0+i32(1168))), uint32(i32(0)))
+			store64(m.memory, uint64(uint32(v0))+1160, uint64(i64(0)))
+		}
+	l6:
+		{
+			t25 := int32(load32(m.memory, uint64(uint32(v0+i32(1172)))))
+			v2 = t25
+			if v2 == 0 {
+				goto l10
+			}
+			t26 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681028))
+			m.t0[uint(t26)].(func(int32))(v2)
+			store32(m.memory, uint64(uint32(v0+i32(1180))), uint32(i32(0)))
+			store64(m.memory, uint64(uint32(v0))+1172, uint64(i64(0)))
+		}
+	l10:
+		{
+			t27 := int32(load32(m.memory, uint64(uint32(v0))+1268))
+			v2 = t27
+			if v2 == 0 {
+				goto l11
+			}
+			t28 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681028))
+			m.t0[uint(t28)].(func(int32))(v2)
+			store32(m.memory, uint64(uint32(v0+i32(1276))), uint32(i32(0)))
+			store64(m.memory, uint64(uint32(v0))+1268, uint64(i64(0)))
+		}
+	l11:
+		{
+			t29 := int32(load32(m.memory, uint64(uint32(v0))+1212))
+			v2 = t29
+			if v2 == 0 {
+				goto l12
+			}
+			t30 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681028))
+			m.t0[uint(t30)].(func(int32))(v2)
+			store32(m.memory, uint64(uint32(v0+i32(1220))), uint32(i32(0)))
+			store64(m.memory, uint64(uint32(v0))+1212, uint64(i64(0)))
+		}
+	l12:
+		{
+			t31 := int32(load32(m.memory, uint64(uint32(v0))+1224))
+			v2 = t31
+			if v2 == 0 {
+				goto l13
+			}
+			t32 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681028))
+			m.t0[uint(t32)].(func(int32))(v2)
+			store32(m.memory, uint64(uint32(v0+i32(1232))), uint32(i32(0)))
+			store64(m.memory, uint64(uint32(v0))+1224, uint64(i64(0)))
+		}
+	l13:
+		{
+			t33 := int32(load32(m.memory, uint64(uint32(v0))+1236))
+			v2 = t33
+			if v2 == 0 {
+				goto l14
+			}
+			t34 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681028))
+			m.t0[uint(t34)].(func(int32))(v2)
+			store32(m.memory, uint64(uint32(v0+i32(1244))), uint32(i32(0)))
+			store64(m.memory, uint64(uint32(v0))+1236, uint64(i64(0)))
+		}
+	l14:
+		t35 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681028))
+		m.t0[uint(t35)].(func(int32))(v0)
+	}
+l0:
+	m.g0 = v1 + i32(32)
+}
+func (m *Module) fn76(v0 int32) {
 	var v1, v2, v3, v4, v5, v6, v7 int32
 	var v8 int64
 	t0 := m.g0
@@ -48634,9 +48814,186 @@ l11:
 	m.memory[uint64(uint32(v0+i32(1368)))] = byte(i32(0))
 	m.g0 = v1 + i32(32)
 }
-func (m *Module) fn76(v0, v1 int32) int32 {
+func (m *Module) fn77(v0 int32) {
+	var v1, v2, v3, v4, v5, v6, v7, v8, v9 int32
+	t0 := m.g0
+	v1 = t0 - i32(16)
+	m.g0 = v1
+	{
+		t1 := int32(load32(m.memory, uint64(uint32(v0))+12))
+		v2 = t1
+		if v2 == 0 {
+			goto l0
+		}
+		t2 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681028))
+		m.t0[uint(t2)].(func(int32))(v2)
+		store32(m.memory, uint64(uint32(v0+i32(20))), uint32(i32(0)))
+		store64(m.memory, uint64(uint32(v0))+12, uint64(i64(0)))
+	}
+l0:
+	{
+		t3 := int32(load32(m.memory, uint64(uint32(v0))+24))
+		v2 = t3
+		if v2 == 0 {
+			goto l1
+		}
+		t4 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681028))
+		m.t0[uint(t4)].(func(int32))(v2)
+		store32(m.memory, uint64(uint32(v0+i32(32))), uint32(i32(0)))
+		store64(m.memory, uint64(uint32(v0))+24, uint64(i64(0)))
+	}
+l1:
+	t5 := int32(load32(m.memory, uint64(uint32(v0))+48))
+	v3 = v0 + i32(36)
+	t6 := int32(load32(m.memory, uint64(uint32(v0))+52))
+	m.fn79(t5, v3, t6)
+	{
+		t7 := int32(load32(m.memory, uint64(uint32(v0))+4))
+		v4 = t7
+		if v4 == 0 {
+			goto l2
+		}
+		v5 = i32(12)
+		v6 = i32(0)
+	l8:
+		{
+			t8 := int32(load32(m.memory, uint64(uint32(v0))))
+			v2 = t8 + v5
+			v7 = v2 + i32(-12)
+			t9 := int32(load32(m.memory, uint64(uint32(v7))))
+			if t9 == 0 {
+				goto l3
+			}
+			t10 := int32(load32(m.memory, uint64(uint32(v0))+52))
+			v4 = t10
+			{
+				t11 := int32(load32(m.memory, uint64(uint32(v2))))
+				if t11 == 0 {
+					goto l4
+				}
+				t12 := int64(load64(m.memory, uint64(uint32(v2))))
+				store64(m.memory, uint64(uint32(v1))+8, uint64(t12))
+				m.fn73(v4, v1+i32(8))
+			}
+		l4:
+			{
+				v8 = v2 + i32(8)
+				t13 := int32(load32(m.memory, uint64(uint32(v8))))
+				if t13 == 0 {
+					goto l5
+				}
+				t14 := int64(load64(m.memory, uint64(uint32(v8))))
+				store64(m.memory, uint64(uint32(v1)), uint64(t14))
+				m.fn73(v4, v1)
+			}
+		l5:
+			{
+				v8 = v2 + i32(-8)
+				t15 := int32(load32(m.memory, uint64(uint32(v8))))
+				v2 = t15
+				if v2 == 0 {
+					goto l6
+				}
+				{
+					t16 := int32(load32(m.memory, uint64(uint32(v2))))
+					v9 = t16
+					if v9 == 0 {
+						goto l7
+					}
+					t17 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681028))
+					m.t0[uint(t17)].(func(int32))(v9)
+					store32(m.memory, uint64(uint32(v2))+8, uint32(i32(0)))
+					store64(m.memory, uint64(uint32(v2)), uint64(i64(0)))
+					t18 := int32(load32(m.memory, uint64(uint32(v8))))
+					v2 = t18
+				}
+			l7:
+				t19 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681028))
+				m.t0[uint(t19)].(func(int32))(v2)
+			}
+		l6:
+			t20 := int32(load32(m.memory, uint64(uint32(v7))))
+			m.fn79(t20, v3, v4)
+			t21 := int32(load32(m.memory, uint64(uint32(v0))+4))
+			v4 = t21
+		}
+	l3:
+		v5 = v5 + i32(32)
+		v6 = v6 + i32(1)
+		if uint32(v6) < uint32(v4) {
+			goto l8
+		}
+	}
+l2:
+	store32(m.memory, uint64(uint32(v0))+4, uint32(i32(0)))
+	{
+		t22 := int32(load32(m.memory, uint64(uint32(v0))+36))
+		v2 = t22
+		if v2 == 0 {
+			goto l9
+		}
+		{
+			t23 := int32(load32(m.memory, uint64(uint32(v0+i32(40)))))
+			if t23 == 0 {
+				goto l10
+			}
+			t24 := int32(load32(m.memory, uint64(uint32(v2))))
+			t25 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681028))
+			m.t0[uint(t25)].(func(int32))(t24)
+			{
+				t26 := int32(load32(m.memory, uint64(uint32(v0))+40))
+				if uint32(t26) < uint32(i32(2)) {
+					goto l11
+				}
+				v2 = i32(4)
+				v5 = i32(1)
+			l12:
+				{
+					t27 := int32(load32(m.memory, uint64(uint32(v0))+36))
+					t28 := int32(load32(m.memory, uint64(uint32(t27+v2))))
+					t29 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681028))
+					m.t0[uint(t29)].(func(int32))(t28)
+					v2 = v2 + i32(4)
+					v5 = v5 + i32(1)
+					t30 := int32(load32(m.memory, uint64(uint32(v0))+40))
+					if uint32(v5) < uint32(t30) {
+						goto l12
+					}
+				}
+			}
+		l11:
+			t31 := int32(load32(m.memory, uint64(uint32(v3))))
+			v2 = t31
+		}
+	l10:
+		if v2 == 0 {
+			goto l9
+		}
+		t32 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681028))
+		m.t0[uint(t32)].(func(int32))(v2)
+		store32(m.memory, uint64(uint32(v0+i32(44))), uint32(i32(0)))
+		store64(m.memory, uint64(uint32(v0))+36, uint64(i64(0)))
+	}
+l9:
+	{
+		t33 := int32(load32(m.memory, uint64(uint32(v0))))
+		v2 = t33
+		if v2 == 0 {
+			goto l13
+		}
+		t34 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681028))
+		m.t0[uint(t34)].(func(int32))(v2)
+		store32(m.memory, uint64(uint32(v0))+8, uint32(i32(0)))
+		store64(m.memory, uint64(uint32(v0)), uint64(i64(0)))
+	}
+l13:
+	t35 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681028))
+	m.t0[uint(t35)].(func(int32))(v0)
+	m.g0 = v1 + i32(16)
+}
+func (m *Module) fn78(v0, v1 int32) int32 {
 	var v2 int32
-	m.fn75(v0)
+	m.fn76(v0)
 	v2 = i32(0)
 	store32(m.memory, uint64(uint32(v0))+1184, uint32(i32(0)))
 	{
@@ -48654,7 +49011,7 @@ l0:
 l1:
 	return v2
 }
-func (m *Module) fn77(v0, v1, v2 int32) {
+func (m *Module) fn79(v0, v1, v2 int32) {
 	var v3, v4, v5, v6, v7, v8, v9 int32
 	t0 := m.g0
 	v3 = t0 - i32(32)
@@ -48702,7 +49059,7 @@ l12:
 				}
 			l4:
 				t8 := int32(load32(m.memory, uint64(uint32(v3))+16))
-				m.fn77(t8, v1, v2)
+				m.fn79(t8, v1, v2)
 				v5 = v5 + i32(-16)
 				v6 = v6 + i32(-1)
 				if v6 != 0 {
@@ -48803,7 +49160,7 @@ l12:
 l0:
 	m.g0 = v3 + i32(32)
 }
-func (m *Module) fn78(v0, v1, v2 int32) int32 {
+func (m *Module) fn80(v0, v1, v2 int32) int32 {
 	var v3, v4, v5, v6, v7, v8, v9 int32
 	var v10 int64
 	var v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21, v22, v23 int32
@@ -48910,7 +49267,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 				goto l7
 			}
 		l6:
-			_ = m.fn167(i32(6669464), v3+i32(456))
+			_ = m.fn169(i32(6669464), v3+i32(456))
 			t17 := int32(load32(m.memory, uint64(uint32(v3))+468))
 			store32(m.memory, uint64(uint32(v0+i32(1308))), uint32(t17))
 			t18 := int64(load64(m.memory, uint64(uint32(v0))+1312))
@@ -48996,7 +49353,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 						store64(m.memory, uint64(uint32(v0+i32(139))), uint64(t38))
 						t39 := int64(load64(m.memory, uint64(uint32(i32(0)))+0x129999))
 						store64(m.memory, uint64(uint32(v0))+132, uint64(t39))
-						m.fn79(v0)
+						m.fn81(v0)
 						t40 := int32(m.memory[uint64(uint32(v0))+1377])
 						v4 = t40
 					}
@@ -49185,7 +49542,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 							store64(m.memory, uint64(uint32(v0+i32(140))), uint64(t84))
 							t85 := int64(load64(m.memory, uint64(uint32(i32(0)))+1211116))
 							store64(m.memory, uint64(uint32(v0))+132, uint64(t85))
-							m.fn79(v0)
+							m.fn81(v0)
 							v9 = v0 + i32(1292)
 							t86 := int32(load32(m.memory, uint64(uint32(v0))+1292))
 							v4 = t86
@@ -49196,12 +49553,12 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 							v5 = t87
 							t88 := int64(load64(m.memory, uint64(uint32(v0))+1332))
 							store64(m.memory, uint64(uint32(v3))+488, uint64(t88))
-							_ = m.fn185(i32(1226427), i32(15), i32(1), v4)
-							_ = m.fn185(i32(1226476), i32(22), i32(1), v4)
-							m.fn80(v3+i32(488), i32(0), v5, i32(0), v4)
-							_ = m.fn185(i32(1226407), i32(2), i32(1), v4)
+							_ = m.fn187(i32(1226427), i32(15), i32(1), v4)
+							_ = m.fn187(i32(1226476), i32(22), i32(1), v4)
+							m.fn82(v3+i32(488), i32(0), v5, i32(0), v4)
+							_ = m.fn187(i32(1226407), i32(2), i32(1), v4)
 							t92 := int32(load32(m.memory, uint64(uint32(v0))+1292))
-							_ = m.fn183(i32(10), t92)
+							_ = m.fn185(i32(10), t92)
 						}
 					l27:
 						t94 := int32(load32(m.memory, uint64(uint32(v0))+1344))
@@ -49230,8 +49587,8 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 							l28:
 								t98 := int64(load64(m.memory, uint64(uint32(v7+v4))))
 								store64(m.memory, uint64(uint32(v3))+448, uint64(t98))
-								_ = m.fn186(v8, i32(1024), i32(1209410), v3+i32(448))
-								m.fn79(v0)
+								_ = m.fn188(v8, i32(1024), i32(1209410), v3+i32(448))
+								m.fn81(v0)
 								t100 := int32(load32(m.memory, uint64(uint32(v0))+1344))
 								v2 = t100
 							}
@@ -49262,7 +49619,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 					store16(m.memory, uint64(uint32(v0+i32(140))), uint16(t103))
 					t104 := int64(load64(m.memory, uint64(uint32(i32(0)))+1219967))
 					store64(m.memory, uint64(uint32(v0))+132, uint64(t104))
-					m.fn79(v0)
+					m.fn81(v0)
 				}
 			l13:
 				v13 = v0 + i32(1360)
@@ -49332,8 +49689,8 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 									store32(m.memory, uint64(uint32(v3))+424, uint32(v5))
 									store64(m.memory, uint64(uint32(v3))+428, uint64(v10))
 									store32(m.memory, uint64(uint32(v3))+416, uint32(v33))
-									_ = m.fn186(v1, i32(1024), i32(1209011), v3+i32(416))
-									m.fn79(v0)
+									_ = m.fn188(v1, i32(1024), i32(1209011), v3+i32(416))
+									m.fn81(v0)
 									t118 := int32(load32(m.memory, uint64(uint32(v0))+1156))
 									v4 = t118
 								}
@@ -49469,8 +49826,8 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 											}
 										l48:
 											store32(m.memory, uint64(uint32(v3))+320, uint32(v4))
-											_ = m.fn186(v1, i32(1024), i32(1212564), v3+i32(320))
-											m.fn79(v0)
+											_ = m.fn188(v1, i32(1024), i32(1212564), v3+i32(320))
+											m.fn81(v0)
 											goto l50
 										l43:
 											p146 := i32(-1)
@@ -49529,8 +49886,8 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 														}
 													l57:
 														store32(m.memory, uint64(uint32(v3))+336, uint32(v4))
-														_ = m.fn186(v1, i32(1024), i32(1212535), v3+i32(336))
-														m.fn79(v0)
+														_ = m.fn188(v1, i32(1024), i32(1212535), v3+i32(336))
+														m.fn81(v0)
 													l53:
 														if uint32(v43) <= uint32(v31) {
 															goto l59
@@ -49663,7 +50020,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 															goto l65
 														}
 													l66:
-														t183 := m.fn197(v9, v6, v45)
+														t183 := m.fn199(v9, v6, v45)
 														if t183 == 0 {
 															goto l67
 														}
@@ -49714,11 +50071,11 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 													}
 												l72:
 													store32(m.memory, uint64(uint32(v3))+400, uint32(v4))
-													_ = m.fn186(v1, i32(1024), i32(1212453), v3+i32(400))
-													m.fn79(v0)
+													_ = m.fn188(v1, i32(1024), i32(1212453), v3+i32(400))
+													m.fn81(v0)
 												}
 											l59:
-												m.fn81(v20)
+												m.fn83(v20)
 												goto l61
 											l67:
 												{
@@ -49836,8 +50193,8 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 												l86:
 													store32(m.memory, uint64(uint32(v3))+356, uint32(v4))
 													store32(m.memory, uint64(uint32(v3))+352, uint32(v6))
-													_ = m.fn186(v1, i32(1024), i32(1212595), v3+i32(352))
-													m.fn79(v0)
+													_ = m.fn188(v1, i32(1024), i32(1212595), v3+i32(352))
+													m.fn81(v0)
 													t210 := int32(load32(m.memory, uint64(uint32(v0))+1268))
 													v40 = t210
 													t211 := int32(load32(m.memory, uint64(uint32(v0))+1272))
@@ -49905,8 +50262,8 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 													goto l61
 												}
 											l88:
-												m.fn81(v20)
-												_ = m.fn82(v0, v33)
+												m.fn83(v20)
+												_ = m.fn84(v0, v33)
 												t228 := int32(load32(m.memory, uint64(uint32(v0))+1156))
 												t229 := int32(load32(m.memory, uint64(uint32(t228))))
 												t230 := int32(load32(m.memory, uint64(uint32(t229+v34))))
@@ -50031,7 +50388,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 								l93:
 									t255 := int64(load64(m.memory, uint64(uint32(v3))+488))
 									store64(m.memory, uint64(uint32(v3))+392, uint64(t255))
-									t256 := m.fn83(v0, v35&i32(0xffff), v3+i32(392), v3+i32(472))
+									t256 := m.fn85(v0, v35&i32(0xffff), v3+i32(392), v3+i32(472))
 									v5 = t256
 									t257 := int32(load32(m.memory, uint64(uint32(v0))+96))
 									v8 = t257
@@ -50103,8 +50460,8 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 									l111:
 										store32(m.memory, uint64(uint32(v3))+388, uint32(v4))
 										store32(m.memory, uint64(uint32(v3))+384, uint32(v5))
-										_ = m.fn186(v1, i32(1024), i32(1212346), v3+i32(384))
-										m.fn79(v0)
+										_ = m.fn188(v1, i32(1024), i32(1212346), v3+i32(384))
+										m.fn81(v0)
 									}
 								l104:
 									{
@@ -50187,7 +50544,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 										}
 									}
 								l113:
-									m.fn81(v20)
+									m.fn83(v20)
 									goto l50
 								l102:
 									{
@@ -50234,8 +50591,8 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 									}
 								l121:
 									store32(m.memory, uint64(uint32(v3))+368, uint32(v5))
-									_ = m.fn186(v1, i32(1024), i32(1212514), v3+i32(368))
-									m.fn79(v0)
+									_ = m.fn188(v1, i32(1024), i32(1212514), v3+i32(368))
+									m.fn81(v0)
 								l117:
 									if v2 == 0 {
 										goto l123
@@ -50347,7 +50704,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 									}
 								l132:
 									{
-										t315 := m.fn197(v5, v7, v8)
+										t315 := m.fn199(v5, v7, v8)
 										if t315 == 0 {
 											goto l133
 										}
@@ -50455,7 +50812,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 								l136:
 									t335 := int64(load64(m.memory, uint64(uint32(v19))))
 									store64(m.memory, uint64(uint32(v3))+312, uint64(t335))
-									t336 := m.fn83(v0, v35&i32(0xffff), v3+i32(312), v3+i32(472))
+									t336 := m.fn85(v0, v35&i32(0xffff), v3+i32(312), v3+i32(472))
 									if t336 == 0 {
 										goto l126
 									}
@@ -50700,8 +51057,8 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 																											store32(m.memory, uint64(uint32(v3))+296, uint32(v43))
 																											store32(m.memory, uint64(uint32(v3))+292, uint32(v45))
 																											store32(m.memory, uint64(uint32(v3))+288, uint32(v4))
-																											_ = m.fn186(v1, i32(1024), i32(1208929), v3+i32(288))
-																											m.fn79(v0)
+																											_ = m.fn188(v1, i32(1024), i32(1208929), v3+i32(288))
+																											m.fn81(v0)
 																										l163:
 																											m.fn62(v0)
 																											{
@@ -50852,7 +51209,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 																														v4 = t429
 																													}
 																												l174:
-																													t430 := m.fn197(v4, v1, v39)
+																													t430 := m.fn199(v4, v1, v39)
 																													var p431 int32
 																													if t430 == 0 {
 																														p431 = 1
@@ -50994,8 +51351,8 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 																												}
 																											l187:
 																												store32(m.memory, uint64(uint32(v3))+272, uint32(v4))
-																												_ = m.fn186(v1, i32(1024), i32(0x127fff), v3+i32(272))
-																												m.fn79(v0)
+																												_ = m.fn188(v1, i32(1024), i32(0x127fff), v3+i32(272))
+																												m.fn81(v0)
 																											}
 																										l171:
 																											{
@@ -51108,8 +51465,8 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 																										store32(m.memory, uint64(uint32(v3))+264, uint32(v43))
 																										store32(m.memory, uint64(uint32(v3))+260, uint32(v45))
 																										store32(m.memory, uint64(uint32(v3))+256, uint32(v42&i32(0xffff)))
-																										_ = m.fn186(v1, i32(1024), i32(1208970), v3+i32(256))
-																										m.fn79(v0)
+																										_ = m.fn188(v1, i32(1024), i32(1208970), v3+i32(256))
+																										m.fn81(v0)
 																									l198:
 																										m.fn62(v0)
 																										t475 := int32(load32(m.memory, uint64(uint32(v0))+1184))
@@ -51219,7 +51576,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 																														store64(m.memory, uint64(uint32(v1+i32(8))), uint64(t522))
 																														t523 := int64(load64(m.memory, uint64(uint32(i32(0)))+1213701))
 																														store64(m.memory, uint64(uint32(v1)), uint64(t523))
-																														m.fn79(v0)
+																														m.fn81(v0)
 																														t524 := int32(load32(m.memory, uint64(uint32(v0))+32))
 																														v7 = t524
 																														t525 := int32(load32(m.memory, uint64(uint32(v0))))
@@ -51886,7 +52243,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 																			store64(m.memory, uint64(uint32(v3))+240, uint64(t644))
 																			t645 := int64(load64(m.memory, uint64(uint32(v3))+608))
 																			store64(m.memory, uint64(uint32(v3))+224, uint64(t645))
-																			m.fn84(v3+i32(600), v15, v6&i32(0xffff), v3+i32(240), v3+i32(224), v42, v49, v7, v45, v4, v5)
+																			m.fn86(v3+i32(600), v15, v6&i32(0xffff), v3+i32(240), v3+i32(224), v42, v49, v7, v45, v4, v5)
 																			t646 := int32(load32(m.memory, uint64(uint32(v3))+604))
 																			v41 = t646
 																			t647 := int32(load32(m.memory, uint64(uint32(v3))+600))
@@ -52038,10 +52395,10 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 																		}
 																	l264:
 																		store32(m.memory, uint64(uint32(v3))+208, uint32(v2))
-																		_ = m.fn186(v4, v5, i32(1209113), v3+i32(208))
+																		_ = m.fn188(v4, v5, i32(1209113), v3+i32(208))
 																	}
 																l152:
-																	m.fn79(v0)
+																	m.fn81(v0)
 																l247:
 																	store32(m.memory, uint64(uint32(v3))+596, uint32(v41))
 																	store32(m.memory, uint64(uint32(v3))+592, uint32(v6))
@@ -52329,7 +52686,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 															}
 														}
 													l292:
-														_ = m.fn167(i32(6669464), v3+i32(488))
+														_ = m.fn169(i32(6669464), v3+i32(488))
 														t728 := int64(load64(m.memory, uint64(uint32(v3))+488))
 														v10 = t728
 														t729 := int64(load64(m.memory, uint64(uint32(v0))+1296))
@@ -52418,12 +52775,12 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 																		store32(m.memory, uint64(uint32(v1+i32(3))), uint32(t820))
 																		t821 := int32(load32(m.memory, uint64(uint32(i32(0)))+1209963))
 																		store32(m.memory, uint64(uint32(v1)), uint32(t821))
-																		m.fn79(v0)
+																		m.fn81(v0)
 																	}
 																l333:
 																	t822 := int64(load64(m.memory, uint64(uint32(v3))+592))
 																	store64(m.memory, uint64(uint32(v3))+168, uint64(t822))
-																	m.fn91(v0, v33, v3+i32(168))
+																	m.fn93(v0, v33, v3+i32(168))
 																	goto l334
 																case 3:
 																	{
@@ -52436,16 +52793,16 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 																		if t825 == 0 {
 																			goto l335
 																		}
-																		m.fn85(v0, v3+i32(592), i32(0), v20)
+																		m.fn87(v0, v3+i32(592), i32(0), v20)
 																	}
 																l335:
 																	t826 := int64(load64(m.memory, uint64(uint32(v3))+592))
 																	store64(m.memory, uint64(uint32(v3))+176, uint64(t826))
-																	m.fn92(v0, v33, v3+i32(176))
+																	m.fn94(v0, v33, v3+i32(176))
 																	if v37 == 0 {
 																		goto l334
 																	}
-																	m.fn81(v20)
+																	m.fn83(v20)
 																	goto l334
 																default:
 																	goto l301
@@ -52490,10 +52847,10 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 																	}
 																l306:
 																	store32(m.memory, uint64(uint32(v3))+144, uint32(v2))
-																	_ = m.fn186(v1, i32(1024), i32(1209123), v3+i32(144))
+																	_ = m.fn188(v1, i32(1024), i32(1209123), v3+i32(144))
 																	v35 = v2
 																l305:
-																	m.fn79(v0)
+																	m.fn81(v0)
 																l304:
 																	{
 																		t749 := int32(m.memory[uint64(uint32(v3))+592])
@@ -52505,7 +52862,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 																		if t751 == 0 {
 																			goto l307
 																		}
-																		m.fn85(v0, v3+i32(592), v49, v20)
+																		m.fn87(v0, v3+i32(592), v49, v20)
 																		t752 := int32(load32(m.memory, uint64(uint32(v0))+1184))
 																		v4 = t752
 																		{
@@ -52571,7 +52928,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 																		}
 																		t765 := int64(load64(m.memory, uint64(uint32(v3))+600))
 																		store64(m.memory, uint64(uint32(v3))+136, uint64(t765))
-																		m.fn86(v3+i32(608), v15, v3+i32(136))
+																		m.fn88(v3+i32(608), v15, v3+i32(136))
 																		{
 																			{
 																				t766 := int32(m.memory[uint64(uint32(v3))+608])
@@ -52600,7 +52957,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 																	v5 = t771
 																	t772 := int64(load64(m.memory, uint64(uint32(v3))+488))
 																	store64(m.memory, uint64(uint32(v3))+128, uint64(t772))
-																	m.fn87(v5, v33, v3+i32(128), v4, v35&i32(0xffff))
+																	m.fn89(v5, v33, v3+i32(128), v4, v35&i32(0xffff))
 																	if int32(v10)&i32(1) != 0 {
 																		goto l315
 																	}
@@ -52702,8 +53059,8 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 																l325:
 																	store32(m.memory, uint64(uint32(v3))+164, uint32(v8))
 																	store32(m.memory, uint64(uint32(v3))+160, uint32(v9))
-																	_ = m.fn186(v1, i32(1024), i32(1208881), v3+i32(160))
-																	m.fn79(v0)
+																	_ = m.fn188(v1, i32(1024), i32(1208881), v3+i32(160))
+																	m.fn81(v0)
 																l323:
 																	t794 := v6
 																	t795 := v0
@@ -52720,7 +53077,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 																	if v43 == 0 {
 																		p802 = 1
 																	}
-																	t803 := m.fn88(t795, t796, t797, t798, t799, t800, p801, p802)
+																	t803 := m.fn90(t795, t796, t797, t798, t799, t800, p801, p802)
 																	v2 = t803
 																	p804 := v2
 																	if v2 == i32(-1) {
@@ -52740,7 +53097,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 															goto l296
 														}
 														t805 := int32(load32(m.memory, uint64(uint32(v22))))
-														m.fn89(t805, v6, v33)
+														m.fn91(t805, v6, v33)
 														{
 															t806 := int32(load32(m.memory, uint64(uint32(v21))))
 															v4 = t806
@@ -52749,9 +53106,9 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 															}
 															t807 := int32(load32(m.memory, uint64(uint32(v22))))
 															t808 := int32(load32(m.memory, uint64(uint32(v11))))
-															_ = m.fn90(t807, t808, v4)
+															_ = m.fn92(t807, t808, v4)
 															t810 := int32(load32(m.memory, uint64(uint32(v21))))
-															_ = m.fn185(i32(1226767), i32(2), i32(1), t810)
+															_ = m.fn187(i32(1226767), i32(2), i32(1), t810)
 														}
 													l328:
 														t812 := int32(load32(m.memory, uint64(uint32(v22))))
@@ -53027,12 +53384,12 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 											l360:
 												store32(m.memory, uint64(uint32(v3))+116, uint32(v4))
 												store32(m.memory, uint64(uint32(v3))+112, uint32(v5))
-												_ = m.fn186(v1, i32(1024), i32(1212153), v3+i32(112))
-												m.fn79(v0)
+												_ = m.fn188(v1, i32(1024), i32(1212153), v3+i32(112))
+												m.fn81(v0)
 											l353:
 												t878 := int64(load64(m.memory, uint64(uint32(v3))+592))
 												store64(m.memory, uint64(uint32(v3))+104, uint64(t878))
-												m.fn86(v3+i32(488), v15, v3+i32(104))
+												m.fn88(v3+i32(488), v15, v3+i32(104))
 												v4 = i32(1)
 												v5 = i32(1)
 												{
@@ -53087,7 +53444,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 										l338:
 										}
 										{
-											t888 := m.fn82(v0, v33)
+											t888 := m.fn84(v0, v33)
 											if t888 == 0 {
 												{
 													{
@@ -53105,7 +53462,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 													store64(m.memory, uint64(uint32(v1+i32(5))), uint64(t896))
 													t897 := int64(load64(m.memory, uint64(uint32(i32(0)))+1213278))
 													store64(m.memory, uint64(uint32(v1)), uint64(t897))
-													m.fn79(v0)
+													m.fn81(v0)
 												}
 											l370:
 												t898 := int32(load32(m.memory, uint64(uint32(v22))))
@@ -53235,7 +53592,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 								if v37 == 0 {
 									goto l334
 								}
-								m.fn81(v20)
+								m.fn83(v20)
 							l334:
 								{
 									t922 := int32(load32(m.memory, uint64(uint32(v21))))
@@ -53245,9 +53602,9 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 									}
 									t923 := int32(load32(m.memory, uint64(uint32(v22))))
 									t924 := int32(load32(m.memory, uint64(uint32(v11))))
-									_ = m.fn90(t923, t924, v4)
+									_ = m.fn92(t923, t924, v4)
 									t926 := int32(load32(m.memory, uint64(uint32(v21))))
-									_ = m.fn185(i32(1226767), i32(2), i32(1), t926)
+									_ = m.fn187(i32(1226767), i32(2), i32(1), t926)
 								}
 							l380:
 								{
@@ -53478,7 +53835,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 													goto l401
 												}
 											l400:
-												m.fn93(v4, v5)
+												m.fn95(v4, v5)
 												v5 = v5 + i32(-1)
 												v8 = v8 + i32(-1)
 												goto l404
@@ -53487,14 +53844,14 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 													goto l398
 												}
 											l397:
-												m.fn93(v4, v8)
+												m.fn95(v4, v8)
 												goto l405
 											l403:
 												if v39 <= v43 {
 													goto l398
 												}
 											l401:
-												t967 := m.fn94(v4, v5, v8)
+												t967 := m.fn96(v4, v5, v8)
 												if t967 != 0 {
 													goto l405
 												}
@@ -53535,7 +53892,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 											v33 = i32(1)
 											goto l406
 										l398:
-											t980 := m.fn94(v4, v5, v8)
+											t980 := m.fn96(v4, v5, v8)
 											if t980 == 0 {
 												goto l406
 											}
@@ -53557,7 +53914,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 								v8 = i32(0)
 								goto l387
 							}
-							m.fn93(v4, v8)
+							m.fn95(v4, v8)
 							v8 = v8 + i32(-1)
 							goto l387
 						}
@@ -53577,7 +53934,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 					}
 				l410:
 					{
-						m.fn93(v4, i32(6))
+						m.fn95(v4, i32(6))
 						t985 := int32(load32(m.memory, uint64(uint32(v22))))
 						v4 = t985
 						t986 := int32(load32(m.memory, uint64(uint32(v4))+4))
@@ -53632,8 +53989,8 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 									}
 								l414:
 									store32(m.memory, uint64(uint32(v3))+80, uint32(v39))
-									_ = m.fn186(v1, i32(1024), i32(1208911), v3+i32(80))
-									m.fn79(v0)
+									_ = m.fn188(v1, i32(1024), i32(1208911), v3+i32(80))
+									m.fn81(v0)
 									t996 := int32(load32(m.memory, uint64(uint32(v0))+1156))
 									t997 := int32(load32(m.memory, uint64(uint32(t996))))
 									v2 = t997
@@ -53668,7 +54025,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 								t1004 := int32(load32(m.memory, uint64(uint32(v0))+1156))
 								t1005 := int32(load32(m.memory, uint64(uint32(t1004))+4))
 								v36 = t1005
-								_ = m.fn95(v0, v39, i32(0))
+								_ = m.fn97(v0, v39, i32(0))
 								{
 									t1007 := int32(load32(m.memory, uint64(uint32(v0))+1156))
 									v4 = t1007
@@ -54041,7 +54398,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 													}
 												l444:
 													t1085 := int32(load32(m.memory, uint64(uint32(v22))))
-													t1086 := m.fn96(t1085, v46)
+													t1086 := m.fn98(t1085, v46)
 													v4 = t1086
 													t1087 := int32(load32(m.memory, uint64(uint32(v11))))
 													v2 = t1087
@@ -54055,7 +54412,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 													store64(m.memory, uint64(uint32(v3))+488, uint64(i64(0)))
 													t1089 := int64(load64(m.memory, uint64(uint32(v3))+608))
 													store64(m.memory, uint64(uint32(v3))+64, uint64(t1089))
-													m.fn84(v3+i32(472), v15, v43, v3+i32(64), v3+i32(48), v8+v7, i32(0), i32(0), i32(0), i32(0), v2)
+													m.fn86(v3+i32(472), v15, v43, v3+i32(64), v3+i32(48), v8+v7, i32(0), i32(0), i32(0), i32(0), v2)
 													{
 														{
 															t1090 := int32(m.memory[uint64(uint32(v3))+472])
@@ -54077,7 +54434,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 													v5 = t1093
 													t1094 := int64(load64(m.memory, uint64(uint32(v3))+472))
 													store64(m.memory, uint64(uint32(v3))+40, uint64(t1094))
-													m.fn87(v5, v4, v3+i32(40), i32(0), v6)
+													m.fn89(v5, v4, v3+i32(40), i32(0), v6)
 													{
 														{
 															t1095 := int32(m.memory[uint64(uint32(v3))+592])
@@ -54106,7 +54463,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 													}
 												l448:
 													{
-														t1101 := m.fn95(v0, v4, v5&i32(0xffff))
+														t1101 := m.fn97(v0, v4, v5&i32(0xffff))
 														if t1101 == 0 {
 															goto l450
 														}
@@ -54149,8 +54506,8 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 															t1112 := int32(load16(m.memory, uint64(uint32(t1111))))
 															store32(m.memory, uint64(uint32(v3))+36, uint32(t1112))
 															store32(m.memory, uint64(uint32(v3))+32, uint32(v5))
-															_ = m.fn186(v1, i32(1024), i32(1209138), v3+i32(32))
-															m.fn79(v0)
+															_ = m.fn188(v1, i32(1024), i32(1209138), v3+i32(32))
+															m.fn81(v0)
 														}
 													l452:
 														v34 = i32(1)
@@ -54175,7 +54532,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 										v4 = t1116
 										t1117 := int64(load64(m.memory, uint64(uint32(v3))+600))
 										store64(m.memory, uint64(uint32(v3))+24, uint64(t1117))
-										m.fn87(v4, v46, v3+i32(24), i32(0), i32(0))
+										m.fn89(v4, v46, v3+i32(24), i32(0), i32(0))
 										p1118 := v46 + i32(1)
 										if v46 == v39 {
 											p1118 = v36
@@ -54193,7 +54550,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 								goto l459
 							}
 						l413:
-							m.fn93(v4, v39)
+							m.fn95(v4, v39)
 							v51 = v51 + i32(-1)
 							v39 = v39 + i32(-1)
 							v37 = v5
@@ -54201,7 +54558,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 						l460:
 							{
 								t1119 := int32(load32(m.memory, uint64(uint32(v22))))
-								_ = m.fn94(t1119, v39, v36)
+								_ = m.fn96(t1119, v39, v36)
 								t1121 := v36
 								v62 = v62 + i32(-1)
 								if t1121 != v62 {
@@ -54218,7 +54575,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 							store64(m.memory, uint64(uint32(v5)), uint64(i64(0)))
 							store32(m.memory, uint64(uint32(v3))+612, uint32(i32(16)))
 							store32(m.memory, uint64(uint32(v3))+608, uint32(v5))
-							m.fn98(v3+i32(488), v4, v39, i32(27), v3+i32(608), i32(-1))
+							m.fn100(v3+i32(488), v4, v39, i32(27), v3+i32(608), i32(-1))
 							t1125 := int32(load32(m.memory, uint64(uint32(v4))))
 							v4 = t1125 + v32
 							v5 = v4 + i32(4)
@@ -54258,12 +54615,12 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 								if t1134 == 0 {
 									goto l463
 								}
-								m.fn85(v0, v3+i32(592), i32(0), v20)
+								m.fn87(v0, v3+i32(592), i32(0), v20)
 							}
 						l463:
 							t1135 := int64(load64(m.memory, uint64(uint32(v3))+592))
 							store64(m.memory, uint64(uint32(v3))+16, uint64(t1135))
-							m.fn92(v0, v39, v3+i32(16))
+							m.fn94(v0, v39, v3+i32(16))
 							t1136 := int32(load32(m.memory, uint64(uint32(v0))+1292))
 							v4 = t1136
 							if v4 == 0 {
@@ -54271,9 +54628,9 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 							}
 							t1137 := int32(load32(m.memory, uint64(uint32(v22))))
 							t1138 := int32(load32(m.memory, uint64(uint32(v11))))
-							_ = m.fn90(t1137, t1138, v4)
+							_ = m.fn92(t1137, t1138, v4)
 							t1140 := int32(load32(m.memory, uint64(uint32(v21))))
-							_ = m.fn185(i32(1226767), i32(2), i32(1), t1140)
+							_ = m.fn187(i32(1226767), i32(2), i32(1), t1140)
 						}
 					l412:
 						v39 = v39 + i32(1)
@@ -54304,7 +54661,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 					m.memory[uint64(uint32(v1+i32(8)))] = byte(t1145)
 					t1146 := int64(load64(m.memory, uint64(uint32(i32(0)))+1219977))
 					store64(m.memory, uint64(uint32(v1)), uint64(t1146))
-					m.fn79(v0)
+					m.fn81(v0)
 					t1147 := int32(load32(m.memory, uint64(uint32(v0))+1292))
 					v4 = t1147
 					if v4 == 0 {
@@ -54312,9 +54669,9 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 					}
 					t1148 := int32(load32(m.memory, uint64(uint32(v22))))
 					t1149 := int32(load32(m.memory, uint64(uint32(v11))))
-					_ = m.fn90(t1148, t1149, v4)
+					_ = m.fn92(t1148, t1149, v4)
 					t1151 := int32(load32(m.memory, uint64(uint32(v21))))
-					_ = m.fn185(i32(1226767), i32(2), i32(1), t1151)
+					_ = m.fn187(i32(1226767), i32(2), i32(1), t1151)
 					goto l465
 				}
 			l32:
@@ -54492,7 +54849,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 								}
 							}
 						l482:
-							_ = m.fn167(i32(6669464), v3+i32(488))
+							_ = m.fn169(i32(6669464), v3+i32(488))
 							t1186 := int64(load64(m.memory, uint64(uint32(v3))+488))
 							v10 = t1186
 							t1187 := int64(load64(m.memory, uint64(uint32(v0))+1296))
@@ -54574,7 +54931,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 							t1205 := v3 + i32(8)
 							v4 = v5
 							v5 = int32(uint32(v4) >> 1)
-							m.fn99(t1205, v5, v2, v6)
+							m.fn101(t1205, v5, v2, v6)
 							t1206 := int32(load32(m.memory, uint64(uint32(v0))+1324))
 							t1208 := v0
 							p1207 := int32(uint32(v4)>>5) & i32(255)
@@ -54618,7 +54975,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 										}
 									}
 								l490:
-									_ = m.fn167(i32(6669464), v3+i32(488))
+									_ = m.fn169(i32(6669464), v3+i32(488))
 									t1216 := int64(load64(m.memory, uint64(uint32(v3))+488))
 									v10 = t1216
 									t1217 := int64(load64(m.memory, uint64(uint32(v0))+1296))
@@ -54776,7 +55133,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 				m.memory[uint64(uint32(v0+i32(136)))] = byte(t1247)
 				t1248 := int32(load32(m.memory, uint64(uint32(i32(0)))+1220840))
 				store32(m.memory, uint64(uint32(v0))+132, uint32(t1248))
-				m.fn79(v0)
+				m.fn81(v0)
 				t1249 := int32(load32(m.memory, uint64(uint32(v0))+1292))
 				v4 = t1249
 				if v4 == 0 {
@@ -54786,12 +55143,12 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 				v5 = t1250
 				t1251 := int64(load64(m.memory, uint64(uint32(v0))+1204))
 				store64(m.memory, uint64(uint32(v3))+488, uint64(t1251))
-				_ = m.fn185(i32(1226427), i32(15), i32(1), v4)
-				_ = m.fn185(i32(1226476), i32(22), i32(1), v4)
-				m.fn80(v3+i32(488), i32(0), v5, i32(0), v4)
-				_ = m.fn185(i32(1226407), i32(2), i32(1), v4)
+				_ = m.fn187(i32(1226427), i32(15), i32(1), v4)
+				_ = m.fn187(i32(1226476), i32(22), i32(1), v4)
+				m.fn82(v3+i32(488), i32(0), v5, i32(0), v4)
+				_ = m.fn187(i32(1226407), i32(2), i32(1), v4)
 				t1255 := int32(load32(m.memory, uint64(uint32(v0))+1292))
-				_ = m.fn183(i32(10), t1255)
+				_ = m.fn185(i32(10), t1255)
 			}
 		l502:
 			t1257 := int32(load32(m.memory, uint64(uint32(v0))+68))
@@ -54817,7 +55174,7 @@ func (m *Module) fn78(v0, v1, v2 int32) int32 {
 			store32(m.memory, uint64(uint32(v0))+1204, uint32(i32(0)))
 		}
 	l16:
-		m.fn75(v0)
+		m.fn76(v0)
 		goto l0
 	l481:
 		m.memory[uint64(uint32(v0))+1377] = byte(i32(1))
@@ -54827,7 +55184,7 @@ l0:
 	m.g0 = v3 + i32(624)
 	return v4
 }
-func (m *Module) fn79(v0 int32) {
+func (m *Module) fn81(v0 int32) {
 	var v1, v2 int32
 	{
 		t0 := int32(load32(m.memory, uint64(uint32(v0+i32(96)))))
@@ -54845,7 +55202,7 @@ l0:
 		if v1 == 0 {
 			return
 		}
-		_ = m.fn185(i32(1226299), i32(15), i32(1), v1)
+		_ = m.fn187(i32(1226299), i32(15), i32(1), v1)
 		v2 = v0 + i32(132)
 	l4:
 		{
@@ -54863,24 +55220,24 @@ l0:
 						goto l3
 					}
 					t5 := int32(load32(m.memory, uint64(uint32(v0))+1292))
-					_ = m.fn185(i32(1226764), i32(5), i32(1), t5)
+					_ = m.fn187(i32(1226764), i32(5), i32(1), t5)
 					return
 				}
 			l2:
 				t7 := int32(load32(m.memory, uint64(uint32(v0))+1292))
-				_ = m.fn183(i32(92), t7)
+				_ = m.fn185(i32(92), t7)
 				t9 := int32(m.memory[uint64(uint32(v2))])
 				v1 = t9
 			}
 		l3:
 			t10 := int32(load32(m.memory, uint64(uint32(v0))+1292))
-			_ = m.fn183(int32(int8(v1)), t10)
+			_ = m.fn185(int32(int8(v1)), t10)
 			v2 = v2 + i32(1)
 			goto l4
 		}
 	}
 }
-func (m *Module) fn80(v0, v1, v2, v3, v4 int32) {
+func (m *Module) fn82(v0, v1, v2, v3, v4 int32) {
 	var v5, v6, v7, v8, v9, v10, v11, v12, v13 int32
 	t0 := m.g0
 	v5 = t0 - i32(96)
@@ -54915,9 +55272,9 @@ func (m *Module) fn80(v0, v1, v2, v3, v4 int32) {
 	}
 l1:
 	store32(m.memory, uint64(uint32(v5))+80, uint32(v0))
-	_ = m.fn180(v4, i32(1226282), v5+i32(80))
-	m.fn100(v2, v4, v3&i32(0xffff))
-	_ = m.fn183(i32(34), v4)
+	_ = m.fn182(v4, i32(1226282), v5+i32(80))
+	m.fn102(v2, v4, v3&i32(0xffff))
+	_ = m.fn185(i32(34), v4)
 	{
 		{
 			t11 := int32(load32(m.memory, uint64(uint32(v0))))
@@ -54931,7 +55288,7 @@ l1:
 			}
 		}
 	l2:
-		_ = m.fn185(i32(1209443), i32(17), i32(1), v4)
+		_ = m.fn187(i32(1209443), i32(17), i32(1), v4)
 		t14 := int32(load32(m.memory, uint64(uint32(v0))))
 		v3 = t14
 	}
@@ -54951,7 +55308,7 @@ l5:
 		if v6 == 0 {
 			goto l6
 		}
-		_ = m.fn185(i32(1208795), i32(16), i32(1), v4)
+		_ = m.fn187(i32(1208795), i32(16), i32(1), v4)
 		t17 := int32(load32(m.memory, uint64(uint32(v0))))
 		v3 = t17
 	}
@@ -54971,7 +55328,7 @@ l8:
 		if v6 == 0 {
 			goto l9
 		}
-		_ = m.fn185(i32(1222572), i32(25), i32(1), v4)
+		_ = m.fn187(i32(1222572), i32(25), i32(1), v4)
 		t20 := int32(load32(m.memory, uint64(uint32(v0))))
 		v3 = t20
 	}
@@ -55042,7 +55399,7 @@ l14:
 	store32(m.memory, uint64(uint32(v5))+40, uint32(v8))
 	store32(m.memory, uint64(uint32(v5))+36, uint32(v7))
 	store32(m.memory, uint64(uint32(v5))+32, uint32(v1))
-	_ = m.fn180(v4, i32(1209263), v5+i32(32))
+	_ = m.fn182(v4, i32(1209263), v5+i32(32))
 	{
 		t33 := int32(load32(m.memory, uint64(uint32(v0))))
 		v3 = t33
@@ -55063,10 +55420,10 @@ l14:
 			goto l15
 		}
 		store32(m.memory, uint64(uint32(v5))+16, uint32(v3))
-		_ = m.fn180(v4, i32(1226163), v5+i32(16))
+		_ = m.fn182(v4, i32(1226163), v5+i32(16))
 	}
 l15:
-	_ = m.fn185(i32(1226532), i32(3), i32(1), v4)
+	_ = m.fn187(i32(1226532), i32(3), i32(1), v4)
 	{
 		t39 := int32(load32(m.memory, uint64(uint32(v0))))
 		v9 = t39
@@ -55133,11 +55490,11 @@ l15:
 				v9 = t48
 			}
 		l21:
-			m.fn80(v3, v1, v2, v9&i32(0xffff), v4)
+			m.fn82(v3, v1, v2, v9&i32(0xffff), v4)
 			store32(m.memory, uint64(uint32(v5))+8, uint32(v6))
 			store32(m.memory, uint64(uint32(v5))+4, uint32(v3))
 			store32(m.memory, uint64(uint32(v5)), uint32(v0))
-			_ = m.fn180(v4, i32(1226443), v5)
+			_ = m.fn182(v4, i32(1226443), v5)
 			{
 				{
 					t50 := int32(load32(m.memory, uint64(uint32(v3))))
@@ -55171,7 +55528,7 @@ l15:
 l16:
 	m.g0 = v5 + i32(96)
 }
-func (m *Module) fn81(v0 int32) {
+func (m *Module) fn83(v0 int32) {
 	var v1, v2, v3, v4, v5, v6, v7, v8, v9 int32
 	var v10 int64
 	t0 := int32(load32(m.memory, uint64(uint32(v0))+4))
@@ -55319,7 +55676,7 @@ l1:
 		store64(m.memory, uint64(uint32(v3)), uint64(v10))
 	}
 }
-func (m *Module) fn82(v0, v1 int32) int32 {
+func (m *Module) fn84(v0, v1 int32) int32 {
 	var v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12 int32
 	var v13 int64
 	var v14, v15, v16, v17 int32
@@ -55329,7 +55686,7 @@ func (m *Module) fn82(v0, v1 int32) int32 {
 	t1 := int32(load32(m.memory, uint64(uint32(v0))+1156))
 	t2 := v2 + i32(64)
 	v3 = t1
-	m.fn98(t2, v3, v1, i32(28), i32(0), i32(0))
+	m.fn100(t2, v3, v1, i32(28), i32(0), i32(0))
 	{
 		{
 			t3 := int32(load32(m.memory, uint64(uint32(v2))+68))
@@ -55345,7 +55702,7 @@ func (m *Module) fn82(v0, v1 int32) int32 {
 				t5 := v3
 				v7 = t4
 				t6 := int32(load32(m.memory, uint64(uint32(v7))+12))
-				m.fn89(t5, t6, v1)
+				m.fn91(t5, t6, v1)
 				store32(m.memory, uint64(uint32(v7))+12, uint32(v1))
 				v8 = i32(0)
 				v9 = v1
@@ -55439,7 +55796,7 @@ func (m *Module) fn82(v0, v1 int32) int32 {
 							v7 = t28
 							t29 := int64(load64(m.memory, uint64(uint32(v2))+48))
 							store64(m.memory, uint64(uint32(v2))+40, uint64(t29))
-							m.fn87(v7, v9, v2+i32(40), v10, v3&i32(0xffff))
+							m.fn89(v7, v9, v2+i32(40), v10, v3&i32(0xffff))
 							if v14 == 0 {
 								goto l1
 							}
@@ -55468,7 +55825,7 @@ func (m *Module) fn82(v0, v1 int32) int32 {
 									t33 := int32(load32(m.memory, uint64(uint32(v0))+1156))
 									v15 = t33
 									store64(m.memory, uint64(uint32(v2))+24, uint64(v13))
-									m.fn87(v15, v9, v2+i32(24), i32(0), v3&i32(0xffff))
+									m.fn89(v15, v9, v2+i32(24), i32(0), v3&i32(0xffff))
 									v7 = v7 + i32(8)
 									v14 = v14 + i32(-1)
 									if v14 != 0 {
@@ -55544,8 +55901,8 @@ func (m *Module) fn82(v0, v1 int32) int32 {
 						}
 					l17:
 						store32(m.memory, uint64(uint32(v2)), uint32(v7))
-						_ = m.fn186(v5, i32(1024), i32(1212622), v2)
-						m.fn79(v0)
+						_ = m.fn188(v5, i32(1024), i32(1212622), v2)
+						m.fn81(v0)
 						t49 := int32(load32(m.memory, uint64(uint32(v0))+1292))
 						v7 = t49
 						if v7 == 0 {
@@ -55553,9 +55910,9 @@ func (m *Module) fn82(v0, v1 int32) int32 {
 						}
 						t50 := int32(load32(m.memory, uint64(uint32(v0))+1156))
 						t51 := int32(load32(m.memory, uint64(uint32(v0))+1184))
-						_ = m.fn90(t50, t51, v7)
+						_ = m.fn92(t50, t51, v7)
 						t53 := int32(load32(m.memory, uint64(uint32(v0))+1292))
-						_ = m.fn185(i32(1226767), i32(2), i32(1), t53)
+						_ = m.fn187(i32(1226767), i32(2), i32(1), t53)
 					}
 				l13:
 					{
@@ -55579,7 +55936,7 @@ func (m *Module) fn82(v0, v1 int32) int32 {
 				t58 := int32(load32(m.memory, uint64(uint32(v0))+1156))
 				t59 := v2 + i32(64)
 				v3 = t58
-				m.fn98(t59, v3, v1, i32(28), i32(0), i32(0))
+				m.fn100(t59, v3, v1, i32(28), i32(0), i32(0))
 				t60 := int32(load32(m.memory, uint64(uint32(v2))+68))
 				if t60 != 0 {
 					goto l22
@@ -55598,7 +55955,7 @@ l21:
 	m.g0 = v2 + i32(80)
 	return v7
 }
-func (m *Module) fn83(v0, v1, v2, v3 int32) int32 {
+func (m *Module) fn85(v0, v1, v2, v3 int32) int32 {
 	var v4, v5, v6, v7, v8, v9, v10, v11 int32
 	t0 := m.g0
 	v4 = t0 - i32(16)
@@ -55691,7 +56048,7 @@ l4:
 			if t24 == 0 {
 				goto l7
 			}
-			t25 := m.fn197(v4, v4+i32(8), i32(6))
+			t25 := m.fn199(v4, v4+i32(8), i32(6))
 			if t25 != 0 {
 				goto l7
 			}
@@ -55769,7 +56126,7 @@ l6:
 	m.g0 = v4 + i32(16)
 	return v0
 }
-func (m *Module) fn84(v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10 int32) {
+func (m *Module) fn86(v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10 int32) {
 	var v11, v12, v13, v14, v15, v16, v17 int32
 	t0 := m.g0
 	v11 = t0 - i32(96)
@@ -55952,7 +56309,7 @@ func (m *Module) fn84(v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10 int32) {
 l3:
 	m.g0 = v11 + i32(96)
 }
-func (m *Module) fn85(v0, v1, v2, v3 int32) {
+func (m *Module) fn87(v0, v1, v2, v3 int32) {
 	var v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14 int32
 	var v15 int64
 	t0 := m.g0
@@ -56039,8 +56396,8 @@ func (m *Module) fn85(v0, v1, v2, v3 int32) {
 					}
 				l7:
 					store32(m.memory, uint64(uint32(v4))+16, uint32(v6))
-					_ = m.fn186(v12, i32(1024), i32(1212194), v4+i32(16))
-					m.fn79(v0)
+					_ = m.fn188(v12, i32(1024), i32(1212194), v4+i32(16))
+					m.fn81(v0)
 					t17 := int32(load32(m.memory, uint64(uint32(v3))+4))
 					v6 = t17
 				}
@@ -56163,7 +56520,7 @@ func (m *Module) fn85(v0, v1, v2, v3 int32) {
 l2:
 	m.g0 = v4 + i32(32)
 }
-func (m *Module) fn86(v0, v1, v2 int32) {
+func (m *Module) fn88(v0, v1, v2 int32) {
 	var v3, v4, v5, v6, v7, v8, v9 int32
 	t0 := m.g0
 	v3 = t0 - i32(32)
@@ -56279,7 +56636,7 @@ func (m *Module) fn86(v0, v1, v2 int32) {
 l1:
 	m.g0 = v3 + i32(32)
 }
-func (m *Module) fn87(v0, v1, v2, v3, v4 int32) {
+func (m *Module) fn89(v0, v1, v2, v3, v4 int32) {
 	var v5, v6, v7 int32
 	var v8 int64
 	var v9, v10, v11 int32
@@ -56455,7 +56812,7 @@ l11:
 	store32(m.memory, uint64(uint32(v0))+160, uint32(v1+v3))
 	store32(m.memory, uint64(uint32(v6)), uint32(v0))
 }
-func (m *Module) fn88(v0, v1, v2, v3, v4, v5, v6, v7 int32) int32 {
+func (m *Module) fn90(v0, v1, v2, v3, v4, v5, v6, v7 int32) int32 {
 	var v8, v9, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21, v22, v23 int32
 	var v24 int64
 	t0 := m.g0
@@ -56466,7 +56823,7 @@ func (m *Module) fn88(v0, v1, v2, v3, v4, v5, v6, v7 int32) int32 {
 	t2 := int32(load32(m.memory, uint64(uint32(v9))+4))
 	v10 = t2
 	store32(m.memory, uint64(uint32(v8))+120, uint32(v3))
-	m.fn98(v8+i32(136), v9, v1, i32(29), v8+i32(120), v3)
+	m.fn100(v8+i32(136), v9, v1, i32(29), v8+i32(120), v3)
 	{
 		t3 := int32(load32(m.memory, uint64(uint32(v8))+140))
 		v11 = t3
@@ -56502,7 +56859,7 @@ func (m *Module) fn88(v0, v1, v2, v3, v4, v5, v6, v7 int32) int32 {
 						goto l1
 					}
 					t9 := int32(load32(m.memory, uint64(uint32(v0))+1156))
-					m.fn93(t9, v22)
+					m.fn95(t9, v22)
 					if v19 == 0 {
 						goto l2
 					}
@@ -56587,9 +56944,9 @@ func (m *Module) fn88(v0, v1, v2, v3, v4, v5, v6, v7 int32) int32 {
 				store32(m.memory, uint64(uint32(v8))+128, uint32(t19))
 				store32(m.memory, uint64(uint32(v8))+124, uint32(v19))
 				store32(m.memory, uint64(uint32(v8))+120, uint32(v20))
-				m.fn111(v8+i32(120), v14)
+				m.fn113(v8+i32(120), v14)
 				t20 := int32(load32(m.memory, uint64(uint32(v0))+1184))
-				m.fn113(v8+i32(112), v2, v8+i32(120), v5, t20)
+				m.fn115(v8+i32(112), v2, v8+i32(120), v5, t20)
 				{
 					v3 = v17 + i32(1)
 					if uint32(v3) >= uint32(v11) {
@@ -56614,7 +56971,7 @@ func (m *Module) fn88(v0, v1, v2, v3, v4, v5, v6, v7 int32) int32 {
 						store32(m.memory, uint64(uint32(t24))+104, uint32(t26))
 						store32(m.memory, uint64(uint32(v8))+100, uint32(v19))
 						store32(m.memory, uint64(uint32(v8))+96, uint32(v20))
-						m.fn111(v8+i32(96), v13)
+						m.fn113(v8+i32(96), v13)
 						t27 := int64(load64(m.memory, uint64(uint32(v8))+112))
 						store64(m.memory, uint64(uint32(v8))+152, uint64(t27))
 						t28 := int32(load32(m.memory, uint64(uint32(v0))+1236))
@@ -56666,7 +57023,7 @@ func (m *Module) fn88(v0, v1, v2, v3, v4, v5, v6, v7 int32) int32 {
 						}
 					l15:
 						t40 := int32(load32(m.memory, uint64(uint32(v0))+1184))
-						m.fn113(v8+i32(168), v3&i32(0xffff), v12, i32(0), t40)
+						m.fn115(v8+i32(168), v3&i32(0xffff), v12, i32(0), t40)
 						t41 := int64(load64(m.memory, uint64(uint32(v8))+168))
 						t42 := v8
 						v24 = t41
@@ -56676,7 +57033,7 @@ func (m *Module) fn88(v0, v1, v2, v3, v4, v5, v6, v7 int32) int32 {
 						store64(m.memory, uint64(uint32(v8))+64, uint64(v24))
 						{
 							{
-								t44 := m.fn125(v0, v8+i32(72), v8+i32(64))
+								t44 := m.fn127(v0, v8+i32(72), v8+i32(64))
 								if t44 == 0 {
 									goto l16
 								}
@@ -56723,7 +57080,7 @@ func (m *Module) fn88(v0, v1, v2, v3, v4, v5, v6, v7 int32) int32 {
 								store32(m.memory, uint64(uint32(t54)), uint32(t55))
 								store32(m.memory, uint64(uint32(v18)), uint32(v19))
 								t56 := int32(load32(m.memory, uint64(uint32(v0))+1184))
-								m.fn113(v8+i32(168), v2, v8+i32(96), v5, t56)
+								m.fn115(v8+i32(168), v2, v8+i32(96), v5, t56)
 								t57 := int64(load64(m.memory, uint64(uint32(v8))+168))
 								store64(m.memory, uint64(uint32(v8))+112, uint64(t57))
 								goto l19
@@ -56821,7 +57178,7 @@ func (m *Module) fn88(v0, v1, v2, v3, v4, v5, v6, v7 int32) int32 {
 				t77 := int32(load32(m.memory, uint64(uint32(v0))+1156))
 				v3 = t77
 				store64(m.memory, uint64(uint32(v8))+32, uint64(v24))
-				m.fn87(v3, v22, v8+i32(32), i32(0), v20)
+				m.fn89(v3, v22, v8+i32(32), i32(0), v20)
 				{
 					t78 := int32(load32(m.memory, uint64(uint32(v0))+1216))
 					if t78 == 0 {
@@ -56836,7 +57193,7 @@ func (m *Module) fn88(v0, v1, v2, v3, v4, v5, v6, v7 int32) int32 {
 						t80 := int32(load32(m.memory, uint64(uint32(v0))+1212))
 						t81 := int64(load64(m.memory, uint64(uint32(t80+v3))))
 						store64(m.memory, uint64(uint32(v8))+24, uint64(t81))
-						m.fn87(v18, v22, v8+i32(24), i32(0), v20)
+						m.fn89(v18, v22, v8+i32(24), i32(0), v20)
 						v3 = v3 + i32(8)
 						v19 = v19 + i32(1)
 						t82 := int32(load32(m.memory, uint64(uint32(v0))+1216))
@@ -56857,7 +57214,7 @@ func (m *Module) fn88(v0, v1, v2, v3, v4, v5, v6, v7 int32) int32 {
 							goto l28
 						}
 						t83 := int32(load32(m.memory, uint64(uint32(v0))+1156))
-						t84 := m.fn94(t83, v3, v22)
+						t84 := m.fn96(t83, v3, v22)
 						if t84 == 0 {
 							goto l28
 						}
@@ -56890,7 +57247,7 @@ l0:
 	}
 	return p88
 }
-func (m *Module) fn89(v0, v1, v2 int32) {
+func (m *Module) fn91(v0, v1, v2 int32) {
 	var v3, v4, v5, v6, v7, v8, v9 int32
 	t0 := m.g0
 	v3 = t0 - i32(16)
@@ -56972,7 +57329,7 @@ func (m *Module) fn89(v0, v1, v2 int32) {
 			}
 		l5:
 			t15 := int32(load32(m.memory, uint64(uint32(v6))))
-			m.fn77(t15, v4, v8)
+			m.fn79(t15, v4, v8)
 		}
 	l2:
 		t16 := int64(load64(m.memory, uint64(uint32(v5))))
@@ -56993,7 +57350,7 @@ func (m *Module) fn89(v0, v1, v2 int32) {
 l0:
 	m.g0 = v3 + i32(16)
 }
-func (m *Module) fn90(v0, v1, v2 int32) int32 {
+func (m *Module) fn92(v0, v1, v2 int32) int32 {
 	var v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15, v16, v17 int32
 	t0 := m.g0
 	v3 = t0 - i32(192)
@@ -57031,9 +57388,9 @@ l0:
 		p8 = v2
 	}
 	v2 = p8
-	_ = m.fn185(i32(1226410), i32(16), i32(1), v2)
-	_ = m.fn185(i32(1226618), i32(14), i32(1), v2)
-	_ = m.fn185(i32(1226476), i32(22), i32(1), v2)
+	_ = m.fn187(i32(1226410), i32(16), i32(1), v2)
+	_ = m.fn187(i32(1226618), i32(14), i32(1), v2)
+	_ = m.fn187(i32(1226476), i32(22), i32(1), v2)
 	store32(m.memory, uint64(uint32(v0+i32(28))), uint32(i32(0)))
 	v5 = i32(0)
 	{
@@ -57053,17 +57410,17 @@ l0:
 				goto l4
 			}
 			store32(m.memory, uint64(uint32(v3))+160, uint32(v6))
-			_ = m.fn180(v2, i32(1226499), v3+i32(160))
+			_ = m.fn182(v2, i32(1226499), v3+i32(160))
 			t16 := int32(load32(m.memory, uint64(uint32(v8))))
 			store32(m.memory, uint64(uint32(v3))+148, uint32(t16))
 			store32(m.memory, uint64(uint32(v3))+144, uint32(v6))
-			_ = m.fn180(v2, i32(1222088), v3+i32(144))
+			_ = m.fn182(v2, i32(1222088), v3+i32(144))
 			{
 				t18 := int32(load32(m.memory, uint64(uint32(v8+i32(28)))))
 				if t18 != i32(1) {
 					goto l5
 				}
-				_ = m.fn185(i32(1226382), i32(10), i32(1), v2)
+				_ = m.fn187(i32(1226382), i32(10), i32(1), v2)
 			}
 		l5:
 			{
@@ -57106,13 +57463,13 @@ l0:
 			store32(m.memory, uint64(uint32(v3))+136, uint32(v7))
 			store32(m.memory, uint64(uint32(v3))+132, uint32(v5))
 			store32(m.memory, uint64(uint32(v3))+128, uint32(v6))
-			_ = m.fn180(v2, i32(1209179), v3+i32(128))
+			_ = m.fn182(v2, i32(1209179), v3+i32(128))
 			{
 				t30 := int32(load32(m.memory, uint64(uint32(v8))+4))
 				if t30 == 0 {
 					goto l9
 				}
-				_ = m.fn185(i32(1222248), i32(9), i32(1), v2)
+				_ = m.fn187(i32(1222248), i32(9), i32(1), v2)
 				v5 = v8 + i32(4)
 				t32 := int32(load32(m.memory, uint64(uint32(v5))))
 				v7 = t32
@@ -57127,7 +57484,7 @@ l0:
 					t34 := int32(load32(m.memory, uint64(uint32(v7))))
 					t35 := int32(load16(m.memory, uint64(uint32(t34+v4))))
 					store32(m.memory, uint64(uint32(v3))+112, uint32(t35))
-					_ = m.fn180(v2, i32(1209439), v3+i32(112))
+					_ = m.fn182(v2, i32(1209439), v3+i32(112))
 					v4 = v4 + i32(20)
 					v9 = v9 + i32(1)
 					t37 := int32(load32(m.memory, uint64(uint32(v5))))
@@ -57156,7 +57513,7 @@ l0:
 					v9 = t42
 				}
 			l12:
-				_ = m.fn185(i32(1222279), i32(24), i32(1), v2)
+				_ = m.fn187(i32(1222279), i32(24), i32(1), v2)
 				t44 := int32(load32(m.memory, uint64(uint32(v7))+72))
 				if t44 == 0 {
 					goto l11
@@ -57166,7 +57523,7 @@ l0:
 				{
 					t45 := int32(int8(m.memory[uint64(uint32(v9+v4))]))
 					store32(m.memory, uint64(uint32(v3))+96, uint32(t45))
-					_ = m.fn180(v2, i32(1222135), v3+i32(96))
+					_ = m.fn182(v2, i32(1222135), v3+i32(96))
 					v4 = v4 + i32(1)
 					t47 := int32(load32(m.memory, uint64(uint32(v7))+72))
 					if uint32(v4) < uint32(t47) {
@@ -57175,7 +57532,7 @@ l0:
 				}
 			}
 		l11:
-			_ = m.fn185(i32(1226532), i32(3), i32(1), v2)
+			_ = m.fn187(i32(1226532), i32(3), i32(1), v2)
 			{
 				t49 := int32(load32(m.memory, uint64(uint32(v0))+28))
 				v7 = t49
@@ -57295,14 +57652,14 @@ l51:
 				goto l20
 			}
 			store32(m.memory, uint64(uint32(v3))+80, uint32(v9))
-			_ = m.fn180(v2, i32(1222125), v3+i32(80))
+			_ = m.fn182(v2, i32(1222125), v3+i32(80))
 			{
 				t74 := int32(load16(m.memory, uint64(uint32(v9))))
 				v4 = t74
 				if v4 != 0 {
 					goto l22
 				}
-				_ = m.fn185(i32(1226272), i32(9), i32(1), v2)
+				_ = m.fn187(i32(1226272), i32(9), i32(1), v2)
 				goto l23
 			}
 		l22:
@@ -57330,12 +57687,12 @@ l51:
 				if v7 == 0 {
 					goto l24
 				}
-				_ = m.fn185(i32(1226319), i32(29), i32(1), v2)
+				_ = m.fn187(i32(1226319), i32(29), i32(1), v2)
 				goto l23
 			}
 		l24:
 			store32(m.memory, uint64(uint32(v3))+64, uint32(v4))
-			_ = m.fn180(v2, i32(1226202), v3+i32(64))
+			_ = m.fn182(v2, i32(1226202), v3+i32(64))
 		l23:
 			t81 := int32(load32(m.memory, uint64(uint32(v9+i32(8)))))
 			v4 = t81
@@ -57351,7 +57708,7 @@ l51:
 			store32(m.memory, uint64(uint32(v3))+40, uint32(v5))
 			store32(m.memory, uint64(uint32(v3))+36, uint32(v7))
 			store32(m.memory, uint64(uint32(v3))+32, uint32(v4+i32(1)))
-			_ = m.fn180(v2, i32(1226536), v3+i32(32))
+			_ = m.fn182(v2, i32(1226536), v3+i32(32))
 			{
 				t87 := int32(load16(m.memory, uint64(uint32(v9))+144))
 				if t87 == 0 {
@@ -57370,14 +57727,14 @@ l51:
 					v8 = t90
 					store32(m.memory, uint64(uint32(t91))+20, uint32(v8))
 					store32(m.memory, uint64(uint32(v3))+16, uint32(v9))
-					_ = m.fn180(v2, i32(1222114), v3+i32(16))
+					_ = m.fn182(v2, i32(1222114), v3+i32(16))
 					if v6 == 0 {
 						goto l28
 					}
-					_ = m.fn185(i32(1226393), i32(13), i32(1), v2)
+					_ = m.fn187(i32(1226393), i32(13), i32(1), v2)
 				l28:
 					if v4 == 0 {
-						_ = m.fn185(i32(1221657), i32(9), i32(1), v2)
+						_ = m.fn187(i32(1221657), i32(9), i32(1), v2)
 						goto l43
 					}
 					{
@@ -57395,9 +57752,9 @@ l51:
 					if v16 == 0 {
 						goto l32
 					}
-					_ = m.fn185(i32(1226366), i32(15), i32(1), v2)
+					_ = m.fn187(i32(1226366), i32(15), i32(1), v2)
 				l32:
-					_ = m.fn185(i32(1226307), i32(7), i32(1), v2)
+					_ = m.fn187(i32(1226307), i32(7), i32(1), v2)
 					{
 						{
 							if v6 != 0 {
@@ -57407,7 +57764,7 @@ l51:
 							if t97&i32(3) != i32(1) {
 								goto l34
 							}
-							_ = m.fn183(i32(39), v2)
+							_ = m.fn185(i32(39), v2)
 							t99 := int32(load16(m.memory, uint64(uint32(v4))+40))
 							v16 = t99
 							goto l35
@@ -57417,20 +57774,20 @@ l51:
 							v16 = int32(uint32(v4&i32(0xff00)) >> 8)
 							goto l38
 						}
-						_ = m.fn183(i32(39), v2)
+						_ = m.fn185(i32(39), v2)
 						v16 = int32(uint32(v4&i32(0xff00)) >> 8)
 					l35:
-						m.fn100(v1, v2, v16&i32(0xffff))
-						_ = m.fn183(i32(39), v2)
+						m.fn102(v1, v2, v16&i32(0xffff))
+						_ = m.fn185(i32(39), v2)
 						goto l37
 					l34:
 						t102 := int32(load16(m.memory, uint64(uint32(v4))+40))
 						v16 = t102
 					}
 				l38:
-					m.fn100(v1, v2, v16&i32(0xffff))
+					m.fn102(v1, v2, v16&i32(0xffff))
 				l37:
-					_ = m.fn183(i32(34), v2)
+					_ = m.fn185(i32(34), v2)
 					if v6 != 0 {
 						goto l39
 					}
@@ -57460,9 +57817,9 @@ l51:
 				l42:
 					store32(m.memory, uint64(uint32(v3))+4, uint32(v4))
 					store32(m.memory, uint64(uint32(v3)), uint32(v6))
-					_ = m.fn180(v2, i32(1226213), v3)
+					_ = m.fn182(v2, i32(1226213), v3)
 				l43:
-					_ = m.fn185(i32(1226614), i32(3), i32(1), v2)
+					_ = m.fn187(i32(1226614), i32(3), i32(1), v2)
 					v4 = v15
 					{
 						if v5 == 0 {
@@ -57592,7 +57949,7 @@ l51:
 		goto l52
 	}
 l18:
-	_ = m.fn185(i32(1226407), i32(2), i32(1), v2)
+	_ = m.fn187(i32(1226407), i32(2), i32(1), v2)
 	{
 		if v14 == 0 {
 			goto l53
@@ -57604,7 +57961,7 @@ l53:
 	m.g0 = v3 + i32(192)
 	return i32(1)
 }
-func (m *Module) fn91(v0, v1, v2 int32) {
+func (m *Module) fn93(v0, v1, v2 int32) {
 	var v3, v4, v5, v6 int32
 	var v7 int64
 	var v8, v9, v10 int32
@@ -57617,9 +57974,9 @@ func (m *Module) fn91(v0, v1, v2 int32) {
 	v4 = t1
 	t2 := int64(load64(m.memory, uint64(uint32(v2))))
 	store64(m.memory, uint64(uint32(v3))+48, uint64(t2))
-	m.fn87(v4, v1, v3+i32(48), i32(0), i32(1))
+	m.fn89(v4, v1, v3+i32(48), i32(0), i32(1))
 	t3 := int32(load32(m.memory, uint64(uint32(v0))+1156))
-	m.fn98(v3+i32(96), t3, v1, i32(30), i32(0), i32(0))
+	m.fn100(v3+i32(96), t3, v1, i32(30), i32(0), i32(0))
 	{
 		t4 := int32(load32(m.memory, uint64(uint32(v3))+100))
 		if t4 == 0 {
@@ -57824,7 +58181,7 @@ func (m *Module) fn91(v0, v1, v2 int32) {
 					l18:
 						t45 := int32(load16(m.memory, uint64(uint32(v2+i32(66)))))
 						t46 := int32(load32(m.memory, uint64(uint32(v0))+1184))
-						m.fn113(v3+i32(56), v4&i32(0xffff), v3+i32(80), t45, t46)
+						m.fn115(v3+i32(56), v4&i32(0xffff), v3+i32(80), t45, t46)
 						t47 := int64(load64(m.memory, uint64(uint32(v3))+56))
 						store64(m.memory, uint64(uint32(v3))+72, uint64(t47))
 						t48 := int64(load64(m.memory, uint64(uint32(v3))+64))
@@ -57860,7 +58217,7 @@ func (m *Module) fn91(v0, v1, v2 int32) {
 					t53 := int64(load64(m.memory, uint64(uint32(v3))+72))
 					store64(m.memory, uint64(uint32(v3))+24, uint64(t53))
 					{
-						t54 := m.fn125(v0, v3+i32(32), v3+i32(24))
+						t54 := m.fn127(v0, v3+i32(32), v3+i32(24))
 						if t54 == 0 {
 							t57 := int64(load64(m.memory, uint64(uint32(v3))+72))
 							store64(m.memory, uint64(uint32(v3))+16, uint64(t57))
@@ -57891,13 +58248,13 @@ l0:
 	t60 := int32(load32(m.memory, uint64(uint32(v0))+1156))
 	t61 := int32(load32(m.memory, uint64(uint32(v3))+96))
 	t62 := int32(load32(m.memory, uint64(uint32(t61))+12))
-	m.fn93(t60, t62)
+	m.fn95(t60, t62)
 	t63 := int32(load32(m.memory, uint64(uint32(v0))+1156))
 	t64 := int32(load32(m.memory, uint64(uint32(t63))))
 	store32(m.memory, uint64(uint32(t64+v1<<5))+28, uint32(i32(2)))
 	m.g0 = v3 + i32(112)
 }
-func (m *Module) fn92(v0, v1, v2 int32) {
+func (m *Module) fn94(v0, v1, v2 int32) {
 	var v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21, v22, v23, v24, v25, v26 int32
 	var v27 int64
 	t0 := m.g0
@@ -58030,7 +58387,7 @@ l2:
 					}
 				}
 			l6:
-				t31 := m.fn126(v0, v1, v15-v20+v21*i32(100)+(v8-v22)*i32(30))
+				t31 := m.fn128(v0, v1, v15-v20+v21*i32(100)+(v8-v22)*i32(30))
 				if t31 != 0 {
 					goto l9
 				}
@@ -58123,7 +58480,7 @@ l2:
 				t50 := v3
 				v25 = v21 + v16
 				store32(m.memory, uint64(uint32(t50))+272, uint32(v25))
-				m.fn98(v3+i32(192), v6, v1, i32(29), v3+i32(272), v25)
+				m.fn100(v3+i32(192), v6, v1, i32(29), v3+i32(272), v25)
 				t51 := int32(load32(m.memory, uint64(uint32(v3))+196))
 				v10 = t51
 				if v10 == 0 {
@@ -58175,7 +58532,7 @@ l2:
 												goto l30
 											}
 											m.memory[uint64(uint32(v3))+248] = byte(i32(0))
-											m.fn98(v3+i32(272), v24, v23, i32(31), v3+i32(248), i32(1))
+											m.fn100(v3+i32(272), v24, v23, i32(31), v3+i32(248), i32(1))
 											t74 := int32(load32(m.memory, uint64(uint32(v3))+276))
 											if t74 == 0 {
 												goto l29
@@ -58184,7 +58541,7 @@ l2:
 											t76 := v24
 											v6 = t75
 											t77 := int32(load32(m.memory, uint64(uint32(v6))+12))
-											m.fn89(t76, t77, v23)
+											m.fn91(t76, t77, v23)
 											t78 := int32(load32(m.memory, uint64(uint32(v6))+4))
 											v23 = t78
 											if v23 == 0 {
@@ -58334,7 +58691,7 @@ l2:
 										}
 									}
 								l29:
-									m.fn111(v3+i32(176), v14)
+									m.fn113(v3+i32(176), v14)
 									{
 										{
 											t109 := int32(load32(m.memory, uint64(uint32(v3))+180))
@@ -58416,7 +58773,7 @@ l2:
 											store32(m.memory, uint64(uint32(v3))+208, uint32(v6))
 											t131 := int64(load64(m.memory, uint64(uint32(v3))+208))
 											store64(m.memory, uint64(uint32(v3))+144, uint64(t131))
-											m.fn112(v3+i32(144), v10)
+											m.fn114(v3+i32(144), v10)
 											t132 := int32(load32(m.memory, uint64(uint32(v3))+208))
 											v6 = t132
 											t133 := int32(load16(m.memory, uint64(uint32(v6))+44))
@@ -58429,7 +58786,7 @@ l2:
 											v6 = t136
 											store64(m.memory, uint64(uint32(v3))+136, uint64(v27))
 											t137 := int32(load32(m.memory, uint64(uint32(v3))+188))
-											m.fn87(v6, t137, v3+i32(136), i32(0), v19)
+											m.fn89(v6, t137, v3+i32(136), i32(0), v19)
 											goto l45
 										}
 									l42:
@@ -58463,7 +58820,7 @@ l2:
 											t145 := int32(load32(m.memory, uint64(uint32(v0))+1156))
 											v10 = t145
 											store64(m.memory, uint64(uint32(v3))+128, uint64(v27))
-											m.fn87(v10, v20, v3+i32(128), i32(0), v19)
+											m.fn89(v10, v20, v3+i32(128), i32(0), v19)
 											v6 = v6 + i32(8)
 											v5 = v5 + i32(1)
 											t146 := int32(load32(m.memory, uint64(uint32(v0))+1216))
@@ -58588,18 +58945,18 @@ l2:
 			l50:
 				store32(m.memory, uint64(uint32(v3))+116, uint32(v25))
 				store32(m.memory, uint64(uint32(v3))+112, uint32(v19))
-				_ = m.fn186(v0+i32(132), i32(1024), i32(1209074), v3+i32(112))
-				m.fn79(v0)
+				_ = m.fn188(v0+i32(132), i32(1024), i32(1209074), v3+i32(112))
+				m.fn81(v0)
 				{
 					t152 := int32(load32(m.memory, uint64(uint32(v0))+1292))
 					v6 = t152
 					if v6 != 0 {
 						t153 := int32(load32(m.memory, uint64(uint32(v0))+1156))
 						t154 := int32(load32(m.memory, uint64(uint32(v0))+1184))
-						_ = m.fn90(t153, t154, v6)
+						_ = m.fn92(t153, t154, v6)
 						v4 = i32(1)
 						t156 := int32(load32(m.memory, uint64(uint32(v0))+1292))
-						_ = m.fn185(i32(1226767), i32(2), i32(1), t156)
+						_ = m.fn187(i32(1226767), i32(2), i32(1), t156)
 						goto l3
 					}
 					v4 = i32(1)
@@ -58634,7 +58991,7 @@ l3:
 				if t163 == 0 {
 					goto l54
 				}
-				m.fn93(v6, v9)
+				m.fn95(v6, v9)
 				v9 = v9 + i32(-1)
 				t164 := int32(load32(m.memory, uint64(uint32(v0))+1156))
 				v6 = t164
@@ -58719,7 +59076,7 @@ l53:
 				store32(m.memory, uint64(uint32(v0+i32(140))), uint32(t180))
 				t181 := int64(load64(m.memory, uint64(uint32(i32(0)))+1219137))
 				store64(m.memory, uint64(uint32(v0))+132, uint64(t181))
-				m.fn79(v0)
+				m.fn81(v0)
 			}
 		l64:
 			t182 := int32(load32(m.memory, uint64(uint32(v0))+1184))
@@ -58777,7 +59134,7 @@ l53:
 			store32(m.memory, uint64(uint32(v3))+192, uint32(v6))
 			t199 := int64(load64(m.memory, uint64(uint32(v3))+192))
 			store64(m.memory, uint64(uint32(v3))+32, uint64(t199))
-			m.fn112(v3+i32(32), v5)
+			m.fn114(v3+i32(32), v5)
 			t200 := int32(load32(m.memory, uint64(uint32(v3))+192))
 			v6 = t200
 			t201 := int32(load16(m.memory, uint64(uint32(v6))+44))
@@ -58789,10 +59146,10 @@ l53:
 			t204 := int32(load32(m.memory, uint64(uint32(v0))+1156))
 			v6 = t204
 			store64(m.memory, uint64(uint32(v3))+24, uint64(v27))
-			m.fn87(v6, v1, v3+i32(24), i32(0), i32(1))
+			m.fn89(v6, v1, v3+i32(24), i32(0), i32(1))
 			t205 := int64(load64(m.memory, uint64(uint32(v2))))
 			store64(m.memory, uint64(uint32(v3))+16, uint64(t205))
-			m.fn91(v0, v1, v3+i32(16))
+			m.fn93(v0, v1, v3+i32(16))
 			goto l59
 		}
 	l62:
@@ -58821,7 +59178,7 @@ l53:
 		}
 	l66:
 		{
-			t214 := m.fn126(v0, v1, v4*i32(30)+v6)
+			t214 := m.fn128(v0, v1, v4*i32(30)+v6)
 			if t214 == 0 {
 				goto l67
 			}
@@ -58951,7 +59308,7 @@ l53:
 			}
 			t240 := int64(load64(m.memory, uint64(uint32(v2))))
 			store64(m.memory, uint64(uint32(v3))+96, uint64(t240))
-			m.fn86(v3+i32(272), v0+i32(1160), v3+i32(96))
+			m.fn88(v3+i32(272), v0+i32(1160), v3+i32(96))
 			{
 				{
 					t241 := int32(m.memory[uint64(uint32(v3))+272])
@@ -59024,8 +59381,8 @@ l53:
 		}
 	l86:
 		store32(m.memory, uint64(uint32(v3))+80, uint32(v6))
-		_ = m.fn186(v4, i32(1024), i32(1212394), v3+i32(80))
-		m.fn79(v0)
+		_ = m.fn188(v4, i32(1024), i32(1212394), v3+i32(80))
+		m.fn81(v0)
 	l82:
 		t256 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681016))
 		t257 := m.t0[uint(t256)].(func(int32) int32)(i32(8))
@@ -59087,7 +59444,7 @@ l53:
 		store32(m.memory, uint64(uint32(v3))+192, uint32(v6+i32(8)))
 		t276 := int64(load64(m.memory, uint64(uint32(v3))+192))
 		store64(m.memory, uint64(uint32(v3))+72, uint64(t276))
-		m.fn112(v3+i32(72), v5)
+		m.fn114(v3+i32(72), v5)
 		{
 			{
 				if v13 != 0 {
@@ -59101,7 +59458,7 @@ l53:
 			t278 := int32(load32(m.memory, uint64(uint32(v0))+1156))
 			v6 = t278
 			store32(m.memory, uint64(uint32(v3))+248, uint32(i32(1)))
-			m.fn98(v3+i32(272), v6, v1, i32(29), v3+i32(248), i32(1))
+			m.fn100(v3+i32(272), v6, v1, i32(29), v3+i32(248), i32(1))
 			{
 				{
 					t279 := int32(load32(m.memory, uint64(uint32(v3))+276))
@@ -59176,7 +59533,7 @@ l53:
 				}
 			l96:
 				{
-					m.fn93(v6, v5)
+					m.fn95(v6, v5)
 					t293 := int32(load32(m.memory, uint64(uint32(v0))+1156))
 					v6 = t293
 					t294 := int32(load32(m.memory, uint64(uint32(v6))+4))
@@ -59189,7 +59546,7 @@ l53:
 				}
 			}
 		l91:
-			m.fn89(v6, v4, v1)
+			m.fn91(v6, v4, v1)
 			{
 				t296 := int32(load32(m.memory, uint64(uint32(v21))+4))
 				v5 = t296
@@ -59246,7 +59603,7 @@ l53:
 			t310 := int64(load64(m.memory, uint64(uint32(v3))+192))
 			store64(m.memory, uint64(uint32(t309+v5<<3)), uint64(t310))
 			t311 := int32(load32(m.memory, uint64(uint32(v0))+1184))
-			m.fn113(v3+i32(248), i32(65534), v21, i32(0), t311)
+			m.fn115(v3+i32(248), i32(65534), v21, i32(0), t311)
 			t312 := int64(load64(m.memory, uint64(uint32(v3))+248))
 			t313 := v3
 			v27 = t312
@@ -59258,7 +59615,7 @@ l53:
 		v6 = t314
 		store64(m.memory, uint64(uint32(v3))+56, uint64(v27))
 		v22 = i32(0)
-		m.fn87(v6, v1, v3+i32(56), i32(0), i32(0))
+		m.fn89(v6, v1, v3+i32(56), i32(0), i32(0))
 		{
 			t315 := int32(m.memory[uint64(uint32(v2))])
 			if t315&i32(1) != 0 {
@@ -59415,7 +59772,7 @@ l53:
 l59:
 	m.g0 = v3 + i32(304)
 }
-func (m *Module) fn93(v0, v1 int32) {
+func (m *Module) fn95(v0, v1 int32) {
 	var v2, v3, v4, v5, v6, v7, v8 int32
 	t0 := m.g0
 	v2 = t0 - i32(16)
@@ -59477,7 +59834,7 @@ func (m *Module) fn93(v0, v1 int32) {
 		}
 	l3:
 		t13 := int32(load32(m.memory, uint64(uint32(v4))))
-		m.fn77(t13, v7, v5)
+		m.fn79(t13, v7, v5)
 		t14 := int32(load32(m.memory, uint64(uint32(v0))))
 		v3 = t14
 	}
@@ -59489,7 +59846,7 @@ l0:
 	store32(m.memory, uint64(uint32(v0))+4, uint32(t16+i32(-1)))
 	m.g0 = v2 + i32(16)
 }
-func (m *Module) fn94(v0, v1, v2 int32) int32 {
+func (m *Module) fn96(v0, v1, v2 int32) int32 {
 	var v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13 int32
 	t0 := m.g0
 	v3 = t0 - i32(16)
@@ -59595,7 +59952,7 @@ func (m *Module) fn94(v0, v1, v2 int32) int32 {
 			goto l0
 		}
 	l4:
-		t23 := m.fn197(v12, v11, v10)
+		t23 := m.fn199(v12, v11, v10)
 		if t23 != 0 {
 			goto l0
 		}
@@ -59617,7 +59974,7 @@ func (m *Module) fn94(v0, v1, v2 int32) int32 {
 				store64(m.memory, uint64(uint32(t26)), uint64(t27))
 				t28 := int64(load64(m.memory, uint64(uint32(v9))))
 				store64(m.memory, uint64(uint32(v3)), uint64(t28))
-				m.fn110(v6, v3, v12)
+				m.fn112(v6, v3, v12)
 				v4 = v4 + i32(16)
 				t29 := int32(load32(m.memory, uint64(uint32(v10))))
 				v6 = t29
@@ -59642,14 +59999,14 @@ func (m *Module) fn94(v0, v1, v2 int32) int32 {
 			store32(m.memory, uint64(uint32(v5+v1<<5))+8, uint32(t34))
 		}
 	l7:
-		m.fn93(v0, v2)
+		m.fn95(v0, v2)
 		v4 = i32(1)
 	}
 l0:
 	m.g0 = v3 + i32(16)
 	return v4
 }
-func (m *Module) fn95(v0, v1, v2 int32) int32 {
+func (m *Module) fn97(v0, v1, v2 int32) int32 {
 	var v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21, v22, v23 int32
 	v3 = i32(0)
 	{
@@ -59674,7 +60031,7 @@ func (m *Module) fn95(v0, v1, v2 int32) int32 {
 				}
 			l3:
 				{
-					t2 := m.fn94(v4, v10, v8)
+					t2 := m.fn96(v4, v10, v8)
 					if t2 != 0 {
 						goto l2
 					}
@@ -59949,7 +60306,7 @@ func (m *Module) fn95(v0, v1, v2 int32) int32 {
 						t54 := int32(load32(m.memory, uint64(uint32(v10))))
 						t55 := int32(load32(m.memory, uint64(uint32(v10+i32(8)))))
 						t56 := int32(load16(m.memory, uint64(uint32(v10+i32(12)))))
-						t57 := m.fn88(t51, t52, t53, t54, t55, t56, i32(1), i32(0))
+						t57 := m.fn90(t51, t52, t53, t54, t55, t56, i32(1), i32(0))
 						v10 = t57
 						v4 = v4 + i32(16)
 						v11 = v11 + i32(1)
@@ -59970,7 +60327,7 @@ func (m *Module) fn95(v0, v1, v2 int32) int32 {
 						goto l5
 					}
 					t59 := int32(load32(m.memory, uint64(uint32(v0))+1156))
-					m.fn89(t59, v10, v8)
+					m.fn91(t59, v10, v8)
 					goto l2
 				}
 			l5:
@@ -59979,7 +60336,7 @@ func (m *Module) fn95(v0, v1, v2 int32) int32 {
 						goto l30
 					}
 					t60 := int32(load32(m.memory, uint64(uint32(v0))+1156))
-					m.fn93(t60, v8)
+					m.fn95(t60, v8)
 				}
 			l30:
 				v4 = v3
@@ -60006,7 +60363,7 @@ func (m *Module) fn95(v0, v1, v2 int32) int32 {
 l0:
 	return v3 & i32(1)
 }
-func (m *Module) fn96(v0, v1 int32) int32 {
+func (m *Module) fn98(v0, v1 int32) int32 {
 	var v2, v3, v4, v5 int32
 	{
 		t0 := int32(load32(m.memory, uint64(uint32(v0))+4))
@@ -60111,7 +60468,7 @@ l4:
 	store32(m.memory, uint64(uint32(v4+v3<<5))+4, uint32(i32(0)))
 	return v1
 }
-func (m *Module) fn97(v0, v1 int32) int32 {
+func (m *Module) fn99(v0, v1 int32) int32 {
 	var v2, v3, v4, v5, v6, v7, v8, v9, v10 int32
 	v2 = i32(1)
 	{
@@ -60227,7 +60584,7 @@ func (m *Module) fn97(v0, v1 int32) int32 {
 l0:
 	return v2
 }
-func (m *Module) fn98(v0, v1, v2, v3, v4, v5 int32) {
+func (m *Module) fn100(v0, v1, v2, v3, v4, v5 int32) {
 	var v6, v7, v8, v9, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21, v22 int32
 	var v23 int64
 	var v24, v25 int32
@@ -61069,7 +61426,7 @@ l6:
 	store32(m.memory, uint64(uint32(v0+i32(8))), uint32(t183))
 	m.g0 = v6 + i32(32)
 }
-func (m *Module) fn99(v0, v1, v2, v3 int32) {
+func (m *Module) fn101(v0, v1, v2, v3 int32) {
 	var v4, v5 int32
 	var v6 int64
 	var v7, v8, v9, v10, v11, v12 int32
@@ -61237,13 +61594,13 @@ func (m *Module) fn99(v0, v1, v2, v3 int32) {
 			v6 = t43
 			store64(m.memory, uint64(uint32(t44))+16, uint64(v6))
 			store64(m.memory, uint64(uint32(v4))+24, uint64(v6))
-			m.fn112(v4+i32(16), v2)
+			m.fn114(v4+i32(16), v2)
 			t45 := int64(load64(m.memory, uint64(uint32(v4))+32))
 			store64(m.memory, uint64(uint32(v4))+8, uint64(t45))
-			m.fn112(v4+i32(8), v2)
+			m.fn114(v4+i32(8), v2)
 			t46 := int64(load64(m.memory, uint64(uint32(v4))+40))
 			store64(m.memory, uint64(uint32(v4)), uint64(t46))
-			m.fn112(v4, v2)
+			m.fn114(v4, v2)
 			t47 := int32(load32(m.memory, uint64(uint32(v3))+4))
 			v0 = t47
 			if uint32(v0) > uint32(v5) {
@@ -61254,7 +61611,7 @@ func (m *Module) fn99(v0, v1, v2, v3 int32) {
 l0:
 	m.g0 = v4 + i32(48)
 }
-func (m *Module) fn100(v0, v1, v2 int32) {
+func (m *Module) fn102(v0, v1, v2 int32) {
 	var v3 int32
 	v3 = i32(1222141)
 	switch v2 + i32(-65534) {
@@ -61293,19 +61650,19 @@ l1:
 				}
 				fallthrough
 			case 25:
-				_ = m.fn183(i32(92), v1)
+				_ = m.fn185(i32(92), v1)
 				t6 := int32(int8(m.memory[uint64(uint32(v3))]))
-				_ = m.fn183(t6, v1)
+				_ = m.fn185(t6, v1)
 				goto l9
 			case 1:
-				_ = m.fn185(i32(1217978), i32(2), i32(1), v1)
+				_ = m.fn187(i32(1217978), i32(2), i32(1), v1)
 				goto l9
 			case 0:
-				_ = m.fn185(i32(1211285), i32(2), i32(1), v1)
+				_ = m.fn187(i32(1211285), i32(2), i32(1), v1)
 				goto l9
 			}
 		l6:
-			_ = m.fn183(v2, v1)
+			_ = m.fn185(v2, v1)
 		l9:
 			v3 = v3 + i32(1)
 			t11 := int32(m.memory[uint64(uint32(v3))])
@@ -61316,7 +61673,7 @@ l1:
 		}
 	}
 }
-func (m *Module) fn101(v0, v1, v2, v3 int32) int32 {
+func (m *Module) fn103(v0, v1, v2, v3 int32) int32 {
 	var v4 int32
 	var v5 int64
 	t0 := m.g0
@@ -61331,12 +61688,12 @@ func (m *Module) fn101(v0, v1, v2, v3 int32) int32 {
 	store64(m.memory, uint64(uint32(v4+i32(8))), uint64(t3))
 	t4 := int64(load64(m.memory, uint64(uint32(v2))))
 	store64(m.memory, uint64(uint32(v4)), uint64(t4))
-	t5 := m.fn78(v0, v1, v4)
+	t5 := m.fn80(v0, v1, v4)
 	v0 = t5
 	m.g0 = v4 + i32(16)
 	return v0
 }
-func (m *Module) fn102(v0 int32) {
+func (m *Module) fn104(v0 int32) {
 	var v1 int32
 	{
 		t0 := int32(load32(m.memory, uint64(uint32(v0))+4))
@@ -61350,7 +61707,7 @@ func (m *Module) fn102(v0 int32) {
 		store64(m.memory, uint64(uint32(v0))+4, uint64(i64(0)))
 	}
 }
-func (m *Module) fn103(v0 int32) int32 {
+func (m *Module) fn105(v0 int32) int32 {
 	var v1, v2, v3, v4, v5, v6, v7, v8, v9, v10 int32
 	t0 := m.g0
 	v1 = t0 - i32(80)
@@ -61457,7 +61814,7 @@ l2:
 		{
 		l15:
 			{
-				t26 := m.fn104(v1+i32(8), v1+i32(48), v1+i32(79))
+				t26 := m.fn106(v1+i32(8), v1+i32(48), v1+i32(79))
 				if t26 != 0 {
 					goto l7
 				}
@@ -61617,7 +61974,7 @@ l8:
 	m.g0 = v1 + i32(80)
 	return v4
 }
-func (m *Module) fn104(v0, v1, v2 int32) int32 {
+func (m *Module) fn106(v0, v1, v2 int32) int32 {
 	var v3, v4, v5, v6, v7, v8 int32
 	var v9 int64
 	t0 := m.g0
@@ -61815,7 +62172,7 @@ func (m *Module) fn104(v0, v1, v2 int32) int32 {
 l0:
 	return v4
 }
-func (m *Module) fn105(v0, v1 int32) int32 {
+func (m *Module) fn107(v0, v1 int32) int32 {
 	var v2, v3, v4, v5, v6, v7, v8, v9 int32
 	t0 := m.g0
 	v2 = t0 - i32(80)
@@ -62080,7 +62437,7 @@ l16:
 	m.g0 = v2 + i32(80)
 	return v6
 }
-func (m *Module) fn106(v0, v1 int32) int32 {
+func (m *Module) fn108(v0, v1 int32) int32 {
 	t0 := int32(load32(m.memory, uint64(uint32(v1))+16))
 	t1 := int32(load32(m.memory, uint64(uint32(v0))))
 	p2 := i32(0)
@@ -62089,7 +62446,7 @@ func (m *Module) fn106(v0, v1 int32) int32 {
 	}
 	return p2
 }
-func (m *Module) fn107(v0, v1 int32) int32 {
+func (m *Module) fn109(v0, v1 int32) int32 {
 	t0 := int32(load32(m.memory, uint64(uint32(v1))+16))
 	if t0 != 0 {
 		t1 := int32(m.memory[uint64(uint32(v1))+20])
@@ -62101,7 +62458,7 @@ func (m *Module) fn107(v0, v1 int32) int32 {
 	}
 	return i32(0)
 }
-func (m *Module) fn108(v0, v1 int32) int32 {
+func (m *Module) fn110(v0, v1 int32) int32 {
 	var v2 int32
 	{
 		t0 := int32(load32(m.memory, uint64(uint32(v1+i32(8)))))
@@ -62132,7 +62489,7 @@ func (m *Module) fn108(v0, v1 int32) int32 {
 		return i32(0)
 	}
 }
-func (m *Module) fn109(v0, v1 int32) int32 {
+func (m *Module) fn111(v0, v1 int32) int32 {
 	t0 := int32(load32(m.memory, uint64(uint32(v1))))
 	t1 := int32(load16(m.memory, uint64(uint32(t0))+144))
 	var p2 int32
@@ -62141,7 +62498,7 @@ func (m *Module) fn109(v0, v1 int32) int32 {
 	}
 	return p2 << 1
 }
-func (m *Module) fn110(v0, v1, v2 int32) {
+func (m *Module) fn112(v0, v1, v2 int32) {
 	var v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21, v22 int32
 	var v23 int64
 	t0 := m.g0
@@ -62414,7 +62771,7 @@ func (m *Module) fn110(v0, v1, v2 int32) {
 										goto l3
 									}
 								l25:
-									t35 := m.fn197(v21, v20, v19)
+									t35 := m.fn199(v21, v20, v19)
 									if t35 != 0 {
 										goto l3
 									}
@@ -62452,7 +62809,7 @@ func (m *Module) fn110(v0, v1, v2 int32) {
 								store64(m.memory, uint64(uint32(v3+i32(32)+i32(8))), uint64(t44))
 								t45 := int64(load64(m.memory, uint64(uint32(v4))+16))
 								store64(m.memory, uint64(uint32(v3))+32, uint64(t45))
-								m.fn110(v21, v3+i32(32), v2)
+								m.fn112(v21, v3+i32(32), v2)
 								t46 := int32(load16(m.memory, uint64(uint32(v4))+144))
 								if uint32(t46) < uint32(i32(2)) {
 									goto l27
@@ -62467,7 +62824,7 @@ func (m *Module) fn110(v0, v1, v2 int32) {
 									store64(m.memory, uint64(uint32(v3+i32(16)+i32(8))), uint64(t48))
 									t49 := int64(load64(m.memory, uint64(uint32(v15))))
 									store64(m.memory, uint64(uint32(v3))+16, uint64(t49))
-									m.fn110(v16, v3+i32(16), v2)
+									m.fn112(v16, v3+i32(16), v2)
 									v15 = v15 + i32(16)
 									v18 = v18 + i32(1)
 									t50 := int32(load16(m.memory, uint64(uint32(v4))+144))
@@ -62679,7 +63036,7 @@ func (m *Module) fn110(v0, v1, v2 int32) {
 l0:
 	m.g0 = v3 + i32(48)
 }
-func (m *Module) fn111(v0, v1 int32) {
+func (m *Module) fn113(v0, v1 int32) {
 	var v2, v3, v4, v5, v6, v7 int32
 	var v8 int64
 	store32(m.memory, uint64(uint32(v1))+4, uint32(i32(0)))
@@ -62862,7 +63219,7 @@ func (m *Module) fn111(v0, v1 int32) {
 		store64(m.memory, uint64(uint32(t48+v0)), uint64(v8))
 	}
 }
-func (m *Module) fn112(v0, v1 int32) {
+func (m *Module) fn114(v0, v1 int32) {
 	var v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14 int32
 	var v15 int64
 	var v16, v17 int32
@@ -63509,7 +63866,7 @@ l42:
 		store16(m.memory, uint64(uint32(v3+i32(64))), uint16(v0))
 	}
 }
-func (m *Module) fn113(v0, v1, v2, v3, v4 int32) {
+func (m *Module) fn115(v0, v1, v2, v3, v4 int32) {
 	var v5, v6, v7, v8, v9, v10, v11, v12, v13, v14 int32
 	t0 := m.g0
 	v5 = t0 - i32(96)
@@ -63613,10 +63970,10 @@ l4:
 	store32(m.memory, uint64(uint32(v0)), uint32(v2))
 	t28 := int64(load64(m.memory, uint64(uint32(v0))))
 	store64(m.memory, uint64(uint32(v5)), uint64(t28))
-	m.fn112(v5, v4)
+	m.fn114(v5, v4)
 	m.g0 = v5 + i32(96)
 }
-func (m *Module) fn114(v0, v1, v2 int32) int32 {
+func (m *Module) fn116(v0, v1, v2 int32) int32 {
 	var v3, v4, v5, v6 int32
 	var v7, v8, v9 int64
 	var v10, v11 int32
@@ -63987,7 +64344,7 @@ l3:
 l6:
 	return i32(0)
 }
-func (m *Module) fn115(v0, v1 int32) {
+func (m *Module) fn117(v0, v1 int32) {
 	var v2, v3, v4, v5 int32
 	v2 = v0 + i32(16)
 	store32(m.memory, uint64(uint32(v2)), uint32(i32(0)))
@@ -64016,11 +64373,11 @@ func (m *Module) fn115(v0, v1 int32) {
 	store32(m.memory, uint64(uint32(v1))+4, uint32(v3))
 	store32(m.memory, uint64(uint32(v1)), uint32(v2))
 }
-func (m *Module) fn116(v0 int32) int32 {
+func (m *Module) fn118(v0 int32) int32 {
 	var v1 int32
 l0:
 	{
-		t0 := m.fn103(v0)
+		t0 := m.fn105(v0)
 		v1 = t0
 		if v1 == i32(1) {
 			goto l0
@@ -64031,11 +64388,11 @@ l0:
 	}
 	return i32(1)
 }
-func (m *Module) fn117(v0 int32) int32 {
+func (m *Module) fn119(v0 int32) int32 {
 	var v1 int32
 	v1 = i32(1)
 	{
-		t0 := m.fn105(v0, i32(32))
+		t0 := m.fn107(v0, i32(32))
 		switch t0 + i32(-1) {
 		case 1:
 			goto l1
@@ -64043,7 +64400,7 @@ func (m *Module) fn117(v0 int32) int32 {
 		l3:
 			{
 				v1 = i32(1)
-				t1 := m.fn103(v0)
+				t1 := m.fn105(v0)
 				if t1 == i32(1) {
 					goto l3
 				}
@@ -64056,7 +64413,7 @@ func (m *Module) fn117(v0 int32) int32 {
 l1:
 	return v1
 }
-func (m *Module) fn118(v0 int32) int32 {
+func (m *Module) fn120(v0 int32) int32 {
 	var v1, v2, v3, v4, v5 int32
 	{
 		t0 := int32(load32(m.memory, uint64(uint32(v0+i32(8)))))
@@ -64141,7 +64498,7 @@ l0:
 	}
 	return p14
 }
-func (m *Module) fn119(v0, v1 int32) {
+func (m *Module) fn121(v0, v1 int32) {
 	var v2, v3, v4, v5, v6, v7 int32
 	{
 		{
@@ -64208,7 +64565,7 @@ l2:
 	t19 := int32(load32(m.memory, uint64(uint32(v1+i32(12)))))
 	store32(m.memory, uint64(uint32(v0))+8, uint32(t19))
 }
-func (m *Module) fn120(v0 int32) int32 {
+func (m *Module) fn122(v0 int32) int32 {
 	var v1, v2, v3, v4, v5, v6, v7, v8, v9 int32
 	v1 = i32(0)
 	{
@@ -64343,7 +64700,7 @@ func (m *Module) fn120(v0 int32) int32 {
 l0:
 	return v1 & i32(0xffff)
 }
-func (m *Module) fn121(v0 int32) {
+func (m *Module) fn123(v0 int32) {
 	var v1, v2, v3, v4, v5, v6 int32
 	t0 := m.g0
 	v1 = t0 - i32(32)
@@ -64440,7 +64797,7 @@ func (m *Module) fn121(v0 int32) {
 l0:
 	m.g0 = v1 + i32(32)
 }
-func (m *Module) fn122(v0, v1, v2 int32) int32 {
+func (m *Module) fn124(v0, v1, v2 int32) int32 {
 	var v3, v4, v5, v6 int32
 	t0 := int32(m.memory[uint64(uint32(v0))])
 	t1 := v2
@@ -64540,7 +64897,7 @@ l1:
 l0:
 	return v4
 }
-func (m *Module) fn123(v0, v1, v2 int32) int32 {
+func (m *Module) fn125(v0, v1, v2 int32) int32 {
 	var v3, v4 int32
 	t0 := int32(load16(m.memory, uint64(uint32(v0))))
 	t1 := v2
@@ -64565,7 +64922,7 @@ func (m *Module) fn123(v0, v1, v2 int32) int32 {
 l0:
 	return v4
 }
-func (m *Module) fn124(v0, v1, v2 int32) int32 {
+func (m *Module) fn126(v0, v1, v2 int32) int32 {
 	var v3, v4, v5 int32
 	t0 := int32(load16(m.memory, uint64(uint32(v0))))
 	t1 := v2
@@ -64592,7 +64949,7 @@ func (m *Module) fn124(v0, v1, v2 int32) int32 {
 l0:
 	return v3
 }
-func (m *Module) fn125(v0, v1, v2 int32) int32 {
+func (m *Module) fn127(v0, v1, v2 int32) int32 {
 	var v3, v4, v5, v6, v7, v8, v9, v10, v11, v12 int32
 	t0 := m.g0
 	v3 = t0 - i32(128)
@@ -64741,7 +65098,7 @@ func (m *Module) fn125(v0, v1, v2 int32) int32 {
 			l18:
 				store32(m.memory, uint64(uint32(v3))+4, uint32(v4))
 				store32(m.memory, uint64(uint32(v3)), uint32(v6))
-				_ = m.fn186(v2, i32(1024), i32(1212216), v3)
+				_ = m.fn188(v2, i32(1024), i32(1212216), v3)
 				v5 = i32(1)
 				goto l20
 			}
@@ -64864,7 +65221,7 @@ func (m *Module) fn125(v0, v1, v2 int32) int32 {
 				l35:
 					store32(m.memory, uint64(uint32(v3))+20, uint32(v6))
 					store32(m.memory, uint64(uint32(v3))+16, uint32(v4))
-					_ = m.fn186(v2, i32(1024), i32(1212216), v3+i32(16))
+					_ = m.fn188(v2, i32(1024), i32(1212216), v3+i32(16))
 					goto l37
 				}
 			l24:
@@ -65010,7 +65367,7 @@ func (m *Module) fn125(v0, v1, v2 int32) int32 {
 					store32(m.memory, uint64(uint32(v3))+40, uint32(v6))
 					store32(m.memory, uint64(uint32(v3))+36, uint32(v1))
 					store32(m.memory, uint64(uint32(v3))+32, uint32(v5))
-					_ = m.fn186(v7, i32(1024), i32(1221782), v3+i32(32))
+					_ = m.fn188(v7, i32(1024), i32(1221782), v3+i32(32))
 					v5 = i32(1)
 					goto l20
 				}
@@ -65146,7 +65503,7 @@ func (m *Module) fn125(v0, v1, v2 int32) int32 {
 				store32(m.memory, uint64(uint32(v3))+56, uint32(v2))
 				store32(m.memory, uint64(uint32(v3))+52, uint32(v8))
 				store32(m.memory, uint64(uint32(v3))+48, uint32(v1))
-				_ = m.fn186(v11, i32(1024), i32(1221782), v3+i32(48))
+				_ = m.fn188(v11, i32(1024), i32(1221782), v3+i32(48))
 				goto l20
 			}
 		l57:
@@ -65176,7 +65533,7 @@ func (m *Module) fn125(v0, v1, v2 int32) int32 {
 			t86 := int64(load64(m.memory, uint64(uint32(v2))))
 			store64(m.memory, uint64(uint32(v3))+112, uint64(t86))
 			{
-				t87 := m.fn114(v3+i32(120), v3+i32(112), v0+i32(1160))
+				t87 := m.fn116(v3+i32(120), v3+i32(112), v0+i32(1160))
 				switch t87 + i32(1) {
 				case 0:
 					{
@@ -65269,7 +65626,7 @@ func (m *Module) fn125(v0, v1, v2 int32) int32 {
 				l85:
 					store32(m.memory, uint64(uint32(v3))+84, uint32(v6))
 					store32(m.memory, uint64(uint32(v3))+80, uint32(v4))
-					_ = m.fn186(v2, i32(1024), i32(1212263), v3+i32(80))
+					_ = m.fn188(v2, i32(1024), i32(1212263), v3+i32(80))
 					goto l37
 				case 2:
 					{
@@ -65362,7 +65719,7 @@ func (m *Module) fn125(v0, v1, v2 int32) int32 {
 				l96:
 					store32(m.memory, uint64(uint32(v3))+100, uint32(v6))
 					store32(m.memory, uint64(uint32(v3))+96, uint32(v4))
-					_ = m.fn186(v2, i32(1024), i32(1212263), v3+i32(96))
+					_ = m.fn188(v2, i32(1024), i32(1212263), v3+i32(96))
 					v5 = i32(1)
 					goto l20
 				default:
@@ -65456,20 +65813,20 @@ func (m *Module) fn125(v0, v1, v2 int32) int32 {
 				l107:
 					store32(m.memory, uint64(uint32(v3))+68, uint32(v6))
 					store32(m.memory, uint64(uint32(v3))+64, uint32(v4))
-					_ = m.fn186(v2, i32(1024), i32(1212304), v3+i32(64))
+					_ = m.fn188(v2, i32(1024), i32(1212304), v3+i32(64))
 				}
 			}
 		}
 	l37:
 		v5 = i32(0)
 	l20:
-		m.fn79(v0)
+		m.fn81(v0)
 	}
 l1:
 	m.g0 = v3 + i32(128)
 	return v5
 }
-func (m *Module) fn126(v0, v1, v2 int32) int32 {
+func (m *Module) fn128(v0, v1, v2 int32) int32 {
 	var v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15, v16, v17, v18 int32
 	{
 		{
@@ -65687,7 +66044,7 @@ func (m *Module) fn126(v0, v1, v2 int32) int32 {
 					goto l6
 				}
 			l14:
-				t35 := m.fn197(v11, v16, v14)
+				t35 := m.fn199(v11, v16, v14)
 				if t35 == 0 {
 					goto l3
 				}
@@ -65708,10 +66065,10 @@ func (m *Module) fn126(v0, v1, v2 int32) int32 {
 l3:
 	return v5 & i32(1)
 }
-func fn127() int32 {
+func fn129() int32 {
 	return i32(2806860)
 }
-func (m *Module) fn128(v0, v1 int32) int32 {
+func (m *Module) fn130(v0, v1 int32) int32 {
 	var v2, v3, v4, v5, v6 int32
 	v2 = v1
 	v3 = i32(0)
@@ -65799,7 +66156,7 @@ l1070:
 																												v2 = i32(193)
 																												v4 = i32(0)
 																												v5 = v3
-																												t15 := m.fn129(i32(3872880), i32(685), v1)
+																												t15 := m.fn131(i32(3872880), i32(685), v1)
 																												if t15 == 0 {
 																													goto l196
 																												}
@@ -65856,7 +66213,7 @@ l1070:
 																												v2 = i32(193)
 																												v4 = i32(0)
 																												v5 = v3
-																												t21 := m.fn129(i32(3872880), i32(685), v1)
+																												t21 := m.fn131(i32(3872880), i32(685), v1)
 																												if t21 == 0 {
 																													goto l196
 																												}
@@ -65923,7 +66280,7 @@ l1070:
 																											v2 = i32(193)
 																											v4 = i32(0)
 																											v5 = v3
-																											t27 := m.fn129(i32(3872880), i32(685), v1)
+																											t27 := m.fn131(i32(3872880), i32(685), v1)
 																											if t27 == 0 {
 																												goto l196
 																											}
@@ -65973,7 +66330,7 @@ l1070:
 																										}
 																										v2 = i32(193)
 																										v5 = v3
-																										t62 := m.fn129(i32(3872880), i32(685), v1)
+																										t62 := m.fn131(i32(3872880), i32(685), v1)
 																										if t62 == 0 {
 																											goto l196
 																										}
@@ -66506,7 +66863,7 @@ l1070:
 																										v2 = i32(193)
 																										v4 = i32(0)
 																										v5 = v3
-																										t104 := m.fn129(i32(3872880), i32(685), v1)
+																										t104 := m.fn131(i32(3872880), i32(685), v1)
 																										if t104 == 0 {
 																											goto l196
 																										}
@@ -66537,7 +66894,7 @@ l1070:
 																											v2 = i32(193)
 																											v4 = i32(0)
 																											v5 = v3
-																											t107 := m.fn129(i32(3872880), i32(685), v1)
+																											t107 := m.fn131(i32(3872880), i32(685), v1)
 																											if t107 == 0 {
 																												goto l196
 																											}
@@ -66680,7 +67037,7 @@ l1070:
 																											v2 = i32(193)
 																											v4 = i32(0)
 																											v5 = v3
-																											t114 := m.fn129(i32(3872880), i32(685), v1)
+																											t114 := m.fn131(i32(3872880), i32(685), v1)
 																											if t114 == 0 {
 																												goto l196
 																											}
@@ -66713,7 +67070,7 @@ l1070:
 																											v2 = i32(193)
 																											v4 = i32(0)
 																											v5 = v3
-																											t116 := m.fn129(i32(3872880), i32(685), v1)
+																											t116 := m.fn131(i32(3872880), i32(685), v1)
 																											if t116 == 0 {
 																												goto l196
 																											}
@@ -71141,7 +71498,7 @@ l1070:
 																									case 116:
 																										goto l219
 																									default:
-																										t70 := m.fn129(i32(3872880), i32(685), v1)
+																										t70 := m.fn131(i32(3872880), i32(685), v1)
 																										if t70 != 0 {
 																											goto l693
 																										}
@@ -71195,7 +71552,7 @@ l1070:
 																										v2 = i32(193)
 																										v4 = i32(0)
 																										v5 = v3
-																										t68 := m.fn129(i32(3872880), i32(685), v1)
+																										t68 := m.fn131(i32(3872880), i32(685), v1)
 																										if t68 == 0 {
 																											goto l196
 																										}
@@ -71239,7 +71596,7 @@ l1070:
 																									case 116:
 																										goto l244
 																									default:
-																										t66 := m.fn129(i32(3872880), i32(685), v1)
+																										t66 := m.fn131(i32(3872880), i32(685), v1)
 																										if t66 != 0 {
 																											goto l693
 																										}
@@ -71302,7 +71659,7 @@ l1070:
 																									case 116:
 																										goto l262
 																									default:
-																										t64 := m.fn129(i32(3872880), i32(685), v1)
+																										t64 := m.fn131(i32(3872880), i32(685), v1)
 																										if t64 != 0 {
 																											goto l693
 																										}
@@ -71371,7 +71728,7 @@ l1070:
 																									case 116:
 																										goto l282
 																									default:
-																										t61 := m.fn129(i32(3872880), i32(685), v1)
+																										t61 := m.fn131(i32(3872880), i32(685), v1)
 																										if t61 != 0 {
 																											goto l693
 																										}
@@ -71434,7 +71791,7 @@ l1070:
 																									case 115:
 																										goto l300
 																									default:
-																										t59 := m.fn129(i32(3872880), i32(685), v1)
+																										t59 := m.fn131(i32(3872880), i32(685), v1)
 																										if t59 != 0 {
 																											goto l693
 																										}
@@ -71521,7 +71878,7 @@ l1070:
 																									case 116:
 																										goto l326
 																									default:
-																										t57 := m.fn129(i32(3872880), i32(685), v1)
+																										t57 := m.fn131(i32(3872880), i32(685), v1)
 																										if t57 != 0 {
 																											goto l693
 																										}
@@ -71608,7 +71965,7 @@ l1070:
 																									case 116:
 																										goto l352
 																									default:
-																										t55 := m.fn129(i32(3872880), i32(685), v1)
+																										t55 := m.fn131(i32(3872880), i32(685), v1)
 																										if t55 != 0 {
 																											goto l693
 																										}
@@ -71653,7 +72010,7 @@ l1070:
 																									case 115:
 																										goto l364
 																									default:
-																										t53 := m.fn129(i32(3872880), i32(685), v1)
+																										t53 := m.fn131(i32(3872880), i32(685), v1)
 																										if t53 != 0 {
 																											goto l693
 																										}
@@ -71722,7 +72079,7 @@ l1070:
 																									case 116:
 																										goto l384
 																									default:
-																										t51 := m.fn129(i32(3872880), i32(685), v1)
+																										t51 := m.fn131(i32(3872880), i32(685), v1)
 																										if t51 != 0 {
 																											goto l693
 																										}
@@ -71818,7 +72175,7 @@ l1070:
 																										v2 = i32(193)
 																										v4 = i32(0)
 																										v5 = v3
-																										t49 := m.fn129(i32(3872880), i32(685), v1)
+																										t49 := m.fn131(i32(3872880), i32(685), v1)
 																										if t49 == 0 {
 																											goto l196
 																										}
@@ -71892,7 +72249,7 @@ l1070:
 																										v2 = i32(193)
 																										v4 = i32(0)
 																										v5 = v3
-																										t47 := m.fn129(i32(3872880), i32(685), v1)
+																										t47 := m.fn131(i32(3872880), i32(685), v1)
 																										if t47 == 0 {
 																											goto l196
 																										}
@@ -71978,7 +72335,7 @@ l1070:
 																										v2 = i32(193)
 																										v4 = i32(0)
 																										v5 = v3
-																										t45 := m.fn129(i32(3872880), i32(685), v1)
+																										t45 := m.fn131(i32(3872880), i32(685), v1)
 																										if t45 == 0 {
 																											goto l196
 																										}
@@ -72067,7 +72424,7 @@ l1070:
 																										v2 = i32(193)
 																										v4 = i32(0)
 																										v5 = v3
-																										t43 := m.fn129(i32(3872880), i32(685), v1)
+																										t43 := m.fn131(i32(3872880), i32(685), v1)
 																										if t43 == 0 {
 																											goto l196
 																										}
@@ -72168,7 +72525,7 @@ l1070:
 																										v2 = i32(193)
 																										v4 = i32(0)
 																										v5 = v3
-																										t41 := m.fn129(i32(3872880), i32(685), v1)
+																										t41 := m.fn131(i32(3872880), i32(685), v1)
 																										if t41 == 0 {
 																											goto l196
 																										}
@@ -72263,7 +72620,7 @@ l1070:
 																										v2 = i32(193)
 																										v4 = i32(0)
 																										v5 = v3
-																										t39 := m.fn129(i32(3872880), i32(685), v1)
+																										t39 := m.fn131(i32(3872880), i32(685), v1)
 																										if t39 == 0 {
 																											goto l196
 																										}
@@ -72328,7 +72685,7 @@ l1070:
 																									case 115:
 																										goto l555
 																									default:
-																										t37 := m.fn129(i32(3872880), i32(685), v1)
+																										t37 := m.fn131(i32(3872880), i32(685), v1)
 																										if t37 != 0 {
 																											goto l693
 																										}
@@ -72400,7 +72757,7 @@ l1070:
 																									case 115:
 																										goto l576
 																									default:
-																										t35 := m.fn129(i32(3872880), i32(685), v1)
+																										t35 := m.fn131(i32(3872880), i32(685), v1)
 																										if t35 != 0 {
 																											goto l693
 																										}
@@ -72487,7 +72844,7 @@ l1070:
 																									case 116:
 																										goto l602
 																									default:
-																										t33 := m.fn129(i32(3872880), i32(685), v1)
+																										t33 := m.fn131(i32(3872880), i32(685), v1)
 																										if t33 != 0 {
 																											goto l693
 																										}
@@ -72574,7 +72931,7 @@ l1070:
 																									case 116:
 																										goto l628
 																									default:
-																										t31 := m.fn129(i32(3872880), i32(685), v1)
+																										t31 := m.fn131(i32(3872880), i32(685), v1)
 																										if t31 != 0 {
 																											goto l693
 																										}
@@ -72667,7 +73024,7 @@ l1070:
 																										v2 = i32(193)
 																										v4 = i32(0)
 																										v5 = v3
-																										t29 := m.fn129(i32(3872880), i32(685), v1)
+																										t29 := m.fn131(i32(3872880), i32(685), v1)
 																										if t29 == 0 {
 																											goto l196
 																										}
@@ -72707,7 +73064,7 @@ l1070:
 																													v2 = i32(193)
 																													v4 = i32(0)
 																													v5 = v3
-																													t8 := m.fn129(i32(3872880), i32(685), v1)
+																													t8 := m.fn131(i32(3872880), i32(685), v1)
 																													if t8 == 0 {
 																														goto l196
 																													}
@@ -73082,7 +73439,7 @@ l1070:
 		goto l1070
 	}
 }
-func (m *Module) fn129(v0, v1, v2 int32) int32 {
+func (m *Module) fn131(v0, v1, v2 int32) int32 {
 	var v3, v4, v5, v6, v7, v8 int32
 	v3 = i32(0)
 	v4 = i32(0)
@@ -73137,7 +73494,7 @@ l0:
 l3:
 	return v3
 }
-func (m *Module) fn130(v0, v1 int32) int32 {
+func (m *Module) fn132(v0, v1 int32) int32 {
 	var v2, v3, v4, v5 int32
 	v2 = i32(0)
 	{
@@ -74977,19 +75334,19 @@ l299:
 l232:
 	return v4 & i32(1)
 }
-func (m *Module) fn131() int32 {
-	t0 := m.fn164(i32(1), i32(1))
+func (m *Module) fn133() int32 {
+	t0 := m.fn166(i32(1), i32(1))
 	return t0
 }
-func (m *Module) fn132(v0 int32) {
-	m.fn162(v0)
+func (m *Module) fn134(v0 int32) {
+	m.fn164(v0)
 }
-func (m *Module) fn133(v0, v1 int32) int32 {
+func (m *Module) fn135(v0, v1 int32) int32 {
 	t0 := int32(m.memory[uint64(uint32(v0))])
 	m.memory[uint64(uint32(v1))] = byte(t0)
 	return i32(1)
 }
-func (m *Module) fn134(v0, v1, v2 int32) {
+func (m *Module) fn136(v0, v1, v2 int32) {
 	m.memory[uint64(uint32(v0))] = byte(i32(0))
 	{
 		if v2 != i32(1) {
@@ -74999,7 +75356,7 @@ func (m *Module) fn134(v0, v1, v2 int32) {
 		m.memory[uint64(uint32(v0))] = byte(t0)
 	}
 }
-func (m *Module) fn135(v0, v1, v2 int32) int32 {
+func (m *Module) fn137(v0, v1, v2 int32) int32 {
 	var v3, v4, v5 int32
 	v3 = i32(0)
 	{
@@ -75031,19 +75388,19 @@ func (m *Module) fn135(v0, v1, v2 int32) int32 {
 						if t8 != 0 {
 							goto l4
 						}
-						t9 := m.fn136(v1)
+						t9 := m.fn138(v1)
 						return t9
 					}
 				l4:
 					{
 						t10 := int32(m.memory[uint64(uint32(v2))+8])
 						if t10 != 0 {
-							m.fn140(v1)
+							m.fn142(v1)
 							return i32(1)
 						}
 						{
 							t11 := int32(load32(m.memory, uint64(uint32(v1))))
-							t12 := m.fn209(t11)
+							t12 := m.fn211(t11)
 							if t12 == 0 {
 								goto l6
 							}
@@ -75052,7 +75409,7 @@ func (m *Module) fn135(v0, v1, v2 int32) int32 {
 								t13 := int32(load32(m.memory, uint64(uint32(v1))+8))
 								m.t0[uint(t13)].(func(int32, int32))(v1, i32(1))
 								t14 := int32(load32(m.memory, uint64(uint32(v1))))
-								t15 := m.fn209(t14)
+								t15 := m.fn211(t14)
 								if t15 != 0 {
 									goto l7
 								}
@@ -75072,7 +75429,7 @@ func (m *Module) fn135(v0, v1, v2 int32) int32 {
 							if i32_shl(i32(1), v4)&i32(65539) == 0 {
 								goto l8
 							}
-							t18 := m.fn137(v0, v1)
+							t18 := m.fn139(v0, v1)
 							return t18
 						}
 					l8:
@@ -75120,11 +75477,11 @@ func (m *Module) fn135(v0, v1, v2 int32) int32 {
 								if uint32(t28+i32(-48)) > uint32(i32(9)) {
 									goto l0
 								}
-								t29 := m.fn139(v1)
+								t29 := m.fn141(v1)
 								v3 = t29
 								goto l0
 							}
-							t20 := m.fn138(v0, v1)
+							t20 := m.fn140(v0, v1)
 							return t20
 						}
 					}
@@ -75279,7 +75636,7 @@ func (m *Module) fn135(v0, v1, v2 int32) int32 {
 l0:
 	return v3
 }
-func (m *Module) fn136(v0 int32) int32 {
+func (m *Module) fn138(v0 int32) int32 {
 	var v1, v2 int32
 	v1 = i32(0)
 	{
@@ -75314,7 +75671,7 @@ func (m *Module) fn136(v0 int32) int32 {
 l2:
 	return v1 & i32(1)
 }
-func (m *Module) fn137(v0, v1 int32) int32 {
+func (m *Module) fn139(v0, v1 int32) int32 {
 	var v2, v3 int32
 	{
 		t0 := int32(load32(m.memory, uint64(uint32(v1))))
@@ -75362,7 +75719,7 @@ l0:
 l1:
 	return v3
 }
-func (m *Module) fn138(v0, v1 int32) int32 {
+func (m *Module) fn140(v0, v1 int32) int32 {
 	var v2 int32
 	v2 = i32(0)
 	{
@@ -75429,7 +75786,7 @@ func (m *Module) fn138(v0, v1 int32) int32 {
 l0:
 	return v2
 }
-func (m *Module) fn139(v0 int32) int32 {
+func (m *Module) fn141(v0 int32) int32 {
 	var v1, v2, v3 int32
 	store16(m.memory, uint64(uint32(v0))+4, uint16(i32(4)))
 	t0 := int32(load32(m.memory, uint64(uint32(v0))+8))
@@ -75468,7 +75825,7 @@ l1:
 			t4 := int32(load32(m.memory, uint64(uint32(v0))+8))
 			m.t0[uint(t4)].(func(int32, int32))(v0, i32(0))
 			t5 := int32(load32(m.memory, uint64(uint32(v0))))
-			t6 := m.fn206(t5)
+			t6 := m.fn208(t5)
 			if t6 != 0 {
 				goto l4
 			}
@@ -75602,7 +75959,7 @@ l1:
 l4:
 	return v2
 }
-func (m *Module) fn140(v0 int32) {
+func (m *Module) fn142(v0 int32) {
 	var v1 int32
 	store16(m.memory, uint64(uint32(v0))+4, uint16(i32(8)))
 	{
@@ -75628,10 +75985,10 @@ func (m *Module) fn140(v0 int32) {
 		}
 	}
 }
-func fn141() int32 {
+func fn143() int32 {
 	return i32(3887748)
 }
-func (m *Module) fn142(v0, v1 int32) int32 {
+func (m *Module) fn144(v0, v1 int32) int32 {
 	var v2, v3, v4, v5, v6, v7 int32
 	v2 = v1
 	v3 = i32(0)
@@ -76159,7 +76516,7 @@ l1035:
 																									}
 																								l628:
 																									{
-																										t227 := m.fn143(i32(6681040), i32(10), v1)
+																										t227 := m.fn145(i32(6681040), i32(10), v1)
 																										if t227 != 0 {
 																											v2 = i32(19)
 																											v6 = i32(1)
@@ -78083,7 +78440,7 @@ l1035:
 																												}
 																											}
 																											if uint32(v1+i32(-49)) >= uint32(i32(9)) {
-																												t344 := m.fn143(i32(6681040), i32(10), v1)
+																												t344 := m.fn145(i32(6681040), i32(10), v1)
 																												if t344 != 0 {
 																													goto l491
 																												}
@@ -78134,7 +78491,7 @@ l1035:
 																											l803:
 																												if uint32(v4) > uint32(i32(55)) {
 																													if uint32(v1+i32(-49)) >= uint32(i32(9)) {
-																														t350 := m.fn143(i32(6681040), i32(10), v1)
+																														t350 := m.fn145(i32(6681040), i32(10), v1)
 																														if t350 == 0 {
 																															v2 = i32(282)
 																															v5 = v3
@@ -78183,7 +78540,7 @@ l1035:
 																												goto l810
 																											default:
 																												if uint32(v1+i32(-49)) >= uint32(i32(9)) {
-																													t352 := m.fn143(i32(6681040), i32(10), v1)
+																													t352 := m.fn145(i32(6681040), i32(10), v1)
 																													if t352 == 0 {
 																														if v1 >= i32(36) {
 																															var p353 int32
@@ -80543,7 +80900,7 @@ l1035:
 																										v2 = i32(282)
 																										v3 = i32(1)
 																										v5 = i32(1)
-																										t542 := m.fn143(i32(6681120), i32(15), v1)
+																										t542 := m.fn145(i32(6681120), i32(15), v1)
 																										if t542 == 0 {
 																											goto l294
 																										}
@@ -81799,7 +82156,7 @@ l1035:
 																												}
 																											}
 																											if uint32(v1+i32(-49)) >= uint32(i32(9)) {
-																												t9 := m.fn143(i32(6681040), i32(10), v1)
+																												t9 := m.fn145(i32(6681040), i32(10), v1)
 																												if t9 != 0 {
 																													goto l491
 																												}
@@ -83373,7 +83730,7 @@ l1035:
 		goto l1035
 	}
 }
-func (m *Module) fn143(v0, v1, v2 int32) int32 {
+func (m *Module) fn145(v0, v1, v2 int32) int32 {
 	var v3, v4, v5, v6, v7, v8 int32
 	v3 = i32(0)
 	v4 = i32(0)
@@ -83428,7 +83785,7 @@ l0:
 l3:
 	return v3
 }
-func (m *Module) fn144(v0, v1 int32) int32 {
+func (m *Module) fn146(v0, v1 int32) int32 {
 	var v2, v3, v4, v5, v6, v7, v8 int32
 	v2 = i32(0)
 l656:
@@ -86231,17 +86588,17 @@ l655:
 l351:
 	return v4 & i32(1)
 }
-func fn145() int32 {
+func fn147() int32 {
 	return i32(0)
 }
-func fn146(v0 int32) {
+func fn148(v0 int32) {
 }
-func fn147(v0, v1 int32) int32 {
+func fn149(v0, v1 int32) int32 {
 	return i32(0)
 }
-func fn148(v0, v1, v2 int32) {
+func fn150(v0, v1, v2 int32) {
 }
-func (m *Module) fn149(v0, v1, v2 int32) int32 {
+func (m *Module) fn151(v0, v1, v2 int32) int32 {
 	var v3, v4, v5, v6 int32
 	{
 		{
@@ -86277,7 +86634,7 @@ func (m *Module) fn149(v0, v1, v2 int32) int32 {
 							}
 							fallthrough
 						case 1:
-							t9 := m.fn209(v4)
+							t9 := m.fn211(v4)
 							v4 = t9
 							{
 								{
@@ -86340,7 +86697,7 @@ func (m *Module) fn149(v0, v1, v2 int32) int32 {
 								t18 := int32(load32(m.memory, uint64(uint32(v1))+8))
 								m.t0[uint(t18)].(func(int32, int32))(v1, i32(1))
 								t19 := int32(load32(m.memory, uint64(uint32(v1))))
-								t20 := m.fn209(t19)
+								t20 := m.fn211(t19)
 								if t20 != 0 {
 									goto l19
 								}
@@ -86361,7 +86718,7 @@ func (m *Module) fn149(v0, v1, v2 int32) int32 {
 						}
 					l18:
 						{
-							t24 := m.fn209(v4)
+							t24 := m.fn211(v4)
 							if t24 != 0 {
 								goto l21
 							}
@@ -86382,7 +86739,7 @@ func (m *Module) fn149(v0, v1, v2 int32) int32 {
 				l36:
 					{
 						t27 := int32(load32(m.memory, uint64(uint32(v1))))
-						t28 := m.fn209(t27)
+						t28 := m.fn211(t27)
 						if t28 == 0 {
 							goto l23
 						}
@@ -86391,7 +86748,7 @@ func (m *Module) fn149(v0, v1, v2 int32) int32 {
 							t29 := int32(load32(m.memory, uint64(uint32(v1))+8))
 							m.t0[uint(t29)].(func(int32, int32))(v1, i32(1))
 							t30 := int32(load32(m.memory, uint64(uint32(v1))))
-							t31 := m.fn209(t30)
+							t31 := m.fn211(t30)
 							if t31 != 0 {
 								goto l24
 							}
@@ -86516,7 +86873,7 @@ func (m *Module) fn149(v0, v1, v2 int32) int32 {
 							t55 := int32(load32(m.memory, uint64(uint32(v1))+8))
 							m.t0[uint(t55)].(func(int32, int32))(v1, i32(1))
 							t56 := int32(load32(m.memory, uint64(uint32(v1))))
-							t57 := m.fn206(t56)
+							t57 := m.fn208(t56)
 							if t57 == 0 {
 								goto l20
 							}
@@ -86577,7 +86934,7 @@ func (m *Module) fn149(v0, v1, v2 int32) int32 {
 							t73 := int32(load32(m.memory, uint64(uint32(v1))+8))
 							m.t0[uint(t73)].(func(int32, int32))(v1, i32(1))
 							t74 := int32(load32(m.memory, uint64(uint32(v1))))
-							t75 := m.fn206(t74)
+							t75 := m.fn208(t74)
 							if t75 != 0 {
 								goto l1
 							}
@@ -86637,7 +86994,7 @@ func (m *Module) fn149(v0, v1, v2 int32) int32 {
 				if t76 == 0 {
 					goto l39
 				}
-				t77 := m.fn150(v1)
+				t77 := m.fn152(v1)
 				v3 = t77
 				goto l1
 			}
@@ -86664,7 +87021,7 @@ func (m *Module) fn149(v0, v1, v2 int32) int32 {
 				{
 					{
 						t82 := int32(load32(m.memory, uint64(uint32(v1))))
-						t83 := m.fn209(t82)
+						t83 := m.fn211(t82)
 						if t83 != 0 {
 							goto l40
 						}
@@ -86778,17 +87135,17 @@ func (m *Module) fn149(v0, v1, v2 int32) int32 {
 		if t100 != i32(63) {
 			goto l1
 		}
-		t101 := m.fn150(v1)
+		t101 := m.fn152(v1)
 		v3 = t101
 	}
 l1:
 	return v3 & i32(1)
 }
-func (m *Module) fn150(v0 int32) int32 {
+func (m *Module) fn152(v0 int32) int32 {
 	var v1 int32
 	{
 		t0 := int32(load32(m.memory, uint64(uint32(v0))))
-		t1 := m.fn209(t0)
+		t1 := m.fn211(t0)
 		if t1 == 0 {
 			goto l0
 		}
@@ -86797,7 +87154,7 @@ func (m *Module) fn150(v0 int32) int32 {
 			t2 := int32(load32(m.memory, uint64(uint32(v0))+8))
 			m.t0[uint(t2)].(func(int32, int32))(v0, i32(1))
 			t3 := int32(load32(m.memory, uint64(uint32(v0))))
-			t4 := m.fn209(t3)
+			t4 := m.fn211(t3)
 			if t4 != 0 {
 				goto l1
 			}
@@ -86824,7 +87181,7 @@ l0:
 				store16(m.memory, uint64(uint32(v0))+4, uint16(i32(2)))
 				{
 					t9 := int32(load32(m.memory, uint64(uint32(v0))))
-					t10 := m.fn209(t9)
+					t10 := m.fn211(t9)
 					if t10 == 0 {
 						goto l4
 					}
@@ -86833,7 +87190,7 @@ l0:
 						t11 := int32(load32(m.memory, uint64(uint32(v0))+8))
 						m.t0[uint(t11)].(func(int32, int32))(v0, i32(0))
 						t12 := int32(load32(m.memory, uint64(uint32(v0))))
-						t13 := m.fn209(t12)
+						t13 := m.fn211(t12)
 						if t13 != 0 {
 							goto l5
 						}
@@ -86864,10 +87221,10 @@ l0:
 l2:
 	return v1
 }
-func fn151() int32 {
+func fn153() int32 {
 	return i32(5291896)
 }
-func (m *Module) fn152(v0, v1 int32) int32 {
+func (m *Module) fn154(v0, v1 int32) int32 {
 	var v2, v3, v4, v5, v6, v7, v8 int32
 	v2 = v1
 	v3 = i32(0)
@@ -92895,7 +93252,7 @@ l810:
 		goto l810
 	}
 }
-func (m *Module) fn153(v0, v1 int32) int32 {
+func (m *Module) fn155(v0, v1 int32) int32 {
 	var v2, v3, v4, v5, v6, v7, v8 int32
 	v2 = i32(0)
 l656:
@@ -95690,17 +96047,17 @@ l655:
 l351:
 	return v4 & i32(1)
 }
-func fn154() int32 {
+func fn156() int32 {
 	return i32(0)
 }
-func fn155(v0 int32) {
+func fn157(v0 int32) {
 }
-func fn156(v0, v1 int32) int32 {
+func fn158(v0, v1 int32) int32 {
 	return i32(0)
 }
-func fn157(v0, v1, v2 int32) {
+func fn159(v0, v1, v2 int32) {
 }
-func (m *Module) fn158(v0, v1, v2 int32) int32 {
+func (m *Module) fn160(v0, v1, v2 int32) int32 {
 	var v3, v4, v5, v6 int32
 	{
 		{
@@ -95736,7 +96093,7 @@ func (m *Module) fn158(v0, v1, v2 int32) int32 {
 							}
 							fallthrough
 						case 1:
-							t9 := m.fn209(v4)
+							t9 := m.fn211(v4)
 							v4 = t9
 							{
 								{
@@ -95799,7 +96156,7 @@ func (m *Module) fn158(v0, v1, v2 int32) int32 {
 								t18 := int32(load32(m.memory, uint64(uint32(v1))+8))
 								m.t0[uint(t18)].(func(int32, int32))(v1, i32(1))
 								t19 := int32(load32(m.memory, uint64(uint32(v1))))
-								t20 := m.fn209(t19)
+								t20 := m.fn211(t19)
 								if t20 != 0 {
 									goto l19
 								}
@@ -95820,7 +96177,7 @@ func (m *Module) fn158(v0, v1, v2 int32) int32 {
 						}
 					l18:
 						{
-							t24 := m.fn209(v4)
+							t24 := m.fn211(v4)
 							if t24 != 0 {
 								goto l21
 							}
@@ -95841,7 +96198,7 @@ func (m *Module) fn158(v0, v1, v2 int32) int32 {
 				l36:
 					{
 						t27 := int32(load32(m.memory, uint64(uint32(v1))))
-						t28 := m.fn209(t27)
+						t28 := m.fn211(t27)
 						if t28 == 0 {
 							goto l23
 						}
@@ -95850,7 +96207,7 @@ func (m *Module) fn158(v0, v1, v2 int32) int32 {
 							t29 := int32(load32(m.memory, uint64(uint32(v1))+8))
 							m.t0[uint(t29)].(func(int32, int32))(v1, i32(1))
 							t30 := int32(load32(m.memory, uint64(uint32(v1))))
-							t31 := m.fn209(t30)
+							t31 := m.fn211(t30)
 							if t31 != 0 {
 								goto l24
 							}
@@ -95975,7 +96332,7 @@ func (m *Module) fn158(v0, v1, v2 int32) int32 {
 							t55 := int32(load32(m.memory, uint64(uint32(v1))+8))
 							m.t0[uint(t55)].(func(int32, int32))(v1, i32(1))
 							t56 := int32(load32(m.memory, uint64(uint32(v1))))
-							t57 := m.fn206(t56)
+							t57 := m.fn208(t56)
 							if t57 == 0 {
 								goto l20
 							}
@@ -96036,7 +96393,7 @@ func (m *Module) fn158(v0, v1, v2 int32) int32 {
 							t73 := int32(load32(m.memory, uint64(uint32(v1))+8))
 							m.t0[uint(t73)].(func(int32, int32))(v1, i32(1))
 							t74 := int32(load32(m.memory, uint64(uint32(v1))))
-							t75 := m.fn206(t74)
+							t75 := m.fn208(t74)
 							if t75 != 0 {
 								goto l1
 							}
@@ -96096,7 +96453,7 @@ func (m *Module) fn158(v0, v1, v2 int32) int32 {
 				if t76 == 0 {
 					goto l39
 				}
-				t77 := m.fn159(v1)
+				t77 := m.fn161(v1)
 				v3 = t77
 				goto l1
 			}
@@ -96123,7 +96480,7 @@ func (m *Module) fn158(v0, v1, v2 int32) int32 {
 				{
 					{
 						t82 := int32(load32(m.memory, uint64(uint32(v1))))
-						t83 := m.fn209(t82)
+						t83 := m.fn211(t82)
 						if t83 != 0 {
 							goto l40
 						}
@@ -96237,17 +96594,17 @@ func (m *Module) fn158(v0, v1, v2 int32) int32 {
 		if t100 != i32(63) {
 			goto l1
 		}
-		t101 := m.fn159(v1)
+		t101 := m.fn161(v1)
 		v3 = t101
 	}
 l1:
 	return v3 & i32(1)
 }
-func (m *Module) fn159(v0 int32) int32 {
+func (m *Module) fn161(v0 int32) int32 {
 	var v1 int32
 	{
 		t0 := int32(load32(m.memory, uint64(uint32(v0))))
-		t1 := m.fn209(t0)
+		t1 := m.fn211(t0)
 		if t1 == 0 {
 			goto l0
 		}
@@ -96256,7 +96613,7 @@ func (m *Module) fn159(v0 int32) int32 {
 			t2 := int32(load32(m.memory, uint64(uint32(v0))+8))
 			m.t0[uint(t2)].(func(int32, int32))(v0, i32(1))
 			t3 := int32(load32(m.memory, uint64(uint32(v0))))
-			t4 := m.fn209(t3)
+			t4 := m.fn211(t3)
 			if t4 != 0 {
 				goto l1
 			}
@@ -96283,7 +96640,7 @@ l0:
 				store16(m.memory, uint64(uint32(v0))+4, uint16(i32(2)))
 				{
 					t9 := int32(load32(m.memory, uint64(uint32(v0))))
-					t10 := m.fn209(t9)
+					t10 := m.fn211(t9)
 					if t10 == 0 {
 						goto l4
 					}
@@ -96292,7 +96649,7 @@ l0:
 						t11 := int32(load32(m.memory, uint64(uint32(v0))+8))
 						m.t0[uint(t11)].(func(int32, int32))(v0, i32(0))
 						t12 := int32(load32(m.memory, uint64(uint32(v0))))
-						t13 := m.fn209(t12)
+						t13 := m.fn211(t12)
 						if t13 != 0 {
 							goto l5
 						}
@@ -96323,63 +96680,63 @@ l0:
 l2:
 	return v1
 }
-func (m *Module) fn160(v0 int32) int32 {
-	t0 := m.fn161(v0)
+func (m *Module) fn162(v0 int32) int32 {
+	t0 := m.fn163(v0)
 	return t0
 }
-func (m *Module) fn161(v0 int32) int32 {
+func (m *Module) fn163(v0 int32) int32 {
 	var v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11 int32
 	t0 := m.g0
 	v1 = t0 - i32(16)
 	m.g0 = v1
 	{
-		t1 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681420))
+		t1 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681416))
 		if t1 != 0 {
 			goto l0
 		}
-		t2 := m.fn168(i32(0))
+		t2 := m.fn170(i32(0))
 		v2 = t2 - i32(6681936)
 		if uint32(v2) < uint32(i32(89)) {
 			goto l0
 		}
 		v3 = i32(0)
 		{
-			t3 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681868))
+			t3 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681864))
 			v4 = t3
 			if v4 != 0 {
 				goto l1
 			}
-			store64(m.memory, uint64(uint32(i32(0)))+6681880, uint64(i64(-1)))
-			store64(m.memory, uint64(uint32(i32(0)))+6681872, uint64(i64(0x1000000010000)))
+			store64(m.memory, uint64(uint32(i32(0)))+6681876, uint64(i64(-1)))
+			store64(m.memory, uint64(uint32(i32(0)))+6681868, uint64(i64(0x1000000010000)))
 			v4 = (v1+i32(8))&i32(-16) ^ i32(0x55555558)
-			store32(m.memory, uint64(uint32(i32(0)))+6681868, uint32(v4))
-			store32(m.memory, uint64(uint32(i32(0)))+6681888, uint32(i32(0)))
-			store32(m.memory, uint64(uint32(i32(0)))+6681840, uint32(i32(0)))
+			store32(m.memory, uint64(uint32(i32(0)))+6681864, uint32(v4))
+			store32(m.memory, uint64(uint32(i32(0)))+6681884, uint32(i32(0)))
+			store32(m.memory, uint64(uint32(i32(0)))+6681836, uint32(i32(0)))
 		}
 	l1:
-		store32(m.memory, uint64(uint32(i32(0)))+6681848, uint32(v2))
-		store32(m.memory, uint64(uint32(i32(0)))+6681844, uint32(i32(6681936)))
-		store32(m.memory, uint64(uint32(i32(0)))+6681412, uint32(i32(6681936)))
-		store32(m.memory, uint64(uint32(i32(0)))+6681432, uint32(v4))
-		store32(m.memory, uint64(uint32(i32(0)))+6681428, uint32(i32(-1)))
+		store32(m.memory, uint64(uint32(i32(0)))+6681844, uint32(v2))
+		store32(m.memory, uint64(uint32(i32(0)))+6681840, uint32(i32(6681936)))
+		store32(m.memory, uint64(uint32(i32(0)))+6681408, uint32(i32(6681936)))
+		store32(m.memory, uint64(uint32(i32(0)))+6681428, uint32(v4))
+		store32(m.memory, uint64(uint32(i32(0)))+6681424, uint32(i32(-1)))
 	l2:
 		{
-			t4 := v3 + i32(6681456)
-			v4 = v3 + i32(6681444)
+			t4 := v3 + i32(6681452)
+			v4 = v3 + i32(6681440)
 			store32(m.memory, uint64(uint32(t4)), uint32(v4))
 			t5 := v4
-			v5 = v3 + i32(6681436)
+			v5 = v3 + i32(6681432)
 			store32(m.memory, uint64(uint32(t5)), uint32(v5))
-			store32(m.memory, uint64(uint32(v3+i32(6681448))), uint32(v5))
-			t6 := v3 + i32(6681464)
-			v5 = v3 + i32(6681452)
+			store32(m.memory, uint64(uint32(v3+i32(6681444))), uint32(v5))
+			t6 := v3 + i32(6681460)
+			v5 = v3 + i32(6681448)
 			store32(m.memory, uint64(uint32(t6)), uint32(v5))
 			store32(m.memory, uint64(uint32(v5)), uint32(v4))
-			t7 := v3 + i32(6681472)
-			v4 = v3 + i32(6681460)
+			t7 := v3 + i32(6681468)
+			v4 = v3 + i32(6681456)
 			store32(m.memory, uint64(uint32(t7)), uint32(v4))
 			store32(m.memory, uint64(uint32(v4)), uint32(v5))
-			store32(m.memory, uint64(uint32(v3+i32(6681468))), uint32(v4))
+			store32(m.memory, uint64(uint32(v3+i32(6681464))), uint32(v4))
 			v3 = v3 + i32(32)
 			if v3 != i32(256) {
 				goto l2
@@ -96395,10 +96752,10 @@ func (m *Module) fn161(v0 int32) int32 {
 		v5 = v2 + i32(-56)
 		v3 = v5 - v3
 		store32(m.memory, uint64(uint32(t9)), uint32(v3|i32(1)))
-		t10 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681884))
-		store32(m.memory, uint64(uint32(i32(0)))+6681424, uint32(t10))
-		store32(m.memory, uint64(uint32(i32(0)))+6681408, uint32(v3))
-		store32(m.memory, uint64(uint32(i32(0)))+6681420, uint32(v4))
+		t10 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681880))
+		store32(m.memory, uint64(uint32(i32(0)))+6681420, uint32(t10))
+		store32(m.memory, uint64(uint32(i32(0)))+6681404, uint32(v3))
+		store32(m.memory, uint64(uint32(i32(0)))+6681416, uint32(v4))
 		store32(m.memory, uint64(uint32(i32(6681936)+v5))+4, uint32(i32(56)))
 	}
 l0:
@@ -96412,7 +96769,7 @@ l0:
 					}
 					v3 = v0 + i32(19)
 					v2 = v3 & i32(-16)
-					t58 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681400))
+					t58 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681396))
 					v7 = t58
 					if v7 == 0 {
 						goto l8
@@ -96442,7 +96799,7 @@ l0:
 					v4 = i32(0) - v2
 					{
 						{
-							t62 := int32(load32(m.memory, uint64(uint32(v11<<2+i32(6681700)))))
+							t62 := int32(load32(m.memory, uint64(uint32(v11<<2+i32(6681696)))))
 							v5 = t62
 							if v5 != 0 {
 								goto l24
@@ -96526,7 +96883,7 @@ l0:
 						t76 := t75 | v5
 						v3 = i32_shr_u(v3, v5)
 						v5 = int32(uint32(v3)>>1) & i32(1)
-						t77 := int32(load32(m.memory, uint64(uint32((t76|v5+i32_shr_u(v3, v5))<<2+i32(6681700)))))
+						t77 := int32(load32(m.memory, uint64(uint32((t76|v5+i32_shr_u(v3, v5))<<2+i32(6681696)))))
 						v3 = t77
 					}
 				l29:
@@ -96571,7 +96928,7 @@ l0:
 					if v8 == 0 {
 						goto l8
 					}
-					t84 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681404))
+					t84 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681400))
 					if uint32(v4) >= uint32(t84-v2) {
 						goto l8
 					}
@@ -96616,7 +96973,7 @@ l0:
 							store32(m.memory, uint64(uint32(v6)), uint32(i32(0)))
 							goto l34
 						}
-						t87 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681412))
+						t87 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681408))
 						t88 := int32(load32(m.memory, uint64(uint32(v8))+8))
 						v3 = t88
 						var p89 int32
@@ -96630,7 +96987,7 @@ l0:
 					}
 				}
 				{
-					t11 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681396))
+					t11 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681392))
 					v6 = t11
 					t13 := v6
 					p12 := (v0 + i32(19)) & i32(-16)
@@ -96641,7 +96998,7 @@ l0:
 					v4 = int32(uint32(v2) >> 3)
 					v3 = i32_shr_u(t13, v4)
 					if v3&i32(3) == 0 {
-						t19 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681404))
+						t19 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681400))
 						t20 := v2
 						v7 = t19
 						if uint32(t20) <= uint32(v7) {
@@ -96649,7 +97006,7 @@ l0:
 						}
 						{
 							if v3 == 0 {
-								t34 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681400))
+								t34 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681396))
 								v9 = t34
 								if v9 == 0 {
 									goto l8
@@ -96668,7 +97025,7 @@ l0:
 								t38 := t37 | v4
 								v3 = i32_shr_u(v3, v4)
 								v4 = int32(uint32(v3)>>1) & i32(1)
-								t39 := int32(load32(m.memory, uint64(uint32((t38|v4+i32_shr_u(v3, v4))<<2+i32(6681700)))))
+								t39 := int32(load32(m.memory, uint64(uint32((t38|v4+i32_shr_u(v3, v4))<<2+i32(6681696)))))
 								v0 = t39
 								t40 := int32(load32(m.memory, uint64(uint32(v0))+4))
 								v4 = t40&i32(-8) - v2
@@ -96725,7 +97082,7 @@ l0:
 													store32(m.memory, uint64(uint32(v11)), uint32(i32(0)))
 													goto l19
 												}
-												t51 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681412))
+												t51 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681408))
 												t52 := int32(load32(m.memory, uint64(uint32(v0))+8))
 												v3 = t52
 												var p53 int32
@@ -96783,17 +97140,17 @@ l0:
 								v4 = int32(uint32(v3)>>1) & i32(1)
 								v5 = t25 | v4 + i32_shr_u(v3, v4)
 								v0 = v5 << 3
-								t26 := int32(load32(m.memory, uint64(uint32(v0+i32(6681444)))))
+								t26 := int32(load32(m.memory, uint64(uint32(v0+i32(6681440)))))
 								v4 = t26
 								t27 := int32(load32(m.memory, uint64(uint32(v4))+8))
 								v3 = t27
 								t28 := v3
-								v0 = v0 + i32(6681436)
+								v0 = v0 + i32(6681432)
 								if t28 != v0 {
 									goto l10
 								}
 								v6 = v6 & i32_rotl(i32(-2), v5)
-								store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(v6))
+								store32(m.memory, uint64(uint32(i32(0)))+6681392, uint32(v6))
 								goto l11
 							}
 						l10:
@@ -96814,8 +97171,8 @@ l0:
 									goto l12
 								}
 								v8 = int32(uint32(v7) >> 3)
-								v2 = v8<<3 + i32(6681436)
-								t31 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681416))
+								v2 = v8<<3 + i32(6681432)
+								t31 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681412))
 								v4 = t31
 								{
 									{
@@ -96824,7 +97181,7 @@ l0:
 										if t32&v8 != 0 {
 											goto l13
 										}
-										store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(v6|v8))
+										store32(m.memory, uint64(uint32(i32(0)))+6681392, uint32(v6|v8))
 										v8 = v2
 										goto l14
 									}
@@ -96839,25 +97196,25 @@ l0:
 								store32(m.memory, uint64(uint32(v4))+8, uint32(v8))
 							}
 						l12:
-							store32(m.memory, uint64(uint32(i32(0)))+6681416, uint32(v0))
-							store32(m.memory, uint64(uint32(i32(0)))+6681404, uint32(v5))
+							store32(m.memory, uint64(uint32(i32(0)))+6681412, uint32(v0))
+							store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(v5))
 							goto l7
 						}
 					}
 					v5 = v3&i32(1) | v4 ^ i32(1)
 					v0 = v5 << 3
-					t14 := int32(load32(m.memory, uint64(uint32(v0+i32(6681444)))))
+					t14 := int32(load32(m.memory, uint64(uint32(v0+i32(6681440)))))
 					v4 = t14
 					v3 = v4 + i32(8)
 					{
 						t15 := int32(load32(m.memory, uint64(uint32(v4))+8))
 						v2 = t15
 						t16 := v2
-						v0 = v0 + i32(6681436)
+						v0 = v0 + i32(6681432)
 						if t16 != v0 {
 							goto l5
 						}
-						store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(v6&i32_rotl(i32(-2), v5)))
+						store32(m.memory, uint64(uint32(i32(0)))+6681392, uint32(v6&i32_rotl(i32(-2), v5)))
 						goto l6
 					}
 				l5:
@@ -96874,27 +97231,27 @@ l0:
 				}
 			l8:
 				{
-					t94 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681404))
+					t94 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681400))
 					v3 = t94
 					if uint32(v3) < uint32(v2) {
-						t97 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681408))
+						t97 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681404))
 						v0 = t97
 						if uint32(v0) <= uint32(v2) {
 							{
-								t100 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681868))
+								t100 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681864))
 								if t100 == 0 {
 									goto l42
 								}
-								t101 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681876))
+								t101 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681872))
 								v4 = t101
 								goto l43
 							}
 						l42:
-							store64(m.memory, uint64(uint32(i32(0)))+6681880, uint64(i64(-1)))
-							store64(m.memory, uint64(uint32(i32(0)))+6681872, uint64(i64(0x1000000010000)))
-							store32(m.memory, uint64(uint32(i32(0)))+6681868, uint32((v1+i32(12))&i32(-16)^i32(0x55555558)))
-							store32(m.memory, uint64(uint32(i32(0)))+6681888, uint32(i32(0)))
-							store32(m.memory, uint64(uint32(i32(0)))+6681840, uint32(i32(0)))
+							store64(m.memory, uint64(uint32(i32(0)))+6681876, uint64(i64(-1)))
+							store64(m.memory, uint64(uint32(i32(0)))+6681868, uint64(i64(0x1000000010000)))
+							store32(m.memory, uint64(uint32(i32(0)))+6681864, uint32((v1+i32(12))&i32(-16)^i32(0x55555558)))
+							store32(m.memory, uint64(uint32(i32(0)))+6681884, uint32(i32(0)))
+							store32(m.memory, uint64(uint32(i32(0)))+6681836, uint32(i32(0)))
 							v4 = i32(65536)
 						l43:
 							v3 = i32(0)
@@ -96907,13 +97264,13 @@ l0:
 								v8 = t103 & v11
 								if uint32(v8) > uint32(v2) {
 									{
-										t104 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681836))
+										t104 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681832))
 										v3 = t104
 										if v3 == 0 {
 											goto l45
 										}
 										{
-											t105 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681828))
+											t105 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681824))
 											v4 = t105
 											v5 = v4 + v8
 											if uint32(v5) <= uint32(v4) {
@@ -96925,23 +97282,23 @@ l0:
 										}
 									l46:
 										v3 = i32(0)
-										store32(m.memory, uint64(uint32(i32(0)))+6681892, uint32(i32(48)))
+										store32(m.memory, uint64(uint32(i32(0)))+6681888, uint32(i32(48)))
 										goto l7
 									}
 								l45:
-									t106 := int32(m.memory[uint64(uint32(i32(0)))+6681840])
+									t106 := int32(m.memory[uint64(uint32(i32(0)))+6681836])
 									if t106&i32(4) != 0 {
 										goto l47
 									}
 									{
 										{
 											{
-												t107 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681420))
+												t107 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681416))
 												v4 = t107
 												if v4 == 0 {
 													goto l48
 												}
-												v3 = i32(6681844)
+												v3 = i32(6681840)
 											l51:
 												{
 													{
@@ -96964,14 +97321,14 @@ l0:
 												}
 											}
 										l48:
-											t111 := m.fn168(i32(0))
+											t111 := m.fn170(i32(0))
 											v0 = t111
 											if v0 == i32(-1) {
 												goto l52
 											}
 											v6 = v8
 											{
-												t112 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681872))
+												t112 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681868))
 												v3 = t112
 												v4 = v3 + i32(-1)
 												if v4&v0 == 0 {
@@ -96987,12 +97344,12 @@ l0:
 												goto l52
 											}
 											{
-												t113 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681836))
+												t113 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681832))
 												v3 = t113
 												if v3 == 0 {
 													goto l54
 												}
-												t114 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681828))
+												t114 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681824))
 												v4 = t114
 												v5 = v4 + v6
 												if uint32(v5) <= uint32(v4) {
@@ -97003,7 +97360,7 @@ l0:
 												}
 											}
 										l54:
-											t115 := m.fn168(v6)
+											t115 := m.fn170(v6)
 											v3 = t115
 											if v3 != v0 {
 												goto l55
@@ -97015,7 +97372,7 @@ l0:
 										if uint32(v6) > uint32(i32(0x7ffffffe)) {
 											goto l52
 										}
-										t116 := m.fn168(v6)
+										t116 := m.fn170(v6)
 										v0 = t116
 										t117 := int32(load32(m.memory, uint64(uint32(v3))))
 										t118 := int32(load32(m.memory, uint64(uint32(v3))+4))
@@ -97032,14 +97389,14 @@ l0:
 										goto l58
 									}
 									{
-										t119 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681876))
+										t119 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681872))
 										t120 := v7 - v6
 										v4 = t119
 										v4 = (t120 + v4) & (i32(0) - v4)
 										if uint32(v4) <= uint32(i32(0x7ffffffe)) {
-											t121 := m.fn168(v4)
+											t121 := m.fn170(v4)
 											if t121 == i32(-1) {
-												_ = m.fn168(i32(0) - v6)
+												_ = m.fn170(i32(0) - v6)
 												goto l52
 											}
 											v6 = v4 + v6
@@ -97056,23 +97413,23 @@ l0:
 									}
 									goto l52
 								}
-								store32(m.memory, uint64(uint32(i32(0)))+6681892, uint32(i32(48)))
+								store32(m.memory, uint64(uint32(i32(0)))+6681888, uint32(i32(48)))
 								goto l7
 							}
 						}
-						t98 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681420))
+						t98 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681416))
 						v3 = t98
 						v4 = v3 + v2
 						t99 := v4
 						v5 = v0 - v2
 						store32(m.memory, uint64(uint32(t99))+4, uint32(v5|i32(1)))
-						store32(m.memory, uint64(uint32(i32(0)))+6681408, uint32(v5))
-						store32(m.memory, uint64(uint32(i32(0)))+6681420, uint32(v4))
+						store32(m.memory, uint64(uint32(i32(0)))+6681404, uint32(v5))
+						store32(m.memory, uint64(uint32(i32(0)))+6681416, uint32(v4))
 						store32(m.memory, uint64(uint32(v3))+4, uint32(v2|i32(3)))
 						v3 = v3 + i32(8)
 						goto l7
 					}
-					t95 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681416))
+					t95 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681412))
 					v4 = t95
 					{
 						v5 = v3 - v2
@@ -97081,8 +97438,8 @@ l0:
 						}
 						v0 = v4 + v2
 						store32(m.memory, uint64(uint32(v0))+4, uint32(v5|i32(1)))
-						store32(m.memory, uint64(uint32(i32(0)))+6681404, uint32(v5))
-						store32(m.memory, uint64(uint32(i32(0)))+6681416, uint32(v0))
+						store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(v5))
+						store32(m.memory, uint64(uint32(i32(0)))+6681412, uint32(v0))
 						store32(m.memory, uint64(uint32(v4+v3)), uint32(v5))
 						store32(m.memory, uint64(uint32(v4))+4, uint32(v2|i32(3)))
 						goto l40
@@ -97091,8 +97448,8 @@ l0:
 						v3 = v4 + v3
 						t96 := int32(load32(m.memory, uint64(uint32(v3))+4))
 						store32(m.memory, uint64(uint32(v3))+4, uint32(t96|i32(1)))
-						store32(m.memory, uint64(uint32(i32(0)))+6681416, uint32(i32(0)))
-						store32(m.memory, uint64(uint32(i32(0)))+6681404, uint32(i32(0)))
+						store32(m.memory, uint64(uint32(i32(0)))+6681412, uint32(i32(0)))
+						store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(i32(0)))
 					}
 				l40:
 					v3 = v4 + i32(8)
@@ -97103,16 +97460,16 @@ l0:
 					goto l56
 				}
 			l52:
-				t123 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681840))
-				store32(m.memory, uint64(uint32(i32(0)))+6681840, uint32(t123|i32(4)))
+				t123 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681836))
+				store32(m.memory, uint64(uint32(i32(0)))+6681836, uint32(t123|i32(4)))
 			}
 		l47:
 			if uint32(v8) > uint32(i32(0x7ffffffe)) {
 				goto l61
 			}
-			t124 := m.fn168(v8)
+			t124 := m.fn170(v8)
 			v0 = t124
-			t125 := m.fn168(i32(0))
+			t125 := m.fn170(i32(0))
 			v3 = t125
 			if v0 == i32(-1) {
 				goto l61
@@ -97129,24 +97486,24 @@ l0:
 			}
 		}
 	l56:
-		t126 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681828))
+		t126 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681824))
 		v3 = t126 + v6
-		store32(m.memory, uint64(uint32(i32(0)))+6681828, uint32(v3))
+		store32(m.memory, uint64(uint32(i32(0)))+6681824, uint32(v3))
 		{
-			t127 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681832))
+			t127 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681828))
 			if uint32(v3) <= uint32(t127) {
 				goto l62
 			}
-			store32(m.memory, uint64(uint32(i32(0)))+6681832, uint32(v3))
+			store32(m.memory, uint64(uint32(i32(0)))+6681828, uint32(v3))
 		}
 	l62:
 		{
 			{
-				t128 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681420))
+				t128 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681416))
 				v4 = t128
 				if v4 == 0 {
 					{
-						t134 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681412))
+						t134 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681408))
 						v3 = t134
 						if v3 == 0 {
 							goto l67
@@ -97156,33 +97513,33 @@ l0:
 						}
 					}
 				l67:
-					store32(m.memory, uint64(uint32(i32(0)))+6681412, uint32(v0))
+					store32(m.memory, uint64(uint32(i32(0)))+6681408, uint32(v0))
 				l68:
 					v3 = i32(0)
-					store32(m.memory, uint64(uint32(i32(0)))+6681848, uint32(v6))
-					store32(m.memory, uint64(uint32(i32(0)))+6681844, uint32(v0))
-					store32(m.memory, uint64(uint32(i32(0)))+6681428, uint32(i32(-1)))
-					t135 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681868))
-					store32(m.memory, uint64(uint32(i32(0)))+6681432, uint32(t135))
-					store32(m.memory, uint64(uint32(i32(0)))+6681856, uint32(i32(0)))
+					store32(m.memory, uint64(uint32(i32(0)))+6681844, uint32(v6))
+					store32(m.memory, uint64(uint32(i32(0)))+6681840, uint32(v0))
+					store32(m.memory, uint64(uint32(i32(0)))+6681424, uint32(i32(-1)))
+					t135 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681864))
+					store32(m.memory, uint64(uint32(i32(0)))+6681428, uint32(t135))
+					store32(m.memory, uint64(uint32(i32(0)))+6681852, uint32(i32(0)))
 				l69:
 					{
-						t136 := v3 + i32(6681456)
-						v4 = v3 + i32(6681444)
+						t136 := v3 + i32(6681452)
+						v4 = v3 + i32(6681440)
 						store32(m.memory, uint64(uint32(t136)), uint32(v4))
 						t137 := v4
-						v5 = v3 + i32(6681436)
+						v5 = v3 + i32(6681432)
 						store32(m.memory, uint64(uint32(t137)), uint32(v5))
-						store32(m.memory, uint64(uint32(v3+i32(6681448))), uint32(v5))
-						t138 := v3 + i32(6681464)
-						v5 = v3 + i32(6681452)
+						store32(m.memory, uint64(uint32(v3+i32(6681444))), uint32(v5))
+						t138 := v3 + i32(6681460)
+						v5 = v3 + i32(6681448)
 						store32(m.memory, uint64(uint32(t138)), uint32(v5))
 						store32(m.memory, uint64(uint32(v5)), uint32(v4))
-						t139 := v3 + i32(6681472)
-						v4 = v3 + i32(6681460)
+						t139 := v3 + i32(6681468)
+						v4 = v3 + i32(6681456)
 						store32(m.memory, uint64(uint32(t139)), uint32(v4))
 						store32(m.memory, uint64(uint32(v4)), uint32(v5))
-						store32(m.memory, uint64(uint32(v3+i32(6681468))), uint32(v4))
+						store32(m.memory, uint64(uint32(v3+i32(6681464))), uint32(v4))
 						v3 = v3 + i32(32)
 						if v3 != i32(256) {
 							goto l69
@@ -97199,14 +97556,14 @@ l0:
 					v5 = v6 + i32(-56)
 					v3 = v5 - v3
 					store32(m.memory, uint64(uint32(t142))+4, uint32(v3|i32(1)))
-					t143 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681884))
-					store32(m.memory, uint64(uint32(i32(0)))+6681424, uint32(t143))
-					store32(m.memory, uint64(uint32(i32(0)))+6681408, uint32(v3))
-					store32(m.memory, uint64(uint32(i32(0)))+6681420, uint32(v4))
+					t143 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681880))
+					store32(m.memory, uint64(uint32(i32(0)))+6681420, uint32(t143))
+					store32(m.memory, uint64(uint32(i32(0)))+6681404, uint32(v3))
+					store32(m.memory, uint64(uint32(i32(0)))+6681416, uint32(v4))
 					store32(m.memory, uint64(uint32(v0+v5))+4, uint32(i32(56)))
 					goto l70
 				}
-				v3 = i32(6681844)
+				v3 = i32(6681840)
 			l65:
 				{
 					t129 := int32(load32(m.memory, uint64(uint32(v3))))
@@ -97233,16 +97590,16 @@ l0:
 						}
 						v5 = p145
 						v0 = t146 + v5
-						t147 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681408))
+						t147 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681404))
 						t148 := v0
 						v11 = t147 + v6
 						v5 = v11 - v5
 						store32(m.memory, uint64(uint32(t148))+4, uint32(v5|i32(1)))
 						store32(m.memory, uint64(uint32(v3))+4, uint32(v8+v6))
-						t149 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681884))
-						store32(m.memory, uint64(uint32(i32(0)))+6681424, uint32(t149))
-						store32(m.memory, uint64(uint32(i32(0)))+6681408, uint32(v5))
-						store32(m.memory, uint64(uint32(i32(0)))+6681420, uint32(v0))
+						t149 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681880))
+						store32(m.memory, uint64(uint32(i32(0)))+6681420, uint32(t149))
+						store32(m.memory, uint64(uint32(i32(0)))+6681404, uint32(v5))
+						store32(m.memory, uint64(uint32(i32(0)))+6681416, uint32(v0))
 						store32(m.memory, uint64(uint32(v4+v11))+4, uint32(i32(56)))
 						goto l70
 					}
@@ -97256,18 +97613,18 @@ l0:
 			}
 		l66:
 			{
-				t150 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681412))
+				t150 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681408))
 				t151 := v0
 				v8 = t150
 				if uint32(t151) >= uint32(v8) {
 					goto l71
 				}
-				store32(m.memory, uint64(uint32(i32(0)))+6681412, uint32(v0))
+				store32(m.memory, uint64(uint32(i32(0)))+6681408, uint32(v0))
 				v8 = v0
 			}
 		l71:
 			v5 = v0 + v6
-			v3 = i32(6681844)
+			v3 = i32(6681840)
 			{
 				{
 				l73:
@@ -97307,7 +97664,7 @@ l0:
 						v5 = t163 - v2
 						{
 							if v4 != v6 {
-								t165 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681416))
+								t165 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681412))
 								if t165 != v6 {
 									{
 										t167 := int32(load32(m.memory, uint64(uint32(v6))+4))
@@ -97325,7 +97682,7 @@ l0:
 												v4 = t168
 												t169 := v4
 												v8 = int32(uint32(v3) >> 3)
-												v0 = v8<<3 + i32(6681436)
+												v0 = v8<<3 + i32(6681432)
 												var p170 int32
 												if t169 == v0 {
 													p170 = 1
@@ -97344,8 +97701,8 @@ l0:
 														store32(m.memory, uint64(uint32(v4))+12, uint32(v3))
 														goto l85
 													}
-													t172 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681396))
-													store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(t172&i32_rotl(i32(-2), v8)))
+													t172 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681392))
+													store32(m.memory, uint64(uint32(i32(0)))+6681392, uint32(t172&i32_rotl(i32(-2), v8)))
 													goto l85
 												}
 											}
@@ -97413,7 +97770,7 @@ l0:
 												{
 													t183 := int32(load32(m.memory, uint64(uint32(v6))+28))
 													v4 = t183
-													v3 = v4<<2 + i32(6681700)
+													v3 = v4<<2 + i32(6681696)
 													t184 := int32(load32(m.memory, uint64(uint32(v3))))
 													if t184 != v6 {
 														goto l90
@@ -97422,8 +97779,8 @@ l0:
 													if v0 != 0 {
 														goto l91
 													}
-													t185 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681400))
-													store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(t185&i32_rotl(i32(-2), v4)))
+													t185 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681396))
+													store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(t185&i32_rotl(i32(-2), v4)))
 													goto l85
 												}
 											l90:
@@ -97488,9 +97845,9 @@ l0:
 									l96:
 										store32(m.memory, uint64(uint32(v2))+28, uint32(v3))
 										store64(m.memory, uint64(uint32(v2))+16, uint64(i64(0)))
-										v4 = v3<<2 + i32(6681700)
+										v4 = v3<<2 + i32(6681696)
 										{
-											t198 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681400))
+											t198 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681396))
 											v0 = t198
 											t199 := v0
 											v8 = i32_shl(i32(1), v3)
@@ -97526,7 +97883,7 @@ l0:
 												goto l80
 											}
 											store32(m.memory, uint64(uint32(v4)), uint32(v2))
-											store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(v0|v8))
+											store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(v0|v8))
 											store32(m.memory, uint64(uint32(v2))+24, uint32(v4))
 											store32(m.memory, uint64(uint32(v2))+8, uint32(v2))
 											store32(m.memory, uint64(uint32(v2))+12, uint32(v2))
@@ -97534,17 +97891,17 @@ l0:
 										}
 									}
 									v4 = int32(uint32(v5) >> 3)
-									v3 = v4<<3 + i32(6681436)
+									v3 = v4<<3 + i32(6681432)
 									{
 										{
-											t192 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681396))
+											t192 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681392))
 											v5 = t192
 											t193 := v5
 											v4 = i32_shl(i32(1), v4)
 											if t193&v4 != 0 {
 												goto l94
 											}
-											store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(v5|v4))
+											store32(m.memory, uint64(uint32(i32(0)))+6681392, uint32(v5|v4))
 											v4 = v3
 											goto l95
 										}
@@ -97559,25 +97916,25 @@ l0:
 									store32(m.memory, uint64(uint32(v2))+8, uint32(v4))
 									goto l80
 								}
-								store32(m.memory, uint64(uint32(i32(0)))+6681416, uint32(v2))
-								t166 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681404))
+								store32(m.memory, uint64(uint32(i32(0)))+6681412, uint32(v2))
+								t166 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681400))
 								v3 = t166 + v5
-								store32(m.memory, uint64(uint32(i32(0)))+6681404, uint32(v3))
+								store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(v3))
 								store32(m.memory, uint64(uint32(v2))+4, uint32(v3|i32(1)))
 								store32(m.memory, uint64(uint32(v2+v3)), uint32(v3))
 								goto l80
 							}
-							store32(m.memory, uint64(uint32(i32(0)))+6681420, uint32(v2))
-							t164 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681408))
+							store32(m.memory, uint64(uint32(i32(0)))+6681416, uint32(v2))
+							t164 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681404))
 							v3 = t164 + v5
-							store32(m.memory, uint64(uint32(i32(0)))+6681408, uint32(v3))
+							store32(m.memory, uint64(uint32(i32(0)))+6681404, uint32(v3))
 							store32(m.memory, uint64(uint32(v2))+4, uint32(v3|i32(1)))
 							goto l80
 						}
 					}
 				}
 			l74:
-				v3 = i32(6681844)
+				v3 = i32(6681840)
 			l78:
 				{
 					{
@@ -97614,18 +97971,18 @@ l0:
 							}
 							v8 = p211
 							store32(m.memory, uint64(uint32(v8))+4, uint32(i32(35)))
-							t212 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681884))
-							store32(m.memory, uint64(uint32(i32(0)))+6681424, uint32(t212))
-							store32(m.memory, uint64(uint32(i32(0)))+6681408, uint32(v3))
-							store32(m.memory, uint64(uint32(i32(0)))+6681420, uint32(v11))
-							t213 := int64(load64(m.memory, uint64(uint32(i32(0)))+6681852))
+							t212 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681880))
+							store32(m.memory, uint64(uint32(i32(0)))+6681420, uint32(t212))
+							store32(m.memory, uint64(uint32(i32(0)))+6681404, uint32(v3))
+							store32(m.memory, uint64(uint32(i32(0)))+6681416, uint32(v11))
+							t213 := int64(load64(m.memory, uint64(uint32(i32(0)))+6681848))
 							store64(m.memory, uint64(uint32(v8+i32(16))), uint64(t213))
-							t214 := int64(load64(m.memory, uint64(uint32(i32(0)))+6681844))
+							t214 := int64(load64(m.memory, uint64(uint32(i32(0)))+6681840))
 							store64(m.memory, uint64(uint32(v8))+8, uint64(t214))
-							store32(m.memory, uint64(uint32(i32(0)))+6681852, uint32(v8+i32(8)))
-							store32(m.memory, uint64(uint32(i32(0)))+6681848, uint32(v6))
-							store32(m.memory, uint64(uint32(i32(0)))+6681844, uint32(v0))
-							store32(m.memory, uint64(uint32(i32(0)))+6681856, uint32(i32(0)))
+							store32(m.memory, uint64(uint32(i32(0)))+6681848, uint32(v8+i32(8)))
+							store32(m.memory, uint64(uint32(i32(0)))+6681844, uint32(v6))
+							store32(m.memory, uint64(uint32(i32(0)))+6681840, uint32(v0))
+							store32(m.memory, uint64(uint32(i32(0)))+6681852, uint32(i32(0)))
 							v3 = v8 + i32(36)
 						l100:
 							{
@@ -97666,9 +98023,9 @@ l0:
 							l104:
 								store64(m.memory, uint64(uint32(v4))+16, uint64(i64(0)))
 								store32(m.memory, uint64(uint32(v4+i32(28))), uint32(v3))
-								v5 = v3<<2 + i32(6681700)
+								v5 = v3<<2 + i32(6681696)
 								{
-									t224 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681400))
+									t224 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681396))
 									v0 = t224
 									t225 := v0
 									v8 = i32_shl(i32(1), v3)
@@ -97704,7 +98061,7 @@ l0:
 										goto l70
 									}
 									store32(m.memory, uint64(uint32(v5)), uint32(v4))
-									store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(v0|v8))
+									store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(v0|v8))
 									store32(m.memory, uint64(uint32(v4+i32(24))), uint32(v5))
 									store32(m.memory, uint64(uint32(v4))+8, uint32(v4))
 									store32(m.memory, uint64(uint32(v4))+12, uint32(v4))
@@ -97712,17 +98069,17 @@ l0:
 								}
 							}
 							v5 = int32(uint32(v6) >> 3)
-							v3 = v5<<3 + i32(6681436)
+							v3 = v5<<3 + i32(6681432)
 							{
 								{
-									t218 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681396))
+									t218 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681392))
 									v0 = t218
 									t219 := v0
 									v5 = i32_shl(i32(1), v5)
 									if t219&v5 != 0 {
 										goto l102
 									}
-									store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(v0|v5))
+									store32(m.memory, uint64(uint32(i32(0)))+6681392, uint32(v0|v5))
 									v5 = v3
 									goto l103
 								}
@@ -97765,26 +98122,26 @@ l0:
 			store32(m.memory, uint64(uint32(v4))+8, uint32(v3))
 		}
 	l70:
-		t233 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681408))
+		t233 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681404))
 		v3 = t233
 		if uint32(v3) <= uint32(v2) {
 			goto l61
 		}
-		t234 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681420))
+		t234 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681416))
 		v4 = t234
 		v5 = v4 + v2
 		t235 := v5
 		v3 = v3 - v2
 		store32(m.memory, uint64(uint32(t235))+4, uint32(v3|i32(1)))
-		store32(m.memory, uint64(uint32(i32(0)))+6681408, uint32(v3))
-		store32(m.memory, uint64(uint32(i32(0)))+6681420, uint32(v5))
+		store32(m.memory, uint64(uint32(i32(0)))+6681404, uint32(v3))
+		store32(m.memory, uint64(uint32(i32(0)))+6681416, uint32(v5))
 		store32(m.memory, uint64(uint32(v4))+4, uint32(v2|i32(3)))
 		v3 = v4 + i32(8)
 		goto l7
 	}
 l61:
 	v3 = i32(0)
-	store32(m.memory, uint64(uint32(i32(0)))+6681892, uint32(i32(48)))
+	store32(m.memory, uint64(uint32(i32(0)))+6681888, uint32(i32(48)))
 	goto l7
 l34:
 	{
@@ -97796,7 +98153,7 @@ l34:
 				t236 := int32(load32(m.memory, uint64(uint32(v8))+28))
 				t237 := v8
 				v5 = t236
-				v3 = v5<<2 + i32(6681700)
+				v3 = v5<<2 + i32(6681696)
 				t238 := int32(load32(m.memory, uint64(uint32(v3))))
 				if t237 != t238 {
 					goto l109
@@ -97806,7 +98163,7 @@ l34:
 					goto l110
 				}
 				v7 = v7 & i32_rotl(i32(-2), v5)
-				store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(v7))
+				store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(v7))
 				goto l108
 			}
 		l109:
@@ -97864,17 +98221,17 @@ l108:
 			goto l114
 		}
 		v4 = int32(uint32(v4) >> 3)
-		v3 = v4<<3 + i32(6681436)
+		v3 = v4<<3 + i32(6681432)
 		{
 			{
-				t246 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681396))
+				t246 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681392))
 				v5 = t246
 				t247 := v5
 				v4 = i32_shl(i32(1), v4)
 				if t247&v4 != 0 {
 					goto l115
 				}
-				store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(v5|v4))
+				store32(m.memory, uint64(uint32(i32(0)))+6681392, uint32(v5|v4))
 				v4 = v3
 				goto l116
 			}
@@ -97909,7 +98266,7 @@ l108:
 	l117:
 		store32(m.memory, uint64(uint32(v0))+28, uint32(v3))
 		store64(m.memory, uint64(uint32(v0))+16, uint64(i64(0)))
-		v5 = v3<<2 + i32(6681700)
+		v5 = v3<<2 + i32(6681696)
 		{
 			t252 := v7
 			v2 = i32_shl(i32(1), v3)
@@ -97917,7 +98274,7 @@ l108:
 				goto l118
 			}
 			store32(m.memory, uint64(uint32(v5)), uint32(v0))
-			store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(v7|v2))
+			store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(v7|v2))
 			store32(m.memory, uint64(uint32(v0))+24, uint32(v5))
 			store32(m.memory, uint64(uint32(v0))+8, uint32(v0))
 			store32(m.memory, uint64(uint32(v0))+12, uint32(v0))
@@ -97975,7 +98332,7 @@ l19:
 				t259 := int32(load32(m.memory, uint64(uint32(v0))+28))
 				t260 := v0
 				v5 = t259
-				v3 = v5<<2 + i32(6681700)
+				v3 = v5<<2 + i32(6681696)
 				t261 := int32(load32(m.memory, uint64(uint32(v3))))
 				if t260 != t261 {
 					goto l122
@@ -97984,7 +98341,7 @@ l19:
 				if v8 != 0 {
 					goto l123
 				}
-				store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(v9&i32_rotl(i32(-2), v5)))
+				store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(v9&i32_rotl(i32(-2), v5)))
 				goto l121
 			}
 		l122:
@@ -98042,15 +98399,15 @@ l125:
 			goto l127
 		}
 		v8 = int32(uint32(v7) >> 3)
-		v2 = v8<<3 + i32(6681436)
-		t269 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681416))
+		v2 = v8<<3 + i32(6681432)
+		t269 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681412))
 		v3 = t269
 		{
 			v8 = i32_shl(i32(1), v8)
 			if v8&v6 != 0 {
 				goto l128
 			}
-			store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(v8|v6))
+			store32(m.memory, uint64(uint32(i32(0)))+6681392, uint32(v8|v6))
 			v8 = v2
 			goto l129
 		l128:
@@ -98064,18 +98421,18 @@ l125:
 		store32(m.memory, uint64(uint32(v3))+8, uint32(v8))
 	}
 l127:
-	store32(m.memory, uint64(uint32(i32(0)))+6681416, uint32(v5))
-	store32(m.memory, uint64(uint32(i32(0)))+6681404, uint32(v4))
+	store32(m.memory, uint64(uint32(i32(0)))+6681412, uint32(v5))
+	store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(v4))
 l126:
 	v3 = v0 + i32(8)
 l7:
 	m.g0 = v1 + i32(16)
 	return v3
 }
-func (m *Module) fn162(v0 int32) {
-	m.fn163(v0)
+func (m *Module) fn164(v0 int32) {
+	m.fn165(v0)
 }
-func (m *Module) fn163(v0 int32) {
+func (m *Module) fn165(v0 int32) {
 	var v1, v2, v3, v4, v5, v6, v7 int32
 	{
 		if v0 == 0 {
@@ -98098,7 +98455,7 @@ func (m *Module) fn163(v0 int32) {
 			t3 := v1
 			v2 = t2
 			v1 = t3 - v2
-			t4 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681412))
+			t4 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681408))
 			t5 := v1
 			v4 = t4
 			if uint32(t5) < uint32(v4) {
@@ -98106,7 +98463,7 @@ func (m *Module) fn163(v0 int32) {
 			}
 			v0 = v2 + v0
 			{
-				t6 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681416))
+				t6 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681412))
 				if t6 == v1 {
 					t30 := int32(load32(m.memory, uint64(uint32(v3))+4))
 					v2 = t30
@@ -98114,7 +98471,7 @@ func (m *Module) fn163(v0 int32) {
 						goto l1
 					}
 					store32(m.memory, uint64(uint32(v3))+4, uint32(v2&i32(-2)))
-					store32(m.memory, uint64(uint32(i32(0)))+6681404, uint32(v0))
+					store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(v0))
 					store32(m.memory, uint64(uint32(v1+v0)), uint32(v0))
 					store32(m.memory, uint64(uint32(v1))+4, uint32(v0|i32(1)))
 					return
@@ -98184,7 +98541,7 @@ func (m *Module) fn163(v0 int32) {
 							{
 								t22 := int32(load32(m.memory, uint64(uint32(v1))+28))
 								v4 = t22
-								v2 = v4<<2 + i32(6681700)
+								v2 = v4<<2 + i32(6681696)
 								t23 := int32(load32(m.memory, uint64(uint32(v2))))
 								if t23 != v1 {
 									goto l9
@@ -98193,8 +98550,8 @@ func (m *Module) fn163(v0 int32) {
 								if v6 != 0 {
 									goto l10
 								}
-								t24 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681400))
-								store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(t24&i32_rotl(i32(-2), v4)))
+								t24 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681396))
+								store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(t24&i32_rotl(i32(-2), v4)))
 								goto l1
 							}
 						l9:
@@ -98234,7 +98591,7 @@ func (m *Module) fn163(v0 int32) {
 					v4 = t7
 					t8 := v4
 					v5 = int32(uint32(v2) >> 3)
-					v6 = v5<<3 + i32(6681436)
+					v6 = v5<<3 + i32(6681432)
 					var p9 int32
 					if t8 == v6 {
 						p9 = 1
@@ -98253,8 +98610,8 @@ func (m *Module) fn163(v0 int32) {
 							store32(m.memory, uint64(uint32(v4))+12, uint32(v2))
 							goto l1
 						}
-						t11 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681396))
-						store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(t11&i32_rotl(i32(-2), v5)))
+						t11 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681392))
+						store32(m.memory, uint64(uint32(i32(0)))+6681392, uint32(t11&i32_rotl(i32(-2), v5)))
 						goto l1
 					}
 				}
@@ -98273,9 +98630,9 @@ func (m *Module) fn163(v0 int32) {
 			goto l12
 		}
 		{
-			t32 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681420))
+			t32 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681416))
 			if t32 != v3 {
-				t35 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681416))
+				t35 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681412))
 				if t35 != v3 {
 					v0 = v2&i32(-8) + v0
 					{
@@ -98287,7 +98644,7 @@ func (m *Module) fn163(v0 int32) {
 							v4 = t37
 							t38 := v4
 							v5 = int32(uint32(v2) >> 3)
-							v6 = v5<<3 + i32(6681436)
+							v6 = v5<<3 + i32(6681432)
 							var p39 int32
 							if t38 == v6 {
 								p39 = 1
@@ -98306,8 +98663,8 @@ func (m *Module) fn163(v0 int32) {
 									store32(m.memory, uint64(uint32(v4))+12, uint32(v2))
 									goto l17
 								}
-								t41 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681396))
-								store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(t41&i32_rotl(i32(-2), v5)))
+								t41 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681392))
+								store32(m.memory, uint64(uint32(i32(0)))+6681392, uint32(t41&i32_rotl(i32(-2), v5)))
 								goto l17
 							}
 						}
@@ -98320,7 +98677,7 @@ func (m *Module) fn163(v0 int32) {
 							if v6 == v3 {
 								goto l18
 							}
-							t45 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681412))
+							t45 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681408))
 							t46 := int32(load32(m.memory, uint64(uint32(v3))+8))
 							v2 = t46
 							var p47 int32
@@ -98375,7 +98732,7 @@ func (m *Module) fn163(v0 int32) {
 							{
 								t52 := int32(load32(m.memory, uint64(uint32(v3))+28))
 								v4 = t52
-								v2 = v4<<2 + i32(6681700)
+								v2 = v4<<2 + i32(6681696)
 								t53 := int32(load32(m.memory, uint64(uint32(v2))))
 								if t53 != v3 {
 									goto l22
@@ -98384,8 +98741,8 @@ func (m *Module) fn163(v0 int32) {
 								if v6 != 0 {
 									goto l23
 								}
-								t54 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681400))
-								store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(t54&i32_rotl(i32(-2), v4)))
+								t54 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681396))
+								store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(t54&i32_rotl(i32(-2), v4)))
 								goto l17
 							}
 						l22:
@@ -98423,32 +98780,32 @@ func (m *Module) fn163(v0 int32) {
 				l17:
 					store32(m.memory, uint64(uint32(v1+v0)), uint32(v0))
 					store32(m.memory, uint64(uint32(v1))+4, uint32(v0|i32(1)))
-					t60 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681416))
+					t60 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681412))
 					if v1 != t60 {
 						goto l25
 					}
-					store32(m.memory, uint64(uint32(i32(0)))+6681404, uint32(v0))
+					store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(v0))
 					return
 				}
-				store32(m.memory, uint64(uint32(i32(0)))+6681416, uint32(v1))
-				t36 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681404))
+				store32(m.memory, uint64(uint32(i32(0)))+6681412, uint32(v1))
+				t36 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681400))
 				v0 = t36 + v0
-				store32(m.memory, uint64(uint32(i32(0)))+6681404, uint32(v0))
+				store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(v0))
 				store32(m.memory, uint64(uint32(v1))+4, uint32(v0|i32(1)))
 				store32(m.memory, uint64(uint32(v1+v0)), uint32(v0))
 				return
 			}
-			store32(m.memory, uint64(uint32(i32(0)))+6681420, uint32(v1))
-			t33 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681408))
+			store32(m.memory, uint64(uint32(i32(0)))+6681416, uint32(v1))
+			t33 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681404))
 			v0 = t33 + v0
-			store32(m.memory, uint64(uint32(i32(0)))+6681408, uint32(v0))
+			store32(m.memory, uint64(uint32(i32(0)))+6681404, uint32(v0))
 			store32(m.memory, uint64(uint32(v1))+4, uint32(v0|i32(1)))
-			t34 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681416))
+			t34 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681412))
 			if v1 != t34 {
 				return
 			}
-			store32(m.memory, uint64(uint32(i32(0)))+6681404, uint32(i32(0)))
-			store32(m.memory, uint64(uint32(i32(0)))+6681416, uint32(i32(0)))
+			store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(i32(0)))
+			store32(m.memory, uint64(uint32(i32(0)))+6681412, uint32(i32(0)))
 			return
 		}
 	l12:
@@ -98460,17 +98817,17 @@ func (m *Module) fn163(v0 int32) {
 			goto l26
 		}
 		v2 = int32(uint32(v0) >> 3)
-		v0 = v2<<3 + i32(6681436)
+		v0 = v2<<3 + i32(6681432)
 		{
 			{
-				t61 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681396))
+				t61 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681392))
 				v4 = t61
 				t62 := v4
 				v2 = i32_shl(i32(1), v2)
 				if t62&v2 != 0 {
 					goto l27
 				}
-				store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(v4|v2))
+				store32(m.memory, uint64(uint32(i32(0)))+6681392, uint32(v4|v2))
 				v2 = v0
 				goto l28
 			}
@@ -98505,10 +98862,10 @@ func (m *Module) fn163(v0 int32) {
 	l29:
 		store64(m.memory, uint64(uint32(v1))+16, uint64(i64(0)))
 		store32(m.memory, uint64(uint32(v1+i32(28))), uint32(v2))
-		v4 = v2<<2 + i32(6681700)
+		v4 = v2<<2 + i32(6681696)
 		{
 			{
-				t67 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681400))
+				t67 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681396))
 				v6 = t67
 				t68 := v6
 				v3 = i32_shl(i32(1), v2)
@@ -98516,7 +98873,7 @@ func (m *Module) fn163(v0 int32) {
 					goto l30
 				}
 				store32(m.memory, uint64(uint32(v4)), uint32(v1))
-				store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(v6|v3))
+				store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(v6|v3))
 				store32(m.memory, uint64(uint32(v1+i32(24))), uint32(v4))
 				store32(m.memory, uint64(uint32(v1))+8, uint32(v1))
 				store32(m.memory, uint64(uint32(v1))+12, uint32(v1))
@@ -98562,16 +98919,16 @@ func (m *Module) fn163(v0 int32) {
 			store32(m.memory, uint64(uint32(v1))+8, uint32(v0))
 		}
 	l31:
-		t75 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681428))
+		t75 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681424))
 		v1 = t75 + i32(-1)
 		p76 := i32(-1)
 		if v1 != 0 {
 			p76 = v1
 		}
-		store32(m.memory, uint64(uint32(i32(0)))+6681428, uint32(p76))
+		store32(m.memory, uint64(uint32(i32(0)))+6681424, uint32(p76))
 	}
 }
-func (m *Module) fn164(v0, v1 int32) int32 {
+func (m *Module) fn166(v0, v1 int32) int32 {
 	var v2 int32
 	var v3 int64
 	{
@@ -98594,7 +98951,7 @@ func (m *Module) fn164(v0, v1 int32) int32 {
 	}
 l1:
 	{
-		t1 := m.fn161(v2)
+		t1 := m.fn163(v2)
 		v0 = t1
 		if v0 == 0 {
 			goto l2
@@ -98603,12 +98960,12 @@ l1:
 		if t2&i32(3) == 0 {
 			goto l2
 		}
-		_ = m.fn199(v0, i32(0), v2)
+		_ = m.fn201(v0, i32(0), v2)
 	}
 l2:
 	return v0
 }
-func (m *Module) fn165(v0, v1 int32) int32 {
+func (m *Module) fn167(v0, v1 int32) int32 {
 	var v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12 int32
 	{
 		if v0 != 0 {
@@ -98629,9 +98986,9 @@ func (m *Module) fn165(v0, v1 int32) int32 {
 							v7 = v6 + v5
 							{
 								if uint32(v5) < uint32(v2) {
-									t5 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681420))
+									t5 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681416))
 									if t5 != v7 {
-										t7 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681416))
+										t7 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681412))
 										if t7 != v7 {
 											t11 := int32(load32(m.memory, uint64(uint32(v7))+4))
 											v8 = t11
@@ -98652,7 +99009,7 @@ func (m *Module) fn165(v0, v1 int32) int32 {
 													v1 = t12
 													t13 := v1
 													v11 = int32(uint32(v8) >> 3)
-													v8 = v11<<3 + i32(6681436)
+													v8 = v11<<3 + i32(6681432)
 													var p14 int32
 													if t13 == v8 {
 														p14 = 1
@@ -98671,8 +99028,8 @@ func (m *Module) fn165(v0, v1 int32) int32 {
 															store32(m.memory, uint64(uint32(v1))+12, uint32(v5))
 															goto l12
 														}
-														t16 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681396))
-														store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(t16&i32_rotl(i32(-2), v11)))
+														t16 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681392))
+														store32(m.memory, uint64(uint32(i32(0)))+6681392, uint32(t16&i32_rotl(i32(-2), v11)))
 														goto l12
 													}
 												}
@@ -98685,7 +99042,7 @@ func (m *Module) fn165(v0, v1 int32) int32 {
 													if v8 == v7 {
 														goto l13
 													}
-													t20 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681412))
+													t20 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681408))
 													t21 := int32(load32(m.memory, uint64(uint32(v7))+8))
 													v1 = t21
 													var p22 int32
@@ -98740,7 +99097,7 @@ func (m *Module) fn165(v0, v1 int32) int32 {
 													{
 														t27 := int32(load32(m.memory, uint64(uint32(v7))+28))
 														v5 = t27
-														v1 = v5<<2 + i32(6681700)
+														v1 = v5<<2 + i32(6681696)
 														t28 := int32(load32(m.memory, uint64(uint32(v1))))
 														if t28 != v7 {
 															goto l17
@@ -98749,8 +99106,8 @@ func (m *Module) fn165(v0, v1 int32) int32 {
 														if v8 != 0 {
 															goto l18
 														}
-														t29 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681400))
-														store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(t29&i32_rotl(i32(-2), v5)))
+														t29 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681396))
+														store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(t29&i32_rotl(i32(-2), v5)))
 														goto l12
 													}
 												l17:
@@ -98794,7 +99151,7 @@ func (m *Module) fn165(v0, v1 int32) int32 {
 													v2 = v6 + v9
 													t36 := int32(load32(m.memory, uint64(uint32(v2))+4))
 													store32(m.memory, uint64(uint32(v2))+4, uint32(t36|i32(1)))
-													m.fn166(v1, v10)
+													m.fn168(v1, v10)
 													return v0
 												}
 												store32(m.memory, uint64(uint32(v3)), uint32(v4&i32(1)|v9|i32(2)))
@@ -98804,7 +99161,7 @@ func (m *Module) fn165(v0, v1 int32) int32 {
 												return v0
 											}
 										}
-										t8 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681404))
+										t8 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681400))
 										v5 = t8 + v5
 										if uint32(v5) < uint32(v2) {
 											goto l3
@@ -98833,20 +99190,20 @@ func (m *Module) fn165(v0, v1 int32) int32 {
 											v2 = i32(0)
 										}
 									l9:
-										store32(m.memory, uint64(uint32(i32(0)))+6681416, uint32(v2))
-										store32(m.memory, uint64(uint32(i32(0)))+6681404, uint32(v1))
+										store32(m.memory, uint64(uint32(i32(0)))+6681412, uint32(v2))
+										store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(v1))
 										return v0
 									}
-									t6 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681408))
+									t6 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681404))
 									v5 = t6 + v5
 									if uint32(v5) <= uint32(v2) {
 										goto l3
 									}
 									store32(m.memory, uint64(uint32(v3)), uint32(v2|v4&i32(1)|i32(2)))
 									v1 = v6 + v2
-									store32(m.memory, uint64(uint32(i32(0)))+6681420, uint32(v1))
+									store32(m.memory, uint64(uint32(i32(0)))+6681416, uint32(v1))
 									v2 = v5 - v2
-									store32(m.memory, uint64(uint32(i32(0)))+6681408, uint32(v2))
+									store32(m.memory, uint64(uint32(i32(0)))+6681404, uint32(v2))
 									store32(m.memory, uint64(uint32(v1))+4, uint32(v2|i32(1)))
 									return v0
 								}
@@ -98859,7 +99216,7 @@ func (m *Module) fn165(v0, v1 int32) int32 {
 								store32(m.memory, uint64(uint32(v2))+4, uint32(v1|i32(3)))
 								t4 := int32(load32(m.memory, uint64(uint32(v7))+4))
 								store32(m.memory, uint64(uint32(v7))+4, uint32(t4|i32(1)))
-								m.fn166(v2, v1)
+								m.fn168(v2, v1)
 								return v0
 							}
 						}
@@ -98869,7 +99226,7 @@ func (m *Module) fn165(v0, v1 int32) int32 {
 						if uint32(v5) < uint32(v2|i32(4)) {
 							goto l3
 						}
-						t3 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681876))
+						t3 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681872))
 						if uint32(v5-v2) <= uint32(t3<<1) {
 							goto l4
 						}
@@ -98877,7 +99234,7 @@ func (m *Module) fn165(v0, v1 int32) int32 {
 					}
 				l3:
 					{
-						t37 := m.fn161(v1)
+						t37 := m.fn163(v1)
 						v2 = t37
 						if v2 != 0 {
 							goto l21
@@ -98898,22 +99255,22 @@ func (m *Module) fn165(v0, v1 int32) int32 {
 					if uint32(v5) < uint32(v1) {
 						p42 = v5
 					}
-					t43 := m.fn198(t39, t40, p42)
+					t43 := m.fn200(t39, t40, p42)
 					v1 = t43
-					m.fn163(v0)
+					m.fn165(v0)
 					v0 = v1
 				}
 			l4:
 				return v0
 			}
-			store32(m.memory, uint64(uint32(i32(0)))+6681892, uint32(i32(48)))
+			store32(m.memory, uint64(uint32(i32(0)))+6681888, uint32(i32(48)))
 			return i32(0)
 		}
-		t0 := m.fn161(v1)
+		t0 := m.fn163(v1)
 		return t0
 	}
 }
-func (m *Module) fn166(v0, v1 int32) {
+func (m *Module) fn168(v0, v1 int32) {
 	var v2, v3, v4, v5, v6, v7 int32
 	v2 = v0 + v1
 	{
@@ -98930,7 +99287,7 @@ func (m *Module) fn166(v0, v1 int32) {
 			v3 = t1
 			v1 = v3 + v1
 			{
-				t2 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681416))
+				t2 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681412))
 				v0 = v0 - v3
 				if t2 == v0 {
 					t25 := int32(load32(m.memory, uint64(uint32(v2))+4))
@@ -98939,7 +99296,7 @@ func (m *Module) fn166(v0, v1 int32) {
 						goto l0
 					}
 					store32(m.memory, uint64(uint32(v2))+4, uint32(v3&i32(-2)))
-					store32(m.memory, uint64(uint32(i32(0)))+6681404, uint32(v1))
+					store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(v1))
 					store32(m.memory, uint64(uint32(v2)), uint32(v1))
 					store32(m.memory, uint64(uint32(v0))+4, uint32(v1|i32(1)))
 					return
@@ -98954,7 +99311,7 @@ func (m *Module) fn166(v0, v1 int32) {
 							if v6 == v0 {
 								goto l5
 							}
-							t10 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681412))
+							t10 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681408))
 							t11 := int32(load32(m.memory, uint64(uint32(v0))+8))
 							v3 = t11
 							var p12 int32
@@ -99009,7 +99366,7 @@ func (m *Module) fn166(v0, v1 int32) {
 							{
 								t17 := int32(load32(m.memory, uint64(uint32(v0))+28))
 								v4 = t17
-								v3 = v4<<2 + i32(6681700)
+								v3 = v4<<2 + i32(6681696)
 								t18 := int32(load32(m.memory, uint64(uint32(v3))))
 								if t18 != v0 {
 									goto l9
@@ -99018,8 +99375,8 @@ func (m *Module) fn166(v0, v1 int32) {
 								if v6 != 0 {
 									goto l10
 								}
-								t19 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681400))
-								store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(t19&i32_rotl(i32(-2), v4)))
+								t19 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681396))
+								store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(t19&i32_rotl(i32(-2), v4)))
 								goto l0
 							}
 						l9:
@@ -99059,7 +99416,7 @@ func (m *Module) fn166(v0, v1 int32) {
 					v4 = t3
 					t4 := v4
 					v5 = int32(uint32(v3) >> 3)
-					v6 = v5<<3 + i32(6681436)
+					v6 = v5<<3 + i32(6681432)
 					var p5 int32
 					if t4 == v6 {
 						p5 = 1
@@ -99070,8 +99427,8 @@ func (m *Module) fn166(v0, v1 int32) {
 					if v3 != v4 {
 						goto l4
 					}
-					t7 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681396))
-					store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(t7&i32_rotl(i32(-2), v5)))
+					t7 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681392))
+					store32(m.memory, uint64(uint32(i32(0)))+6681392, uint32(t7&i32_rotl(i32(-2), v5)))
 					goto l0
 				}
 			}
@@ -99093,9 +99450,9 @@ func (m *Module) fn166(v0, v1 int32) {
 				goto l12
 			}
 			{
-				t28 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681420))
+				t28 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681416))
 				if t28 != v2 {
-					t31 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681416))
+					t31 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681412))
 					if t31 != v2 {
 						v1 = v3&i32(-8) + v1
 						{
@@ -99107,7 +99464,7 @@ func (m *Module) fn166(v0, v1 int32) {
 								v4 = t33
 								t34 := v4
 								v5 = int32(uint32(v3) >> 3)
-								v6 = v5<<3 + i32(6681436)
+								v6 = v5<<3 + i32(6681432)
 								var p35 int32
 								if t34 == v6 {
 									p35 = 1
@@ -99126,8 +99483,8 @@ func (m *Module) fn166(v0, v1 int32) {
 										store32(m.memory, uint64(uint32(v4))+12, uint32(v3))
 										goto l17
 									}
-									t37 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681396))
-									store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(t37&i32_rotl(i32(-2), v5)))
+									t37 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681392))
+									store32(m.memory, uint64(uint32(i32(0)))+6681392, uint32(t37&i32_rotl(i32(-2), v5)))
 									goto l17
 								}
 							}
@@ -99140,7 +99497,7 @@ func (m *Module) fn166(v0, v1 int32) {
 								if v6 == v2 {
 									goto l18
 								}
-								t41 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681412))
+								t41 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681408))
 								t42 := int32(load32(m.memory, uint64(uint32(v2))+8))
 								v3 = t42
 								var p43 int32
@@ -99195,7 +99552,7 @@ func (m *Module) fn166(v0, v1 int32) {
 								{
 									t48 := int32(load32(m.memory, uint64(uint32(v2))+28))
 									v4 = t48
-									v3 = v4<<2 + i32(6681700)
+									v3 = v4<<2 + i32(6681696)
 									t49 := int32(load32(m.memory, uint64(uint32(v3))))
 									if t49 != v2 {
 										goto l22
@@ -99204,8 +99561,8 @@ func (m *Module) fn166(v0, v1 int32) {
 									if v6 != 0 {
 										goto l23
 									}
-									t50 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681400))
-									store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(t50&i32_rotl(i32(-2), v4)))
+									t50 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681396))
+									store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(t50&i32_rotl(i32(-2), v4)))
 									goto l17
 								}
 							l22:
@@ -99243,32 +99600,32 @@ func (m *Module) fn166(v0, v1 int32) {
 					l17:
 						store32(m.memory, uint64(uint32(v0+v1)), uint32(v1))
 						store32(m.memory, uint64(uint32(v0))+4, uint32(v1|i32(1)))
-						t56 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681416))
+						t56 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681412))
 						if v0 != t56 {
 							goto l25
 						}
-						store32(m.memory, uint64(uint32(i32(0)))+6681404, uint32(v1))
+						store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(v1))
 						return
 					}
-					store32(m.memory, uint64(uint32(i32(0)))+6681416, uint32(v0))
-					t32 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681404))
+					store32(m.memory, uint64(uint32(i32(0)))+6681412, uint32(v0))
+					t32 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681400))
 					v1 = t32 + v1
-					store32(m.memory, uint64(uint32(i32(0)))+6681404, uint32(v1))
+					store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(v1))
 					store32(m.memory, uint64(uint32(v0))+4, uint32(v1|i32(1)))
 					store32(m.memory, uint64(uint32(v0+v1)), uint32(v1))
 					return
 				}
-				store32(m.memory, uint64(uint32(i32(0)))+6681420, uint32(v0))
-				t29 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681408))
+				store32(m.memory, uint64(uint32(i32(0)))+6681416, uint32(v0))
+				t29 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681404))
 				v1 = t29 + v1
-				store32(m.memory, uint64(uint32(i32(0)))+6681408, uint32(v1))
+				store32(m.memory, uint64(uint32(i32(0)))+6681404, uint32(v1))
 				store32(m.memory, uint64(uint32(v0))+4, uint32(v1|i32(1)))
-				t30 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681416))
+				t30 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681412))
 				if v0 != t30 {
 					return
 				}
-				store32(m.memory, uint64(uint32(i32(0)))+6681404, uint32(i32(0)))
-				store32(m.memory, uint64(uint32(i32(0)))+6681416, uint32(i32(0)))
+				store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(i32(0)))
+				store32(m.memory, uint64(uint32(i32(0)))+6681412, uint32(i32(0)))
 				return
 			}
 		}
@@ -99281,17 +99638,17 @@ func (m *Module) fn166(v0, v1 int32) {
 			goto l26
 		}
 		v3 = int32(uint32(v1) >> 3)
-		v1 = v3<<3 + i32(6681436)
+		v1 = v3<<3 + i32(6681432)
 		{
 			{
-				t57 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681396))
+				t57 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681392))
 				v4 = t57
 				t58 := v4
 				v3 = i32_shl(i32(1), v3)
 				if t58&v3 != 0 {
 					goto l27
 				}
-				store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(v4|v3))
+				store32(m.memory, uint64(uint32(i32(0)))+6681392, uint32(v4|v3))
 				v3 = v1
 				goto l28
 			}
@@ -99326,9 +99683,9 @@ func (m *Module) fn166(v0, v1 int32) {
 	l29:
 		store64(m.memory, uint64(uint32(v0))+16, uint64(i64(0)))
 		store32(m.memory, uint64(uint32(v0+i32(28))), uint32(v3))
-		v4 = v3<<2 + i32(6681700)
+		v4 = v3<<2 + i32(6681696)
 		{
-			t63 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681400))
+			t63 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681396))
 			v6 = t63
 			t64 := v6
 			v2 = i32_shl(i32(1), v3)
@@ -99336,7 +99693,7 @@ func (m *Module) fn166(v0, v1 int32) {
 				goto l30
 			}
 			store32(m.memory, uint64(uint32(v4)), uint32(v0))
-			store32(m.memory, uint64(uint32(i32(0)))+6681400, uint32(v6|v2))
+			store32(m.memory, uint64(uint32(i32(0)))+6681396, uint32(v6|v2))
 			store32(m.memory, uint64(uint32(v0+i32(24))), uint32(v4))
 			store32(m.memory, uint64(uint32(v0))+8, uint32(v0))
 			store32(m.memory, uint64(uint32(v0))+12, uint32(v0))
@@ -99382,7 +99739,7 @@ func (m *Module) fn166(v0, v1 int32) {
 		store32(m.memory, uint64(uint32(v0))+8, uint32(v1))
 	}
 }
-func (m *Module) fn167(v0, v1 int32) int32 {
+func (m *Module) fn169(v0, v1 int32) int32 {
 	var v2 int32
 	var v3, v4 int64
 	t0 := m.g0
@@ -99391,12 +99748,12 @@ func (m *Module) fn167(v0, v1 int32) int32 {
 	{
 		{
 			t1 := int32(load32(m.memory, uint64(uint32(v0))))
-			t2 := m.fn170(t1, i64(1), v2+i32(8))
+			t2 := m.fn172(t1, i64(1), v2+i32(8))
 			v0 = t2
 			if v0 == 0 {
 				goto l0
 			}
-			store32(m.memory, uint64(uint32(i32(0)))+6681892, uint32(v0))
+			store32(m.memory, uint64(uint32(i32(0)))+6681888, uint32(v0))
 			v0 = i32(-1)
 			goto l1
 		}
@@ -99414,7 +99771,7 @@ l1:
 	m.g0 = v2 + i32(16)
 	return v0
 }
-func (m *Module) fn168(v0 int32) int32 {
+func (m *Module) fn170(v0 int32) int32 {
 	if v0 != 0 {
 		if v0&i32(0xffff) != 0 {
 			goto l1
@@ -99428,57 +99785,57 @@ func (m *Module) fn168(v0 int32) int32 {
 			if v0 != i32(-1) {
 				return v0 << 16
 			}
-			store32(m.memory, uint64(uint32(i32(0)))+6681892, uint32(i32(48)))
+			store32(m.memory, uint64(uint32(i32(0)))+6681888, uint32(i32(48)))
 			return i32(-1)
 		}
 	l1:
-		fn169()
+		fn171()
 		panic("unreachable")
 	}
 	t0 := int32(len(m.memory) >> 16)
 	return t0 << 16
 }
-func fn169() {
+func fn171() {
 	panic("unreachable")
 }
-func (m *Module) fn170(v0 int32, v1 int64, v2 int32) int32 {
+func (m *Module) fn172(v0 int32, v1 int64, v2 int32) int32 {
 	t0 := m.fn0(v0, v1, v2)
 	return t0 & i32(0xffff)
 }
-func (m *Module) fn171(v0 int32) int32 {
+func (m *Module) fn173(v0 int32) int32 {
 	t0 := m.fn1(v0)
 	return t0 & i32(0xffff)
 }
-func (m *Module) fn172(v0 int32, v1 int64, v2, v3 int32) int32 {
+func (m *Module) fn174(v0 int32, v1 int64, v2, v3 int32) int32 {
 	t0 := m.fn2(v0, v1, v2, v3)
 	return t0 & i32(0xffff)
 }
-func (m *Module) fn173(v0, v1, v2, v3 int32) int32 {
+func (m *Module) fn175(v0, v1, v2, v3 int32) int32 {
 	t0 := m.fn3(v0, v1, v2, v3)
 	return t0 & i32(0xffff)
 }
-func (m *Module) fn174(v0 int32) int32 {
-	t0 := m.fn171(v0)
+func (m *Module) fn176(v0 int32) int32 {
+	t0 := m.fn173(v0)
 	v0 = t0
 	if v0 != 0 {
-		store32(m.memory, uint64(uint32(i32(0)))+6681892, uint32(v0))
+		store32(m.memory, uint64(uint32(i32(0)))+6681888, uint32(v0))
 		return i32(-1)
 	}
 	return i32(0)
 }
-func (m *Module) fn175(v0 int32) int32 {
+func (m *Module) fn177(v0 int32) int32 {
 	t0 := int32(load32(m.memory, uint64(uint32(v0))+56))
-	t1 := m.fn174(t0)
+	t1 := m.fn176(t0)
 	return t1
 }
-func (m *Module) fn176(v0 int32, v1 int64, v2 int32) int64 {
+func (m *Module) fn178(v0 int32, v1 int64, v2 int32) int64 {
 	var v3 int32
 	t0 := m.g0
 	v3 = t0 - i32(16)
 	m.g0 = v3
 	{
 		{
-			t1 := m.fn172(v0, v1, v2&i32(255), v3+i32(8))
+			t1 := m.fn174(v0, v1, v2&i32(255), v3+i32(8))
 			v0 = t1
 			if v0 == 0 {
 				goto l0
@@ -99487,7 +99844,7 @@ func (m *Module) fn176(v0 int32, v1 int64, v2 int32) int64 {
 			if v0 == i32(76) {
 				p2 = i32(70)
 			}
-			store32(m.memory, uint64(uint32(i32(0)))+6681892, uint32(p2))
+			store32(m.memory, uint64(uint32(i32(0)))+6681888, uint32(p2))
 			v1 = i64(-1)
 			goto l1
 		}
@@ -99499,12 +99856,12 @@ l1:
 	m.g0 = v3 + i32(16)
 	return v1
 }
-func (m *Module) fn177(v0 int32, v1 int64, v2 int32) int64 {
+func (m *Module) fn179(v0 int32, v1 int64, v2 int32) int64 {
 	t0 := int32(load32(m.memory, uint64(uint32(v0))+56))
-	t1 := m.fn176(t0, v1, v2)
+	t1 := m.fn178(t0, v1, v2)
 	return t1
 }
-func (m *Module) fn178(v0, v1, v2 int32) int32 {
+func (m *Module) fn180(v0, v1, v2 int32) int32 {
 	var v3, v4 int32
 	t0 := m.g0
 	v3 = t0 - i32(16)
@@ -99514,16 +99871,16 @@ func (m *Module) fn178(v0, v1, v2 int32) int32 {
 		if v2 > i32(-1) {
 			goto l0
 		}
-		store32(m.memory, uint64(uint32(i32(0)))+6681892, uint32(i32(28)))
+		store32(m.memory, uint64(uint32(i32(0)))+6681888, uint32(i32(28)))
 		goto l1
 	l0:
 		{
-			t1 := m.fn173(v0, v1, v2, v3+i32(12))
+			t1 := m.fn175(v0, v1, v2, v3+i32(12))
 			v2 = t1
 			if v2 == 0 {
 				goto l2
 			}
-			store32(m.memory, uint64(uint32(i32(0)))+6681892, uint32(v2))
+			store32(m.memory, uint64(uint32(i32(0)))+6681888, uint32(v2))
 			v4 = i32(-1)
 			goto l1
 		}
@@ -99535,7 +99892,7 @@ l1:
 	m.g0 = v3 + i32(16)
 	return v4
 }
-func (m *Module) fn179(v0, v1, v2 int32) int32 {
+func (m *Module) fn181(v0, v1, v2 int32) int32 {
 	var v3, v4, v5, v6, v7, v8, v9 int32
 	t0 := m.g0
 	v3 = t0 - i32(16)
@@ -99555,7 +99912,7 @@ func (m *Module) fn179(v0, v1, v2 int32) int32 {
 		{
 			v5 = v1 + v2
 			t5 := int32(load32(m.memory, uint64(uint32(v0))+56))
-			t6 := m.fn178(t5, v3, i32(2))
+			t6 := m.fn180(t5, v3, i32(2))
 			t7 := v5
 			v6 = t6
 			if t7 == v6 {
@@ -99618,7 +99975,7 @@ func (m *Module) fn179(v0, v1, v2 int32) int32 {
 				v1 = p22
 				t24 := v1
 				v4 = v4 - v8
-				t25 := m.fn178(t21, t24, v4)
+				t25 := m.fn180(t21, t24, v4)
 				v6 = t25
 				if t23 != v6 {
 					goto l3
@@ -99639,18 +99996,18 @@ l2:
 	m.g0 = v3 + i32(16)
 	return v6
 }
-func (m *Module) fn180(v0, v1, v2 int32) int32 {
+func (m *Module) fn182(v0, v1, v2 int32) int32 {
 	var v3 int32
 	t0 := m.g0
 	v3 = t0 - i32(16)
 	m.g0 = v3
 	store32(m.memory, uint64(uint32(v3))+12, uint32(v2))
-	t1 := m.fn189(v0, v1, v2)
+	t1 := m.fn191(v0, v1, v2)
 	v2 = t1
 	m.g0 = v3 + i32(16)
 	return v2
 }
-func (m *Module) fn181(v0 int32) int32 {
+func (m *Module) fn183(v0 int32) int32 {
 	var v1 int32
 	t0 := int32(load32(m.memory, uint64(uint32(v0))+60))
 	t1 := v0
@@ -99674,7 +100031,7 @@ func (m *Module) fn181(v0 int32) int32 {
 		return i32(-1)
 	}
 }
-func (m *Module) fn182(v0, v1 int32) int32 {
+func (m *Module) fn184(v0, v1 int32) int32 {
 	var v2, v3, v4 int32
 	t0 := m.g0
 	v2 = t0 - i32(16)
@@ -99688,7 +100045,7 @@ func (m *Module) fn182(v0, v1 int32) int32 {
 				goto l0
 			}
 			v3 = i32(-1)
-			t2 := m.fn181(v0)
+			t2 := m.fn183(v0)
 			if t2 != 0 {
 				goto l1
 			}
@@ -99725,7 +100082,7 @@ l1:
 	m.g0 = v2 + i32(16)
 	return v3
 }
-func (m *Module) fn183(v0, v1 int32) int32 {
+func (m *Module) fn185(v0, v1 int32) int32 {
 	var v2, v3 int32
 	{
 		v2 = v0 & i32(255)
@@ -99744,10 +100101,10 @@ func (m *Module) fn183(v0, v1 int32) int32 {
 		return v2
 	}
 l0:
-	t3 := m.fn182(v1, v2)
+	t3 := m.fn184(v1, v2)
 	return t3
 }
-func (m *Module) fn184(v0, v1, v2 int32) int32 {
+func (m *Module) fn186(v0, v1, v2 int32) int32 {
 	var v3, v4, v5, v6, v7, v8 int32
 	{
 		{
@@ -99757,7 +100114,7 @@ func (m *Module) fn184(v0, v1, v2 int32) int32 {
 				goto l0
 			}
 			v4 = i32(0)
-			t1 := m.fn181(v2)
+			t1 := m.fn183(v2)
 			if t1 != 0 {
 				goto l1
 			}
@@ -99823,7 +100180,7 @@ func (m *Module) fn184(v0, v1, v2 int32) int32 {
 			v5 = t13
 		}
 	l4:
-		_ = m.fn198(v5, v0, v3)
+		_ = m.fn200(v5, v0, v3)
 		t15 := int32(load32(m.memory, uint64(uint32(v2))+20))
 		store32(m.memory, uint64(uint32(v2))+20, uint32(t15+v3))
 		v4 = v6 + v3
@@ -99831,7 +100188,7 @@ func (m *Module) fn184(v0, v1, v2 int32) int32 {
 l1:
 	return v4
 }
-func (m *Module) fn185(v0, v1, v2, v3 int32) int32 {
+func (m *Module) fn187(v0, v1, v2, v3 int32) int32 {
 	var v4, v5, v6, v7, v8, v9, v10 int32
 	v4 = v2 * v1
 	{
@@ -99842,7 +100199,7 @@ func (m *Module) fn185(v0, v1, v2, v3 int32) int32 {
 				goto l0
 			}
 			v5 = i32(0)
-			t1 := m.fn181(v3)
+			t1 := m.fn183(v3)
 			if t1 != 0 {
 				goto l1
 			}
@@ -99908,7 +100265,7 @@ func (m *Module) fn185(v0, v1, v2, v3 int32) int32 {
 			v6 = t13
 		}
 	l4:
-		_ = m.fn198(v6, v0, v5)
+		_ = m.fn200(v6, v0, v5)
 		t15 := int32(load32(m.memory, uint64(uint32(v3))+20))
 		store32(m.memory, uint64(uint32(v3))+20, uint32(t15+v5))
 		v5 = v7 + v5
@@ -99926,27 +100283,27 @@ l1:
 		return p16
 	}
 }
-func (m *Module) fn186(v0, v1, v2, v3 int32) int32 {
+func (m *Module) fn188(v0, v1, v2, v3 int32) int32 {
 	var v4 int32
 	t0 := m.g0
 	v4 = t0 - i32(16)
 	m.g0 = v4
 	store32(m.memory, uint64(uint32(v4))+12, uint32(v3))
-	t1 := m.fn194(v0, v1, v2, v3)
+	t1 := m.fn196(v0, v1, v2, v3)
 	v3 = t1
 	m.g0 = v4 + i32(16)
 	return v3
 }
-func (m *Module) fn187(v0 int32) int32 {
+func (m *Module) fn189(v0 int32) int32 {
 	var v1 int32
 	{
-		t0 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681928))
+		t0 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681924))
 		v1 = t0
 		if v1 != 0 {
 			goto l0
 		}
-		v1 = i32(6681904)
-		store32(m.memory, uint64(uint32(i32(0)))+6681928, uint32(i32(6681904)))
+		v1 = i32(6681900)
+		store32(m.memory, uint64(uint32(i32(0)))+6681924, uint32(i32(6681900)))
 	}
 l0:
 	p1 := v0
@@ -99955,21 +100312,21 @@ l0:
 	}
 	t2 := int32(load16(m.memory, uint64(uint32(p1<<1+i32(6671024)))))
 	t3 := int32(load32(m.memory, uint64(uint32(v1))+20))
-	t4 := fn203(t2+i32(6669472), t3)
+	t4 := fn205(t2+i32(6669472), t3)
 	return t4
 }
-func (m *Module) fn188(v0, v1 int32) int32 {
+func (m *Module) fn190(v0, v1 int32) int32 {
 	var v2 int32
-	t0 := m.fn200(v0)
+	t0 := m.fn202(v0)
 	v2 = t0
-	t1 := m.fn185(v0, i32(1), v2, v1)
+	t1 := m.fn187(v0, i32(1), v2, v1)
 	p2 := i32(0)
 	if v2 != t1 {
 		p2 = i32(-1)
 	}
 	return p2
 }
-func (m *Module) fn189(v0, v1, v2 int32) int32 {
+func (m *Module) fn191(v0, v1, v2 int32) int32 {
 	var v3, v4, v5 int32
 	t0 := m.g0
 	v3 = t0 - i32(208)
@@ -99983,7 +100340,7 @@ func (m *Module) fn189(v0, v1, v2 int32) int32 {
 	store32(m.memory, uint64(uint32(v3))+200, uint32(v2))
 	{
 		{
-			t1 := m.fn190(i32(0), v1, v3+i32(200), v3+i32(80), v3+i32(160))
+			t1 := m.fn192(i32(0), v1, v3+i32(200), v3+i32(80), v3+i32(160))
 			if t1 >= i32(0) {
 				goto l0
 			}
@@ -100026,13 +100383,13 @@ func (m *Module) fn189(v0, v1, v2 int32) int32 {
 				}
 			l4:
 				v2 = i32(-1)
-				t7 := m.fn181(v0)
+				t7 := m.fn183(v0)
 				if t7 != 0 {
 					goto l6
 				}
 			}
 		l5:
-			t8 := m.fn190(v0, v1, v3+i32(200), v3+i32(80), v3+i32(160))
+			t8 := m.fn192(v0, v1, v3+i32(200), v3+i32(80), v3+i32(160))
 			v2 = t8
 		}
 	l6:
@@ -100070,7 +100427,7 @@ l1:
 	m.g0 = v3 + i32(208)
 	return v0
 }
-func (m *Module) fn190(v0, v1, v2, v3, v4 int32) int32 {
+func (m *Module) fn192(v0, v1, v2, v3, v4 int32) int32 {
 	var v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19, v20, v21, v22, v23, v24, v25, v26, v27, v28, v29, v30, v31, v32 int32
 	var v33, v34 int64
 	var v35 float64
@@ -100114,47 +100471,47 @@ l7:
 							t22 := int32(load32(m.memory, uint64(uint32(v4))+4))
 							v1 = t22
 							if v1 != 0 {
-								m.fn191(v3+i32(8), v1, v2)
+								m.fn193(v3+i32(8), v1, v2)
 								{
 									t23 := int32(load32(m.memory, uint64(uint32(v4))+8))
 									v1 = t23
 									if v1 != 0 {
-										m.fn191(v3+i32(16), v1, v2)
+										m.fn193(v3+i32(16), v1, v2)
 										{
 											t24 := int32(load32(m.memory, uint64(uint32(v4))+12))
 											v1 = t24
 											if v1 != 0 {
-												m.fn191(v3+i32(24), v1, v2)
+												m.fn193(v3+i32(24), v1, v2)
 												{
 													t25 := int32(load32(m.memory, uint64(uint32(v4))+16))
 													v1 = t25
 													if v1 != 0 {
-														m.fn191(v3+i32(32), v1, v2)
+														m.fn193(v3+i32(32), v1, v2)
 														{
 															t26 := int32(load32(m.memory, uint64(uint32(v4))+20))
 															v1 = t26
 															if v1 != 0 {
-																m.fn191(v3+i32(40), v1, v2)
+																m.fn193(v3+i32(40), v1, v2)
 																{
 																	t27 := int32(load32(m.memory, uint64(uint32(v4))+24))
 																	v1 = t27
 																	if v1 != 0 {
-																		m.fn191(v3+i32(48), v1, v2)
+																		m.fn193(v3+i32(48), v1, v2)
 																		{
 																			t28 := int32(load32(m.memory, uint64(uint32(v4))+28))
 																			v1 = t28
 																			if v1 != 0 {
-																				m.fn191(v3+i32(56), v1, v2)
+																				m.fn193(v3+i32(56), v1, v2)
 																				{
 																					t29 := int32(load32(m.memory, uint64(uint32(v4))+32))
 																					v1 = t29
 																					if v1 != 0 {
-																						m.fn191(v3+i32(64), v1, v2)
+																						m.fn193(v3+i32(64), v1, v2)
 																						{
 																							t30 := int32(load32(m.memory, uint64(uint32(v4))+36))
 																							v1 = t30
 																							if v1 != 0 {
-																								m.fn191(v3+i32(72), v1, v2)
+																								m.fn193(v3+i32(72), v1, v2)
 																								v19 = i32(1)
 																								goto l21
 																							}
@@ -100257,7 +100614,7 @@ l7:
 						if t5&i32(32) != 0 {
 							goto l6
 						}
-						_ = m.fn184(v21, v20, v0)
+						_ = m.fn186(v21, v20, v0)
 					}
 				l6:
 					if v20 != 0 {
@@ -100518,7 +100875,7 @@ l7:
 			{
 				if v23 < i32(0) {
 					if v0 != 0 {
-						m.fn191(v5+i32(56), v20, v2)
+						m.fn193(v5+i32(56), v20, v2)
 						goto l48
 					}
 					v19 = i32(0)
@@ -100609,7 +100966,7 @@ l7:
 											if math.Abs(v35) < math.Float64frombits(0x7ff0000000000000) {
 												{
 													{
-														t151 := m.fn210(v35, v5+i32(108))
+														t151 := m.fn212(v35, v5+i32(108))
 														v35 = t151
 														v35 = float64(v35 + v35)
 														if v35 == float64(0) {
@@ -101223,7 +101580,7 @@ l7:
 														goto l163
 													}
 													v21 = v21 + (v13 - v25)
-													_ = m.fn199(v21, i32(48), v12+v25)
+													_ = m.fn201(v21, i32(48), v12+v25)
 												l163:
 													v28 = v21 + i32(-2)
 													m.memory[uint64(uint32(v28))] = byte(v31)
@@ -101264,7 +101621,7 @@ l7:
 													if v21 != 0 {
 														p246 = t244
 													}
-													_ = m.fn199(t243, i32(32), p246)
+													_ = m.fn201(t243, i32(32), p246)
 													if v21 != 0 {
 														goto l165
 													}
@@ -101274,7 +101631,7 @@ l7:
 														if t248&i32(32) != 0 {
 															goto l166
 														}
-														_ = m.fn184(v5+i32(624), i32(256), v0)
+														_ = m.fn186(v5+i32(624), i32(256), v0)
 													}
 												l166:
 													v20 = v20 + i32(-256)
@@ -101286,7 +101643,7 @@ l7:
 													if t250&i32(32) != 0 {
 														goto l164
 													}
-													_ = m.fn184(v5+i32(624), v20, v0)
+													_ = m.fn186(v5+i32(624), v20, v0)
 												}
 											l164:
 												{
@@ -101294,7 +101651,7 @@ l7:
 													if t252&i32(32) != 0 {
 														goto l168
 													}
-													_ = m.fn184(v38, v36, v0)
+													_ = m.fn186(v38, v36, v0)
 												}
 											l168:
 												{
@@ -101316,7 +101673,7 @@ l7:
 													if v21 != 0 {
 														p257 = t255
 													}
-													_ = m.fn199(t254, i32(48), p257)
+													_ = m.fn201(t254, i32(48), p257)
 													if v21 != 0 {
 														goto l170
 													}
@@ -101326,7 +101683,7 @@ l7:
 														if t259&i32(32) != 0 {
 															goto l171
 														}
-														_ = m.fn184(v5+i32(624), i32(256), v0)
+														_ = m.fn186(v5+i32(624), i32(256), v0)
 													}
 												l171:
 													v20 = v20 + i32(-256)
@@ -101338,7 +101695,7 @@ l7:
 													if t261&i32(32) != 0 {
 														goto l169
 													}
-													_ = m.fn184(v5+i32(624), v20, v0)
+													_ = m.fn186(v5+i32(624), v20, v0)
 												}
 											l169:
 												{
@@ -101393,7 +101750,7 @@ l7:
 															goto l178
 														}
 														v21 = v21 + (v5 + i32(80)) - v22
-														_ = m.fn199(v21, i32(48), v22-(v5+i32(80)))
+														_ = m.fn201(v21, i32(48), v22-(v5+i32(80)))
 														goto l178
 													l177:
 														if v21 != v11 {
@@ -101407,7 +101764,7 @@ l7:
 															if t270&i32(32) != 0 {
 																goto l179
 															}
-															_ = m.fn184(v21, v11-v21, v0)
+															_ = m.fn186(v21, v11-v21, v0)
 														}
 													l179:
 														v24 = v24 + i32(4)
@@ -101422,7 +101779,7 @@ l7:
 															if t272&i32(32) != 0 {
 																goto l181
 															}
-															_ = m.fn184(i32(1226092), i32(1), v0)
+															_ = m.fn186(i32(1226092), i32(1), v0)
 														}
 													l181:
 														if uint32(v24) < uint32(v29) {
@@ -101475,7 +101832,7 @@ l7:
 															}
 														l186:
 															v21 = v21 + (v5 + i32(80)) - v22
-															_ = m.fn199(v21, i32(48), v22-(v5+i32(80)))
+															_ = m.fn201(v21, i32(48), v22-(v5+i32(80)))
 														l188:
 															{
 																t280 := int32(m.memory[uint64(uint32(v0))])
@@ -101487,7 +101844,7 @@ l7:
 																if v23 < i32(9) {
 																	p281 = v23
 																}
-																_ = m.fn184(t282, p281, v0)
+																_ = m.fn186(t282, p281, v0)
 															}
 														l189:
 															v20 = v23 + i32(-9)
@@ -101506,7 +101863,7 @@ l7:
 															}
 														}
 													l183:
-														m.fn192(v0, i32(48), v20+i32(9), i32(9), i32(0))
+														m.fn194(v0, i32(48), v20+i32(9), i32(9), i32(0))
 														goto l191
 													}
 												l173:
@@ -101563,7 +101920,7 @@ l7:
 															if uint32(v20) <= uint32(v5+i32(80)) {
 																goto l197
 															}
-															_ = m.fn199(v5+i32(80), i32(48), v20-(v5+i32(80)))
+															_ = m.fn201(v5+i32(80), i32(48), v20-(v5+i32(80)))
 															v20 = v5 + i32(80)
 															goto l197
 														l196:
@@ -101572,7 +101929,7 @@ l7:
 																if t292&i32(32) != 0 {
 																	goto l198
 																}
-																_ = m.fn184(v20, i32(1), v0)
+																_ = m.fn186(v20, i32(1), v0)
 															}
 														l198:
 															v20 = v20 + i32(1)
@@ -101587,7 +101944,7 @@ l7:
 															if t294&i32(32) != 0 {
 																goto l197
 															}
-															_ = m.fn184(i32(1226092), i32(1), v0)
+															_ = m.fn186(i32(1226092), i32(1), v0)
 														}
 													l197:
 														v21 = v11 - v20
@@ -101601,7 +101958,7 @@ l7:
 															if v23 > v21 {
 																p297 = v21
 															}
-															_ = m.fn184(t298, p297, v0)
+															_ = m.fn186(t298, p297, v0)
 														}
 													l200:
 														v23 = v23 - v21
@@ -101614,12 +101971,12 @@ l7:
 														}
 													}
 												l192:
-													m.fn192(v0, i32(48), v23+i32(18), i32(18), i32(0))
+													m.fn194(v0, i32(48), v23+i32(18), i32(18), i32(0))
 													t300 := int32(m.memory[uint64(uint32(v0))])
 													if t300&i32(32) != 0 {
 														goto l191
 													}
-													_ = m.fn184(v28, v6-v28, v0)
+													_ = m.fn186(v28, v6-v28, v0)
 												}
 											l191:
 												{
@@ -101641,7 +101998,7 @@ l7:
 													if v21 != 0 {
 														p305 = t303
 													}
-													_ = m.fn199(t302, i32(32), p305)
+													_ = m.fn201(t302, i32(32), p305)
 													if v21 != 0 {
 														goto l203
 													}
@@ -101651,7 +102008,7 @@ l7:
 														if t307&i32(32) != 0 {
 															goto l204
 														}
-														_ = m.fn184(v5+i32(624), i32(256), v0)
+														_ = m.fn186(v5+i32(624), i32(256), v0)
 													}
 												l204:
 													v20 = v20 + i32(-256)
@@ -101663,7 +102020,7 @@ l7:
 													if t309&i32(32) != 0 {
 														goto l202
 													}
-													_ = m.fn184(v5+i32(624), v20, v0)
+													_ = m.fn186(v5+i32(624), v20, v0)
 												}
 											l202:
 												p311 := v41
@@ -101693,7 +102050,7 @@ l7:
 												if v22 != 0 {
 													p128 = t126
 												}
-												_ = m.fn199(t125, i32(32), p128)
+												_ = m.fn201(t125, i32(32), p128)
 												if v22 != 0 {
 													goto l108
 												}
@@ -101703,7 +102060,7 @@ l7:
 													if t130&i32(32) != 0 {
 														goto l109
 													}
-													_ = m.fn184(v5+i32(624), i32(256), v0)
+													_ = m.fn186(v5+i32(624), i32(256), v0)
 												}
 											l109:
 												v20 = v20 + i32(-256)
@@ -101715,7 +102072,7 @@ l7:
 												if t132&i32(32) != 0 {
 													goto l107
 												}
-												_ = m.fn184(v5+i32(624), v20, v0)
+												_ = m.fn186(v5+i32(624), v20, v0)
 											}
 										l107:
 											{
@@ -101724,7 +102081,7 @@ l7:
 												if v20&i32(32) != 0 {
 													goto l111
 												}
-												_ = m.fn184(v38, v36, v0)
+												_ = m.fn186(v38, v36, v0)
 												t136 := int32(load32(m.memory, uint64(uint32(v0))))
 												v20 = t136
 											}
@@ -101746,7 +102103,7 @@ l7:
 												if v35 != v35 {
 													p139 = p137
 												}
-												_ = m.fn184(p139, i32(3), v0)
+												_ = m.fn186(p139, i32(3), v0)
 											}
 										l112:
 											{
@@ -101768,7 +102125,7 @@ l7:
 												if v22 != 0 {
 													p144 = t142
 												}
-												_ = m.fn199(t141, i32(32), p144)
+												_ = m.fn201(t141, i32(32), p144)
 												if v22 != 0 {
 													goto l114
 												}
@@ -101778,7 +102135,7 @@ l7:
 													if t146&i32(32) != 0 {
 														goto l115
 													}
-													_ = m.fn184(v5+i32(624), i32(256), v0)
+													_ = m.fn186(v5+i32(624), i32(256), v0)
 												}
 											l115:
 												v20 = v20 + i32(-256)
@@ -101790,7 +102147,7 @@ l7:
 												if t148&i32(32) != 0 {
 													goto l113
 												}
-												_ = m.fn184(v5+i32(624), v20, v0)
+												_ = m.fn186(v5+i32(624), v20, v0)
 											}
 										l113:
 											p150 := v21
@@ -101820,8 +102177,8 @@ l7:
 										v20 = v17
 										goto l83
 									case 44:
-										t84 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681892))
-										t85 := m.fn187(t84)
+										t84 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681888))
+										t85 := m.fn189(t84)
 										v21 = t85
 										goto l84
 									case 50:
@@ -102089,7 +102446,7 @@ l7:
 						if v24 < i32(0) {
 							p88 = i32(0x7fffffff)
 						}
-						t91 := m.fn201(t90, p88)
+						t91 := m.fn203(t90, p88)
 						v26 = t91
 						v20 = t89 + v26
 						v32 = i32(1208838)
@@ -102121,7 +102478,7 @@ l7:
 						goto l87
 					}
 					{
-						t96 := m.fn205(v5+i32(4), v22)
+						t96 := m.fn207(v5+i32(4), v22)
 						v22 = t96
 						var p97 int32
 						if v22 < i32(0) {
@@ -102172,7 +102529,7 @@ l7:
 					if v22 != 0 {
 						p102 = t100
 					}
-					_ = m.fn199(t99, i32(32), p102)
+					_ = m.fn201(t99, i32(32), p102)
 					if v22 != 0 {
 						goto l92
 					}
@@ -102182,7 +102539,7 @@ l7:
 						if t104&i32(32) != 0 {
 							goto l93
 						}
-						_ = m.fn184(v5+i32(112), i32(256), v0)
+						_ = m.fn186(v5+i32(112), i32(256), v0)
 					}
 				l93:
 					v21 = v21 + i32(-256)
@@ -102194,7 +102551,7 @@ l7:
 					if t106&i32(32) != 0 {
 						goto l91
 					}
-					_ = m.fn184(v5+i32(112), v21, v0)
+					_ = m.fn186(v5+i32(112), v21, v0)
 				}
 			l91:
 				if v20 == 0 {
@@ -102208,7 +102565,7 @@ l7:
 					if v22 == 0 {
 						goto l95
 					}
-					t109 := m.fn205(v5+i32(4), v22)
+					t109 := m.fn207(v5+i32(4), v22)
 					v22 = t109
 					v21 = v22 + v21
 					if uint32(v21) > uint32(v20) {
@@ -102219,7 +102576,7 @@ l7:
 						if t110&i32(32) != 0 {
 							goto l96
 						}
-						_ = m.fn184(v5+i32(4), v22, v0)
+						_ = m.fn186(v5+i32(4), v22, v0)
 					}
 				l96:
 					v25 = v25 + i32(4)
@@ -102247,7 +102604,7 @@ l7:
 					if v22 != 0 {
 						p115 = t113
 					}
-					_ = m.fn199(t112, i32(32), p115)
+					_ = m.fn201(t112, i32(32), p115)
 					if v22 != 0 {
 						goto l99
 					}
@@ -102257,7 +102614,7 @@ l7:
 						if t117&i32(32) != 0 {
 							goto l100
 						}
-						_ = m.fn184(v5+i32(112), i32(256), v0)
+						_ = m.fn186(v5+i32(112), i32(256), v0)
 					}
 				l100:
 					v21 = v21 + i32(-256)
@@ -102269,7 +102626,7 @@ l7:
 					if t119&i32(32) != 0 {
 						goto l98
 					}
-					_ = m.fn184(v5+i32(112), v21, v0)
+					_ = m.fn186(v5+i32(112), v21, v0)
 				}
 			l98:
 				p121 := v20
@@ -102324,7 +102681,7 @@ l7:
 				if v30 != 0 {
 					p317 = t315
 				}
-				_ = m.fn199(t314, i32(32), p317)
+				_ = m.fn201(t314, i32(32), p317)
 				if v30 != 0 {
 					goto l208
 				}
@@ -102334,7 +102691,7 @@ l7:
 					if t319&i32(32) != 0 {
 						goto l209
 					}
-					_ = m.fn184(v5+i32(112), i32(256), v0)
+					_ = m.fn186(v5+i32(112), i32(256), v0)
 				}
 			l209:
 				v22 = v22 + i32(-256)
@@ -102346,7 +102703,7 @@ l7:
 				if t321&i32(32) != 0 {
 					goto l207
 				}
-				_ = m.fn184(v5+i32(112), v22, v0)
+				_ = m.fn186(v5+i32(112), v22, v0)
 			}
 		l207:
 			{
@@ -102354,7 +102711,7 @@ l7:
 				if t323&i32(32) != 0 {
 					goto l211
 				}
-				_ = m.fn184(v32, v23, v0)
+				_ = m.fn186(v32, v23, v0)
 			}
 		l211:
 			{
@@ -102376,7 +102733,7 @@ l7:
 				if v23 != 0 {
 					p328 = t326
 				}
-				_ = m.fn199(t325, i32(48), p328)
+				_ = m.fn201(t325, i32(48), p328)
 				if v23 != 0 {
 					goto l213
 				}
@@ -102386,7 +102743,7 @@ l7:
 					if t330&i32(32) != 0 {
 						goto l214
 					}
-					_ = m.fn184(v5+i32(112), i32(256), v0)
+					_ = m.fn186(v5+i32(112), i32(256), v0)
 				}
 			l214:
 				v22 = v22 + i32(-256)
@@ -102398,7 +102755,7 @@ l7:
 				if t332&i32(32) != 0 {
 					goto l212
 				}
-				_ = m.fn184(v5+i32(112), v22, v0)
+				_ = m.fn186(v5+i32(112), v22, v0)
 			}
 		l212:
 			{
@@ -102417,7 +102774,7 @@ l7:
 				if v26 != 0 {
 					p337 = t335
 				}
-				_ = m.fn199(t334, i32(48), p337)
+				_ = m.fn201(t334, i32(48), p337)
 				if v26 != 0 {
 					goto l217
 				}
@@ -102427,7 +102784,7 @@ l7:
 					if t339&i32(32) != 0 {
 						goto l218
 					}
-					_ = m.fn184(v5+i32(112), i32(256), v0)
+					_ = m.fn186(v5+i32(112), i32(256), v0)
 				}
 			l218:
 				v22 = v22 + i32(-256)
@@ -102439,7 +102796,7 @@ l7:
 				if t341&i32(32) != 0 {
 					goto l216
 				}
-				_ = m.fn184(v5+i32(112), v22, v0)
+				_ = m.fn186(v5+i32(112), v22, v0)
 			}
 		l216:
 			{
@@ -102447,7 +102804,7 @@ l7:
 				if t343&i32(32) != 0 {
 					goto l220
 				}
-				_ = m.fn184(v21, v24, v0)
+				_ = m.fn186(v21, v24, v0)
 			}
 		l220:
 			if v29 != i32(8192) {
@@ -102468,7 +102825,7 @@ l7:
 			if v22 != 0 {
 				p348 = t346
 			}
-			_ = m.fn199(t345, i32(32), p348)
+			_ = m.fn201(t345, i32(32), p348)
 			if v22 != 0 {
 				goto l221
 			}
@@ -102478,7 +102835,7 @@ l7:
 				if t350&i32(32) != 0 {
 					goto l222
 				}
-				_ = m.fn184(v5+i32(112), i32(256), v0)
+				_ = m.fn186(v5+i32(112), i32(256), v0)
 			}
 		l222:
 			v21 = v21 + i32(-256)
@@ -102490,11 +102847,11 @@ l7:
 			if t352&i32(32) != 0 {
 				goto l7
 			}
-			_ = m.fn184(v5+i32(112), v21, v0)
+			_ = m.fn186(v5+i32(112), v21, v0)
 			goto l7
 		}
 	l14:
-		store32(m.memory, uint64(uint32(i32(0)))+6681892, uint32(i32(28)))
+		store32(m.memory, uint64(uint32(i32(0)))+6681888, uint32(i32(28)))
 		goto l90
 	l119:
 		v23 = v38 + v31<<26>>31&i32(9)
@@ -102666,7 +103023,7 @@ l7:
 			if v24 != 0 {
 				p371 = t369
 			}
-			_ = m.fn199(t368, i32(32), p371)
+			_ = m.fn201(t368, i32(32), p371)
 			if v24 != 0 {
 				goto l240
 			}
@@ -102676,7 +103033,7 @@ l7:
 				if t373&i32(32) != 0 {
 					goto l241
 				}
-				_ = m.fn184(v5+i32(624), i32(256), v0)
+				_ = m.fn186(v5+i32(624), i32(256), v0)
 			}
 		l241:
 			v20 = v20 + i32(-256)
@@ -102688,7 +103045,7 @@ l7:
 			if t375&i32(32) != 0 {
 				goto l239
 			}
-			_ = m.fn184(v5+i32(624), v20, v0)
+			_ = m.fn186(v5+i32(624), v20, v0)
 		}
 	l239:
 		{
@@ -102696,7 +103053,7 @@ l7:
 			if t377&i32(32) != 0 {
 				goto l243
 			}
-			_ = m.fn184(v23, v28, v0)
+			_ = m.fn186(v23, v28, v0)
 		}
 	l243:
 		{
@@ -102718,7 +103075,7 @@ l7:
 			if v24 != 0 {
 				p382 = t380
 			}
-			_ = m.fn199(t379, i32(48), p382)
+			_ = m.fn201(t379, i32(48), p382)
 			if v24 != 0 {
 				goto l245
 			}
@@ -102728,7 +103085,7 @@ l7:
 				if t384&i32(32) != 0 {
 					goto l246
 				}
-				_ = m.fn184(v5+i32(624), i32(256), v0)
+				_ = m.fn186(v5+i32(624), i32(256), v0)
 			}
 		l246:
 			v20 = v20 + i32(-256)
@@ -102740,7 +103097,7 @@ l7:
 			if t386&i32(32) != 0 {
 				goto l244
 			}
-			_ = m.fn184(v5+i32(624), v20, v0)
+			_ = m.fn186(v5+i32(624), v20, v0)
 		}
 	l244:
 		{
@@ -102748,7 +103105,7 @@ l7:
 			if t388&i32(32) != 0 {
 				goto l248
 			}
-			_ = m.fn184(v5+i32(80), v22, v0)
+			_ = m.fn186(v5+i32(80), v22, v0)
 		}
 	l248:
 		{
@@ -102767,7 +103124,7 @@ l7:
 			if v22 != 0 {
 				p393 = t391
 			}
-			_ = m.fn199(t390, i32(48), p393)
+			_ = m.fn201(t390, i32(48), p393)
 			if v22 != 0 {
 				goto l250
 			}
@@ -102777,7 +103134,7 @@ l7:
 				if t395&i32(32) != 0 {
 					goto l251
 				}
-				_ = m.fn184(v5+i32(624), i32(256), v0)
+				_ = m.fn186(v5+i32(624), i32(256), v0)
 			}
 		l251:
 			v20 = v20 + i32(-256)
@@ -102789,7 +103146,7 @@ l7:
 			if t397&i32(32) != 0 {
 				goto l249
 			}
-			_ = m.fn184(v5+i32(624), v20, v0)
+			_ = m.fn186(v5+i32(624), v20, v0)
 		}
 	l249:
 		{
@@ -102797,7 +103154,7 @@ l7:
 			if t399&i32(32) != 0 {
 				goto l253
 			}
-			_ = m.fn184(v29, v32, v0)
+			_ = m.fn186(v29, v32, v0)
 		}
 	l253:
 		{
@@ -102819,7 +103176,7 @@ l7:
 			if v22 != 0 {
 				p404 = t402
 			}
-			_ = m.fn199(t401, i32(32), p404)
+			_ = m.fn201(t401, i32(32), p404)
 			if v22 != 0 {
 				goto l255
 			}
@@ -102829,7 +103186,7 @@ l7:
 				if t406&i32(32) != 0 {
 					goto l256
 				}
-				_ = m.fn184(v5+i32(624), i32(256), v0)
+				_ = m.fn186(v5+i32(624), i32(256), v0)
 			}
 		l256:
 			v20 = v20 + i32(-256)
@@ -102841,7 +103198,7 @@ l7:
 			if t408&i32(32) != 0 {
 				goto l254
 			}
-			_ = m.fn184(v5+i32(624), v20, v0)
+			_ = m.fn186(v5+i32(624), v20, v0)
 		}
 	l254:
 		p410 := v21
@@ -102855,14 +103212,14 @@ l206:
 		goto l7
 	}
 l0:
-	store32(m.memory, uint64(uint32(i32(0)))+6681892, uint32(i32(61)))
+	store32(m.memory, uint64(uint32(i32(0)))+6681888, uint32(i32(61)))
 l90:
 	v19 = i32(-1)
 l21:
 	m.g0 = v5 + i32(880)
 	return v19
 }
-func (m *Module) fn191(v0, v1, v2 int32) {
+func (m *Module) fn193(v0, v1, v2 int32) {
 	switch v1 + i32(-9) {
 	case 1:
 		t0 := int32(load32(m.memory, uint64(uint32(v2))))
@@ -102993,7 +103350,7 @@ func (m *Module) fn191(v0, v1, v2 int32) {
 		store64(m.memory, uint64(uint32(v0)), math.Float64bits(t47))
 		return
 	case 17:
-		m.fn193()
+		m.fn195()
 		panic("unreachable")
 	case 0:
 		t48 := int32(load32(m.memory, uint64(uint32(v2))))
@@ -103006,7 +103363,7 @@ func (m *Module) fn191(v0, v1, v2 int32) {
 	default:
 	}
 }
-func (m *Module) fn192(v0, v1, v2, v3, v4 int32) {
+func (m *Module) fn194(v0, v1, v2, v3, v4 int32) {
 	var v5 int32
 	t0 := m.g0
 	v5 = t0 - i32(256)
@@ -103031,7 +103388,7 @@ func (m *Module) fn192(v0, v1, v2, v3, v4 int32) {
 		if v4 != 0 {
 			p5 = t3
 		}
-		t6 := m.fn199(t1, t2, p5)
+		t6 := m.fn201(t1, t2, p5)
 		v3 = t6
 		if v4 != 0 {
 			goto l1
@@ -103042,7 +103399,7 @@ func (m *Module) fn192(v0, v1, v2, v3, v4 int32) {
 			if t7&i32(32) != 0 {
 				goto l2
 			}
-			_ = m.fn184(v3, i32(256), v0)
+			_ = m.fn186(v3, i32(256), v0)
 		}
 	l2:
 		v2 = v2 + i32(-256)
@@ -103054,17 +103411,17 @@ func (m *Module) fn192(v0, v1, v2, v3, v4 int32) {
 		if t9&i32(32) != 0 {
 			goto l0
 		}
-		_ = m.fn184(v3, v2, v0)
+		_ = m.fn186(v3, v2, v0)
 	}
 l0:
 	m.g0 = v5 + i32(256)
 }
-func (m *Module) fn193() {
-	_ = m.fn188(i32(1226633), i32(6681240))
-	fn169()
+func (m *Module) fn195() {
+	_ = m.fn190(i32(1226633), i32(6681240))
+	fn171()
 	panic("unreachable")
 }
-func (m *Module) fn194(v0, v1, v2, v3 int32) int32 {
+func (m *Module) fn196(v0, v1, v2, v3 int32) int32 {
 	var v4, v5 int32
 	t0 := m.g0
 	v4 = t0 - i32(128)
@@ -103083,7 +103440,7 @@ func (m *Module) fn194(v0, v1, v2, v3 int32) int32 {
 	}
 	v0 = p3
 	store32(m.memory, uint64(uint32(t4))+112, uint32(v0))
-	t5 := m.fn199(v4, i32(0), i32(112))
+	t5 := m.fn201(v4, i32(0), i32(112))
 	v4 = t5
 	store32(m.memory, uint64(uint32(v4))+64, uint32(i32(-1)))
 	store32(m.memory, uint64(uint32(v4))+32, uint32(i32(64)))
@@ -103093,18 +103450,18 @@ func (m *Module) fn194(v0, v1, v2, v3 int32) int32 {
 		if v1 > i32(-1) {
 			goto l0
 		}
-		store32(m.memory, uint64(uint32(i32(0)))+6681892, uint32(i32(61)))
+		store32(m.memory, uint64(uint32(i32(0)))+6681888, uint32(i32(61)))
 		goto l1
 	l0:
 		m.memory[uint64(uint32(v0))] = byte(i32(0))
-		t6 := m.fn189(v4, v2, v3)
+		t6 := m.fn191(v4, v2, v3)
 		v5 = t6
 	}
 l1:
 	m.g0 = v4 + i32(128)
 	return v5
 }
-func (m *Module) fn195(v0, v1, v2 int32) int32 {
+func (m *Module) fn197(v0, v1, v2 int32) int32 {
 	var v3, v4, v5, v6 int32
 	{
 		t0 := int32(load32(m.memory, uint64(uint32(v0))+68))
@@ -103125,7 +103482,7 @@ func (m *Module) fn195(v0, v1, v2 int32) int32 {
 			goto l0
 		}
 		t6 := int32(load32(m.memory, uint64(uint32(v3))))
-		_ = m.fn198(t6, v5, v6)
+		_ = m.fn200(t6, v5, v6)
 		t8 := int32(load32(m.memory, uint64(uint32(v3))))
 		store32(m.memory, uint64(uint32(v3)), uint32(t8+v6))
 		t9 := int32(load32(m.memory, uint64(uint32(v3))+4))
@@ -103145,7 +103502,7 @@ l0:
 		if v4 == 0 {
 			goto l1
 		}
-		_ = m.fn198(v6, v1, v4)
+		_ = m.fn200(v6, v1, v4)
 		t14 := int32(load32(m.memory, uint64(uint32(v3))))
 		t15 := v3
 		v6 = t14 + v4
@@ -103162,7 +103519,7 @@ l1:
 	store32(m.memory, uint64(uint32(v0))+20, uint32(v3))
 	return v2
 }
-func (m *Module) fn196(v0, v1, v2 int32) int32 {
+func (m *Module) fn198(v0, v1, v2 int32) int32 {
 	var v3, v4, v5 int32
 	var p0 int32
 	if v2 != i32(0) {
@@ -103295,7 +103652,7 @@ l7:
 l4:
 	return i32(0)
 }
-func (m *Module) fn197(v0, v1, v2 int32) int32 {
+func (m *Module) fn199(v0, v1, v2 int32) int32 {
 	var v3, v4, v5 int32
 	v3 = i32(0)
 	if v2 == 0 {
@@ -103324,7 +103681,7 @@ l1:
 l0:
 	return v3
 }
-func (m *Module) fn198(v0, v1, v2 int32) int32 {
+func (m *Module) fn200(v0, v1, v2 int32) int32 {
 	var v3, v4, v5, v6, v7, v8 int32
 	{
 		if v1&i32(3) == 0 {
@@ -103636,7 +103993,7 @@ l1:
 l11:
 	return v0
 }
-func (m *Module) fn199(v0, v1, v2 int32) int32 {
+func (m *Module) fn201(v0, v1, v2 int32) int32 {
 	var v3, v4, v5 int32
 	var v6 int64
 	{
@@ -103711,7 +104068,7 @@ func (m *Module) fn199(v0, v1, v2 int32) int32 {
 l0:
 	return v0
 }
-func (m *Module) fn200(v0 int32) int32 {
+func (m *Module) fn202(v0 int32) int32 {
 	var v1, v2 int32
 	v1 = v0
 	{
@@ -103774,9 +104131,9 @@ l3:
 l1:
 	return v1 - v0
 }
-func (m *Module) fn201(v0, v1 int32) int32 {
+func (m *Module) fn203(v0, v1 int32) int32 {
 	var v2 int32
-	t0 := m.fn196(v0, i32(0), v1)
+	t0 := m.fn198(v0, i32(0), v1)
 	v2 = t0
 	p1 := v1
 	if v2 != 0 {
@@ -103784,14 +104141,14 @@ func (m *Module) fn201(v0, v1 int32) int32 {
 	}
 	return p1
 }
-func fn202(v0, v1 int32) int32 {
+func fn204(v0, v1 int32) int32 {
 	return v0
 }
-func fn203(v0, v1 int32) int32 {
-	t0 := fn202(v0, v1)
+func fn205(v0, v1 int32) int32 {
+	t0 := fn204(v0, v1)
 	return t0
 }
-func (m *Module) fn204(v0, v1, v2 int32) int32 {
+func (m *Module) fn206(v0, v1, v2 int32) int32 {
 	var v3 int32
 	v3 = i32(1)
 	if v0 == 0 {
@@ -103804,7 +104161,7 @@ func (m *Module) fn204(v0, v1, v2 int32) int32 {
 	return i32(1)
 l1:
 	{
-		t0 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681904))
+		t0 := int32(load32(m.memory, uint64(uint32(i32(0)))+6681900))
 		if t0 != 0 {
 			goto l2
 		}
@@ -103812,7 +104169,7 @@ l1:
 			m.memory[uint64(uint32(v0))] = byte(v1)
 			return i32(1)
 		}
-		store32(m.memory, uint64(uint32(i32(0)))+6681892, uint32(i32(25)))
+		store32(m.memory, uint64(uint32(i32(0)))+6681888, uint32(i32(25)))
 		goto l4
 	}
 l2:
@@ -103844,20 +104201,20 @@ l7:
 	m.memory[uint64(uint32(v0))+1] = byte(int32(uint32(v1)>>12)&i32(63) | i32(128))
 	return i32(4)
 l8:
-	store32(m.memory, uint64(uint32(i32(0)))+6681892, uint32(i32(25)))
+	store32(m.memory, uint64(uint32(i32(0)))+6681888, uint32(i32(25)))
 l4:
 	v3 = i32(-1)
 l0:
 	return v3
 }
-func (m *Module) fn205(v0, v1 int32) int32 {
+func (m *Module) fn207(v0, v1 int32) int32 {
 	if v0 != 0 {
-		t0 := m.fn204(v0, v1, i32(0))
+		t0 := m.fn206(v0, v1, i32(0))
 		return t0
 	}
 	return i32(0)
 }
-func (m *Module) fn206(v0 int32) int32 {
+func (m *Module) fn208(v0 int32) int32 {
 	if uint32(v0) > uint32(i32(0x1ffff)) {
 		var p2 int32
 		if uint32(v0) < uint32(i32(196606)) {
@@ -103869,7 +104226,7 @@ func (m *Module) fn206(v0 int32) int32 {
 	t1 := int32(m.memory[uint64(uint32(t0<<5|int32(uint32(v0)>>3)&i32(31)+i32(6671664)))])
 	return i32_shr_u(t1, v0&i32(7)) & i32(1)
 }
-func (m *Module) fn207(v0 int32) int32 {
+func (m *Module) fn209(v0 int32) int32 {
 	var v1, v2, v3 int32
 	v1 = i32(0)
 l0:
@@ -103884,11 +104241,11 @@ l0:
 	}
 	return (v3 + i32(-4)) >> 2
 }
-func (m *Module) fn208(v0, v1 int32) int32 {
+func (m *Module) fn210(v0, v1 int32) int32 {
 	var v2 int32
 	{
 		if v1 == 0 {
-			t2 := m.fn207(v0)
+			t2 := m.fn209(v0)
 			return v0 + t2<<2
 		}
 		v0 = v0 + i32(-4)
@@ -103912,9 +104269,9 @@ func (m *Module) fn208(v0, v1 int32) int32 {
 		return p1
 	}
 }
-func (m *Module) fn209(v0 int32) int32 {
+func (m *Module) fn211(v0 int32) int32 {
 	if v0 != 0 {
-		t0 := m.fn208(i32(6675568), v0)
+		t0 := m.fn210(i32(6675568), v0)
 		var p1 int32
 		if t0 != i32(0) {
 			p1 = 1
@@ -103923,7 +104280,7 @@ func (m *Module) fn209(v0 int32) int32 {
 	}
 	return i32(0)
 }
-func (m *Module) fn210(v0 float64, v1 int32) float64 {
+func (m *Module) fn212(v0 float64, v1 int32) float64 {
 	var v2 int64
 	var v3 int32
 	v2 = int64(math.Float64bits(v0))
@@ -103935,7 +104292,7 @@ func (m *Module) fn210(v0 float64, v1 int32) float64 {
 		goto l1
 	}
 	if v0 != float64(0) {
-		t0 := m.fn210(float64(v0*float64(0x1p+64)), v1)
+		t0 := m.fn212(float64(v0*float64(0x1p+64)), v1)
 		v0 = t0
 		t1 := int32(load32(m.memory, uint64(uint32(v1))))
 		store32(m.memory, uint64(uint32(v1)), uint32(t1+i32(-64)))

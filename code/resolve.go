@@ -69,13 +69,19 @@ const (
 // errors), and it is deterministic: the same path and bytes always give a
 // deep-equal Resolution.
 //
-// Go files are parsed with go/parser; with the build tag treesitter (and
-// cgo), Python, JavaScript, TypeScript (.ts and .tsx), Rust, Java and C are
-// parsed with tree-sitter. A file that fails to parse, a language without a
-// parser in this build, and an unknown language fall back to line-oriented
-// regular expressions (Method "regex", with a Warning saying why); for an
-// unknown language the generic patterns apply and Language is "".
-func Resolve(path string, src []byte) (res Resolution) {
+// Go files are parsed with go/parser; Python, JavaScript, TypeScript (.ts
+// and .tsx), Rust, Java and C with tree-sitter (package
+// internal/treesitter, pure Go). A file that fails to parse and an unknown
+// language fall back to line-oriented regular expressions (Method "regex",
+// with a Warning saying why); for an unknown language the generic
+// patterns apply and Language is "".
+func Resolve(path string, src []byte) Resolution {
+	return resolve(path, src, true)
+}
+
+// resolve is Resolve; without ast, every language goes to the regex
+// fallback as if this build had no parser for it.
+func resolve(path string, src []byte, ast bool) (res Resolution) {
 	lang, dialect := languageAndDialect(path)
 	res.Language = lang
 	lines := newSrcLines(src)
@@ -87,7 +93,10 @@ func Resolve(path string, src []byte) (res Resolution) {
 		}
 	}()
 
-	parse := resolverFor(dialect)
+	var parse astParser
+	if ast {
+		parse = resolverFor(dialect)
+	}
 	if parse != nil {
 		syms, err := parseSafely(parse, src, lines)
 		if err == nil {
@@ -110,9 +119,8 @@ func Resolve(path string, src []byte) (res Resolution) {
 // EndLine are set; Resolve fills in Text.
 type astParser func(lines *srcLines) ([]Symbol, error)
 
-// resolverFor returns the AST parser for a dialect, or nil when this build
-// has none: Go always has one; the others come from astResolver, which
-// the build tag treesitter provides.
+// resolverFor returns the AST parser for a dialect, or nil when there is
+// none: go/parser for Go, tree-sitter (astResolver) for the others.
 func resolverFor(dialect string) astParser {
 	if dialect == langGo {
 		return goSymbols

@@ -1,5 +1,3 @@
-//go:build treesitter && cgo
-
 package code
 
 import (

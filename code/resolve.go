@@ -44,7 +44,9 @@ type Resolution struct {
 	// overload signatures and other bodiless function declarations are not
 	// entities at all.
 	Symbols []Symbol
-	// Warning says why Method is "regex" (empty when it is "ast").
+	// Warning says why Method is "regex". With Method "ast" it is empty,
+	// unless the file has syntax errors that a partial syntax tree was
+	// used despite: then it says where they are.
 	Warning string
 }
 
@@ -98,10 +100,13 @@ func resolve(path string, src []byte, ast bool) (res Resolution) {
 		parse = resolverFor(dialect)
 	}
 	if parse != nil {
-		syms, err := parseSafely(parse, src, lines)
+		syms, warning, err := parseSafely(parse, src, lines)
 		if err == nil {
 			res.Method = methodAST
 			res.Symbols = finishSymbols(syms, lines)
+			if warning != "" {
+				res.Warning = fmt.Sprintf("%s in %s, %s", warning, clipForError(path), partialTreeNote)
+			}
 			return res
 		}
 		res.Warning = fmt.Sprintf("AST parsing failed for %s: %s, using regex fallback", clipForError(path), firstLine(err.Error()))
@@ -116,14 +121,22 @@ func resolve(path string, src []byte, ast bool) (res Resolution) {
 }
 
 // astParser reads a whole file into symbols whose Name, Kind, StartLine and
-// EndLine are set; Resolve fills in Text.
-type astParser func(lines *srcLines) ([]Symbol, error)
+// EndLine are set; Resolve fills in Text. A warning, with symbols and no
+// error, says where the syntax errors were that a partial tree was used
+// despite ("syntax errors at lines 3 and 9").
+type astParser func(lines *srcLines) (syms []Symbol, warning string, err error)
+
+// partialTreeNote ends the Warning of a resolution from a partial tree.
+const partialTreeNote = "which no entity's name or lines depend on: using the partial syntax tree"
 
 // resolverFor returns the AST parser for a dialect, or nil when there is
 // none: go/parser for Go, tree-sitter (astResolver) for the others.
 func resolverFor(dialect string) astParser {
 	if dialect == langGo {
-		return goSymbols
+		return func(lines *srcLines) ([]Symbol, string, error) {
+			syms, err := goSymbols(lines)
+			return syms, "", err
+		}
 	}
 	if dialect == "" {
 		return nil
@@ -133,10 +146,10 @@ func resolverFor(dialect string) astParser {
 
 // parseSafely runs parse, turning a panic into an error so that Resolve
 // falls back to the regex patterns.
-func parseSafely(parse astParser, src []byte, lines *srcLines) (syms []Symbol, err error) {
+func parseSafely(parse astParser, src []byte, lines *srcLines) (syms []Symbol, warning string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			syms, err = nil, fmt.Errorf("parser panic: %v", r)
+			syms, warning, err = nil, "", fmt.Errorf("parser panic: %v", r)
 		}
 	}()
 	return parse(lines)

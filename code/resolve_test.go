@@ -90,7 +90,8 @@ func checkSymbols(t *testing.T, path string, src []byte, res code.Resolution) {
 	}
 	switch res.Method {
 	case "ast":
-		if res.Warning != "" {
+		if res.Warning != "" && (!strings.HasPrefix(res.Warning, "syntax error") ||
+			!strings.HasSuffix(res.Warning, "using the partial syntax tree")) {
 			t.Errorf("%s: method ast with a warning %q", path, res.Warning)
 		}
 	case "regex":

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	ts "github.com/cairnhq/cairn/internal/treesitter"
@@ -36,30 +37,156 @@ func astResolver(dialect string) astParser {
 	default:
 		return nil
 	}
-	return func(lines *srcLines) ([]Symbol, error) {
+	return func(lines *srcLines) ([]Symbol, string, error) {
 		return tsParse(lines, lang, grammar, walk)
 	}
 }
 
-// tsParse parses a file with a grammar and walks its tree. A tree with a
-// syntax error (an ERROR or a MISSING node anywhere) is an error, so that
-// Resolve falls back to the regex patterns.
-func tsParse(lines *srcLines, lang string, grammar ts.Language, walk func(*tsWalker, ts.Node)) ([]Symbol, error) {
-	tree, err := ts.Parse(grammar, lines.src)
+// tsParse parses a file with a grammar and walks its tree. A tree with
+// syntax errors (ERROR or MISSING nodes) is used when the errors are sound
+// (see partialTree) and it finds every name the regex fallback finds: the
+// entities come with a warning saying where the errors are. Otherwise the
+// errors are an error, so that Resolve falls back to the regex patterns.
+func tsParse(lines *srcLines, lang string, grammar ts.Language, walk func(*tsWalker, ts.Node)) ([]Symbol, string, error) {
+	// Error recovery gets no budget: a parse stops the first time every
+	// parse stack is in error (tree-sitter checks every 100 operations),
+	// as recovery costs far more per operation than parsing. Files whose
+	// errors stay local still give a partial tree; allowing 2,000
+	// operations and a quarter per byte more gave 7% more such files among
+	// the C headers that have errors, for 56% more CPU time (see
+	// docs/BENCHMARKS.md).
+	tree, err := ts.Parse(grammar, lines.src, ts.Options{})
 	if err != nil {
 		var stopped *ts.StoppedError
 		if errors.As(err, &stopped) {
-			return nil, fmt.Errorf("syntax error at or before line %d", lines.lineOf(stopped.Offset))
+			return nil, "", fmt.Errorf("syntax error at or before line %d", lines.lineOf(stopped.Offset))
 		}
-		return nil, err
+		return nil, "", err
 	}
 	root := tree.Root()
-	if root.HasError() {
-		return nil, tsSyntaxError(lines, root)
-	}
-	w := &tsWalker{lines: lines, lang: lang, tree: tree}
+	w := &tsWalker{lines: lines, lang: lang, tree: tree, entities: map[ts.Node]string{}}
 	walk(w, root)
-	return w.out, nil
+	if !root.HasError() {
+		return w.out, "", nil
+	}
+	errs, err := w.partialTree(root)
+	if err != nil {
+		return nil, "", err
+	}
+	// Error recovery can also leave declarations where the walkers do not
+	// look (a block it opened and never closed): the partial tree must
+	// find every name the regex fallback finds.
+	found := make(map[string]bool, len(w.out))
+	for _, s := range w.out {
+		found[s.Name] = true
+	}
+	for _, s := range rxResolve(lang, lines) {
+		if !found[s.Name] && validSymbol(s.Name) {
+			return nil, "", tsSyntaxError(lines, root)
+		}
+	}
+	return w.out, errs, nil
+}
+
+// tsBodies are the node kinds of function bodies: the walkers never read
+// inside them, so a syntax error there leaves every entity found intact,
+// as long as it hides no declaration (see partialTree).
+var tsBodies = map[string]bool{
+	"block":              true, // Python, Rust, Java
+	"statement_block":    true, // JavaScript, TypeScript
+	"constructor_body":   true, // Java
+	"compound_statement": true, // C
+}
+
+// tsClosers are the tokens whose absence (a MISSING node) moves where
+// blocks end, and so the lines of the entities holding them.
+var tsClosers = map[string]bool{"}": true, ")": true, "]": true, "#endif": true}
+
+// partialTree decides whether a tree with syntax errors can be used, and
+// describes the errors ("syntax errors at lines 3 and 9"). The errors are
+// sound when every ERROR node is either inside the body of a function or
+// method the walker found or outside every entity, and the regex fallback
+// finds no declaration on its lines (error recovery can swallow
+// definitions into an ERROR node, where the walkers do not look); and no
+// MISSING node is a closing bracket. Anything else is an error describing
+// the first problem, for the regex fallback's warning.
+func (w *tsWalker) partialTree(root ts.Node) (string, error) {
+	var lines []int
+	var bad error
+	var visit func(n ts.Node)
+	visit = func(n ts.Node) {
+		for c := n.FirstChild(); !c.IsNull() && bad == nil; c = c.NextSibling() {
+			switch {
+			case c.IsError() || c.IsMissing():
+				line := w.lines.lineOf(c.StartByte())
+				lines = append(lines, line)
+				if !w.soundError(c) {
+					bad = tsSyntaxError(w.lines, c)
+				}
+			case c.HasError():
+				visit(c)
+			}
+		}
+	}
+	visit(root)
+	if bad != nil {
+		return "", bad
+	}
+	if len(lines) == 0 { // only the root is in error
+		return "", tsSyntaxError(w.lines, root)
+	}
+	return describeLines(lines), nil
+}
+
+// soundError reports whether the ERROR or MISSING node e leaves every
+// entity intact (see partialTree).
+func (w *tsWalker) soundError(e ts.Node) bool {
+	if e.IsMissing() {
+		return !tsClosers[e.Kind()]
+	}
+	inBody := false
+	for a := e.Parent(); !a.IsNull(); a = a.Parent() {
+		if tsBodies[a.Kind()] {
+			inBody = true
+		}
+		if kind, ok := w.entities[a]; ok {
+			if !inBody || kind != kindFunction && kind != kindMethod {
+				return false // among the members the walker reads, or in a declaration's header
+			}
+			break
+		}
+	}
+	from := w.lines.lineOf(e.StartByte())
+	to := w.lines.endLineOf(e.StartByte(), e.EndByte())
+	snippet := newSrcLines([]byte(w.lines.text(from, to)))
+	return len(rxResolve(w.lang, snippet)) == 0
+}
+
+// describeLines says where syntax errors are: "syntax error at line 3",
+// "syntax errors at lines 3 and 9", "syntax errors at lines 3, 9, 12 and
+// 4 more".
+func describeLines(lines []int) string {
+	lines = slices.Compact(lines)
+	if len(lines) == 1 {
+		return fmt.Sprintf("syntax error at line %d", lines[0])
+	}
+	shown := lines[:min(len(lines), 3)]
+	var b strings.Builder
+	b.WriteString("syntax errors at lines ")
+	for i, l := range shown {
+		switch {
+		case i == 0:
+		case i == len(shown)-1 && len(shown) == len(lines):
+			b.WriteString(" and ")
+		default:
+			b.WriteString(", ")
+		}
+		fmt.Fprint(&b, l)
+	}
+	if more := len(lines) - len(shown); more > 0 {
+		fmt.Fprintf(&b, " and %d more", more)
+	}
+	return b.String()
 }
 
 // tsSyntaxError describes the first ERROR or MISSING node of a tree.
@@ -89,10 +216,11 @@ func tsSyntaxError(lines *srcLines, n ts.Node) error {
 
 // tsWalker collects the symbols of one tree.
 type tsWalker struct {
-	lines *srcLines
-	lang  string
-	tree  *ts.Tree
-	out   []Symbol
+	lines    *srcLines
+	lang     string
+	tree     *ts.Tree
+	out      []Symbol
+	entities map[ts.Node]string // the node of each symbol, with its kind
 }
 
 // field returns n's child in the named field, or the null node.
@@ -124,6 +252,7 @@ func (w *tsWalker) add(name, kind string, span ts.Node) {
 	if name == "" || span.IsNull() {
 		return
 	}
+	w.entities[span] = kind
 	start := span.StartByte()
 	startLine := w.leadingStart(span, w.lines.lineOf(start))
 	endLine := w.lines.endLineOf(start, span.EndByte())

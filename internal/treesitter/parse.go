@@ -68,19 +68,25 @@ func (e *StoppedError) Error() string {
 	return fmt.Sprintf("tree-sitter stopped at byte %d: too many syntax errors", e.Offset)
 }
 
-// errorBudget is how many progress checks (one per 100 parser
-// operations) a file of n bytes may spend in error recovery.
-func errorBudget(n int) int64 {
-	return 0
+// Options bound a parse.
+type Options struct {
+	// MaxErrorOps is how many parser operations may be spent while every
+	// parse stack is recovering from a syntax error before Parse gives up
+	// with a StoppedError; 0 gives up at the first check (tree-sitter
+	// checks every 100 operations). Error recovery costs far more per
+	// operation than parsing.
+	MaxErrorOps int
 }
 
 // Parse parses src with a grammar. The tree it returns may hold ERROR and
 // MISSING nodes (Root().HasError()): tree-sitter recovers from syntax
 // errors. Parse is safe for concurrent use; each call uses its own module
 // instance. An error means no tree: an unknown grammar, a file over
-// MaxBytes, or a failure inside the module (out of memory, a trap), which
-// is reported, never panics, and discards that instance.
-func Parse(lang Language, src []byte) (*Tree, error) {
+// MaxBytes, error recovery over its budget (StoppedError), or a failure
+// inside the module (out of memory, a trap), which is reported, never
+// panics, and discards that instance. The same bytes and options always
+// give the same result.
+func Parse(lang Language, src []byte, opts Options) (*Tree, error) {
 	if lang < Python || lang > C {
 		return nil, fmt.Errorf("unknown grammar %d", uint32(lang))
 	}
@@ -88,7 +94,7 @@ func Parse(lang Language, src []byte) (*Tree, error) {
 		return nil, ErrTooLarge
 	}
 	in := shared.get()
-	t, err := in.parse(lang, src)
+	t, err := in.parse(lang, src, opts)
 	shared.put(in)
 	return t, err
 }
@@ -203,7 +209,7 @@ type instance struct {
 
 // parse runs one parse; a panic inside the module (a trap) becomes an
 // error and breaks the instance.
-func (in *instance) parse(lang Language, src []byte) (t *Tree, err error) {
+func (in *instance) parse(lang Language, src []byte, opts Options) (t *Tree, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			in.broken = true
@@ -226,12 +232,11 @@ func (in *instance) parse(lang Language, src []byte) (t *Tree, err error) {
 		return nil, errors.New("tree-sitter ran out of memory")
 	}
 	copy((*m.Xmemory().Slice())[buf+20:], src)
-	n := uint32(m.Xcairn_parse(int32(lang), buf+20, int32(len(src)), int32(errorBudget(len(src))), buf))
+	n := uint32(m.Xcairn_parse(int32(lang), buf+20, int32(len(src)), int32(min(max(opts.MaxErrorOps, 0)/100, 1<<31-1)), buf))
 	mem := *m.Xmemory().Slice()
 	out := binary.LittleEndian.Uint32(mem[buf:])
-	checks := binary.LittleEndian.Uint32(mem[buf+4:])
-	errorChecks := binary.LittleEndian.Uint32(mem[buf+8:])
-	errs := binary.LittleEndian.Uint32(mem[buf+12:])
+	// mem[buf+4:buf+16] counts the parse's checks, those in error and
+	// the errors: not used here.
 	stopped := binary.LittleEndian.Uint32(mem[buf+16:])
 	m.Xcairn_free(buf)
 	switch {
@@ -247,11 +252,7 @@ func (in *instance) parse(lang Language, src []byte) (t *Tree, err error) {
 		in.broken = true
 		return nil, fmt.Errorf("tree-sitter gave %d nodes past its memory", n)
 	}
-	t, err = decode(g, mem[out:uint64(out)+16*uint64(n)], n, len(src))
-	if t != nil {
-		t.operations, t.errorOperations, t.errors = 100*int64(checks), 100*int64(errorChecks), int64(errs)
-	}
-	return t, err
+	return decode(g, mem[out:uint64(out)+16*uint64(n)], n, len(src))
 }
 
 // decode reads n nodes of 16 bytes (cairn.c's CairnNode) and links each

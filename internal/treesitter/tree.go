@@ -6,15 +6,6 @@ package treesitter
 type Tree struct {
 	grammar *grammar
 	nodes   []node
-	// operations the parser made (by the hundred), and those made in
-	// error recovery
-	operations, errorOperations, errors int64
-}
-
-// Operations is about how many operations the parser made (counted by the
-// hundred), and how many of them in error recovery.
-func (t *Tree) Operations() (all, inError, errors int64) {
-	return t.operations, t.errorOperations, t.errors
 }
 
 // node is one node of a Tree.

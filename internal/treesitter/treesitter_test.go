@@ -67,7 +67,7 @@ func outline(n Node) string {
 func TestParseEveryGrammar(t *testing.T) {
 	for _, tc := range samples {
 		t.Run(tc.lang.String(), func(t *testing.T) {
-			tree, err := Parse(tc.lang, []byte(tc.src))
+			tree, err := Parse(tc.lang, []byte(tc.src), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,7 +136,7 @@ func TestSyntaxErrorTree(t *testing.T) {
 		{C, "int f( { return 1; }\n"},
 		{Rust, "fn f() {\n"},
 	} {
-		tree, err := Parse(tc.lang, []byte(tc.src))
+		tree, err := Parse(tc.lang, []byte(tc.src), Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.lang, err)
 		}
@@ -156,13 +156,13 @@ func TestSyntaxErrorTree(t *testing.T) {
 }
 
 func TestParseRefuses(t *testing.T) {
-	if _, err := Parse(Language(0), []byte("x")); err == nil {
+	if _, err := Parse(Language(0), []byte("x"), Options{}); err == nil {
 		t.Error("grammar 0 parsed")
 	}
-	if _, err := Parse(C+1, []byte("x")); err == nil {
+	if _, err := Parse(C+1, []byte("x"), Options{}); err == nil {
 		t.Error("an unknown grammar parsed")
 	}
-	if _, err := Parse(C, make([]byte, MaxBytes+1)); !errors.Is(err, ErrTooLarge) {
+	if _, err := Parse(C, make([]byte, MaxBytes+1), Options{}); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("a file over MaxBytes: %v", err)
 	}
 }
@@ -185,7 +185,7 @@ func TestParseBadInput(t *testing.T) {
 	}
 	for name, src := range inputs {
 		for _, lang := range Languages {
-			tree, err := Parse(lang, src)
+			tree, err := Parse(lang, src, Options{})
 			var stopped *StoppedError
 			switch {
 			case errors.As(err, &stopped):
@@ -206,7 +206,7 @@ func TestParseBadInput(t *testing.T) {
 func TestParseConcurrent(t *testing.T) {
 	want := map[Language]string{}
 	for _, tc := range samples {
-		tree, err := Parse(tc.lang, []byte(tc.src))
+		tree, err := Parse(tc.lang, []byte(tc.src), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,7 +218,7 @@ func TestParseConcurrent(t *testing.T) {
 		wg.Go(func() {
 			for i := range 30 {
 				tc := samples[(g+i)%len(samples)]
-				tree, err := Parse(tc.lang, []byte(tc.src))
+				tree, err := Parse(tc.lang, []byte(tc.src), Options{})
 				if err != nil {
 					errs <- err.Error()
 					return
@@ -250,13 +250,13 @@ func TestParseDeterministic(t *testing.T) {
 		for _, lang := range Languages {
 			// Parses of other sizes in between shift any state kept
 			// across parses.
-			if _, err := Parse(lang, bytes.Repeat([]byte("x "), 37*round+1)); err != nil {
+			if _, err := Parse(lang, bytes.Repeat([]byte("x "), 37*round+1), Options{}); err != nil {
 				var stopped *StoppedError
 				if !errors.As(err, &stopped) {
 					t.Fatal(err)
 				}
 			}
-			tree, err := Parse(lang, garbage)
+			tree, err := Parse(lang, garbage, Options{})
 			got := fmt.Sprint(err)
 			if err == nil {
 				got = outline(tree.Root())

@@ -15,7 +15,8 @@
 #
 # Needs Go, and Debian's clang, lld and wasi-libc (packages clang lld
 # wasi-libc libclang-rt-14-dev-wasm32). Run from anywhere; JOBS=n compiles
-# n files at a time (default 2).
+# n files at a time (default 2); KEEP_WASM=file keeps a copy of the
+# WebAssembly module (for scripts/treesitter/routes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -103,6 +104,8 @@ done
 # access below address 0) instead of overwriting the data after it.
 clang --target=wasm32-wasi -O2 -mexec-model=reactor -Wl,--strip-all -Wl,--stack-first -Wl,-z,stack-size=1048576 \
   -o "$tmp/parsers.wasm" "$tmp"/*.o
+
+if [ -n "${KEEP_WASM:-}" ]; then cp "$tmp/parsers.wasm" "$KEEP_WASM"; fi
 
 GOBIN="$tmp/bin" GOFLAGS=-mod=mod go install github.com/ncruces/wasm2go@v0.4.21
 mkdir -p "$out"

@@ -129,10 +129,10 @@ func dump(args []string) error {
 			for _, s := range res.Symbols {
 				r.Entities = append(r.Entities, entity{s.Name, s.Kind, s.StartLine, s.EndLine})
 			}
-			t := stats[res.Language]
+			t := stats[group(p, res.Language)]
 			if t == nil {
 				t = &throughput{}
-				stats[res.Language] = t
+				stats[group(p, res.Language)] = t
 			}
 			t.add(len(src), took, cpuTook)
 			return enc.Encode(r)
@@ -168,6 +168,15 @@ func (t *throughput) String() string {
 		return fmt.Sprintf("%7.2f s: %7.1f files/s %6.2f MB/s", d.Seconds(), float64(t.files)/s, float64(t.bytes)/1e6/s)
 	}
 	return fmt.Sprintf("%6d files %8.1f MB; wall %s; CPU %s", t.files, float64(t.bytes)/1e6, rate(t.took), rate(t.cpu))
+}
+
+// group is what a file's figures are reported under: its language, and
+// "tsx" apart from the rest of TypeScript, since it has its own grammar.
+func group(path, lang string) string {
+	if strings.EqualFold(filepath.Ext(path), ".tsx") {
+		return "tsx"
+	}
+	return lang
 }
 
 func readDump(path string) (map[string]fileResult, error) {
@@ -224,7 +233,7 @@ func diff(args []string, w io.Writer) error {
 	}
 	for _, p := range sortedKeys(base) {
 		b := base[p]
-		a := get(b.Language)
+		a := get(group(p, b.Language))
 		o, ok := other[p]
 		if !ok {
 			a.onlyBase++
@@ -236,7 +245,7 @@ func diff(args []string, w io.Writer) error {
 	}
 	for p, o := range other {
 		if _, ok := base[p]; !ok {
-			get(o.Language).onlyOther++
+			get(group(p, o.Language)).onlyOther++
 		}
 	}
 	fmt.Fprintf(w, "%-11s %7s %9s %9s %9s %9s %9s  %s\n", "language", "files", "both", "base only", "other only", "agree", "names", "methods (base→other: files)")

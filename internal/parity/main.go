@@ -26,9 +26,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -142,7 +143,7 @@ func dump(args []string) error {
 		}
 	}
 	var all throughput
-	for _, lang := range sortedKeys(stats) {
+	for _, lang := range slices.Sorted(maps.Keys(stats)) {
 		t := stats[lang]
 		fmt.Fprintf(os.Stderr, "%-11s %s\n", lang, t)
 		all.files, all.bytes, all.took, all.cpu = all.files+t.files, all.bytes+t.bytes, all.took+t.took, all.cpu+t.cpu
@@ -231,7 +232,7 @@ func diff(args []string, w io.Writer) error {
 		}
 		return a
 	}
-	for _, p := range sortedKeys(base) {
+	for _, p := range slices.Sorted(maps.Keys(base)) {
 		b := base[p]
 		a := get(group(p, b.Language))
 		o, ok := other[p]
@@ -249,7 +250,7 @@ func diff(args []string, w io.Writer) error {
 		}
 	}
 	fmt.Fprintf(w, "%-11s %7s %9s %9s %9s %9s %9s  %s\n", "language", "files", "both", "base only", "other only", "agree", "names", "methods (base→other: files)")
-	for _, lang := range sortedKeys(byLang) {
+	for _, lang := range slices.Sorted(maps.Keys(byLang)) {
 		a := byLang[lang]
 		fmt.Fprintf(w, "%-11s %7d %9d %9d %9d %8.3f%% %8.3f%%  %s\n", lang, a.files, a.both, a.baseOnly, a.otherOnly,
 			percent(a.both, a.both+a.baseOnly+a.otherOnly), percent(a.namesBoth, a.namesBoth+a.namesBase+a.namesOther), methods(a.methods))
@@ -279,7 +280,7 @@ func compareFile(a *agreement, b, o fileResult, examples int) {
 			a.examples = append(a.examples, fmt.Sprintf("%s only: %s: %s (%s→%s)", side, b.Path, what, b.Method, o.Method))
 		}
 	}
-	for _, k := range sortedKeys(bset) {
+	for _, k := range slices.Sorted(maps.Keys(bset)) {
 		if oset[k] {
 			a.both++
 		} else {
@@ -287,7 +288,7 @@ func compareFile(a *agreement, b, o fileResult, examples int) {
 			note("base", k)
 		}
 	}
-	for _, k := range sortedKeys(oset) {
+	for _, k := range slices.Sorted(maps.Keys(oset)) {
 		if !bset[k] {
 			a.otherOnly++
 			note("other", k)
@@ -316,17 +317,8 @@ func percent(n, d int) float64 {
 
 func methods(m map[string]int) string {
 	var parts []string
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		parts = append(parts, fmt.Sprintf("%s: %d", k, m[k]))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

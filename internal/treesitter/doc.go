@@ -7,5 +7,6 @@
 //
 // Nothing is set up when a program starts: the first Parse creates a
 // module instance (about 6 MB of memory, a few milliseconds), and later
-// parses reuse idle instances, one per parse running at the same moment.
+// parses reuse idle instances, one per parse running at the same moment,
+// until the garbage collector drops those left idle.
 package treesitter

@@ -13,9 +13,12 @@
 // path, language, method, warning, size, the time code.Resolve took, and
 // its entities. It prints files/s and MB/s per language to stderr, timing
 // code.Resolve alone, by the clock and by the process's CPU time (on a
-// shared machine the CPU time is the steadier). diff reads two dumps and prints, per language, how
-// many entities both found (the same name, kind and lines), each one
-// alone, and the files whose method differs.
+// shared machine the CPU time is the steadier). diff reads two dumps and
+// prints, per language, how many entities both found (the same name, kind
+// and lines), each one alone, the agreement over the files both resolved
+// the same way (both with a full syntax tree, both from a partial one, or
+// both with the regex fallback), and how many files each pair of ways
+// resolved.
 package main
 
 import (
@@ -204,8 +207,19 @@ type agreement struct {
 	files, onlyBase, onlyOther       int // files in one dump only
 	both, baseOnly, otherOnly        int // entities (name, kind, lines)
 	namesBoth, namesBase, namesOther int // entities by name alone
-	methods                          map[string]int
-	examples                         []string
+	// the entities of the files both dumps resolved the same way
+	sameBoth, sameBaseOnly, sameOtherOnly int
+	methods                               map[string]int
+	examples                              []string
+}
+
+// how says how a file was resolved: "ast", "ast partial" (a tree with
+// syntax errors, the warning saying so) or "regex".
+func how(r fileResult) string {
+	if r.Method == "ast" && r.Warning != "" {
+		return "ast partial"
+	}
+	return r.Method
 }
 
 func diff(args []string, w io.Writer) error {
@@ -241,19 +255,27 @@ func diff(args []string, w io.Writer) error {
 			continue
 		}
 		a.files++
-		a.methods[b.Method+"→"+o.Method]++
+		a.methods[how(b)+"→"+how(o)]++
+		both, baseOnly, otherOnly := a.both, a.baseOnly, a.otherOnly
 		compareFile(a, b, o, *examples)
+		if how(b) == how(o) {
+			a.sameBoth += a.both - both
+			a.sameBaseOnly += a.baseOnly - baseOnly
+			a.sameOtherOnly += a.otherOnly - otherOnly
+		}
 	}
 	for p, o := range other {
 		if _, ok := base[p]; !ok {
 			get(group(p, o.Language)).onlyOther++
 		}
 	}
-	fmt.Fprintf(w, "%-11s %7s %9s %9s %9s %9s %9s  %s\n", "language", "files", "both", "base only", "other only", "agree", "names", "methods (base→other: files)")
+	fmt.Fprintf(w, "%-11s %7s %9s %9s %9s %9s %9s %9s  %s\n", "language", "files", "both", "base only", "other only",
+		"agree", "names", "same way", "methods (base→other: files)")
 	for _, lang := range slices.Sorted(maps.Keys(byLang)) {
 		a := byLang[lang]
-		fmt.Fprintf(w, "%-11s %7d %9d %9d %9d %8.3f%% %8.3f%%  %s\n", lang, a.files, a.both, a.baseOnly, a.otherOnly,
-			percent(a.both, a.both+a.baseOnly+a.otherOnly), percent(a.namesBoth, a.namesBoth+a.namesBase+a.namesOther), methods(a.methods))
+		fmt.Fprintf(w, "%-11s %7d %9d %9d %9d %8.3f%% %8.3f%% %8.3f%%  %s\n", lang, a.files, a.both, a.baseOnly, a.otherOnly,
+			percent(a.both, a.both+a.baseOnly+a.otherOnly), percent(a.namesBoth, a.namesBoth+a.namesBase+a.namesOther),
+			percent(a.sameBoth, a.sameBoth+a.sameBaseOnly+a.sameOtherOnly), methods(a.methods))
 		if a.onlyBase+a.onlyOther > 0 {
 			fmt.Fprintf(w, "%-11s files in one dump only: %d base, %d other\n", "", a.onlyBase, a.onlyOther)
 		}

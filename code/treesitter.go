@@ -3,7 +3,6 @@ package code
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -290,7 +289,7 @@ func (w *tsWalker) leadingStart(n ts.Node, line int) int {
 
 // pyConst is the name of a module-level constant, as the regex fallback
 // has it.
-var pyConst = regexp.MustCompile(`^_*[A-Z][A-Z0-9_]*$`)
+var pyConst = lazy(`^_*[A-Z][A-Z0-9_]*$`)
 
 // pyNested are the compound statements whose blocks may hold definitions
 // of the enclosing scope ("if TYPE_CHECKING:", "try: ... except:").
@@ -381,7 +380,7 @@ func (w *tsWalker) pyDef(d, span ts.Node, prefix string) {
 // ---- JavaScript, TypeScript and TSX
 
 // jsConst is the name of a constant, as the regex fallback has it.
-var jsConst = regexp.MustCompile(`^_*[A-Z][A-Z0-9_$]*$`)
+var jsConst = lazy(`^_*[A-Z][A-Z0-9_$]*$`)
 
 // jsFuncValues are the initialisers that make a variable or a class field
 // a function.
@@ -650,7 +649,7 @@ func (w *tsWalker) javaStaticFinal(f ts.Node) bool {
 // ---- C
 
 // cConst is the name of a #define constant, as the regex fallback has it.
-var cConst = regexp.MustCompile(`^_*[A-Z][A-Z0-9_]*$`)
+var cConst = lazy(`^_*[A-Z][A-Z0-9_]*$`)
 
 // cPreprocBlocks are the conditional-compilation blocks whose contents
 // are top-level too.

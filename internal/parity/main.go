@@ -4,7 +4,7 @@
 // docs/BENCHMARKS.md, "Code memory").
 //
 //	go run ./internal/parity dump -o new.jsonl /usr/lib/python3.11 /usr/include
-//	CGO_ENABLED=1 go run -tags treesitter ./internal/parity dump -o cgo.jsonl ...   (in a checkout of 9a0a9e7, the last commit with cgo parsers, with this directory copied in)
+//	CGO_ENABLED=1 go run -tags treesitter ./internal/parity dump -o cgo.jsonl ...   (in a checkout from before the pure-Go parsers, such as 9a0a9e7, with this directory copied in)
 //	go run ./internal/parity diff cgo.jsonl new.jsonl
 //
 // dump resolves every file of a known language under the directories

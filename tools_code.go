@@ -12,7 +12,7 @@ import (
 var codeTools = []Tool{
 	newTool(Tool{
 		Name: "code_index", Title: "Index a repository's code", Method: "POST", Path: "/v1/code/index",
-		Description: `Index a repository's source files into code entities (path::Symbol; path::Type.Method for methods): Go through its AST, other languages through tree-sitter when the build has it, else a regex fallback (marked method "regex"). Only files whose size or modification time changed are read again; removed symbols are TOMBSTONED. New and changed entities are PROPOSED, then gates A (AST), B (approval: implicit by default) and C (the disk agrees) promote them to AUTHORITATIVE. Files over the size limit, binary files and symlinks leading outside the root are skipped with a reason. Call it once per repository and again after edits; returns counts, skipped files and regex fallbacks.`,
+		Description: `Index a repository's source files into code entities (path::Symbol; path::Type.Method for methods): Go through its AST; Python, JavaScript, TypeScript, Rust, Java and C through tree-sitter; a file with syntax errors that entities depend on, or in another language, through a regex fallback (marked method "regex"). Only files whose size or modification time changed are read again; removed symbols are TOMBSTONED. New and changed entities are PROPOSED, then gates A (AST), B (approval: implicit by default) and C (the disk agrees) promote them to AUTHORITATIVE. Files over the size limit, binary files and symlinks leading outside the root are skipped with a reason. Call it once per repository and again after edits; returns counts, skipped files and regex fallbacks.`,
 	}, func(e *Engine, ctx context.Context, in CodeIndexRequest) (code.IndexReport, error) {
 		return e.IndexCode(ctx, in, nil)
 	}),

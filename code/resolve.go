@@ -44,7 +44,9 @@ type Resolution struct {
 	// overload signatures and other bodiless function declarations are not
 	// entities at all.
 	Symbols []Symbol
-	// Warning says why Method is "regex" (empty when it is "ast").
+	// Warning says why Method is "regex". With Method "ast" it is empty,
+	// unless the file has syntax errors that a partial syntax tree was
+	// used despite: then it says where they are.
 	Warning string
 }
 
@@ -69,13 +71,19 @@ const (
 // errors), and it is deterministic: the same path and bytes always give a
 // deep-equal Resolution.
 //
-// Go files are parsed with go/parser; with the build tag treesitter (and
-// cgo), Python, JavaScript, TypeScript (.ts and .tsx), Rust, Java and C are
-// parsed with tree-sitter. A file that fails to parse, a language without a
-// parser in this build, and an unknown language fall back to line-oriented
-// regular expressions (Method "regex", with a Warning saying why); for an
-// unknown language the generic patterns apply and Language is "".
-func Resolve(path string, src []byte) (res Resolution) {
+// Go files are parsed with go/parser; Python, JavaScript, TypeScript (.ts
+// and .tsx), Rust, Java and C with tree-sitter (package
+// internal/treesitter, pure Go). A file that fails to parse and an unknown
+// language fall back to line-oriented regular expressions (Method "regex",
+// with a Warning saying why); for an unknown language the generic
+// patterns apply and Language is "".
+func Resolve(path string, src []byte) Resolution {
+	return resolve(path, src, true)
+}
+
+// resolve is Resolve; without ast, every language goes to the regex
+// fallback as if this build had no parser for it.
+func resolve(path string, src []byte, ast bool) (res Resolution) {
 	lang, dialect := languageAndDialect(path)
 	res.Language = lang
 	lines := newSrcLines(src)
@@ -87,12 +95,18 @@ func Resolve(path string, src []byte) (res Resolution) {
 		}
 	}()
 
-	parse := resolverFor(dialect)
+	var parse astParser
+	if ast {
+		parse = resolverFor(dialect)
+	}
 	if parse != nil {
-		syms, err := parseSafely(parse, src, lines)
+		syms, warning, err := parseSafely(parse, src, lines)
 		if err == nil {
 			res.Method = methodAST
 			res.Symbols = finishSymbols(syms, lines)
+			if warning != "" {
+				res.Warning = fmt.Sprintf("%s in %s, %s", warning, clipForError(path), partialTreeNote)
+			}
 			return res
 		}
 		res.Warning = fmt.Sprintf("AST parsing failed for %s: %s, using regex fallback", clipForError(path), firstLine(err.Error()))
@@ -107,15 +121,22 @@ func Resolve(path string, src []byte) (res Resolution) {
 }
 
 // astParser reads a whole file into symbols whose Name, Kind, StartLine and
-// EndLine are set; Resolve fills in Text.
-type astParser func(lines *srcLines) ([]Symbol, error)
+// EndLine are set; Resolve fills in Text. A warning, with symbols and no
+// error, says where the syntax errors were that a partial tree was used
+// despite ("syntax errors at lines 3 and 9").
+type astParser func(lines *srcLines) (syms []Symbol, warning string, err error)
 
-// resolverFor returns the AST parser for a dialect, or nil when this build
-// has none: Go always has one; the others come from astResolver, which
-// the build tag treesitter provides.
+// partialTreeNote ends the Warning of a resolution from a partial tree.
+const partialTreeNote = "which no entity's name or lines depend on: using the partial syntax tree"
+
+// resolverFor returns the AST parser for a dialect, or nil when there is
+// none: go/parser for Go, tree-sitter (astResolver) for the others.
 func resolverFor(dialect string) astParser {
 	if dialect == langGo {
-		return goSymbols
+		return func(lines *srcLines) ([]Symbol, string, error) {
+			syms, err := goSymbols(lines)
+			return syms, "", err
+		}
 	}
 	if dialect == "" {
 		return nil
@@ -125,10 +146,10 @@ func resolverFor(dialect string) astParser {
 
 // parseSafely runs parse, turning a panic into an error so that Resolve
 // falls back to the regex patterns.
-func parseSafely(parse astParser, src []byte, lines *srcLines) (syms []Symbol, err error) {
+func parseSafely(parse astParser, src []byte, lines *srcLines) (syms []Symbol, warning string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			syms, err = nil, fmt.Errorf("parser panic: %v", r)
+			syms, warning, err = nil, "", fmt.Errorf("parser panic: %v", r)
 		}
 	}()
 	return parse(lines)

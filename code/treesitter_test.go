@@ -1,5 +1,3 @@
-//go:build treesitter && cgo
-
 package code
 
 import (
@@ -711,4 +709,78 @@ func BenchmarkResolveTreeSitter(b *testing.B) {
 		}
 		b.ReportMetric(float64(total*b.N)/b.Elapsed().Seconds(), "lines/s")
 	})
+}
+
+// Syntax errors that no entity depends on leave a partial tree that is
+// used, with a warning saying where they are; errors that could change an
+// entity's name or lines, or hide a declaration, fall back to the regex
+// patterns as before.
+func TestTreeSitterPartialTree(t *testing.T) {
+	for _, tc := range []struct {
+		path, src string
+		line      string // where the warning says the first error is
+		want      string // the symbols; "" for the regex fallback
+	}{
+		// An error inside a function's body.
+		{"a.py", "def ok():\n    pass\n\ndef f():\n    x = = 1\n    return x\n\nclass C:\n    def m(self):\n        pass\n", "line 5",
+			"ok function 1-2\nf function 4-6\nC class 8-10\nC.m method 9-10\n"},
+		{"a.js", "function ok() {}\nfunction f() {\n  let x = ;\n  return x;\n}\nclass C {\n  m() {}\n}\n", "line 3",
+			"ok function 1-1\nf function 2-5\nC class 6-8\nC.m method 7-7\n"},
+		{"a.ts", "export function f(): number {\n  const x: number = ;\n  return x;\n}\nexport interface I { a: string }\n", "line 2",
+			"f function 1-4\nI interface 5-5\n"},
+		{"a.rs", "fn ok() {}\nfn f() {\n    let x = ;\n    x\n}\nimpl S {\n    fn m(&self) {}\n}\n", "line 3",
+			"ok function 1-1\nf function 2-5\nS.m method 7-7\n"},
+		{"A.java", "class A {\n  void ok() {}\n  void f() {\n    int x = ;\n  }\n  void m() {}\n}\n", "line 4",
+			"A class 1-7\nA.ok method 2-2\nA.f method 3-5\nA.m method 6-6\n"},
+		{"a.c", "int ok(void) { return 0; }\nint f(void) {\n  int x = ;\n  return x;\n}\n#define LIMIT 8\n", "line 3",
+			"ok function 1-1\nf function 2-5\nLIMIT constant 6-6\n"},
+		// An error outside every entity, with no declaration on its lines
+		// (a macro tree-sitter does not know).
+		{"d.h", "extern int remove (const char *__filename) __THROW;\n#define LIMIT 8\nstruct s { int a; };\n", "line 1",
+			"LIMIT constant 2-2\ns type 3-3\n"},
+		// A definition swallowed by an unclosed parenthesis.
+		{"b.py", "def f():\n    x = (\n\ndef g():\n    pass\n", "line 2", ""},
+		// An error among a class's members.
+		{"b.java", "class A {\n  void ok() {}\n  int ;\n  void m() {}\n}\n", "line 3", ""},
+		{"c.py", "class A:\n    def m(self):\n        pass\n    x = = 2\n    def n(self):\n        pass\n", "line 4", ""},
+		// A missing closing brace moves where blocks end.
+		{"b.js", "function f() {\n  if (x) {\n    return 1;\n}\nfunction g() {}\n", "line 5: missing }", ""},
+		// A block opened under #ifdef and closed under another: the
+		// declarations inside are where the walker does not look.
+		{"b.c", "#ifdef __cplusplus\nextern \"C\" {\n#endif\n#define LIMIT 8\nstruct s { int a; };\n#ifdef __cplusplus\n}\n#endif\n", "line 6", ""},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			res := Resolve(tc.path, []byte(tc.src))
+			checkResolution(t, tc.path, []byte(tc.src), res)
+			if tc.want == "" {
+				if res.Method != methodRegex || !strings.Contains(res.Warning, "AST parsing failed for "+tc.path+": syntax error at "+tc.line) {
+					t.Errorf("method %s, warning %q; want the regex fallback for a syntax error at %s", res.Method, res.Warning, tc.line)
+				}
+				return
+			}
+			if want := "syntax error at " + tc.line + " in " + tc.path + ", " + partialTreeNote; res.Method != methodAST || res.Warning != want {
+				t.Errorf("method %s, warning %q; want ast, %q", res.Method, res.Warning, want)
+			}
+			if got := symbolLines(res.Symbols); got != tc.want {
+				t.Errorf("symbols:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestDescribeLines(t *testing.T) {
+	for _, tc := range []struct {
+		lines []int
+		want  string
+	}{
+		{[]int{3}, "syntax error at line 3"},
+		{[]int{3, 3}, "syntax error at line 3"},
+		{[]int{3, 9}, "syntax errors at lines 3 and 9"},
+		{[]int{3, 9, 12}, "syntax errors at lines 3, 9 and 12"},
+		{[]int{3, 9, 12, 14, 20}, "syntax errors at lines 3, 9, 12 and 2 more"},
+	} {
+		if got := describeLines(tc.lines); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.lines, got, tc.want)
+		}
+	}
 }

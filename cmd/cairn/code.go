@@ -30,9 +30,9 @@ func newCodeIndexCmd(a *app) *cobra.Command {
 		Use:   "index PATH",
 		Short: "Index a repository's source files into code entities",
 		Long: `Index the source files under PATH: Go through go/ast; Python, JavaScript,
-TypeScript, Rust, Java and C through tree-sitter in builds with the
-treesitter tag, else through a regex fallback (marked "regex", with a
-warning). Only files whose size or modification time changed are read again.
+TypeScript, Rust, Java and C through tree-sitter; a file with syntax errors
+that entities depend on, or in another language, through a regex fallback
+(marked "regex", with a warning). Only files whose size or modification time changed are read again.
 New and changed entities are PROPOSED and, with --approval implicit (the
 default), promoted to AUTHORITATIVE when gates A (AST), B and C (the disk
 agrees) pass; regex entities stay PROPOSED. Symbols gone from the disk are

@@ -318,7 +318,7 @@ func (e *Engine) wireLifecycle(o Options) {
 // engine's seams: the knowledge graph, import and export, the inner
 // voice and code memory.
 func (e *Engine) wireServices(o Options, recall *retrieve.InnerVoice) {
-	e.kg = &graph.Curator{Store: e.store, Staged: e.candidates, Removals: e.removals, MaxBytes: o.MaxContentBytes, Now: e.nowMs,
+	e.kg = &graph.Curator{Store: e.store, Staged: e.candidates, Removals: e.removals, Thought: e.store.Thought, MaxBytes: o.MaxContentBytes, Now: e.nowMs,
 		NewID: e.newID, Redact: e.redactText, Embed: e.embedAfterWrite, Erase: e.eraseFromIndex, Logger: o.Logger}
 	if e.embedOnWrite {
 		e.kg.Reembed = func(ctx context.Context) error {

@@ -167,6 +167,10 @@ type AskProvenance struct {
 	LatencyMs  int64  `json:"latency_ms"`
 	// Prompt is how the prompt was fitted to its budget (with a model).
 	Prompt *synth.Context `json:"prompt,omitempty"`
+	// Judge is the grounding judge's share of the calls, tokens and cost
+	// above, and how many claims it vetoed or why it failed (with
+	// CAIRN_GROUNDING_JUDGE=1, when it was asked).
+	Judge *synth.JudgeUsage `json:"judge,omitempty"`
 }
 
 // AskSession is the session an exchange was recorded in.
@@ -444,6 +448,9 @@ func (v *Voice) synthesise(ctx context.Context, a *asking) error {
 	pv.Synthesizer, pv.LatencyMs, pv.Prompt = ans.Name, g.latency.Milliseconds(), g.context
 	pv.Calls, pv.PromptTokens, pv.CompletionTokens, pv.CostUSD, pv.PromptHash = g.usage.Calls, g.usage.PromptTokens,
 		g.usage.CompletionTokens, g.usage.Cost, g.usage.PromptHash
+	if j := g.usage.Judge; j != nil && j.Calls > 0 {
+		pv.Judge = j
+	}
 	if c := v.grounded.llm; c != nil && (g.usage.Calls > 0 || g.degraded == "") {
 		pv.Provider, pv.Model = c.Provider(), cmp.Or(g.usage.Model, c.Model())
 	}

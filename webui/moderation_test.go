@@ -459,3 +459,22 @@ func plural(n int) string {
 	}
 	return strconv.Itoa(n) + " candidates"
 }
+
+// Approving, on the page, an edge to a blocklisted name is refused with
+// the reason and a way back, and decides nothing.
+func TestModerationRefusesAnEdgeToABlockedName(t *testing.T) {
+	s := newSite(t, siteOptions{moderate: true})
+	c := s.seeded.Candidates
+	token := csrf(t, s.get(t, "/moderation"))
+	wantStatus(t, s.do(t, "POST", "/moderation/candidates", url.Values{"csrf": {token}, "action": {"blocklist"}, "id": {c["redis"]}}), http.StatusSeeOther)
+	edge, other := c["checkout-api -> uses -> redis"], c["invoice-worker -> writes_to -> postgres"]
+	p := s.do(t, "POST", "/moderation/candidates", url.Values{"csrf": {token}, "action": {"approve"}, "id": {other, edge}, "status": {"pending"}})
+	if p.status != http.StatusConflict || !strings.Contains(p.body, "blocked") || !strings.Contains(p.body, `href="/moderation?status=pending#candidates">Back`) {
+		t.Fatalf("approving an edge to a blocked name: %d\n%.2000s", p.status, p.body)
+	}
+	for _, id := range []string{edge, other} {
+		if got := candidate(t, s, id); got.Status != memory.CandidatePending {
+			t.Fatalf("a refused batch decided %+v", got)
+		}
+	}
+}

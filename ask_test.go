@@ -910,3 +910,101 @@ func TestAskAnswersByWordsWhenTheEmbedderIsDown(t *testing.T) {
 		t.Fatalf("a question no word answers: %+v %v; want no sources, degraded", res.Diagnostics, err)
 	}
 }
+
+// diagnostics.below_threshold counts the top_k most similar records that
+// scored under sim_thresh (none of which is a source), and
+// diagnostics.deduped names each record deduplication left out with the
+// copy kept: a thought whose fact the graph holds, when the context draws
+// on both pools; with context thoughts the thought itself is the source.
+func TestAskDiagnosticsCountWhatTheyName(t *testing.T) {
+	eng, _ := askEngine(t, nil)
+	const k = 4
+	all := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(k), SimThresh: ptr(0.0), Save: ptr(false), Mode: "none"})
+	if len(all.Sources) != k || all.Diagnostics.BelowThreshold != 0 {
+		t.Fatalf("sim_thresh 0: %d sources, below_threshold %d", len(all.Sources), all.Diagnostics.BelowThreshold)
+	}
+	sims := make([]float64, k)
+	for i, s := range all.Sources {
+		sims[i] = s.Similarity
+	}
+	slices.Sort(sims)
+	for _, thresh := range []float64{sims[0], (sims[0] + sims[1]) / 2, (sims[1] + sims[2]) / 2, sims[k-1] + 0.001} {
+		want := 0
+		for _, s := range sims {
+			if s < thresh {
+				want++
+			}
+		}
+		res, err := eng.Ask(ctx, cairn.AskRequest{Content: askQuestion, TopK: ptr(k), SimThresh: ptr(thresh), Save: ptr(false), Mode: "none"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Diagnostics.BelowThreshold != want || len(res.Sources) != k-want {
+			t.Errorf("sim_thresh %.4f: below_threshold %d, %d sources; want %d under it of the top %d (similarities %v)",
+				thresh, res.Diagnostics.BelowThreshold, len(res.Sources), want, k, sims)
+		}
+	}
+
+	const fact = "The billing-service uses PostgreSQL 15 for invoices."
+	th := think(t, eng, cairn.ThinkRequest{Content: fact, Origin: memory.OriginHuman})
+	obs := observe(t, eng, entity(t, eng, "billing-service", "service").ID, fact)
+	q := "what database does the billing-service use for invoices?"
+	for _, tc := range []struct {
+		context string
+		deduped []retrieve.DedupedItem
+		source  string
+	}{
+		{"kg+thoughts", []retrieve.DedupedItem{{Table: "thoughts", ID: th.ID, KeptTable: "kg_observations", KeptID: obs.ID}}, obs.ID},
+		{"thoughts", nil, th.ID},
+	} {
+		res := ask(t, eng, cairn.AskRequest{Content: q, Context: tc.context, SimThresh: ptr(0.2), Save: ptr(false), Mode: "none"})
+		if !slices.Equal(res.Diagnostics.Deduped, tc.deduped) || !slices.ContainsFunc(res.Sources, func(s cairn.AskSource) bool { return s.SourceID == tc.source }) {
+			t.Errorf("context %s: deduped %+v, sources %v; want deduped %+v and %s among the sources", tc.context, res.Diagnostics.Deduped, res.Sources, tc.deduped, tc.source)
+		}
+	}
+}
+
+// auto_mark_removal marks every source thought that states what was
+// staged, a thought whose entities and edge merged into another
+// thought's candidates included, and leaves active a source nothing was
+// extracted from.
+func TestAskAutoMarkMarksEveryContributingSource(t *testing.T) {
+	eng := openVoice(t, nil)
+	var ids []string
+	for _, text := range []string{
+		"The auth-service uses Redis for session tokens.",
+		"Session tokens: the auth-service uses Redis.",
+		"Alice owns the auth-service, which uses Redis for session tokens.",
+		"session tokens expire after an hour and are renewed on use.",
+	} {
+		ids = append(ids, think(t, eng, cairn.ThinkRequest{Content: text, Origin: memory.OriginHuman}).ID)
+	}
+	res := ask(t, eng, cairn.AskRequest{Content: "what does the auth-service use for session tokens?", TopK: ptr(5), SimThresh: ptr(0.2),
+		StageKG: true, AutoMarkRemoval: ptr(true), Save: ptr(false), Mode: "none"})
+	list, err := eng.Candidates(ctx, cairn.CandidatesRequest{Status: "all"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	quoted := map[string]bool{}
+	for _, c := range list.Candidates {
+		quoted[c.SourceThoughtID] = true
+	}
+	if quoted[ids[1]] {
+		t.Fatalf("the second thought has a candidate of its own; the test needs its items merged into the first's: %+v", list.Candidates)
+	}
+	for i, want := range []bool{true, true, true, false} {
+		if !slices.Contains(sourceIDs(res), ids[i]) {
+			t.Fatalf("thought %d is not a source: %v", i, sourceIDs(res))
+		}
+		th, err := eng.Thought(ctx, ids[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := th.Status == memory.StatusRemoval; got != want {
+			t.Errorf("thought %d (%s) marked %v; want %v (notes %v)", i, ids[i], got, want, res.Diagnostics.Notes)
+		}
+	}
+	if res.MarkedForRemoval != 3 {
+		t.Errorf("marked_for_removal %d; want 3", res.MarkedForRemoval)
+	}
+}

@@ -65,6 +65,11 @@ type Options struct {
 	LLMMaxOutputTokens int
 	// Verifier checks every inner_voice answer (nil: the defaults).
 	Verifier *synth.Verifier
+	// GroundingJudge, with LLM set, asks the model for a second opinion
+	// on the claims the verifier supports in its answers
+	// (CAIRN_GROUNDING_JUDGE): a claim stays supported only when both
+	// agree. When the judge fails, the answer is verified offline alone.
+	GroundingJudge bool
 	// Sessions configure inner_voice's sessions and prompt budget (nil:
 	// the defaults).
 	Sessions *synth.SessionConfig
@@ -318,7 +323,7 @@ func (e *Engine) wireLifecycle(o Options) {
 // engine's seams: the knowledge graph, import and export, the inner
 // voice and code memory.
 func (e *Engine) wireServices(o Options, recall *retrieve.InnerVoice) {
-	e.kg = &graph.Curator{Store: e.store, Staged: e.candidates, Removals: e.removals, MaxBytes: o.MaxContentBytes, Now: e.nowMs,
+	e.kg = &graph.Curator{Store: e.store, Staged: e.candidates, Removals: e.removals, Thought: e.store.Thought, MaxBytes: o.MaxContentBytes, Now: e.nowMs,
 		NewID: e.newID, Redact: e.redactText, Embed: e.embedAfterWrite, Erase: e.eraseFromIndex, Logger: o.Logger}
 	if e.embedOnWrite {
 		e.kg.Reembed = func(ctx context.Context) error {
@@ -330,7 +335,7 @@ func (e *Engine) wireServices(o Options, recall *retrieve.InnerVoice) {
 	sessions, _ := e.store.(memory.InnerVoiceStore)
 	e.voice = voice.New(voice.Options{Thoughts: e.store, Candidates: e.candidates, Removals: e.removals, Sessions: sessions,
 		Recall: recall, Ask: o.Ask, Synthesizer: o.Synthesizer, LLM: o.LLM, LLMMaxOutputTokens: o.LLMMaxOutputTokens,
-		Verifier: o.Verifier, SessionConfig: o.Sessions, Space: o.Embedder.Space(), NoLog: o.NoLog, Now: o.Now, NewID: e.newID,
+		Verifier: o.Verifier, Judge: o.GroundingJudge, SessionConfig: o.Sessions, Space: o.Embedder.Space(), NoLog: o.NoLog, Now: o.Now, NewID: e.newID,
 		CheckThought: e.checkThought, Embed: e.embedAfterWrite, Logger: o.Logger})
 	e.code = code.New(e.store, code.Options{ETVTTL: o.ETVTTL, MaxFileBytes: o.MaxCodeFileBytes, Embedder: o.Embedder,
 		Now: o.Now, NewID: e.newID, Logger: o.Logger})

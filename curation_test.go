@@ -418,3 +418,65 @@ func TestMaintenanceOpsHidesTheArchiveDirectory(t *testing.T) {
 		t.Fatalf("Engine.Maintenance: %+v %v", local, err)
 	}
 }
+
+// A blocked name never re-enters the graph through an edge: approving an
+// edge to it is a conflict that writes nothing (whether the name was
+// blocked before or by a rejection earlier in the same batch), a dry run
+// says would_refuse and why, and once unblocked the edge is approved.
+func TestModerateRefusesBlockedNamesThroughEdges(t *testing.T) {
+	eng, cs := stagedEngine(t, nil)
+	redis, uses := cs["redis"], cs["auth-service|uses|redis"]
+	ntp, depends := cs["ntp"], cs["auth-service|depends_on|ntp"]
+	if redis.ID == "" || uses.ID == "" || ntp.ID == "" || depends.ID == "" {
+		t.Fatalf("candidates staged: %v", slices.Collect(mapKeys(cs)))
+	}
+	moderate(t, eng, cairn.ModerateRequest{Action: "decide", Items: []cairn.ModerateItem{{ID: redis.ID, Decision: "reject", Block: true}}})
+	state := func() string {
+		list, err := eng.Candidates(ctx, cairn.CandidatesRequest{Status: "all"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(list)
+		return export(t, eng) + string(b)
+	}
+	before := state()
+	for _, tc := range []struct {
+		name  string
+		items []cairn.ModerateItem
+		// refused is the index of the item a dry run says would_refuse,
+		// and blocked the name its reason gives.
+		refused int
+		blocked string
+	}{
+		{"an edge to a name blocked before", []cairn.ModerateItem{{ID: uses.ID, Decision: "approve"}}, 0, "redis"},
+		{"an edge to a name the same batch blocks", []cairn.ModerateItem{{ID: ntp.ID, Decision: "reject", Block: true}, {ID: depends.ID, Decision: "approve"}}, 1, "ntp"},
+		{"an allowed approval beside a refused one", []cairn.ModerateItem{{ID: depends.ID, Decision: "approve"}, {ID: uses.ID, Decision: "approve"}}, 1, "redis"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := eng.Moderate(ctx, cairn.ModerateRequest{Action: "decide", Items: tc.items})
+			if memory.CodeOf(err) != memory.CodeConflict || !strings.Contains(memory.Public(err).Message, tc.blocked) {
+				t.Fatalf("approval: %v; want conflict naming %q", err, tc.blocked)
+			}
+			dry := moderate(t, eng, cairn.ModerateRequest{Action: "decide", DryRun: true, Items: tc.items})
+			for i, o := range dry.Results {
+				switch {
+				case i == tc.refused && (o.Status != "would_refuse" || !strings.Contains(o.Reason, tc.blocked) || !strings.Contains(o.Reason, "unblock")):
+					t.Errorf("dry run item %d: %+v; want would_refuse naming %q", i, o, tc.blocked)
+				case i != tc.refused && (o.Status == "would_refuse" || o.Reason != ""):
+					t.Errorf("dry run item %d refused: %+v", i, o)
+				}
+			}
+			if state() != before {
+				t.Fatal("a refused batch changed the records or the queue")
+			}
+		})
+	}
+	un := moderate(t, eng, cairn.ModerateRequest{Action: "unblock", Items: []cairn.ModerateItem{{Kind: "entity", Key: "redis"}}})
+	if un.Results[0].Status != "unblocked" {
+		t.Fatalf("unblock %+v", un)
+	}
+	res := moderate(t, eng, cairn.ModerateRequest{Action: "decide", Items: []cairn.ModerateItem{{ID: uses.ID, Decision: "approve"}}})
+	if res.Results[0].Status != "approved" || len(res.Results[0].Created) == 0 {
+		t.Fatalf("approval after unblocking: %+v", res.Results[0])
+	}
+}

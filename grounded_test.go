@@ -2,6 +2,7 @@ package cairn_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -819,4 +820,233 @@ func groundedEngineB(b *testing.B, c llm.Client, opts *cairn.Options) (*cairn.En
 		facts = append(facts, o)
 	}
 	return eng, facts
+}
+
+// judgeReply is a grounding judge over the fake's wire format: it reads
+// the claims and spans of the judge's prompt and gives each claim the
+// verdict verdict returns (the claim's number, its text, the source id
+// and span it cites).
+func judgeReply(verdict func(n int, claim, id, span string) (string, string)) llmtest.Answer {
+	return llmtest.Answer{Reply: func(prompt string) string {
+		type v struct {
+			Claim    int    `json:"claim"`
+			Verdict  string `json:"verdict"`
+			SourceID string `json:"source_id"`
+			Evidence string `json:"evidence"`
+		}
+		out := []v{}
+		for _, line := range strings.Split(prompt, "\n") {
+			var n int
+			var text string
+			if _, err := fmt.Sscanf(line, "Claim %d:", &n); err == nil {
+				_, text, _ = strings.Cut(line, ": ")
+				out = append(out, v{Claim: n, SourceID: text})
+				continue
+			}
+			if l := strings.TrimSpace(line); strings.HasPrefix(l, "[") && len(out) > 0 && out[len(out)-1].Verdict == "" {
+				id, span, _ := strings.Cut(strings.TrimPrefix(l, "["), "] ")
+				last := &out[len(out)-1]
+				last.Verdict, last.Evidence = verdict(last.Claim, last.SourceID, id, span)
+				last.SourceID = id
+				if last.Verdict != synth.JudgeEntailed {
+					last.SourceID, last.Evidence = "", ""
+				}
+			}
+		}
+		b, _ := json.Marshal(map[string]any{"verdicts": out})
+		return string(b)
+	}}
+}
+
+// quotingBare answers a grounded prompt with the first sentence of each
+// of its first n sources, without the label the prompt puts before a
+// fact ("auth-service: "), each cited with that sentence.
+func quotingBare(n int) llmtest.Answer {
+	return llmtest.Answer{Reply: func(prompt string) string {
+		type cite struct {
+			SourceID string `json:"source_id"`
+			Span     string `json:"span"`
+		}
+		var answer []string
+		cites := []cite{}
+		for _, src := range llmtest.Sources(prompt)[:n] {
+			sent := src.Text
+			if label, rest, ok := strings.Cut(sent, ": "); ok && !strings.Contains(label, " ") {
+				sent = rest
+			}
+			sent, _, _ = strings.Cut(sent, ". ")
+			sent = strings.TrimSuffix(sent, ".")
+			answer = append(answer, sent+".")
+			cites = append(cites, cite{SourceID: src.ID, Span: sent})
+		}
+		b, _ := json.Marshal(map[string]any{"answer": strings.Join(answer, " "), "sources": cites})
+		return string(b)
+	}}
+}
+
+// With CAIRN_GROUNDING_JUDGE on, over every provider's wire format, the
+// model judges the claims the offline check supports: a judge that agrees
+// changes only the bill; one that lies about its evidence, or finds a
+// claim not stated, has that claim's sentence taken out of the answer and
+// the saved thought (listed in grounding.claims and notes); one that
+// answers no JSON or never answers leaves the answer verified offline,
+// and notes say so. provenance.judge says what it took.
+func TestGroundedInnerVoiceJudge(t *testing.T) {
+	agree := func(n int, claim, id, span string) (string, string) { return synth.JudgeEntailed, span }
+	for _, p := range []string{llm.ProviderOpenAI, llm.ProviderOllama, llm.ProviderGemini, llm.ProviderAnthropic} {
+		t.Run(p, func(t *testing.T) {
+			srv := llmtest.New(t, p, quotingBare(3))
+			eng, _ := groundedEngine(t, fakeClient(t, srv, func(s *llm.Settings) { s.Timeout, s.Retries = 2*time.Second, -1 }),
+				&cairn.Options{GroundingJudge: true})
+			for _, tc := range []struct {
+				name  string
+				judge llmtest.Answer
+				// removed is the claim the judge vetoes (0: none); failed
+				// is part of why the judge gave no usable answer.
+				removed int
+				reason  string
+				failed  string
+			}{
+				{name: "agrees", judge: judgeReply(agree)},
+				{name: "lies about its evidence", judge: judgeReply(func(n int, claim, id, span string) (string, string) {
+					if n == 2 {
+						return synth.JudgeEntailed, "the auth-service was rewritten in Rust"
+					}
+					return agree(n, claim, id, span)
+				}), removed: 2, reason: "evidence is not in the cited source"},
+				{name: "finds a claim not stated", judge: judgeReply(func(n int, claim, id, span string) (string, string) {
+					if n == 1 {
+						return synth.JudgeNotStated, ""
+					}
+					return agree(n, claim, id, span)
+				}), removed: 1, reason: "does not state it"},
+				{name: "answers no JSON", judge: llmtest.Answer{Text: "All three claims look fine to me."}, failed: "not the JSON object"},
+				{name: "never answers", judge: llmtest.Answer{Hang: true}, failed: "timeout"},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					srv.Script(quotingBare(3), tc.judge)
+					res := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3), Mode: "none"})
+					g, j := res.Grounding, res.Provenance.Judge
+					if res.Refused || res.Synthesizer != synth.GroundedName || j == nil || j.Calls != 1 || res.Provenance.Calls != 2 {
+						t.Fatalf("answer %+v provenance %+v judge %+v", g, res.Provenance, j)
+					}
+					if tc.failed != "" {
+						if !strings.Contains(j.Failed, tc.failed) || !strings.Contains(g.Notes, "verified offline alone") || g.CoverageRatio != 1 {
+							t.Fatalf("a failed judge: %+v, notes %q", j, g.Notes)
+						}
+						return
+					}
+					if j.Failed != "" || j.Vetoed != min(tc.removed, 1) || res.Provenance.PromptTokens != 240 {
+						t.Fatalf("judge %+v, prompt tokens %d", j, res.Provenance.PromptTokens)
+					}
+					var kept []string
+					for i, c := range g.Claims {
+						if c.Supported != (i+1 != tc.removed) {
+							t.Fatalf("claim %d supported %v: %+v", i+1, c.Supported, g.Claims)
+						}
+						if c.Supported {
+							kept = append(kept, c.Text)
+						} else if !strings.Contains(c.Reason, tc.reason) || !strings.Contains(g.Notes, c.Text) ||
+							strings.Contains(res.SynthesizedAnswer, c.Text) {
+							t.Fatalf("the vetoed claim %+v: answer %q notes %q", c, res.SynthesizedAnswer, g.Notes)
+						}
+					}
+					if len(g.Claims) != 3 || res.SynthesizedAnswer != strings.Join(kept, " ") || g.Answer != res.SynthesizedAnswer {
+						t.Fatalf("answer %q; want the supported claims %q", res.SynthesizedAnswer, kept)
+					}
+					saved, err := eng.Thought(ctx, res.SavedThoughtID)
+					if err != nil || saved.Content != res.SynthesizedAnswer {
+						t.Fatalf("saved %q (%v); want the answer %q", saved.Content, err, res.SynthesizedAnswer)
+					}
+				})
+			}
+		})
+	}
+}
+
+// The answer of a synthesiser without a model is verified like a
+// model's: an accepted answer keeps only its supported sentences, and the
+// one no source states is listed, with its reason, in grounding.claims
+// and notes, and neither shown nor saved; too many unsupported sentences
+// refuse the answer.
+func TestInnerVoiceRemovesUnsupportedSentences(t *testing.T) {
+	const made = "Priya disabled NTP on every auth host last winter."
+	adding := func(extra ...string) synth.Synthesizer {
+		return synth.Func(func(ctx context.Context, q string, sources []synth.Source) (synth.Answer, error) {
+			ans, err := synth.Extractive{}.Synthesize(ctx, q, sources)
+			for _, e := range extra {
+				ans.Sentences = append(ans.Sentences, synth.Sentence{Text: e, Spans: []synth.Span{{SourceID: sources[0].ID, Start: 0, End: len([]rune(sources[0].Text))}}})
+				ans.Text += " " + e
+			}
+			return ans, err
+		})
+	}
+	for _, tc := range []struct {
+		name    string
+		extra   []string
+		refused bool
+	}{
+		{"one made-up sentence", []string{made}, false},
+		{"mostly made up", []string{made, "The auth-service stores tokens in DynamoDB.", "Omar rewrote the auth-service in Rust.",
+			"Session tokens never expire on the auth hosts."}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			eng, _ := askEngine(t, &cairn.Options{Synthesizer: adding(tc.extra...)})
+			res := ask(t, eng, cairn.AskRequest{Content: askQuestion, TopK: ptr(3), Mode: "none"})
+			g := res.Grounding
+			if res.Refused != tc.refused || g.Refused != tc.refused {
+				t.Fatalf("refused %v; want %v: %+v", res.Refused, tc.refused, g)
+			}
+			if strings.Contains(res.SynthesizedAnswer, made) || strings.Contains(g.Answer, made) {
+				t.Fatalf("the made-up sentence is in the answer: %q", res.SynthesizedAnswer)
+			}
+			if tc.refused {
+				if res.SavedThoughtID != "" || res.SynthesizedAnswer != "" || strings.Contains(g.Notes, made) {
+					t.Fatalf("a refused answer: %+v", res)
+				}
+				return
+			}
+			i := slices.IndexFunc(g.Claims, func(c synth.ClaimCheck) bool { return c.Text == made })
+			if i < 0 || g.Claims[i].Supported || g.Claims[i].Reason == "" || !strings.Contains(g.Notes, made) || g.CoverageRatio >= 1 {
+				t.Fatalf("claims %+v notes %q", g.Claims, g.Notes)
+			}
+			for _, s := range res.Sentences {
+				if s.Text == made {
+					t.Fatalf("sentences %+v", res.Sentences)
+				}
+			}
+			saved, err := eng.Thought(ctx, res.SavedThoughtID)
+			if err != nil || saved.Content != res.SynthesizedAnswer || strings.Contains(saved.Content, "Priya") {
+				t.Fatalf("saved %q (%v); want the answer %q", saved.Content, err, res.SynthesizedAnswer)
+			}
+		})
+	}
+}
+
+// CAIRN_GROUNDING_JUDGE turns the judge on only with a model configured;
+// a value that is neither on nor off, or on without a model, leaves it
+// off with a warning. cairn config shows it.
+func TestGroundingJudgeSetting(t *testing.T) {
+	for _, tc := range []struct {
+		judge, provider string
+		want, warn      bool
+	}{
+		{"", "", false, false},
+		{"", llm.ProviderOllama, false, false},
+		{"1", llm.ProviderOllama, true, false},
+		{"on", llm.ProviderOllama, true, false},
+		{"0", llm.ProviderOllama, false, false},
+		{"1", "", false, true},
+		{"maybe", llm.ProviderOllama, false, true},
+	} {
+		s, err := cairn.SettingsFromEnv(env("CAIRN_GROUNDING_JUDGE", tc.judge, "CAIRN_LLM_PROVIDER", tc.provider, "CAIRN_LLM_MODEL", "llama3.2"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		warned := slices.ContainsFunc(s.Warnings, func(w string) bool { return strings.Contains(w, "CAIRN_GROUNDING_JUDGE") })
+		b, _ := json.Marshal(s.Public())
+		if s.Grounding.Judge != tc.want || warned != tc.warn || !strings.Contains(string(b), fmt.Sprintf(`"judge":%v`, tc.want)) {
+			t.Errorf("%q with provider %q: judge %v, warnings %v; want %v, warned %v", tc.judge, tc.provider, s.Grounding.Judge, s.Warnings, tc.want, tc.warn)
+		}
+	}
 }

@@ -219,7 +219,7 @@ func (s Settings) groundedOptions(o *Options) error {
 		d.NoMetrics, d.NoCostTracking = sc.NoMetrics, sc.NoCostTracking
 		sc = d
 	}
-	o.Verifier, o.Sessions = &v, &sc
+	o.Verifier, o.Sessions, o.GroundingJudge = &v, &sc, s.Grounding.Judge
 	return nil
 }
 
@@ -275,7 +275,7 @@ func settingsOf(o Options) Settings {
 	}
 	sp := o.Embedder.Space()
 	s.Embedder = embed.Config{Provider: sp.Provider, Model: sp.Model, Dim: sp.Dim}
-	s.LLM, s.Grounding, s.Sessions = voice.Describe(o.LLM, o.LLMMaxOutputTokens, o.Verifier, o.Sessions)
+	s.LLM, s.Grounding, s.Sessions = voice.Describe(o.LLM, o.LLMMaxOutputTokens, o.Verifier, o.GroundingJudge, o.Sessions)
 	return s
 }
 

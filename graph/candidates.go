@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -157,8 +158,11 @@ type Promotion struct {
 // creating those missing (with the type the extractor saw, or concept);
 // it merges into an edge of the same relation between them, else becomes
 // a new edge. Every entity or edge it creates or merges into records the
-// candidate's source thought in its data (source_thought_ids).
-func PlanPromotion(ctx context.Context, lk Lookup, c memory.KGCandidate, canonicalID string, newID func(string) string, now int64) (Promotion, error) {
+// candidate's source thought in its data (source_thought_ids). An entity
+// whose name is blocked (blocked holds the blocklist's entity entries, by
+// name key) is never created: that is a conflict.
+func PlanPromotion(ctx context.Context, lk Lookup, c memory.KGCandidate, canonicalID string, blocked map[string]memory.BlockedKey,
+	newID func(string) string, now int64) (Promotion, error) {
 	var p Promotion
 	d := &p.Decision
 	d.ID, d.Status, d.DecidedAt = c.ID, memory.CandidateApproved, now
@@ -184,6 +188,9 @@ func PlanPromotion(ctx context.Context, lk Lookup, c memory.KGCandidate, canonic
 		if len(same) > 0 {
 			p.Merged = p.Merged || c.Kind == memory.CandidateEntity
 			return same[0], nil
+		}
+		if b, ok := blocked[memory.NameKey(name)]; ok {
+			return memory.KGEntity{}, blockedName(c, name, b)
 		}
 		if typ == "" || CheckLabel("type", typ, MaxTypeBytes) != nil {
 			typ = "concept"
@@ -283,4 +290,46 @@ func addProvenance(data memory.RawObject, c memory.KGCandidate) memory.RawObject
 	add("source_thought_ids", c.SourceThoughtID)
 	b, _ := json.Marshal(m)
 	return memory.RawObject(b)
+}
+
+// blockedName is the conflict of approving a candidate that would bring
+// a blocked name (or edge) into the graph.
+func blockedName(c memory.KGCandidate, name string, b memory.BlockedKey) error {
+	return memory.Errorf(memory.CodeConflict, "%s", blockedReason(c, name, b))
+}
+
+// blockedReason says why a candidate may not be approved: it names the
+// candidate, the blocked name (or edge) and the rejection that blocked it.
+func blockedReason(c memory.KGCandidate, name string, b memory.BlockedKey) string {
+	what := fmt.Sprintf("the name %q", name)
+	if b.Kind == memory.CandidateEdge {
+		what = fmt.Sprintf("the edge %q", name)
+	}
+	by := ""
+	if b.CandidateID != "" {
+		by = " by rejecting candidate " + b.CandidateID
+	}
+	return fmt.Sprintf("candidate %s brings %s into the graph, which was blocked%s: unblock it (action unblock, kind %s, key %q) to approve",
+		c.ID, what, by, b.Kind, b.Key)
+}
+
+// blockedBy is the blocklist entry that keeps a candidate out of the
+// graph, and the name (or edge) it blocks: its own key, or for an edge
+// either entity's name. ok is false when none does.
+func blockedBy(c memory.KGCandidate, bl map[string]memory.BlockedKey) (memory.BlockedKey, string, bool) {
+	if b, ok := bl[string(c.Kind)+"\x00"+c.Key()]; ok {
+		name := c.Name
+		if c.Kind == memory.CandidateEdge {
+			name = c.SourceName + " -" + c.Relation + "-> " + c.TargetName
+		}
+		return b, name, true
+	}
+	if c.Kind == memory.CandidateEdge {
+		for _, n := range []string{c.SourceName, c.TargetName} {
+			if b, ok := bl[string(memory.CandidateEntity)+"\x00"+memory.NameKey(n)]; ok {
+				return b, n, true
+			}
+		}
+	}
+	return memory.BlockedKey{}, "", false
 }

@@ -19,6 +19,9 @@ type Curator struct {
 	// removal (nil: the store keeps no removal lifecycle).
 	Staged   memory.CandidateStore
 	Removals memory.RemovalStore
+	// Thought reads a thought (nil: none is read), to leave out of
+	// candidate listings those whose source thought is private.
+	Thought func(ctx context.Context, id string) (memory.Thought, error)
 	// MaxBytes caps a fact's content.
 	MaxBytes int
 	// Now is the clock, in Unix milliseconds; NewID makes a record's id

@@ -2,6 +2,8 @@ package graph
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 
@@ -19,11 +21,16 @@ type CandidatesRequest struct {
 	SourceThoughtID string   `json:"source_thought_id,omitempty" jsonschema:"only candidates extracted from this thought"`
 	Limit           int      `json:"limit,omitempty" jsonschema:"most candidates to return, 1 to 1000; default 100"`
 	Offset          int      `json:"offset,omitempty" jsonschema:"skip this many (paging)"`
+	IncludePrivate  bool     `json:"include_private,omitempty" jsonschema:"list candidates extracted from private thoughts too (their sentences quote private text); default false"`
 }
 
 // CandidateList is a page of candidates, most confident first.
 type CandidateList struct {
 	Candidates []memory.KGCandidate `json:"candidates"`
+	// PrivateExcluded counts the candidates the filters select that were
+	// left out as private (extracted from a private thought) because
+	// private records were not asked for.
+	PrivateExcluded int `json:"private_excluded"`
 }
 
 func (cur *Curator) needCandidates() error {
@@ -85,6 +92,9 @@ func (req CandidatesRequest) filter() (memory.CandidateFilter, error) {
 }
 
 // Candidates lists knowledge-graph candidates, most confident first.
+// Candidates extracted from a private thought (marked private when
+// staged, or whose source thought is private) are listed only with
+// include_private; otherwise they are left out, and counted.
 func (cur *Curator) Candidates(ctx context.Context, req CandidatesRequest) (CandidateList, error) {
 	if err := cur.needCandidates(); err != nil {
 		return CandidateList{}, err
@@ -93,11 +103,76 @@ func (cur *Curator) Candidates(ctx context.Context, req CandidatesRequest) (Cand
 	if err != nil {
 		return CandidateList{}, err
 	}
+	if !req.IncludePrivate {
+		return cur.publicCandidates(ctx, f)
+	}
 	cs, err := cur.Staged.Candidates(ctx, f)
 	if cs == nil {
 		cs = []memory.KGCandidate{}
 	}
 	return CandidateList{Candidates: cs}, err
+}
+
+// publicCandidates is the page the filter asks for among the candidates
+// that are not private, and how many private ones the filter selects.
+func (cur *Curator) publicCandidates(ctx context.Context, f memory.CandidateFilter) (CandidateList, error) {
+	out := CandidateList{Candidates: []memory.KGCandidate{}}
+	want, skip := f.Limit, f.Offset
+	page := f
+	page.Offset, page.Limit = 0, 1000
+	privacy := map[string]bool{}
+	for {
+		cs, err := cur.Staged.Candidates(ctx, page)
+		if err != nil {
+			return out, err
+		}
+		for _, c := range cs {
+			private, err := cur.privateCandidate(ctx, c, privacy)
+			if err != nil {
+				return out, err
+			}
+			switch {
+			case private:
+				out.PrivateExcluded++
+			case skip > 0:
+				skip--
+			case len(out.Candidates) < want:
+				out.Candidates = append(out.Candidates, c)
+			}
+		}
+		if len(cs) < page.Limit {
+			return out, nil
+		}
+		page.Offset += len(cs)
+	}
+}
+
+// privateCandidate says whether a candidate quotes private text: it was
+// marked private when staged, or its source thought is private (for
+// candidates staged before the mark). privacy remembers the thoughts
+// read.
+func (cur *Curator) privateCandidate(ctx context.Context, c memory.KGCandidate, privacy map[string]bool) (bool, error) {
+	var data struct {
+		Private bool `json:"private"`
+	}
+	if len(c.Data) > 0 && json.Unmarshal(c.Data, &data) == nil && data.Private {
+		return true, nil
+	}
+	if c.SourceThoughtID == "" || cur.Thought == nil {
+		return false, nil
+	}
+	if p, ok := privacy[c.SourceThoughtID]; ok {
+		return p, nil
+	}
+	th, err := cur.Thought(ctx, c.SourceThoughtID)
+	switch {
+	case memory.IsCode(err, memory.CodeNotFound):
+		// Gone (archived and finalized): its sentence is all that is left.
+	case err != nil:
+		return false, err
+	}
+	privacy[c.SourceThoughtID] = th.IsPrivate
+	return th.IsPrivate, nil
 }
 
 // ModerateItem is one decision of knowledgegraph_moderate.
@@ -127,6 +202,7 @@ type ModerateRequest struct {
 	SourceThoughtID string         `json:"source_thought_id,omitempty" jsonschema:"review: only candidates from this thought"`
 	Limit           int            `json:"limit,omitempty" jsonschema:"review: page size, 1 to 1000; default 100"`
 	Offset          int            `json:"offset,omitempty" jsonschema:"review: page offset"`
+	IncludePrivate  bool           `json:"include_private,omitempty" jsonschema:"review: list candidates extracted from private thoughts too; default false (they are counted in private_excluded)"`
 	Items           []ModerateItem `json:"items,omitempty" jsonschema:"decide: the decisions, applied in order (at most 1000)"`
 	DryRun          bool           `json:"dry_run,omitempty" jsonschema:"decide: say what would happen and write nothing"`
 }
@@ -136,9 +212,12 @@ type ModerateOutcome struct {
 	ID       string `json:"id"`
 	Kind     string `json:"kind"`
 	Decision string `json:"decision"`
-	// Status is approved or rejected (would_approve or would_reject on a
-	// dry run; unblocked for an unblock).
+	// Status is approved or rejected (would_approve, would_reject or
+	// would_refuse on a dry run; unblocked for an unblock).
 	Status string `json:"status"`
+	// Reason says why a dry run's approval would be refused: it would
+	// bring a blocked name or edge into the graph.
+	Reason string `json:"reason,omitempty"`
 	// PromotedID is the entity or edge an approval created or merged into
 	// ("" on a dry run that would create one).
 	PromotedID string `json:"promoted_id,omitempty"`
@@ -167,8 +246,10 @@ type ModerateResult struct {
 // or merges into one it has, with its source thought recorded) or reject
 // (optionally blocking its key from being staged again), one by one or in
 // bulk. Every item is checked before any is applied: an unknown id is
-// not_found, a decided candidate a conflict, a bad decision
-// invalid_params, and then nothing is written. Each decision is then
+// not_found, a decided candidate a conflict, an approval that would bring
+// a blocked name or edge into the graph a conflict (a dry run reports it
+// as would_refuse), a bad decision invalid_params, and then nothing is
+// written. Each decision is then
 // written in its own transaction, in order.
 func (cur *Curator) Moderate(ctx context.Context, req ModerateRequest) (ModerateResult, error) {
 	res := ModerateResult{Results: []ModerateOutcome{}, DryRun: req.DryRun}
@@ -177,7 +258,7 @@ func (cur *Curator) Moderate(ctx context.Context, req ModerateRequest) (Moderate
 	}
 	action := strings.ToLower(strings.TrimSpace(req.Action))
 	review := CandidatesRequest{Kind: req.Target, Status: req.Status, MinConfidence: req.MinConf, SourceThoughtID: req.SourceThoughtID,
-		Limit: req.Limit, Offset: req.Offset}
+		Limit: req.Limit, Offset: req.Offset, IncludePrivate: req.IncludePrivate}
 	if _, err := review.filter(); err != nil {
 		return res, err
 	}
@@ -225,7 +306,10 @@ func decision(s string) (string, error) {
 	return "", memory.Errorf(memory.CodeInvalidParams, "decision %q: want approve (promote) or reject", s)
 }
 
-// decide checks every item, then applies them in order.
+// decide checks every item, then applies them in order. An approval
+// that would bring a blocked name or edge into the graph (blocked before,
+// or by a rejection of the same batch) is a conflict, and nothing is
+// written; a dry run reports it as would_refuse instead.
 func (cur *Curator) decide(ctx context.Context, items []ModerateItem, dry bool) ([]ModerateOutcome, error) {
 	out := []ModerateOutcome{}
 	cands := make([]memory.KGCandidate, len(items))
@@ -241,14 +325,61 @@ func (cur *Curator) decide(ctx context.Context, items []ModerateItem, dry bool) 
 		seen[it.ID] = true
 		cands[i] = c
 	}
+	bl, err := cur.batchBlocklist(ctx, items, cands)
+	if err != nil {
+		return out, err
+	}
+	refused := make([]string, len(items))
 	for i, it := range items {
-		o, err := cur.apply(ctx, it, cands[i], dry)
+		if status, _ := decision(it.Decision); status != memory.CandidateApproved {
+			continue
+		}
+		if b, name, ok := blockedBy(cands[i], bl); ok {
+			if !dry {
+				return out, blockedName(cands[i], name, b)
+			}
+			refused[i] = blockedReason(cands[i], name, b)
+		}
+	}
+	names := map[string]memory.BlockedKey{}
+	for _, b := range bl {
+		if b.Kind == memory.CandidateEntity {
+			names[b.Key] = b
+		}
+	}
+	for i, it := range items {
+		if refused[i] != "" {
+			out = append(out, ModerateOutcome{ID: cands[i].ID, Kind: string(cands[i].Kind), Decision: memory.CandidateApproved,
+				Status: "would_refuse", Reason: refused[i]})
+			continue
+		}
+		o, err := cur.apply(ctx, it, cands[i], names, dry)
 		if err != nil {
 			return out, err
 		}
 		out = append(out, o)
 	}
 	return out, nil
+}
+
+// batchBlocklist is the blocklist as a batch of decisions leaves it: the
+// blocked keys, and those its rejections block, by kind and key.
+func (cur *Curator) batchBlocklist(ctx context.Context, items []ModerateItem, cands []memory.KGCandidate) (map[string]memory.BlockedKey, error) {
+	list, err := cur.Staged.Blocklist(ctx)
+	if err != nil {
+		return nil, err
+	}
+	bl := map[string]memory.BlockedKey{}
+	for _, b := range list {
+		bl[string(b.Kind)+"\x00"+b.Key] = b
+	}
+	for i, it := range items {
+		if status, _ := decision(it.Decision); status == memory.CandidateRejected && it.Block {
+			c := cands[i]
+			bl[string(c.Kind)+"\x00"+c.Key()] = memory.BlockedKey{Kind: c.Kind, Key: c.Key(), CandidateID: c.ID}
+		}
+	}
+	return bl, nil
 }
 
 // checkItem checks one decision and returns its candidate, pending.
@@ -314,9 +445,12 @@ func (it ModerateItem) check() (string, error) {
 	return status, nil
 }
 
+// dryRunID opens the ids a dry run gives the records it would create.
+const dryRunID = "dry_run:"
+
 // apply writes one checked decision (or, on a dry run, says what it
 // would write).
-func (cur *Curator) apply(ctx context.Context, it ModerateItem, c memory.KGCandidate, dry bool) (ModerateOutcome, error) {
+func (cur *Curator) apply(ctx context.Context, it ModerateItem, c memory.KGCandidate, blocked map[string]memory.BlockedKey, dry bool) (ModerateOutcome, error) {
 	status, _ := decision(it.Decision)
 	o := ModerateOutcome{ID: c.ID, Kind: string(c.Kind), Decision: status, Status: status}
 	if status == memory.CandidateRejected {
@@ -331,9 +465,12 @@ func (cur *Curator) apply(ctx context.Context, it ModerateItem, c memory.KGCandi
 	}
 	newID := cur.NewID
 	if dry {
-		newID = func(string) string { return "" }
+		// Ids that write nothing, yet keep two new entities apart (an
+		// edge between two names the graph lacks).
+		n := 0
+		newID = func(prefix string) string { n++; return fmt.Sprintf("%s%s_%d", dryRunID, prefix, n) }
 	}
-	p, err := PlanPromotion(ctx, cur.Store, c, it.CanonicalID, newID, cur.Now())
+	p, err := PlanPromotion(ctx, cur.Store, c, it.CanonicalID, blocked, newID, cur.Now())
 	if err != nil {
 		return o, err
 	}
@@ -341,6 +478,9 @@ func (cur *Curator) apply(ctx context.Context, it ModerateItem, c memory.KGCandi
 	o.PromotedID, o.Merged, o.Created = p.Decision.PromotedID, p.Merged, p.Created
 	if dry {
 		o.Status, o.Created = "would_approve", nil
+		if strings.HasPrefix(o.PromotedID, dryRunID) {
+			o.PromotedID = ""
+		}
 		return o, nil
 	}
 	if _, err := cur.Staged.DecideCandidate(ctx, p.Decision); err != nil {

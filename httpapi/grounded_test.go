@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -137,5 +138,59 @@ func TestGroundedInnerVoiceOverHTTP(t *testing.T) {
 	}
 	if r := do(t, srv, "DELETE", "/v1/inner-voice/sessions/"+id, ""); r.status != 200 || !strings.Contains(string(r.body), `"exchanges":3`) {
 		t.Fatalf("delete: %d %s", r.status, r.body)
+	}
+}
+
+// With the grounding judge on, over HTTP: provenance.judge says what it
+// took; a judge that contradicts every claim has the answer refused, one
+// that answers no JSON leaves it verified offline, and notes say so.
+func TestGroundingJudgeOverHTTP(t *testing.T) {
+	answer := llmtest.Answer{Reply: func(p string) string { return llmtest.Quote(p, 2) }}
+	fake := llmtest.New(t, llm.ProviderOpenAI, answer)
+	c, err := llm.New(fake.Settings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	iv := retrieve.DefaultInnerVoiceConfig()
+	iv.Enabled = true
+	eng, err := cairn.Open(filepath.Join(t.TempDir(), "cairn.db"), &cairn.Options{InnerVoice: &iv, LLM: c, GroundingJudge: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	srv := httptest.NewServer(httpapi.New(eng, nil))
+	t.Cleanup(srv.Close)
+	var ent struct{ ID string }
+	do(t, srv, "POST", "/v1/kg/entities", `{"name":"auth-service","type":"service"}`).decode(t, &ent)
+	for _, f := range []string{"Clock drift breaks session token expiry because the auth-service depends on NTP.",
+		"The auth-service uses Redis for session tokens, and clock drift breaks session token expiry."} {
+		if r := do(t, srv, "POST", "/v1/kg/entities/"+ent.ID+"/observations", `{"content":"`+f+`"}`); r.status != 201 {
+			t.Fatalf("observe: %d %s", r.status, r.body)
+		}
+	}
+	contradicts := llmtest.Answer{Reply: func(p string) string {
+		var vs []string
+		for i := 1; i <= strings.Count(p, "\nClaim "); i++ {
+			vs = append(vs, fmt.Sprintf(`{"claim":%d,"verdict":"contradicted","source_id":"","evidence":""}`, i))
+		}
+		return `{"verdicts":[` + strings.Join(vs, ",") + `]}`
+	}}
+	for _, tc := range []struct {
+		name    string
+		judge   llmtest.Answer
+		refused bool
+		notes   string
+	}{
+		{"contradicts every claim", contradicts, true, "Required coverage 0.60"},
+		{"answers no JSON", llmtest.Answer{Text: "They all look right."}, false, "verified offline alone"},
+	} {
+		fake.Script(answer, tc.judge)
+		var ans cairn.AskResult
+		r := do(t, srv, "POST", "/v1/inner-voice/ask", `{"content":"why does clock drift break session token expiry?","save":false,"mode":"none"}`)
+		r.decode(t, &ans)
+		if r.status != 200 || ans.Refused != tc.refused || !strings.Contains(ans.Grounding.Notes, tc.notes) || ans.Provenance.Judge == nil ||
+			ans.Provenance.Judge.Calls != 1 || (ans.Provenance.Judge.Failed != "") == tc.refused || !strings.Contains(string(r.body), `"judge":{"calls":1`) {
+			t.Errorf("%s: %d %s", tc.name, r.status, r.body)
+		}
 	}
 }

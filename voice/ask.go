@@ -86,11 +86,16 @@ type AskDiagnostics struct {
 	TopK      int     `json:"top_k"`
 	SimThresh float64 `json:"sim_thresh"`
 	// ThoughtCandidates is how many thoughts retrieval compared closely
-	// (at most SURR_DB_LIMIT); BelowThreshold how many of the best fell
-	// under sim_thresh.
+	// (at most SURR_DB_LIMIT); BelowThreshold how many of the top_k most
+	// similar records of the pools the context policy draws on scored
+	// under sim_thresh (none of them is a source).
 	ThoughtCandidates int `json:"thought_candidates"`
 	KGCandidates      int `json:"kg_candidates"`
 	BelowThreshold    int `json:"below_threshold"`
+	// Deduped are the records deduplication left out because another
+	// record holds the same text (a thought whose fact the graph holds),
+	// each with the copy kept.
+	Deduped []retrieve.DedupedItem `json:"deduped,omitempty"`
 	// Context is the context policy applied (kg, kg+thoughts, thoughts).
 	Context   string   `json:"context"`
 	Clamped   []string `json:"clamped,omitempty"`
@@ -162,6 +167,10 @@ type AskProvenance struct {
 	LatencyMs  int64  `json:"latency_ms"`
 	// Prompt is how the prompt was fitted to its budget (with a model).
 	Prompt *synth.Context `json:"prompt,omitempty"`
+	// Judge is the grounding judge's share of the calls, tokens and cost
+	// above, and how many claims it vetoed or why it failed (with
+	// CAIRN_GROUNDING_JUDGE=1, when it was asked).
+	Judge *synth.JudgeUsage `json:"judge,omitempty"`
 }
 
 // AskSession is the session an exchange was recorded in.
@@ -439,6 +448,9 @@ func (v *Voice) synthesise(ctx context.Context, a *asking) error {
 	pv.Synthesizer, pv.LatencyMs, pv.Prompt = ans.Name, g.latency.Milliseconds(), g.context
 	pv.Calls, pv.PromptTokens, pv.CompletionTokens, pv.CostUSD, pv.PromptHash = g.usage.Calls, g.usage.PromptTokens,
 		g.usage.CompletionTokens, g.usage.Cost, g.usage.PromptHash
+	if j := g.usage.Judge; j != nil && j.Calls > 0 {
+		pv.Judge = j
+	}
 	if c := v.grounded.llm; c != nil && (g.usage.Calls > 0 || g.degraded == "") {
 		pv.Provider, pv.Model = c.Provider(), cmp.Or(g.usage.Model, c.Model())
 	}
@@ -513,26 +525,20 @@ func (v *Voice) stageCandidates(ctx context.Context, a *asking) (stagingYield, e
 		d.Notes = append(d.Notes, "stage_kg extracts from thoughts, and no thought is among the sources (context "+a.policy+")")
 	}
 	texts := make([]graph.Text, len(thoughts))
-	scopes := map[string]memory.Scope{}
+	scopes, private := map[string]memory.Scope{}, map[string]bool{}
 	for i, th := range thoughts {
 		texts[i] = graph.Text{ID: th.ID, Content: th.Content}
 		scopes[th.ID] = th.Scope
+		private[th.ID] = th.IsPrivate
 	}
 	x := graph.Extract(texts)
+	// A candidate quoting a private thought is marked private, so the
+	// queue shows its sentence only to callers who ask for private records.
 	plan := graph.Plan(x, graph.StageOptions{MinConfidence: p.confMin, MaxNodes: p.maxNodes,
-		MaxEdges: p.maxEdges, NewID: v.newID, Now: v.nowMs(), Scopes: scopes})
+		MaxEdges: p.maxEdges, NewID: v.newID, Now: v.nowMs(), Scopes: scopes, Private: private})
 	staged := &a.res.Staged
 	staged.BelowConfidence, staged.OverCap = plan.BelowConfidence, plan.OverCap
-	yield := stagingYield{extracted: map[string]bool{}, planned: map[string]bool{}, produced: map[string]bool{}}
-	for _, en := range x.Entities {
-		yield.extracted[en.SourceID] = true
-	}
-	for _, g := range x.Edges {
-		yield.extracted[g.SourceID] = true
-	}
-	for _, c := range plan.Candidates {
-		yield.planned[c.SourceThoughtID] = true
-	}
+	yield := yieldOf(x, plan)
 	if len(plan.Candidates) == 0 {
 		return yield, nil
 	}
@@ -547,18 +553,48 @@ func (v *Voice) stageCandidates(ctx context.Context, a *asking) (stagingYield, e
 		} else {
 			staged.PendingEntities++
 		}
-		yield.produced[c.SourceThoughtID] = true
+		yield.produce(c)
 	}
 	staged.Skipped = len(st.Skipped)
 	for _, c := range st.Skipped {
 		// The same knowledge waits for moderation, or is in the graph
 		// already: the thought's knowledge is kept.
 		if c.Feedback == "pending" || c.Feedback == "exists" {
-			yield.produced[c.SourceThoughtID] = true
+			yield.produce(c)
 		}
 	}
 	return yield, nil
 }
+
+// yieldOf is what an extraction and its plan made of each source
+// thought so far: every thought that mentions an item counts for it (an
+// item two thoughts state is one candidate, quoting one of them).
+func yieldOf(x graph.Extraction, plan graph.StagePlan) stagingYield {
+	y := stagingYield{extracted: map[string]bool{}, planned: map[string]bool{}, produced: map[string]bool{}, sources: map[string][]string{}}
+	for _, en := range x.Entities {
+		k := candidateKey(memory.CandidateEntity, memory.NameKey(en.Name))
+		y.sources[k] = append(y.sources[k], en.SourceID)
+		y.sources[k] = append(y.sources[k], en.SourceIDs...)
+	}
+	for _, g := range x.Edges {
+		k := candidateKey(memory.CandidateEdge, memory.EdgeKey(g.Source, g.Relation, g.Target))
+		y.sources[k] = append(y.sources[k], g.SourceID)
+		y.sources[k] = append(y.sources[k], g.SourceIDs...)
+	}
+	for _, ids := range y.sources {
+		for _, id := range ids {
+			y.extracted[id] = true
+		}
+	}
+	for _, c := range plan.Candidates {
+		for _, id := range y.of(c) {
+			y.planned[id] = true
+		}
+	}
+	return y
+}
+
+func candidateKey(kind memory.CandidateKind, key string) string { return string(kind) + "\x00" + key }
 
 // save saves the answer as a summary thought, and embeds it.
 func (v *Voice) save(ctx context.Context, a *asking, summary *memory.Thought) error {
@@ -659,8 +695,15 @@ func (v *Voice) askSources(ctx context.Context, req AskRequest, q string, p askP
 			return out, err
 		}
 		out.diag = iv.Diagnostics
-		d.ThoughtCandidates, d.KGCandidates, d.BelowThreshold = iv.Diagnostics.ThoughtCandidates, iv.Diagnostics.KGCandidates, 0
+		d.ThoughtCandidates, d.KGCandidates = iv.Diagnostics.ThoughtCandidates, iv.Diagnostics.KGCandidates
 		d.Degraded, d.WordPool = iv.Diagnostics.Degraded, iv.Diagnostics.WordPool
+		if pass == 1 {
+			// Of the top_k most similar records, those under sim_thresh,
+			// whether or not the adaptive floor let them through (later
+			// passes look further down the ranking than top_k).
+			d.BelowThreshold = iv.Diagnostics.BelowFloor
+		}
+		d.Deduped = dedupedOf(d.Deduped, iv.Diagnostics.DedupedItems)
 		exhausted := len(iv.Snippets) < k
 		for _, s := range iv.Snippets {
 			thought := s.SourceType == string(memory.VectorThought)
@@ -671,7 +714,6 @@ func (v *Voice) askSources(ctx context.Context, req AskRequest, q string, p askP
 			// The inner voice may lower its floor so a source has a hit;
 			// sim_thresh is a hard threshold.
 			if s.Score < p.simThresh {
-				d.BelowThreshold++
 				exhausted = true
 				continue
 			}
@@ -716,6 +758,17 @@ func (v *Voice) askSources(ctx context.Context, req AskRequest, q string, p askP
 	return out, nil
 }
 
+// dedupedOf adds the records a retrieval's deduplication removed to
+// those of earlier passes, each once.
+func dedupedOf(have []retrieve.DedupedItem, found []retrieve.DedupedItem) []retrieve.DedupedItem {
+	for _, x := range found {
+		if !slices.Contains(have, x) {
+			have = append(have, x)
+		}
+	}
+	return have
+}
+
 // sourceCand is a record the retrieval found, with the thought it is.
 type sourceCand struct {
 	src     synth.Source
@@ -756,6 +809,22 @@ func (out *askFound) keep(all []sourceCand, echoOf map[string][]string, topK int
 // candidate of it was staged or is pending or in the graph already.
 type stagingYield struct {
 	extracted, planned, produced map[string]bool
+	// sources are the thoughts that state each extracted item, by kind
+	// and key.
+	sources map[string][]string
+}
+
+// of is every source thought of a candidate's item.
+func (y stagingYield) of(c memory.KGCandidate) []string {
+	return append([]string{c.SourceThoughtID}, y.sources[candidateKey(c.Kind, c.Key())]...)
+}
+
+// produce records that a candidate's knowledge was kept: staged, or
+// pending or in the graph already.
+func (y stagingYield) produce(c memory.KGCandidate) {
+	for _, id := range y.of(c) {
+		y.produced[id] = true
+	}
 }
 
 // autoMark marks for removal the source thoughts whose knowledge staging

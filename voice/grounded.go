@@ -28,6 +28,8 @@ type grounding struct {
 	verifier   synth.Verifier
 	minSources int
 	sessions   synth.SessionConfig
+	// judge asks the model for a second opinion on its answers' claims.
+	judge bool
 	// store keeps sessions (nil: the store has no sessions).
 	store memory.InnerVoiceStore
 	noLog bool
@@ -180,6 +182,9 @@ func (v *Voice) groundWith(ctx context.Context, ver synth.Verifier, fallback syn
 			out.context = &built
 			ls := synth.LLMSynthesizer{Model: v.modelFunc(c), Prompt: synth.SessionPrompt(built.Conversation), Verifier: ver,
 				Fits: func(r synth.ModelRequest) bool { return c.CountTokens(llmPrompt(r), schema) <= budget }}
+			if v.grounded.judge {
+				ls.Judge = &synth.Judge{Model: v.modelFunc(c)}
+			}
 			// The model gets the caller's time less a reserve for the
 			// extractive answer and the writes, should it fail.
 			mctx, cancel := ctx, context.CancelFunc(func() {})
@@ -210,10 +215,11 @@ func (v *Voice) groundWith(ctx context.Context, ver synth.Verifier, fallback syn
 	if ans.Refused {
 		out.response = synth.GroundedResponse{Answer: synth.RefusalText, Sources: []synth.SourceCitation{}, Refused: true, Notes: ans.Notes}
 	} else {
+		// What the verifier did not accept is neither shown nor saved: a
+		// refusal has no text, an accepted answer only its supported
+		// sentences.
 		out.response = ver.Verify(ctx, ans.Draft(sources), sources)
-		if out.response.Refused {
-			ans = synth.Answer{Name: ans.Name, Sentences: []synth.Sentence{}, Refused: true, Notes: out.response.Notes}
-		}
+		ans = ans.Verified(out.response)
 	}
 	out.answer = ans
 	out.latency = time.Since(start)

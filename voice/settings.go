@@ -7,11 +7,14 @@ import (
 
 // GroundingSettings are the grounding verifier's thresholds
 // (SURR_INNER_VOICE_MIN_COVERAGE, CAIRN_GROUNDING_MIN_SOURCES,
-// CAIRN_GROUNDING_THRESHOLD).
+// CAIRN_GROUNDING_THRESHOLD) and whether the language model is asked for
+// a second opinion on the claims the verifier supports
+// (CAIRN_GROUNDING_JUDGE; only with a model configured).
 type GroundingSettings struct {
 	MinCoverage float64 `json:"minCoverage"`
 	MinSources  int     `json:"minSources"`
 	Threshold   float64 `json:"threshold"`
+	Judge       bool    `json:"judge"`
 }
 
 // Verifier is the grounding verifier with these thresholds.
@@ -101,6 +104,14 @@ func SettingsFromEnv(getenv func(string) string) (Settings, error) {
 	v, warns := synth.VerifierFromEnv(getenv)
 	s.Grounding = GroundingSettings{MinCoverage: v.MinCoverage, MinSources: v.MinSources, Threshold: v.Threshold}
 	s.Warnings = append(s.Warnings, warns...)
+	judge, warns := synth.JudgeFromEnv(getenv)
+	s.Warnings = append(s.Warnings, warns...)
+	if judge && ls.Provider == "" {
+		s.Warnings = append(s.Warnings, "CAIRN_GROUNDING_JUDGE=1 asks the language model for a second opinion, and none is configured "+
+			"(CAIRN_LLM_PROVIDER): the judge stays off and answers are verified offline")
+		judge = false
+	}
+	s.Grounding.Judge = judge
 	sc, warns, err := synth.SessionConfigFromEnv(getenv)
 	if err != nil {
 		return s, err
@@ -112,8 +123,9 @@ func SettingsFromEnv(getenv func(string) string) (Settings, error) {
 
 // Describe gives the settings views of a voice opened from options
 // rather than from the environment (a library caller's): its language
-// model, verifier and sessions, defaults in place of what is nil.
-func Describe(model llm.Client, maxOut int, v *synth.Verifier, sc *synth.SessionConfig) (LLMSettings, GroundingSettings, SessionSettings) {
+// model, verifier (with the judge when asked for and a model is set) and
+// sessions, defaults in place of what is nil.
+func Describe(model llm.Client, maxOut int, v *synth.Verifier, judge bool, sc *synth.SessionConfig) (LLMSettings, GroundingSettings, SessionSettings) {
 	ver := synth.Verifier{MinCoverage: synth.DefaultMinCoverage, MinSources: synth.DefaultMinSources, Threshold: synth.DefaultThreshold}
 	if v != nil {
 		ver = *v
@@ -126,5 +138,6 @@ func Describe(model llm.Client, maxOut int, v *synth.Verifier, sc *synth.Session
 	if model != nil {
 		ls = LLMSettings{Provider: model.Provider(), Model: model.Model(), ContextWindow: model.ContextWindow(), MaxOutputTokens: maxOut}
 	}
-	return ls, GroundingSettings{MinCoverage: ver.MinCoverage, MinSources: ver.MinSources, Threshold: ver.Threshold}, SessionSettingsOf(sessions)
+	gs := GroundingSettings{MinCoverage: ver.MinCoverage, MinSources: ver.MinSources, Threshold: ver.Threshold, Judge: judge && model != nil}
+	return ls, gs, SessionSettingsOf(sessions)
 }

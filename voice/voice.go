@@ -37,6 +37,10 @@ type Options struct {
 	// and the prompt budget (nil: the defaults).
 	Verifier      *synth.Verifier
 	SessionConfig *synth.SessionConfig
+	// Judge, with LLM set, asks the model for a second opinion on the
+	// claims the verifier supports in its answers (CAIRN_GROUNDING_JUDGE):
+	// one more request, whose tokens and cost count with the answer's.
+	Judge bool
 	// Space is the embedding space the sources are compared in.
 	Space memory.Space
 	// NoLog (MCP_NO_LOG) keeps a call's log line out.
@@ -80,6 +84,7 @@ func New(o Options) *Voice {
 	}
 	g := &v.grounded
 	g.llm, g.maxOut, g.noLog, g.store = o.LLM, o.LLMMaxOutputTokens, o.NoLog, o.Sessions
+	g.judge = o.Judge && o.LLM != nil
 	if g.maxOut <= 0 {
 		g.maxOut = 1024
 	}

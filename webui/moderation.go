@@ -71,8 +71,11 @@ type removalRow struct {
 
 // moderationView is the moderation page.
 type moderationView struct {
-	// Status, Kind and Thought filter the candidates.
-	Status, Kind, Thought string
+	// Status, Kind and Thought filter the candidates; Private ("on")
+	// lists those extracted from private thoughts too.
+	Status, Kind, Thought, Private string
+	// PrivateExcluded counts the candidates left out as private.
+	PrivateExcluded int
 	// Done says what the last action did.
 	Done string
 
@@ -104,6 +107,9 @@ func (u *UI) moderation(w http.ResponseWriter, r *http.Request) {
 	mod := u.opts.Moderation
 	q := r.URL.Query()
 	v := moderationView{Status: strings.ToLower(q.Get("status")), Kind: strings.ToLower(q.Get("kind")), Thought: q.Get("thought"), Done: doneText(q)}
+	if q.Get("private") == "on" {
+		v.Private = "on"
+	}
 	if v.Status == "" {
 		v.Status = memory.CandidatePending
 	}
@@ -118,12 +124,14 @@ func (u *UI) moderation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	list, err := mod.Candidates(ctx, cairn.CandidatesRequest{Kind: v.Kind, Status: v.Status, SourceThoughtID: v.Thought, Limit: pageSize + 1, Offset: coff})
+	list, err := mod.Candidates(ctx, cairn.CandidatesRequest{Kind: v.Kind, Status: v.Status, SourceThoughtID: v.Thought, Limit: pageSize + 1, Offset: coff,
+		IncludePrivate: v.Private == "on"})
 	if err != nil {
 		u.fail(w, r, err)
 		return
 	}
 	cands, more := list.Candidates, false
+	v.PrivateExcluded = list.PrivateExcluded
 	if len(cands) > pageSize {
 		cands, more = cands[:pageSize], true
 	}
@@ -133,7 +141,7 @@ func (u *UI) moderation(w http.ResponseWriter, r *http.Request) {
 	}
 	v.CandCount = countText(coff, len(cands), more, map[string]string{memory.CandidatePending: "waiting", memory.CandidateApproved: "approved",
 		memory.CandidateRejected: "rejected", "all": "in all"}[v.Status])
-	filters := []string{"status", v.Status, "kind", v.Kind, "thought", v.Thought}
+	filters := []string{"status", v.Status, "kind", v.Kind, "thought", v.Thought, "private", v.Private}
 	if more {
 		v.CandPager.Next = link("/moderation", append(filters, "coff", strconv.Itoa(coff+pageSize))...) + "#candidates"
 	}
@@ -317,7 +325,8 @@ func doneText(q url.Values) string {
 // moderationBack is the moderation page with a form's candidate filters,
 // plus pairs to add, at anchor.
 func moderationBack(f url.Values, anchor string, kv ...string) string {
-	return link("/moderation", append([]string{"status", f.Get("status"), "kind", f.Get("kind"), "thought", f.Get("thought")}, kv...)...) + "#" + anchor
+	return link("/moderation", append([]string{"status", f.Get("status"), "kind", f.Get("kind"), "thought", f.Get("thought"),
+		"private", f.Get("private")}, kv...)...) + "#" + anchor
 }
 
 func (u *UI) moderateCandidates(w http.ResponseWriter, r *http.Request) {

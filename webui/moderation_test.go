@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -404,4 +405,76 @@ func readParquet(t *testing.T, body string) ([]maintain.ArchivedThought, error) 
 		t.Fatal(err)
 	}
 	return maintain.ReadArchive(p)
+}
+
+// Candidates staged from a private thought quote it: the page lists them
+// only when asked to include private ones, and otherwise says how many it
+// hides; the private thought's page leads to them with private on.
+func TestModerationHidesPrivateCandidates(t *testing.T) {
+	s := newSite(t, siteOptions{moderate: true})
+	th, err := s.eng.Think(ctx, cairn.ThinkRequest{Content: "The ledger-service stores payroll in Cassandra; Zoe maintains ledger-service.",
+		IsPrivate: true, Tags: []string{"payroll"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	no, all, k := false, 0.0, 10
+	if _, err := s.eng.Ask(ctx, cairn.AskRequest{Content: "Where does the ledger-service store payroll?", StageKG: true, Save: &no,
+		SimThresh: &all, TopK: &k, IncludeTags: []string{"payroll"}, IncludePrivate: true, Mode: "none"}); err != nil {
+		t.Fatal(err)
+	}
+	private, err := s.eng.Candidates(ctx, cairn.CandidatesRequest{SourceThoughtID: th.ID, IncludePrivate: true})
+	if err != nil || len(private.Candidates) == 0 {
+		t.Fatalf("nothing staged from the private thought: %v", err)
+	}
+	n := len(private.Candidates)
+	const quote = "payroll in Cassandra"
+	for _, tc := range []struct {
+		path   string
+		shown  bool
+		notice string
+	}{
+		{"/moderation", false, plural(n) + " from private thoughts hidden"},
+		{"/moderation?status=all", false, plural(n) + " from private thoughts hidden"},
+		{"/moderation?thought=" + th.ID, false, plural(n) + " from private thoughts hidden"},
+		{"/moderation?private=on", true, "candidates from private thoughts included"},
+		{"/moderation?thought=" + th.ID + "&private=on", true, "candidates from private thoughts included"},
+	} {
+		p := s.get(t, tc.path)
+		wantStatus(t, p, 200)
+		if strings.Contains(p.body, quote) != tc.shown || !strings.Contains(p.body, tc.notice) {
+			t.Errorf("GET %s: quotes the private thought: %v, want %v; says %q: %v", tc.path, strings.Contains(p.body, quote), tc.shown,
+				tc.notice, strings.Contains(p.body, tc.notice))
+		}
+		if tc.shown && !strings.Contains(p.body, `value="`+private.Candidates[0].ID+`"`) {
+			t.Errorf("GET %s does not list the private candidates", tc.path)
+		}
+	}
+	p := s.get(t, "/thoughts/"+th.ID)
+	mustContain(t, "the private thought's page", p, `href="/moderation?private=on&amp;status=all&amp;thought=`+th.ID+`"`)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return "1 candidate"
+	}
+	return strconv.Itoa(n) + " candidates"
+}
+
+// Approving, on the page, an edge to a blocklisted name is refused with
+// the reason and a way back, and decides nothing.
+func TestModerationRefusesAnEdgeToABlockedName(t *testing.T) {
+	s := newSite(t, siteOptions{moderate: true})
+	c := s.seeded.Candidates
+	token := csrf(t, s.get(t, "/moderation"))
+	wantStatus(t, s.do(t, "POST", "/moderation/candidates", url.Values{"csrf": {token}, "action": {"blocklist"}, "id": {c["redis"]}}), http.StatusSeeOther)
+	edge, other := c["checkout-api -> uses -> redis"], c["invoice-worker -> writes_to -> postgres"]
+	p := s.do(t, "POST", "/moderation/candidates", url.Values{"csrf": {token}, "action": {"approve"}, "id": {other, edge}, "status": {"pending"}})
+	if p.status != http.StatusConflict || !strings.Contains(p.body, "blocked") || !strings.Contains(p.body, `href="/moderation?status=pending#candidates">Back`) {
+		t.Fatalf("approving an edge to a blocked name: %d\n%.2000s", p.status, p.body)
+	}
+	for _, id := range []string{edge, other} {
+		if got := candidate(t, s, id); got.Status != memory.CandidatePending {
+			t.Fatalf("a refused batch decided %+v", got)
+		}
+	}
 }

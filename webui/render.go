@@ -70,8 +70,10 @@ func templateFuncs(now func() time.Time) template.FuncMap {
 		"codelink":  codeLink,
 		"gates":     func(g cairn.GateEvaluated) []cairn.Gate { return []cairn.Gate{g.GateA, g.GateB, g.GateC} },
 		"timeMs":    func(t time.Time) int64 { return t.UnixMilli() },
-		"modlink": func(status, kind, thought string) string {
-			return link("/moderation", "status", status, "kind", kind, "thought", thought)
+		// modlink is the moderation page with its filters, and more
+		// pairs ("private", "on").
+		"modlink": func(status, kind, thought string, more ...string) string {
+			return link("/moderation", append([]string{"status", status, "kind", kind, "thought", thought}, more...)...)
 		},
 	}
 }

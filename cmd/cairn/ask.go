@@ -138,6 +138,11 @@ func printAnswer(w io.Writer, req cairn.AskRequest, res cairn.AskResult) {
 	default:
 		fmt.Fprintln(w, wrap(res.SynthesizedAnswer, 78, ""))
 		fmt.Fprintf(w, "\ngrounded: coverage %.2f, confidence %.2f, %s cited\n", g.CoverageRatio, g.Confidence, text.Plural(len(g.Sources), "source"))
+		for _, c := range g.Claims {
+			if !c.Supported {
+				fmt.Fprintln(w, wrap(fmt.Sprintf("removed as unsupported: %q (%s)", c.Text, c.Reason), 78, "  "))
+			}
+		}
 	}
 	if len(res.Sources) > 0 {
 		fmt.Fprintln(w, "\nsources:")
@@ -153,6 +158,13 @@ func printAnswer(w io.Writer, req cairn.AskRequest, res cairn.AskResult) {
 	}
 	if pv.Calls > 0 {
 		fmt.Fprintf(w, "model %s/%s: %d call(s), %d+%d tokens, $%.4f\n", pv.Provider, pv.Model, pv.Calls, pv.PromptTokens, pv.CompletionTokens, pv.CostUSD)
+	}
+	if j := pv.Judge; j != nil {
+		if j.Failed != "" {
+			fmt.Fprintf(w, "grounding judge: no usable answer (%s); verified offline alone\n", j.Failed)
+		} else {
+			fmt.Fprintf(w, "grounding judge: %s withheld support, %d+%d tokens\n", text.Plural(j.Vetoed, "claim"), j.PromptTokens, j.CompletionTokens)
+		}
 	}
 	printAskEffects(w, req, res)
 }

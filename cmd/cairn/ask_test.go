@@ -131,3 +131,60 @@ func TestInnerVoiceAskModerateMaintain(t *testing.T) {
 		}
 	}
 }
+
+// Knowledge-graph moderation from the command line keeps private text and
+// blocked names out: candidates staged from a private thought are listed
+// only with --include-private (the text output says how many it hides),
+// and approving an edge to a blocked name exits with a conflict, which
+// --dry-run reports as would_refuse.
+func TestKGCandidatesPrivateAndBlocked(t *testing.T) {
+	t.Setenv("SURR_ENABLE_INNER_VOICE", "1")
+	db := filepath.Join(t.TempDir(), "cairn.db")
+	mustCLI(t, db, "think", "--origin", "human", "The auth-service uses Redis for session tokens, and clock drift breaks token expiry.")
+	mustCLI(t, db, "think", "--origin", "human", "--private", "Clock drift breaks session token expiry; the auth-service depends on NTP.")
+	mustCLI(t, db, "inner-voice", "ask", "--stage-kg", "--private", "--no-save", "--mode", "none", "why does clock drift break session token expiry?")
+	all := decode[cairn.CandidateList](t, mustCLI(t, db, "--json", "kg", "candidates", "--include-private"))
+	shared := decode[cairn.CandidateList](t, mustCLI(t, db, "--json", "kg", "candidates"))
+	hidden := len(all.Candidates) - len(shared.Candidates)
+	if hidden == 0 || shared.PrivateExcluded != hidden || all.PrivateExcluded != 0 {
+		t.Fatalf("%d candidates in all, %d listed without private ones, private_excluded %d", len(all.Candidates), len(shared.Candidates), shared.PrivateExcluded)
+	}
+	for _, c := range shared.Candidates {
+		if strings.Contains(string(c.Data), "NTP") {
+			t.Errorf("a candidate quoting the private thought is listed: %+v", c)
+		}
+	}
+	for _, pair := range [][2][]string{
+		{{"--json", "kg", "candidates"}, {"call", "kg_candidates", "{}"}},
+		{{"--json", "kg", "candidates", "--include-private"}, {"call", "kg_candidates", `{"include_private":true}`}},
+	} {
+		if canonical(t, mustCLI(t, db, pair[0]...)) != canonical(t, mustCLI(t, db, pair[1]...)) {
+			t.Errorf("cairn %v and cairn %v differ", pair[0], pair[1])
+		}
+	}
+	if out := mustCLI(t, db, "kg", "candidates"); !strings.Contains(out, "from private thoughts not shown") {
+		t.Errorf("the text output does not say private candidates are hidden:\n%s", out)
+	}
+	var redis, edge string
+	for _, c := range all.Candidates {
+		switch {
+		case strings.EqualFold(c.Name, "redis"):
+			redis = c.ID
+		case strings.EqualFold(c.TargetName, "redis"):
+			edge = c.ID
+		}
+	}
+	if redis == "" || edge == "" {
+		t.Fatalf("no Redis entity and edge among %+v", all.Candidates)
+	}
+	mustCLI(t, db, "kg", "candidates", "reject", "--block", redis)
+	if out := mustCLI(t, db, "kg", "candidates", "approve", "--dry-run", edge); !strings.Contains(out, "would_refuse") || !strings.Contains(out, `"redis"`) {
+		t.Fatalf("dry run of an edge to a blocked name: %s", out)
+	}
+	if _, errs, code := cli(t, db, "", "kg", "candidates", "approve", edge); code != 4 || !strings.Contains(errs, "conflict") || !strings.Contains(errs, "unblock") {
+		t.Fatalf("approving an edge to a blocked name: exit %d %s", code, errs)
+	}
+	if after := decode[cairn.CandidateList](t, mustCLI(t, db, "--json", "kg", "candidates", "--include-private")); len(after.Candidates) != len(all.Candidates)-1 {
+		t.Fatalf("the refused approval decided candidates: %d pending, want %d", len(after.Candidates), len(all.Candidates)-1)
+	}
+}

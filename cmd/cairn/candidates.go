@@ -22,7 +22,8 @@ func newKGCandidatesCmd(a *app) *cobra.Command {
 an existing one of the same name, with its source thought recorded);
 'reject' drops it, and with --block its name (or edge) is never staged again.
 Without a subcommand, it lists candidates: pending ones by default, most
-confident first.`,
+confident first. Candidates extracted from private thoughts quote them, so
+they are listed only with --include-private.`,
 		Example: `  cairn kg candidates
   cairn kg candidates --kind edge --min-confidence 0.8
   cairn kg candidates approve kgc_01J... kgc_01K...
@@ -53,6 +54,9 @@ confident first.`,
 				if len(list.Candidates) == 0 {
 					fmt.Fprintln(a.out, "no candidates")
 				}
+				if list.PrivateExcluded > 0 {
+					fmt.Fprintf(a.out, "%d from private thoughts not shown (--include-private lists them)\n", list.PrivateExcluded)
+				}
 				return nil
 			})
 		},
@@ -64,6 +68,7 @@ confident first.`,
 	f.StringVar(&req.SourceThoughtID, "source", "", "only candidates extracted from this thought")
 	f.IntVar(&req.Limit, "limit", 100, "most candidates to list (1 to 1000)")
 	f.IntVar(&req.Offset, "offset", 0, "skip this many")
+	f.BoolVar(&req.IncludePrivate, "include-private", false, "list candidates extracted from private thoughts too (they quote them)")
 	cmd.AddCommand(newDecideCmd(a, "approve"), newDecideCmd(a, "reject"), newBlocklistCmd(a), newUnblockCmd(a))
 	return cmd
 }
@@ -86,6 +91,9 @@ func newDecideCmd(a *app, decision string) *cobra.Command {
 			}, func(res cairn.ModerateResult) error {
 				for _, o := range res.Results {
 					line := fmt.Sprintf("%s %s %s", o.Kind, o.ID, o.Status)
+					if o.Reason != "" {
+						line += ": " + o.Reason
+					}
 					if o.PromotedID != "" {
 						line += " as " + o.PromotedID
 					}

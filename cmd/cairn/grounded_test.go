@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/cairnhq/cairn/internal/llmtest"
 	"github.com/cairnhq/cairn/llm"
 	"github.com/cairnhq/cairn/memory"
+	"github.com/cairnhq/cairn/synth"
 )
 
 // Grounded answers and sessions from the command line, with a language
@@ -224,5 +227,80 @@ func TestRollingSummaryExcerpt(t *testing.T) {
 	text, _ := json.Marshal(sum.Text)
 	if !strings.Contains(string(doc), `"text": `+string(text)) {
 		t.Fatalf("docs/grounding.md does not show the rolling summary cairn makes now:\n%s", text)
+	}
+}
+
+// With CAIRN_GROUNDING_JUDGE=1 the model judges its answer's claims: a
+// claim it finds not stated is taken out of the answer, which the text
+// output says, and the JSON (the tool's) lists in grounding.claims, with
+// the judge's share in provenance.judge.
+func TestGroundingJudgeFromTheCommandLine(t *testing.T) {
+	bare := llmtest.Answer{Reply: func(p string) string {
+		var answer, cites []string
+		for _, s := range llmtest.Sources(p)[:3] {
+			_, sent, _ := strings.Cut(s.Text, ": ")
+			sent = strings.TrimSuffix(sent, ".")
+			answer = append(answer, sent+".")
+			cites = append(cites, `{"source_id":"`+s.ID+`","span":"`+sent+`"}`)
+		}
+		return `{"answer":"` + strings.Join(answer, " ") + `","sources":[` + strings.Join(cites, ",") + `]}`
+	}}
+	// The judge finds the claim about Redis not stated, and the others
+	// entailed by the span they cite.
+	judge := llmtest.Answer{Reply: func(p string) string {
+		var verdicts []string
+		claim := 0
+		for _, line := range strings.Split(p, "\n") {
+			if strings.HasPrefix(line, "Claim ") {
+				claim++
+				if strings.Contains(line, "Redis") {
+					verdicts = append(verdicts, fmt.Sprintf(`{"claim":%d,"verdict":"not_stated","source_id":"","evidence":""}`, claim))
+				}
+			} else if l := strings.TrimSpace(line); strings.HasPrefix(l, "[") && len(verdicts) < claim {
+				id, span, _ := strings.Cut(strings.TrimPrefix(l, "["), "] ")
+				verdicts = append(verdicts, fmt.Sprintf(`{"claim":%d,"verdict":"entailed","source_id":%q,"evidence":%q}`, claim, id, span))
+			}
+		}
+		return `{"verdicts":[` + strings.Join(verdicts, ",") + `]}`
+	}}
+	srv := llmtest.New(t, llm.ProviderOpenAI, bare)
+	t.Setenv("SURR_ENABLE_INNER_VOICE", "1")
+	t.Setenv("CAIRN_LLM_PROVIDER", "openai")
+	t.Setenv("CAIRN_LLM_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", llmtest.Key)
+	t.Setenv("CAIRN_GROUNDING_JUDGE", "1")
+	db := filepath.Join(t.TempDir(), "cairn.db")
+	ent := decode[memory.KGEntity](t, mustCLI(t, db, "call", "kg_entity_create", `{"name":"auth-service","type":"service"}`))
+	for _, f := range []string{
+		"Clock drift breaks session token expiry because the auth-service depends on NTP.",
+		"The auth-service uses Redis for session tokens, and clock drift breaks session token expiry.",
+		"Session token expiry on the auth-service tolerates five seconds of clock drift.",
+	} {
+		mustCLI(t, db, "call", "kg_observe", `{"entityId":"`+ent.ID+`","content":"`+f+`"}`)
+	}
+	if cfg := strings.Join(strings.Fields(mustCLI(t, db, "--json", "config")), ""); !strings.Contains(cfg, `"judge":true`) {
+		t.Fatalf("config: %s", cfg)
+	}
+	q := "why does clock drift break session token expiry on the auth-service?"
+	for _, args := range [][]string{
+		{"--json", "inner-voice", "ask", "--no-save", "--mode", "none", "--top-k", "3", q},
+		{"call", "inner_voice", `{"content":"` + q + `","top_k":3,"save":false,"mode":"none"}`},
+	} {
+		srv.Script(bare, judge)
+		res := decode[cairn.AskResult](t, mustCLI(t, db, args...))
+		j, g := res.Provenance.Judge, res.Grounding
+		removed := slices.IndexFunc(g.Claims, func(c synth.ClaimCheck) bool { return !c.Supported })
+		if res.Refused || j == nil || j.Calls != 1 || j.Vetoed != 1 || res.Provenance.Calls != 2 || len(g.Claims) != 3 || removed < 0 ||
+			!strings.Contains(g.Claims[removed].Text, "Redis") || strings.Contains(res.SynthesizedAnswer, "Redis") || res.SynthesizedAnswer == "" {
+			t.Fatalf("cairn %v: answer %q, claims %+v, judge %+v", args[:3], res.SynthesizedAnswer, g.Claims, j)
+		}
+	}
+	srv.Script(bare, judge)
+	text := mustCLI(t, db, "inner-voice", "ask", "--no-save", "--mode", "none", "--top-k", "3", q)
+	for _, want := range []string{"removed as unsupported: \"The auth-service uses Redis", "(the grounding judge found the",
+		"grounding judge: 1 claim withheld support", "model openai/gpt-4o-mini: 2 call(s), 240+80 tokens"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text output lacks %q:\n%s", want, text)
+		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
-	"github.com/cairnhq/cairn/internal/httpstatus"
 	"io"
 	"log/slog"
 	"net"
@@ -19,7 +18,9 @@ import (
 	"time"
 
 	"github.com/cairnhq/cairn"
+	"github.com/cairnhq/cairn/internal/httpstatus"
 	"github.com/cairnhq/cairn/internal/metrics"
+	"github.com/cairnhq/cairn/internal/throttle"
 	"github.com/cairnhq/cairn/memory"
 )
 
@@ -70,6 +71,9 @@ type API struct {
 
 	cop  *http.CrossOriginProtection
 	want [sha256.Size]byte
+	// failures counts wrong bearer tokens per client: past
+	// maxTokenFailures a minute, the client gets 429.
+	failures *throttle.Failures
 
 	requests *metrics.CounterVec
 	latency  *metrics.HistogramVec
@@ -132,6 +136,7 @@ func New(eng *cairn.Engine, opts *Options) *API {
 		writeErrorStatus(w, http.StatusForbidden, "forbidden", "cross-origin request refused")
 	}))
 	a.want = sha256.Sum256([]byte(o.Token))
+	a.failures = throttle.New(maxTokenFailures, time.Minute, nil)
 	for _, t := range cairn.Tools() {
 		a.Mount(t.Method+" "+t.Path, a.toolHandler(t))
 	}
@@ -177,8 +182,15 @@ func (a *API) CheckToken(got string) bool {
 func (a *API) authorized(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if a.opts.Token != "" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			client := throttle.Client(r)
+			if !a.failures.Allow(client) {
+				w.Header().Set("Retry-After", strconv.Itoa(int(a.failures.RetryAfter(client).Seconds())))
+				writeErrorStatus(w, http.StatusTooManyRequests, "rate_limited", "too many wrong bearer tokens from this address in the last minute: wait and try again")
+				return
+			}
+			got, ok := bearer(r.Header.Get("Authorization"))
 			if !ok || !a.CheckToken(got) {
+				a.failures.Fail(client)
 				w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
 				writeErrorStatus(w, http.StatusUnauthorized, "unauthorized", "missing or wrong bearer token")
 				return
@@ -186,6 +198,20 @@ func (a *API) authorized(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// maxTokenFailures is how many wrong bearer tokens a client may send in
+// a minute before it is answered 429.
+const maxTokenFailures = 10
+
+// bearer reads the token of an Authorization header's Bearer scheme, whose
+// name is case-insensitive (RFC 7235).
+func bearer(h string) (string, bool) {
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimLeft(token, " "), true
 }
 
 // HTTPServer returns an http.Server for the API with its timeouts and

@@ -463,3 +463,38 @@ func TestShutdownFinishesWritesInFlight(t *testing.T) {
 		t.Fatalf("%d observations after shutdown; want 30000", st.Observations)
 	}
 }
+
+// Wrong bearer tokens are throttled per client: past ten a minute the
+// client gets 429 with Retry-After, even with the right token, and other
+// clients are not locked out. The scheme's name is case-insensitive.
+func TestTokenThrottleAndSchemeCase(t *testing.T) {
+	eng := newEngine(t)
+	api := httpapi.New(eng, &httpapi.Options{Token: "s3cret-token"})
+	call := func(remote, auth string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("GET", "http://127.0.0.1/v1/status", nil)
+		r.RemoteAddr = remote
+		if auth != "" {
+			r.Header.Set("Authorization", auth)
+		}
+		w := httptest.NewRecorder()
+		api.ServeHTTP(w, r)
+		return w
+	}
+	for _, auth := range []string{"bearer s3cret-token", "BEARER s3cret-token", "Bearer  s3cret-token"} {
+		if w := call("192.0.2.1:1000", auth); w.Code != 200 {
+			t.Errorf("%q: %d %s", auth, w.Code, w.Body)
+		}
+	}
+	for i := range 10 {
+		if w := call("192.0.2.7:1000", "Bearer guess"); w.Code != 401 {
+			t.Fatalf("wrong token %d: %d, want 401", i, w.Code)
+		}
+	}
+	w := call("192.0.2.7:2000", "Bearer s3cret-token")
+	if w.Code != 429 || w.Header().Get("Retry-After") == "" || !strings.Contains(w.Body.String(), "rate_limited") {
+		t.Fatalf("after ten wrong tokens: %d %q %s, want 429 with Retry-After", w.Code, w.Header().Get("Retry-After"), w.Body)
+	}
+	if w := call("192.0.2.8:1000", "Bearer s3cret-token"); w.Code != 200 {
+		t.Fatalf("another client after the guesser was throttled: %d", w.Code)
+	}
+}

@@ -273,6 +273,10 @@ func (a *API) guard(next http.Handler) http.Handler {
 			a.opts.Logger.Info("http request", "method", r.Method, "route", route, "code", rec.code,
 				"ms", float64(time.Since(start).Microseconds())/1000)
 		}()
+		// No answer of this server is to be read as another type than
+		// it says (exports and /metrics included; the page sets its own).
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		r = r.WithContext(cairn.ForRemoteCaller(r.Context()))
 		if a.opts.LoopbackOnly && !loopbackHost(r.Host) {
 			writeErrorStatus(rec, http.StatusForbidden, "forbidden", "this server only answers requests addressed to localhost")
 			return

@@ -321,6 +321,9 @@ func (a *API) toolHandler(t cairn.Tool) http.Handler {
 			return
 		}
 		args, err := withPathParams(body, r, params)
+		if err == nil && t.Creates {
+			args, err = withIdempotencyKey(args, r, t)
+		}
 		if err == nil && r.URL.RawQuery != "" {
 			if t.Method != http.MethodGet {
 				err = memory.Errorf(memory.CodeInvalidParams, "query parameters are read on GET routes only; send %s arguments as a JSON body", t.Method)
@@ -385,7 +388,31 @@ func (e *tooLarge) Error() string {
 // withPathParams adds the route's path values to the JSON body object. A
 // body field that contradicts the path is invalid_params.
 func withPathParams(body []byte, r *http.Request, params []string) ([]byte, error) {
-	if len(params) == 0 {
+	fields := map[string]string{}
+	for _, p := range params {
+		fields[p] = r.PathValue(p)
+	}
+	return withFields(body, fields, "the path")
+}
+
+// withIdempotencyKey adds the Idempotency-Key header, when sent, to the
+// arguments of a creating tool that takes one (as idempotencyKey).
+func withIdempotencyKey(body []byte, r *http.Request, t cairn.Tool) ([]byte, error) {
+	key := r.Header.Get("Idempotency-Key")
+	if key == "" {
+		return body, nil
+	}
+	if _, ok := queryFields(t.In)["idempotencyKey"]; !ok {
+		return nil, memory.Errorf(memory.CodeInvalidParams, "%s %s takes no Idempotency-Key", t.Method, t.Path)
+	}
+	return withFields(body, map[string]string{"idempotencyKey": key}, "the Idempotency-Key header")
+}
+
+// withFields sets string fields of the JSON object body; a field the body
+// already holds with another value is invalid_params, naming from where
+// the other came.
+func withFields(body []byte, fields map[string]string, from string) ([]byte, error) {
+	if len(fields) == 0 {
 		return body, nil
 	}
 	obj := map[string]json.RawMessage{}
@@ -394,13 +421,12 @@ func withPathParams(body []byte, r *http.Request, params []string) ([]byte, erro
 			return nil, memory.Errorf(memory.CodeInvalidParams, "the request body must be a JSON object")
 		}
 	}
-	for _, p := range params {
-		v := r.PathValue(p)
+	for p, v := range fields {
 		enc, _ := json.Marshal(v)
 		if prev, ok := obj[p]; ok {
 			var s string
 			if json.Unmarshal(prev, &s) != nil || s != v {
-				return nil, memory.Errorf(memory.CodeInvalidParams, "%s in the body differs from the path", p)
+				return nil, memory.Errorf(memory.CodeInvalidParams, "%s in the body differs from %s", p, from)
 			}
 		}
 		obj[p] = enc

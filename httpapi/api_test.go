@@ -499,3 +499,37 @@ func TestTokenThrottleAndSchemeCase(t *testing.T) {
 		t.Fatalf("another client after the guesser was throttled: %d", w.Code)
 	}
 }
+
+// A creating route retried with the same Idempotency-Key returns the first
+// result and records nothing twice; a route that takes no key says so.
+func TestIdempotencyKeyHeader(t *testing.T) {
+	srv, eng := newServer(t, nil)
+	body := `{"kind":"message","content":"written once"}`
+	first := do(t, srv, "POST", "/v1/observations", body, "Idempotency-Key", "req-7")
+	var o1, o2 memory.Observation
+	first.decode(t, &o1)
+	if first.status != 201 {
+		t.Fatalf("first: %d %s", first.status, first.body)
+	}
+	before := export(t, eng)
+	second := do(t, srv, "POST", "/v1/observations", body, "Idempotency-Key", "req-7")
+	second.decode(t, &o2)
+	if second.status != 201 || o2.ID != o1.ID {
+		t.Fatalf("retry: %d %s; want the first result %s", second.status, second.body, o1.ID)
+	}
+	if export(t, eng) != before {
+		t.Fatal("the retry wrote again")
+	}
+	if r := do(t, srv, "POST", "/v1/observations", `{"kind":"message","content":"other"}`, "Idempotency-Key", "req-7"); r.status != 409 || r.code() != "conflict" {
+		t.Fatalf("the key with another body: %d %s", r.status, r.body)
+	}
+	if r := do(t, srv, "POST", "/v1/observations", `{"kind":"message","content":"x","idempotencyKey":"a"}`, "Idempotency-Key", "b"); r.status != 400 {
+		t.Fatalf("header and body disagree: %d %s", r.status, r.body)
+	}
+	if r := do(t, srv, "POST", "/v1/kg/edges", `{}`, "Idempotency-Key", "k"); r.status != 400 || !strings.Contains(string(r.body), "takes no Idempotency-Key") {
+		t.Fatalf("a route without keys: %d %s", r.status, r.body)
+	}
+	if export(t, eng) != before {
+		t.Fatal("refused requests changed the database")
+	}
+}

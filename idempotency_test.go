@@ -1,6 +1,8 @@
 package cairn_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -118,5 +120,59 @@ func TestRetriedCreatesReturnTheFirstResult(t *testing.T) {
 	again, err := eng.LogBatch(ctx, batch)
 	if err != nil || len(again) != 2 || again[0].ID != first[0].ID || again[1].ID != first[1].ID {
 		t.Fatalf("retried batch: %+v %v", again, err)
+	}
+}
+
+// The knowledge graph's creating tools take keys too.
+func TestRetriedGraphCreatesReturnTheFirstResult(t *testing.T) {
+	eng := openAt(t, filepath.Join(t.TempDir(), "c.db"), nil)
+	call := func(tool, args string) (map[string]any, error) {
+		res, err := eng.CallJSON(ctx, tool, []byte(args))
+		if err != nil {
+			return nil, err
+		}
+		b, _ := json.Marshal(res)
+		var m map[string]any
+		json.Unmarshal(b, &m)
+		return m, nil
+	}
+	twice := func(tool, args string) string {
+		t.Helper()
+		a, err := call(tool, args)
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		b, err := call(tool, args)
+		if err != nil || a["id"] != b["id"] {
+			t.Fatalf("%s retried: %v %v; first %v", tool, b, err, a["id"])
+		}
+		return a["id"].(string)
+	}
+	src := twice("kg_entity_create", `{"name":"auth-service","type":"service","idempotencyKey":"e1"}`)
+	dst := twice("kg_entity_create", `{"name":"postgres","type":"database","idempotencyKey":"e2"}`)
+	twice("kg_observe", fmt.Sprintf(`{"entityId":%q,"content":"rotates keys nightly","idempotencyKey":"o1"}`, src))
+	twice("kg_edge_create", fmt.Sprintf(`{"source":%q,"target":%q,"relation":"depends_on","idempotencyKey":"g1"}`, src, dst))
+	list, err := call("kg_entities", `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(list["entities"].([]any)); n != 2 {
+		t.Fatalf("%d entities after retries, want 2", n)
+	}
+	view, err := call("kg_entity_get", fmt.Sprintf(`{"entityId":%q}`, src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obs, edges := view["observations"].([]any), view["edges"].([]any); len(obs) != 1 || len(edges) != 1 {
+		t.Fatalf("after retries: %d facts and %d edges, want 1 and 1", len(obs), len(edges))
+	}
+	for tool, args := range map[string]string{
+		"kg_entity_create": `{"name":"someone else","type":"person","idempotencyKey":"e1"}`,
+		"kg_observe":       fmt.Sprintf(`{"entityId":%q,"content":"another fact","idempotencyKey":"o1"}`, src),
+		"kg_edge_create":   fmt.Sprintf(`{"source":%q,"target":%q,"relation":"owns","idempotencyKey":"g1"}`, src, dst),
+	} {
+		if _, err := call(tool, args); memory.CodeOf(err) != memory.CodeConflict {
+			t.Errorf("%s with a used key and other content: %v, want conflict", tool, err)
+		}
 	}
 }

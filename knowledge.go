@@ -45,7 +45,7 @@ func (e *Engine) Think(ctx context.Context, req ThinkRequest) (memory.Thought, e
 	if err := e.checkThought(&t); err != nil {
 		return t, err
 	}
-	id, err := keyedID("th", t.ID, req.IdempotencyKey)
+	id, err := memory.KeyedID("th", t.ID, req.IdempotencyKey)
 	if err != nil {
 		return t, err
 	}
@@ -54,7 +54,7 @@ func (e *Engine) Think(ctx context.Context, req ThinkRequest) (memory.Thought, e
 	}
 	out, err := e.store.AddThought(ctx, t)
 	if err != nil && id != "" {
-		return replay(err, id, func() (memory.Thought, error) { return e.store.Thought(ctx, id) }, func(got memory.Thought) bool {
+		return memory.Replay(err, id, func() (memory.Thought, error) { return e.store.Thought(ctx, id) }, func(got memory.Thought) bool {
 			return got.Content == t.Content && got.Origin == t.Origin && got.IsPrivate == t.IsPrivate && scopeHolds(got.Scope, t.Scope)
 		}, "thought")
 	}

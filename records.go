@@ -94,7 +94,7 @@ func (e *Engine) newObservation(r LogRequest, now int64) (memory.Observation, er
 		}
 		o.TS = *r.TS
 	}
-	id, err := keyedID("obs", o.ID, r.IdempotencyKey)
+	id, err := memory.KeyedID("obs", o.ID, r.IdempotencyKey)
 	if err != nil {
 		return o, err
 	}
@@ -116,7 +116,7 @@ func (e *Engine) replayBatch(ctx context.Context, err error, reqs []LogRequest, 
 		if reqs[i].ID == "" && reqs[i].IdempotencyKey == "" {
 			return nil, err
 		}
-		o, rerr := replay(err, b.ID, func() (memory.Observation, error) { return e.store.Observation(ctx, b.ID) },
+		o, rerr := memory.Replay(err, b.ID, func() (memory.Observation, error) { return e.store.Observation(ctx, b.ID) },
 			func(got memory.Observation) bool { return sameObservation(got, b.Observation, reqs[i].TS != nil) }, "observation")
 		if rerr != nil {
 			return nil, rerr
@@ -243,7 +243,7 @@ func (e *Engine) OpenCapsule(ctx context.Context, req OpenCapsuleRequest) (memor
 	if err := c.Scope.Validate(); err != nil {
 		return c, err
 	}
-	id, err := keyedID("cap", c.ID, req.IdempotencyKey)
+	id, err := memory.KeyedID("cap", c.ID, req.IdempotencyKey)
 	if err != nil {
 		return c, err
 	}
@@ -254,7 +254,7 @@ func (e *Engine) OpenCapsule(ctx context.Context, req OpenCapsuleRequest) (memor
 	}
 	out, err := e.store.OpenCapsule(ctx, c)
 	if err != nil && id != "" {
-		return replay(err, id, func() (memory.Capsule, error) { return e.store.Capsule(ctx, id) }, func(got memory.Capsule) bool {
+		return memory.Replay(err, id, func() (memory.Capsule, error) { return e.store.Capsule(ctx, id) }, func(got memory.Capsule) bool {
 			return got.Type == c.Type && got.Intent == c.Intent && scopeHolds(got.Scope, c.Scope)
 		}, "capsule")
 	}
@@ -404,7 +404,7 @@ const MaxPinTTL = 100 * 365 * 24 * time.Hour
 // Pin marks a target as important. The target must exist.
 func (e *Engine) Pin(ctx context.Context, req PinRequest) (memory.Pin, error) {
 	now := e.nowMs()
-	id, err := keyedID("pin", req.ID, req.IdempotencyKey)
+	id, err := memory.KeyedID("pin", req.ID, req.IdempotencyKey)
 	if err != nil {
 		return memory.Pin{}, err
 	}
@@ -450,7 +450,7 @@ func (e *Engine) Pin(ctx context.Context, req PinRequest) (memory.Pin, error) {
 	}
 	out, err := e.store.AddPin(ctx, p)
 	if err != nil && (req.ID != "" || req.IdempotencyKey != "") {
-		return replay(err, p.ID, func() (memory.Pin, error) { return e.store.Pin(ctx, p.ID) }, func(got memory.Pin) bool {
+		return memory.Replay(err, p.ID, func() (memory.Pin, error) { return e.store.Pin(ctx, p.ID) }, func(got memory.Pin) bool {
 			return got.TargetID == p.TargetID && got.Reason == p.Reason && scopeHolds(got.Scope, p.Scope)
 		}, "pin")
 	}

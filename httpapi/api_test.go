@@ -526,7 +526,7 @@ func TestIdempotencyKeyHeader(t *testing.T) {
 	if r := do(t, srv, "POST", "/v1/observations", `{"kind":"message","content":"x","idempotencyKey":"a"}`, "Idempotency-Key", "b"); r.status != 400 {
 		t.Fatalf("header and body disagree: %d %s", r.status, r.body)
 	}
-	if r := do(t, srv, "POST", "/v1/kg/edges", `{}`, "Idempotency-Key", "k"); r.status != 400 || !strings.Contains(string(r.body), "takes no Idempotency-Key") {
+	if r := do(t, srv, "POST", "/v1/code/proposals", `{}`, "Idempotency-Key", "k"); r.status != 400 || !strings.Contains(string(r.body), "takes no Idempotency-Key") {
 		t.Fatalf("a route without keys: %d %s", r.status, r.body)
 	}
 	if export(t, eng) != before {

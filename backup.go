@@ -27,6 +27,12 @@ type BackupReport struct {
 	Ms int64 `json:"ms"`
 }
 
+// ErrBackupUnsupported is Backup's answer on a store that cannot copy
+// itself (PostgreSQL, which keeps its own backups): feature_disabled,
+// naming the ways that work.
+var ErrBackupUnsupported = memory.Errorf(memory.CodeFeatureDisabled,
+	"cairn backup copies a SQLite database; back up PostgreSQL with pg_dump -n cairn (or your platform's backups), or make a SQLite copy with cairn migrate --from URL --to FILE.db")
+
 // backuper is a store that can copy itself while in use.
 type backuper interface {
 	Backup(ctx context.Context, dest string, overwrite bool) (int64, error)
@@ -40,7 +46,7 @@ type backuper interface {
 func (e *Engine) Backup(ctx context.Context, req BackupRequest) (BackupReport, error) {
 	b, ok := e.store.(backuper)
 	if !ok {
-		return BackupReport{}, memory.Errorf(memory.CodeFeatureDisabled, "this store cannot make a backup")
+		return BackupReport{}, ErrBackupUnsupported
 	}
 	start := time.Now()
 	n, err := b.Backup(ctx, req.Dest, req.Overwrite)

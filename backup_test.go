@@ -1,10 +1,12 @@
 package cairn_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/cairnhq/cairn"
@@ -117,4 +119,22 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// On PostgreSQL, Backup is feature_disabled and names pg_dump and migrate.
+func TestBackupOnPostgresIsFeatureDisabled(t *testing.T) {
+	o := &cairn.Options{IndexDir: filepath.Join(t.TempDir(), "index")}
+	eng, err := cairn.Open(pgURL(t), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	dest := filepath.Join(t.TempDir(), "copy.db")
+	_, err = eng.Backup(context.Background(), cairn.BackupRequest{Dest: dest})
+	if memory.CodeOf(err) != memory.CodeFeatureDisabled || !strings.Contains(err.Error(), "pg_dump") {
+		t.Fatalf("Backup on postgres: %v", err)
+	}
+	if _, err := os.Stat(dest); !os.IsNotExist(err) {
+		t.Fatalf("Backup on postgres wrote %s (stat: %v)", dest, err)
+	}
 }

@@ -76,6 +76,11 @@ func (e *Engine) Doctor(ctx context.Context, req DoctorRequest) (DoctorReport, e
 	}
 	findings = append(findings, xf)
 	rep.Repaired = append(rep.Repaired, repaired...)
+	if remoteCaller(ctx) {
+		for i := range findings {
+			findings[i].Detail = e.hidePaths(findings[i].Detail)
+		}
+	}
 	rep.Findings = findings
 	rep.OK = true
 	for _, f := range findings {

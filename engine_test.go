@@ -238,6 +238,13 @@ func TestFTSSyntaxErrors(t *testing.T) {
 			t.Errorf("fts %q: error leaks SQL: %v", q, err)
 		}
 	}
+	// A query past the engine's own limits is refused in cairn's words,
+	// not the engine's ("parser stack overflow").
+	deep := strings.Repeat("(", 2000) + "x" + strings.Repeat(")", 2000)
+	_, err := eng.Retrieve(ctx, cairn.RetrieveRequest{Query: deep, Syntax: memory.SyntaxFTS})
+	if pub := memory.Public(err); pub.Code != memory.CodeInvalidParams || !strings.Contains(pub.Message, "nests too deeply") || strings.Contains(pub.Message, "parser") {
+		t.Errorf("a deeply nested fts query: %v", err)
+	}
 	for q, want := range map[string]string{
 		`"session expired"`:               "obs_s1_00",
 		`webhook AND idempotent`:          "obs_s2_02",

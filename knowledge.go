@@ -27,6 +27,8 @@ type ThinkRequest struct {
 	SummaryOf    []string      `json:"summary_of,omitempty" jsonschema:"ids of the thoughts it summarises"`
 	Pipeline     string        `json:"pipeline,omitempty" jsonschema:"what produced it, e.g. inner_voice"`
 	ScopeIDs     memory.Scope  `json:"scopeIds,omitzero" jsonschema:"where it belongs (sessionId, repoId, agentId, userId)"`
+	// IdempotencyKey, instead of ID, names the thought for retries.
+	IdempotencyKey string `json:"idempotencyKey,omitempty" jsonschema:"optional key of this write (instead of id): a retry with the same key returns the first result instead of recording it twice"`
 }
 
 // Think records a thought and embeds it.
@@ -43,10 +45,19 @@ func (e *Engine) Think(ctx context.Context, req ThinkRequest) (memory.Thought, e
 	if err := e.checkThought(&t); err != nil {
 		return t, err
 	}
-	if t.ID == "" {
+	id, err := memory.KeyedID("th", t.ID, req.IdempotencyKey)
+	if err != nil {
+		return t, err
+	}
+	if t.ID = id; t.ID == "" {
 		t.ID = e.newID("th")
 	}
 	out, err := e.store.AddThought(ctx, t)
+	if err != nil && id != "" {
+		return memory.Replay(err, id, func() (memory.Thought, error) { return e.store.Thought(ctx, id) }, func(got memory.Thought) bool {
+			return got.Content == t.Content && got.Origin == t.Origin && got.IsPrivate == t.IsPrivate && scopeHolds(got.Scope, t.Scope)
+		}, "thought")
+	}
 	if err != nil {
 		return out, err
 	}

@@ -289,9 +289,100 @@ func (env *parityEnv) check(c parityCase) (string, error) {
 			p.TruncatedDueToTokenBudget, exp.Provenance.TotalCandidates, exp.Provenance.ReturnedCandidates, exp.Provenance.TruncatedDueToTokenBudget)
 	}
 	if err := env.compareCandidates(c, req, full); err != nil {
+		if ok, ferr := env.futureRecency(c, full); ok {
+			return "future-recency", nil
+		} else if ferr != nil {
+			return "", fmt.Errorf("%v; as the future-recency departure: %v", err, ferr)
+		}
 		return "", err
 	}
 	return rule, nil
+}
+
+// futureRecency checks the departure for records dated after the request's
+// clock: the reference gives them a recency over 1 (1 − a negative age / 30
+// days), so a timestamp in the future outranks what matches the query;
+// cairn counts them as written now (recency 1). Each such record's score
+// must be the reference's less recencyWeight × (its recency − 1) (where
+// the reference's was clamped at 1, the reference's recency must clamp
+// cairn's lexical part too), every other score the reference's; a
+// reference candidate cairn left out must be one of these, now scoring
+// under cairn's last, and one cairn added must score under the
+// reference's last. It reports whether the case is this departure.
+func (env *parityEnv) futureRecency(c parityCase, got cairn.RetrieveResult) (bool, error) {
+	gotBy := map[string]retrieve.Candidate{}
+	for _, g := range got.Candidates {
+		gotBy[g.Entity.ID()] = g
+	}
+	exp := c.Expected.Candidates
+	if len(exp) == 0 || len(got.Candidates) == 0 {
+		return false, nil
+	}
+	lastGot := got.Candidates[len(got.Candidates)-1].Score
+	future := false
+	inRef := map[string]bool{}
+	for _, e := range exp {
+		inRef[e.ID] = true
+		ts, err := env.recordTime(e.ID, e.EntityType)
+		if err != nil {
+			return false, err
+		}
+		g, ok := gotBy[e.ID]
+		if ts <= c.Now {
+			if !ok {
+				return false, fmt.Errorf("the reference's %s, dated before the clock, is not among cairn's candidates", e.ID)
+			}
+			if math.Abs(g.Score-e.Score) > 1e-9 {
+				return false, fmt.Errorf("%s, dated before the clock: score %.10f, want the reference's %.10f", e.ID, g.Score, e.Score)
+			}
+			continue
+		}
+		future = true
+		rec := 1 - float64(c.Now-ts)/retrieve.RecencyWindowMillis
+		want := retrieve.Round10(e.Score - retrieve.RecencyWeight*(rec-1))
+		switch {
+		case !ok && want > lastGot+1e-9:
+			return false, fmt.Errorf("%s, dated after the clock, scores %.10f counted as now, above cairn's last %.10f, but cairn left it out", e.ID, want, lastGot)
+		case !ok:
+		case e.Score >= 1-1e-12:
+			if g.Score-retrieve.RecencyWeight+retrieve.RecencyWeight*rec < 1-1e-9 {
+				return false, fmt.Errorf("%s: the reference's clamped 1 is not explained by cairn's score %.10f", e.ID, g.Score)
+			}
+		case math.Abs(g.Score-want) > 1e-9:
+			return false, fmt.Errorf("%s, dated after the clock: score %.10f, want %.10f (counted as now)", e.ID, g.Score, want)
+		}
+	}
+	lastRef := exp[len(exp)-1].Score
+	for _, g := range got.Candidates {
+		if !inRef[g.Entity.ID()] && g.Score > lastRef+1e-9 {
+			return false, fmt.Errorf("cairn's %s scores %.10f, above the reference's last %.10f, but the reference left it out", g.Entity.ID(), g.Score, lastRef)
+		}
+	}
+	return future, nil
+}
+
+// recordTime is when the record id of entityType (observation or summary)
+// is dated, in Unix ms.
+func (env *parityEnv) recordTime(id, entityType string) (int64, error) {
+	tool, arg := "observation_get", "observationId"
+	if entityType == "summary" {
+		tool, arg = "summary_get", "summaryId"
+	}
+	v, err := env.eng.CallJSON(context.Background(), tool, []byte(fmt.Sprintf(`{%q:%q}`, arg, id)))
+	if err != nil {
+		return 0, fmt.Errorf("reading %s: %v", id, err)
+	}
+	switch r := v.(type) {
+	case memory.Observation:
+		return r.TS, nil
+	case *memory.Observation:
+		return r.TS, nil
+	case memory.Summary:
+		return r.CreatedAt, nil
+	case *memory.Summary:
+		return r.CreatedAt, nil
+	}
+	return 0, fmt.Errorf("reading %s: a %T", id, v)
 }
 
 func sameIDs(a, b []retrieve.Candidate) bool {

@@ -1,6 +1,7 @@
 package cairn
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -33,6 +34,9 @@ type LogRequest struct {
 	// CapsuleID joins an open capsule; by default the observation joins
 	// the open capsule of its session, if any.
 	CapsuleID string `json:"capsuleId,omitempty" jsonschema:"optional open capsule to join; by default the open capsule of scopeIds.sessionId"`
+	// IdempotencyKey, instead of ID, names the observation for retries:
+	// a retry with the same key returns the first result.
+	IdempotencyKey string `json:"idempotencyKey,omitempty" jsonschema:"optional key of this write (instead of id): a retry with the same key returns the first result instead of recording it twice"`
 }
 
 // Log records one observation.
@@ -66,7 +70,7 @@ func (e *Engine) LogBatch(ctx context.Context, reqs []LogRequest) ([]memory.Obse
 	}
 	out, err := e.store.AppendObservations(ctx, batch)
 	if err != nil {
-		return nil, err
+		return e.replayBatch(ctx, err, reqs, batch)
 	}
 	jobs := make([]memory.EmbedJob, len(out))
 	for i, o := range out {
@@ -90,12 +94,51 @@ func (e *Engine) newObservation(r LogRequest, now int64) (memory.Observation, er
 		}
 		o.TS = *r.TS
 	}
-	if o.ID == "" {
+	id, err := memory.KeyedID("obs", o.ID, r.IdempotencyKey)
+	if err != nil {
+		return o, err
+	}
+	if o.ID = id; o.ID == "" {
 		o.ID = e.newID("obs")
 	} else if err := memory.ValidateRef("id", o.ID, false); err != nil {
 		return o, err
 	}
 	return o, nil
+}
+
+// replayBatch answers a batch that failed with err: when every
+// observation named its id (or key) and each is stored as the request
+// would have stored it, the batch was written before (a retry) and the
+// stored observations are the result. Otherwise err.
+func (e *Engine) replayBatch(ctx context.Context, err error, reqs []LogRequest, batch []memory.NewObservation) ([]memory.Observation, error) {
+	out := make([]memory.Observation, len(batch))
+	for i, b := range batch {
+		if reqs[i].ID == "" && reqs[i].IdempotencyKey == "" {
+			return nil, err
+		}
+		o, rerr := memory.Replay(err, b.ID, func() (memory.Observation, error) { return e.store.Observation(ctx, b.ID) },
+			func(got memory.Observation) bool { return sameObservation(got, b.Observation, reqs[i].TS != nil) }, "observation")
+		if rerr != nil {
+			return nil, rerr
+		}
+		out[i] = o
+	}
+	return out, nil
+}
+
+// sameObservation reports whether stored is what want (a new
+// observation, its content redacted) would have stored: kind, content,
+// provenance, the scope's dimensions want sets, and the time if the
+// request gave one.
+func sameObservation(stored, want memory.Observation, timed bool) bool {
+	return stored.Kind == want.Kind && stored.Content == want.Content && bytes.Equal(stored.Provenance, want.Provenance) &&
+		scopeHolds(stored.Scope, want.Scope) && (!timed || stored.TS == want.TS)
+}
+
+// scopeHolds reports whether every dimension want sets is stored's.
+func scopeHolds(stored, want memory.Scope) bool {
+	return (want.SessionID == "" || want.SessionID == stored.SessionID) && (want.RepoID == "" || want.RepoID == stored.RepoID) &&
+		(want.AgentID == "" || want.AgentID == stored.AgentID) && (want.UserID == "" || want.UserID == stored.UserID)
 }
 
 // checks are the record checks every write runs, the engine's and the
@@ -180,6 +223,8 @@ type OpenCapsuleRequest struct {
 	// Intent says what the session is for.
 	Intent   string       `json:"intent,omitempty" jsonschema:"what the session is for"`
 	ScopeIDs memory.Scope `json:"scopeIds,omitzero" jsonschema:"where it belongs; a session (sessionId) has at most one open capsule"`
+	// IdempotencyKey, instead of ID, names the capsule for retries.
+	IdempotencyKey string `json:"idempotencyKey,omitempty" jsonschema:"optional key of this write (instead of id): a retry with the same key returns the first result"`
 }
 
 // OpenCapsule opens a capsule. A session may have one open capsule at a
@@ -198,12 +243,22 @@ func (e *Engine) OpenCapsule(ctx context.Context, req OpenCapsuleRequest) (memor
 	if err := c.Scope.Validate(); err != nil {
 		return c, err
 	}
-	if c.ID == "" {
+	id, err := memory.KeyedID("cap", c.ID, req.IdempotencyKey)
+	if err != nil {
+		return c, err
+	}
+	if c.ID = id; c.ID == "" {
 		c.ID = e.newID("cap")
 	} else if err := memory.ValidateRef("id", c.ID, false); err != nil {
 		return c, err
 	}
-	return e.store.OpenCapsule(ctx, c)
+	out, err := e.store.OpenCapsule(ctx, c)
+	if err != nil && id != "" {
+		return memory.Replay(err, id, func() (memory.Capsule, error) { return e.store.Capsule(ctx, id) }, func(got memory.Capsule) bool {
+			return got.Type == c.Type && got.Intent == c.Intent && scopeHolds(got.Scope, c.Scope)
+		}, "capsule")
+	}
+	return out, err
 }
 
 // SummaryInput is the content of a capsule summary.
@@ -337,6 +392,10 @@ type PinRequest struct {
 	ExpiresAt  *int64 `json:"expiresAt,omitempty" jsonschema:"optional expiry in Unix milliseconds (instead of ttlSeconds)"`
 	// ScopeIDs is where the pin shows; by default the target's own scope.
 	ScopeIDs *memory.Scope `json:"scopeIds,omitempty" jsonschema:"where the pin shows; default the target's own scope"`
+	// ID is optional ("pin_" + a ULID by default); IdempotencyKey, instead
+	// of it, names the pin for retries.
+	ID             string `json:"id,omitempty" jsonschema:"optional id for the pin; a new pin_ id is made when omitted"`
+	IdempotencyKey string `json:"idempotencyKey,omitempty" jsonschema:"optional key of this write (instead of id): a retry with the same key returns the first result instead of pinning twice"`
 }
 
 // MaxPinTTL bounds a pin's time to live (100 years).
@@ -345,7 +404,16 @@ const MaxPinTTL = 100 * 365 * 24 * time.Hour
 // Pin marks a target as important. The target must exist.
 func (e *Engine) Pin(ctx context.Context, req PinRequest) (memory.Pin, error) {
 	now := e.nowMs()
-	p := memory.Pin{ID: e.newID("pin"), TargetID: req.TargetID, TargetType: req.TargetType, Reason: req.Reason, CreatedAt: now}
+	id, err := memory.KeyedID("pin", req.ID, req.IdempotencyKey)
+	if err != nil {
+		return memory.Pin{}, err
+	}
+	if id == "" {
+		id = e.newID("pin")
+	} else if err := memory.ValidateRef("id", id, false); err != nil {
+		return memory.Pin{}, err
+	}
+	p := memory.Pin{ID: id, TargetID: req.TargetID, TargetType: req.TargetType, Reason: req.Reason, CreatedAt: now}
 	if err := memory.ValidateRef("targetId", p.TargetID, false); err != nil {
 		return p, err
 	}
@@ -380,7 +448,13 @@ func (e *Engine) Pin(ctx context.Context, req PinRequest) (memory.Pin, error) {
 		}
 		p.Scope = *req.ScopeIDs
 	}
-	return e.store.AddPin(ctx, p)
+	out, err := e.store.AddPin(ctx, p)
+	if err != nil && (req.ID != "" || req.IdempotencyKey != "") {
+		return memory.Replay(err, p.ID, func() (memory.Pin, error) { return e.store.Pin(ctx, p.ID) }, func(got memory.Pin) bool {
+			return got.TargetID == p.TargetID && got.Reason == p.Reason && scopeHolds(got.Scope, p.Scope)
+		}, "pin")
+	}
+	return out, err
 }
 
 // findTarget loads a pin target by type, or by id alone when t is empty.

@@ -37,7 +37,11 @@ func (e *Engine) IndexStatus(ctx context.Context) (IndexStatus, error) {
 	if err := e.syncIndex(ctx); err != nil {
 		return IndexStatus{}, err
 	}
-	return e.indexStatus(), nil
+	st := e.indexStatus()
+	if remoteCaller(ctx) {
+		st.Dir = e.hidePaths(st.Dir)
+	}
+	return st, nil
 }
 
 // RebuildIndex writes the retrieval index anew from the database (the

@@ -46,6 +46,9 @@ func (e *Engine) Status(ctx context.Context) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
+	if remoteCaller(ctx) {
+		st.Path = e.hidePaths(st.Path)
+	}
 	return Status{Version: Version, Database: st, Provider: e.retriever.Provider.Name(),
 		Embedder: EmbedderStatus{Space: space, VectorStats: vs}, InnerVoice: e.voice.Config().Enabled,
 		CodeVerification: e.code.ETVStats(), Tools: e.toolNames}, nil
@@ -56,8 +59,13 @@ type ConfigRequest struct{}
 
 // Config returns the effective settings: what the engine runs with, every
 // default filled in, and the clamps and fallbacks applied at start-up.
-func (e *Engine) Config(context.Context, ConfigRequest) (Settings, error) {
-	return e.settings.Public(), nil
+func (e *Engine) Config(ctx context.Context, _ ConfigRequest) (Settings, error) {
+	s := e.settings.Public()
+	if remoteCaller(ctx) {
+		s.IndexDir = e.hidePaths(s.IndexDir)
+		s.Maintenance.ArchiveDir = e.hidePaths(s.Maintenance.ArchiveDir)
+	}
+	return s, nil
 }
 
 // adminTools report on and maintain the engine.

@@ -72,7 +72,23 @@ func (t Tool) Decode(args []byte) (any, error) {
 	if args[0] != '{' {
 		return nil, memory.Errorf(memory.CodeInvalidParams, "arguments must be a JSON object")
 	}
-	in := reflect.New(t.In).Interface()
+	in, err := decodeStrict(args, t.In)
+	if err != nil && strings.Contains(err.Error(), "unknown field") {
+		// A field spelled in the other convention (top_k for topK).
+		if respelled, ok := otherSpellings(args, t.In); ok {
+			in, err = decodeStrict(respelled, t.In)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// decodeStrict reads args into a new value of type t: unknown fields,
+// wrong types, trailing data and malformed JSON are invalid_params.
+func decodeStrict(args []byte, t reflect.Type) (any, error) {
+	in := reflect.New(t).Interface()
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(in); err != nil {

@@ -48,6 +48,9 @@ type EntityRequest struct {
 	Type     string          `json:"type,omitempty" jsonschema:"its type, e.g. person, project, service, library, decision"`
 	Data     json.RawMessage `json:"data,omitempty" jsonschema:"a JSON object of properties"`
 	ScopeIDs memory.Scope    `json:"scopeIds,omitzero" jsonschema:"where it belongs (on create)"`
+	// IdempotencyKey, on create instead of EntityID, names the entity for
+	// retries.
+	IdempotencyKey string `json:"idempotencyKey,omitempty" jsonschema:"on create, an optional key of this write (instead of entityId): a retry with the same key returns the first result instead of making the entity twice"`
 }
 
 // CreateEntity adds an entity to the knowledge graph and embeds it.
@@ -61,18 +64,32 @@ func (cur *Curator) CreateEntity(ctx context.Context, req EntityRequest) (memory
 		}
 		ent.Data = memory.RawObject(d)
 	}
-	if ent.ID == "" {
+	id, err := memory.KeyedID("ent", ent.ID, req.IdempotencyKey)
+	if err != nil {
+		return ent, err
+	}
+	if ent.ID = id; ent.ID == "" {
 		ent.ID = cur.NewID("ent")
 	}
 	if err := CheckNewEntity(ent); err != nil {
 		return ent, err
 	}
-	if _, err := cur.Store.Entity(ctx, ent.ID); err == nil {
-		return ent, memory.Errorf(memory.CodeConflict, "entity id %q already exists; use kg_entity_update", ent.ID)
+	if got, err := cur.Store.Entity(ctx, ent.ID); err == nil {
+		// A retry returns the first result; another entity under the id
+		// is a conflict.
+		if got.Name == ent.Name && got.Type == ent.Type {
+			return got, nil
+		}
+		return ent, memory.Errorf(memory.CodeConflict, "entity id %q already names another entity; use kg_entity_update", ent.ID)
 	} else if !memory.IsCode(err, memory.CodeNotFound) {
 		return ent, err
 	}
-	return cur.putEntity(ctx, ent)
+	out, err := cur.putEntity(ctx, ent)
+	if err != nil && id != "" {
+		return memory.Replay(err, id, func() (memory.KGEntity, error) { return cur.Store.Entity(ctx, id) },
+			func(got memory.KGEntity) bool { return got.Name == ent.Name && got.Type == ent.Type }, "entity")
+	}
+	return out, err
 }
 
 // CheckNewEntity validates an entity as CreateEntity and an import store
@@ -244,6 +261,10 @@ func (cur *Curator) deleted(ctx context.Context, id string, err error) (Deleted,
 type ObserveRequest struct {
 	EntityID string `json:"entityId" jsonschema:"the entity the fact is about"`
 	Content  string `json:"content" jsonschema:"the fact"`
+	// ID is optional ("kgo_" + a ULID by default); IdempotencyKey, instead
+	// of it, names the fact for retries.
+	ID             string `json:"id,omitempty" jsonschema:"optional id for the fact; a new kgo_ id is made when omitted"`
+	IdempotencyKey string `json:"idempotencyKey,omitempty" jsonschema:"optional key of this write (instead of id): a retry with the same key returns the first result instead of recording the fact twice"`
 }
 
 // Observe records a fact about an entity and embeds it.
@@ -255,8 +276,16 @@ func (cur *Curator) Observe(ctx context.Context, req ObserveRequest) (memory.KGO
 	if err != nil {
 		return memory.KGObservation{}, err
 	}
-	o := memory.KGObservation{ID: cur.NewID("kgo"), EntityID: ent.ID, Content: cur.Redact(req.Content), CreatedAt: cur.Now(), Scope: ent.Scope}
+	id, err := newOrKeyedID(cur.NewID, "kgo", req.ID, req.IdempotencyKey)
+	if err != nil {
+		return memory.KGObservation{}, err
+	}
+	o := memory.KGObservation{ID: id, EntityID: ent.ID, Content: cur.Redact(req.Content), CreatedAt: cur.Now(), Scope: ent.Scope}
 	out, err := cur.Store.AddKGObservation(ctx, o)
+	if err != nil && (req.ID != "" || req.IdempotencyKey != "") {
+		return memory.Replay(err, id, func() (memory.KGObservation, error) { return cur.kgObservation(ctx, ent.ID, id) },
+			func(got memory.KGObservation) bool { return got.EntityID == o.EntityID && got.Content == o.Content }, "fact")
+	}
 	if err != nil {
 		return out, err
 	}
@@ -292,11 +321,19 @@ type EdgeRequest struct {
 	Target   string          `json:"target" jsonschema:"the target entity's id"`
 	Relation string          `json:"relation" jsonschema:"how source relates to target, e.g. depends_on, works_on, owns"`
 	Data     json.RawMessage `json:"data,omitempty" jsonschema:"a JSON object of properties"`
+	// ID is optional ("edge_" + a ULID by default); IdempotencyKey,
+	// instead of it, names the edge for retries.
+	ID             string `json:"id,omitempty" jsonschema:"optional id for the edge; a new edge_ id is made when omitted"`
+	IdempotencyKey string `json:"idempotencyKey,omitempty" jsonschema:"optional key of this write (instead of id): a retry with the same key returns the first result instead of relating them twice"`
 }
 
 // CreateEdge relates two entities and embeds the edge.
 func (cur *Curator) CreateEdge(ctx context.Context, req EdgeRequest) (memory.KGEdge, error) {
-	g := memory.KGEdge{ID: cur.NewID("edge"), Source: req.Source, Target: req.Target, Relation: req.Relation, CreatedAt: cur.Now()}
+	id, err := newOrKeyedID(cur.NewID, "edge", req.ID, req.IdempotencyKey)
+	if err != nil {
+		return memory.KGEdge{}, err
+	}
+	g := memory.KGEdge{ID: id, Source: req.Source, Target: req.Target, Relation: req.Relation, CreatedAt: cur.Now()}
 	if req.Data != nil {
 		d, err := memory.NormalizeObject("data", req.Data)
 		if err != nil {
@@ -317,6 +354,12 @@ func (cur *Curator) CreateEdge(ctx context.Context, req EdgeRequest) (memory.KGE
 	}
 	g.Scope = src.Scope
 	out, err := cur.Store.AddEdge(ctx, g)
+	if err != nil && (req.ID != "" || req.IdempotencyKey != "") {
+		return memory.Replay(err, id, func() (memory.KGEdge, error) { return cur.edge(ctx, g.Source, id) },
+			func(got memory.KGEdge) bool {
+				return got.Source == g.Source && got.Target == g.Target && got.Relation == g.Relation
+			}, "edge")
+	}
 	if err != nil {
 		return out, err
 	}
@@ -371,4 +414,42 @@ func (cur *Curator) Edges(ctx context.Context, req EdgesRequest) (EdgeList, erro
 		out = []memory.KGEdge{}
 	}
 	return EdgeList{Edges: out}, err
+}
+
+// newOrKeyedID is the id a new record asks for (its own, or derived from
+// its idempotency key), or a new one with prefix.
+func newOrKeyedID(newID func(string) string, prefix, id, key string) (string, error) {
+	id, err := memory.KeyedID(prefix, id, key)
+	if err != nil || id == "" {
+		return newID(prefix), err
+	}
+	return id, memory.ValidateRef("id", id, false)
+}
+
+// kgObservation finds the fact id among entityID's.
+func (cur *Curator) kgObservation(ctx context.Context, entityID, id string) (memory.KGObservation, error) {
+	obs, err := cur.Store.KGObservations(ctx, entityID)
+	if err != nil {
+		return memory.KGObservation{}, err
+	}
+	for _, o := range obs {
+		if o.ID == id {
+			return o, nil
+		}
+	}
+	return memory.KGObservation{}, memory.Errorf(memory.CodeNotFound, "fact %q not found", id)
+}
+
+// edge finds the edge id among source's.
+func (cur *Curator) edge(ctx context.Context, source, id string) (memory.KGEdge, error) {
+	edges, err := cur.Store.Edges(ctx, source, 100_000)
+	if err != nil {
+		return memory.KGEdge{}, err
+	}
+	for _, g := range edges {
+		if g.ID == id {
+			return g, nil
+		}
+	}
+	return memory.KGEdge{}, memory.Errorf(memory.CodeNotFound, "edge %q not found", id)
 }

@@ -7,7 +7,6 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
-	"github.com/cairnhq/cairn/internal/httpstatus"
 	"io"
 	"log/slog"
 	"net"
@@ -19,7 +18,9 @@ import (
 	"time"
 
 	"github.com/cairnhq/cairn"
+	"github.com/cairnhq/cairn/internal/httpstatus"
 	"github.com/cairnhq/cairn/internal/metrics"
+	"github.com/cairnhq/cairn/internal/throttle"
 	"github.com/cairnhq/cairn/memory"
 )
 
@@ -70,6 +71,9 @@ type API struct {
 
 	cop  *http.CrossOriginProtection
 	want [sha256.Size]byte
+	// failures counts wrong bearer tokens per client: past
+	// maxTokenFailures a minute, the client gets 429.
+	failures *throttle.Failures
 
 	requests *metrics.CounterVec
 	latency  *metrics.HistogramVec
@@ -132,6 +136,7 @@ func New(eng *cairn.Engine, opts *Options) *API {
 		writeErrorStatus(w, http.StatusForbidden, "forbidden", "cross-origin request refused")
 	}))
 	a.want = sha256.Sum256([]byte(o.Token))
+	a.failures = throttle.New(maxTokenFailures, time.Minute, nil)
 	for _, t := range cairn.Tools() {
 		a.Mount(t.Method+" "+t.Path, a.toolHandler(t))
 	}
@@ -177,8 +182,15 @@ func (a *API) CheckToken(got string) bool {
 func (a *API) authorized(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if a.opts.Token != "" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			client := throttle.Client(r)
+			if !a.failures.Allow(client) {
+				w.Header().Set("Retry-After", strconv.Itoa(int(a.failures.RetryAfter(client).Seconds())))
+				writeErrorStatus(w, http.StatusTooManyRequests, "rate_limited", "too many wrong bearer tokens from this address in the last minute: wait and try again")
+				return
+			}
+			got, ok := bearer(r.Header.Get("Authorization"))
 			if !ok || !a.CheckToken(got) {
+				a.failures.Fail(client)
 				w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
 				writeErrorStatus(w, http.StatusUnauthorized, "unauthorized", "missing or wrong bearer token")
 				return
@@ -186,6 +198,20 @@ func (a *API) authorized(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// maxTokenFailures is how many wrong bearer tokens a client may send in
+// a minute before it is answered 429.
+const maxTokenFailures = 10
+
+// bearer reads the token of an Authorization header's Bearer scheme, whose
+// name is case-insensitive (RFC 7235).
+func bearer(h string) (string, bool) {
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimLeft(token, " "), true
 }
 
 // HTTPServer returns an http.Server for the API with its timeouts and
@@ -247,6 +273,10 @@ func (a *API) guard(next http.Handler) http.Handler {
 			a.opts.Logger.Info("http request", "method", r.Method, "route", route, "code", rec.code,
 				"ms", float64(time.Since(start).Microseconds())/1000)
 		}()
+		// No answer of this server is to be read as another type than
+		// it says (exports and /metrics included; the page sets its own).
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		r = r.WithContext(cairn.ForRemoteCaller(r.Context()))
 		if a.opts.LoopbackOnly && !loopbackHost(r.Host) {
 			writeErrorStatus(rec, http.StatusForbidden, "forbidden", "this server only answers requests addressed to localhost")
 			return
@@ -291,6 +321,9 @@ func (a *API) toolHandler(t cairn.Tool) http.Handler {
 			return
 		}
 		args, err := withPathParams(body, r, params)
+		if err == nil && t.Creates {
+			args, err = withIdempotencyKey(args, r, t)
+		}
 		if err == nil && r.URL.RawQuery != "" {
 			if t.Method != http.MethodGet {
 				err = memory.Errorf(memory.CodeInvalidParams, "query parameters are read on GET routes only; send %s arguments as a JSON body", t.Method)
@@ -355,7 +388,31 @@ func (e *tooLarge) Error() string {
 // withPathParams adds the route's path values to the JSON body object. A
 // body field that contradicts the path is invalid_params.
 func withPathParams(body []byte, r *http.Request, params []string) ([]byte, error) {
-	if len(params) == 0 {
+	fields := map[string]string{}
+	for _, p := range params {
+		fields[p] = r.PathValue(p)
+	}
+	return withFields(body, fields, "the path")
+}
+
+// withIdempotencyKey adds the Idempotency-Key header, when sent, to the
+// arguments of a creating tool that takes one (as idempotencyKey).
+func withIdempotencyKey(body []byte, r *http.Request, t cairn.Tool) ([]byte, error) {
+	key := r.Header.Get("Idempotency-Key")
+	if key == "" {
+		return body, nil
+	}
+	if _, ok := queryFields(t.In)["idempotencyKey"]; !ok {
+		return nil, memory.Errorf(memory.CodeInvalidParams, "%s %s takes no Idempotency-Key", t.Method, t.Path)
+	}
+	return withFields(body, map[string]string{"idempotencyKey": key}, "the Idempotency-Key header")
+}
+
+// withFields sets string fields of the JSON object body; a field the body
+// already holds with another value is invalid_params, naming from where
+// the other came.
+func withFields(body []byte, fields map[string]string, from string) ([]byte, error) {
+	if len(fields) == 0 {
 		return body, nil
 	}
 	obj := map[string]json.RawMessage{}
@@ -364,13 +421,12 @@ func withPathParams(body []byte, r *http.Request, params []string) ([]byte, erro
 			return nil, memory.Errorf(memory.CodeInvalidParams, "the request body must be a JSON object")
 		}
 	}
-	for _, p := range params {
-		v := r.PathValue(p)
+	for p, v := range fields {
 		enc, _ := json.Marshal(v)
 		if prev, ok := obj[p]; ok {
 			var s string
 			if json.Unmarshal(prev, &s) != nil || s != v {
-				return nil, memory.Errorf(memory.CodeInvalidParams, "%s in the body differs from the path", p)
+				return nil, memory.Errorf(memory.CodeInvalidParams, "%s in the body differs from %s", p, from)
 			}
 		}
 		obj[p] = enc

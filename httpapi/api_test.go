@@ -148,7 +148,8 @@ func TestRoutesMatchTools(t *testing.T) {
 		case "pin_get":
 			args = fmt.Sprintf(`{"pinId":%q}`, p.ID)
 		}
-		want, err := eng.CallJSON(ctx, tc.tool, []byte(args))
+		// The same call as a network caller's (which sees no paths).
+		want, err := eng.CallJSON(cairn.ForRemoteCaller(ctx), tc.tool, []byte(args))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -461,5 +462,74 @@ func TestShutdownFinishesWritesInFlight(t *testing.T) {
 	st, _ := eng.Stats(ctx)
 	if st.Observations != 30000 {
 		t.Fatalf("%d observations after shutdown; want 30000", st.Observations)
+	}
+}
+
+// Wrong bearer tokens are throttled per client: past ten a minute the
+// client gets 429 with Retry-After, even with the right token, and other
+// clients are not locked out. The scheme's name is case-insensitive.
+func TestTokenThrottleAndSchemeCase(t *testing.T) {
+	eng := newEngine(t)
+	api := httpapi.New(eng, &httpapi.Options{Token: "s3cret-token"})
+	call := func(remote, auth string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("GET", "http://127.0.0.1/v1/status", nil)
+		r.RemoteAddr = remote
+		if auth != "" {
+			r.Header.Set("Authorization", auth)
+		}
+		w := httptest.NewRecorder()
+		api.ServeHTTP(w, r)
+		return w
+	}
+	for _, auth := range []string{"bearer s3cret-token", "BEARER s3cret-token", "Bearer  s3cret-token"} {
+		if w := call("192.0.2.1:1000", auth); w.Code != 200 {
+			t.Errorf("%q: %d %s", auth, w.Code, w.Body)
+		}
+	}
+	for i := range 10 {
+		if w := call("192.0.2.7:1000", "Bearer guess"); w.Code != 401 {
+			t.Fatalf("wrong token %d: %d, want 401", i, w.Code)
+		}
+	}
+	w := call("192.0.2.7:2000", "Bearer s3cret-token")
+	if w.Code != 429 || w.Header().Get("Retry-After") == "" || !strings.Contains(w.Body.String(), "rate_limited") {
+		t.Fatalf("after ten wrong tokens: %d %q %s, want 429 with Retry-After", w.Code, w.Header().Get("Retry-After"), w.Body)
+	}
+	if w := call("192.0.2.8:1000", "Bearer s3cret-token"); w.Code != 200 {
+		t.Fatalf("another client after the guesser was throttled: %d", w.Code)
+	}
+}
+
+// A creating route retried with the same Idempotency-Key returns the first
+// result and records nothing twice; a route that takes no key says so.
+func TestIdempotencyKeyHeader(t *testing.T) {
+	srv, eng := newServer(t, nil)
+	body := `{"kind":"message","content":"written once"}`
+	first := do(t, srv, "POST", "/v1/observations", body, "Idempotency-Key", "req-7")
+	var o1, o2 memory.Observation
+	first.decode(t, &o1)
+	if first.status != 201 {
+		t.Fatalf("first: %d %s", first.status, first.body)
+	}
+	before := export(t, eng)
+	second := do(t, srv, "POST", "/v1/observations", body, "Idempotency-Key", "req-7")
+	second.decode(t, &o2)
+	if second.status != 201 || o2.ID != o1.ID {
+		t.Fatalf("retry: %d %s; want the first result %s", second.status, second.body, o1.ID)
+	}
+	if export(t, eng) != before {
+		t.Fatal("the retry wrote again")
+	}
+	if r := do(t, srv, "POST", "/v1/observations", `{"kind":"message","content":"other"}`, "Idempotency-Key", "req-7"); r.status != 409 || r.code() != "conflict" {
+		t.Fatalf("the key with another body: %d %s", r.status, r.body)
+	}
+	if r := do(t, srv, "POST", "/v1/observations", `{"kind":"message","content":"x","idempotencyKey":"a"}`, "Idempotency-Key", "b"); r.status != 400 {
+		t.Fatalf("header and body disagree: %d %s", r.status, r.body)
+	}
+	if r := do(t, srv, "POST", "/v1/code/proposals", `{}`, "Idempotency-Key", "k"); r.status != 400 || !strings.Contains(string(r.body), "takes no Idempotency-Key") {
+		t.Fatalf("a route without keys: %d %s", r.status, r.body)
+	}
+	if export(t, eng) != before {
+		t.Fatal("refused requests changed the database")
 	}
 }

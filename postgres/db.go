@@ -207,6 +207,18 @@ func extensionSchema(ctx context.Context, c *pgx.Conn) string {
 	return s
 }
 
+// missingRole reads the role of PostgreSQL's `role "NAME" does not exist`,
+// which the server reports under the same SQLSTATE as a pg_hba.conf
+// refusal.
+func missingRole(msg string) (string, bool) {
+	rest, ok := strings.CutPrefix(msg, `role "`)
+	if !ok {
+		return "", false
+	}
+	role, tail, ok := strings.Cut(rest, `"`)
+	return role, ok && strings.TrimSpace(tail) == "does not exist"
+}
+
 func connectError(err error, display string) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
@@ -214,6 +226,9 @@ func connectError(err error, display string) error {
 		case "28P01":
 			return memory.Wrap(memory.CodeDBError, err, "PostgreSQL refused the login to %s: check the user and password", display)
 		case "28000":
+			if role, ok := missingRole(pe.Message); ok {
+				return memory.Wrap(memory.CodeDBError, err, "PostgreSQL at %s has no role %q: create it (createuser %s, or CREATE ROLE ... LOGIN) or connect as a user that exists", display, role, role)
+			}
 			return memory.Wrap(memory.CodeDBError, err, "PostgreSQL refused the connection to %s: its pg_hba.conf does not admit it (check the user, the address, and whether the server requires TLS: sslmode)", display)
 		case "3D000":
 			return memory.Wrap(memory.CodeDBError, err, "the database of %s does not exist: create it (createdb) first", display)
@@ -252,7 +267,7 @@ func (db *DB) Close() error {
 // Ping checks that the database answers (a round trip on a pooled
 // connection).
 func (db *DB) Ping(ctx context.Context) error {
-	if err := db.pool.Ping(ctx); err != nil {
+	if err := db.ping(ctx); err != nil {
 		return dbError(err, "reaching the database")
 	}
 	return nil
@@ -280,7 +295,7 @@ func (db *DB) write(ctx context.Context, what string, fn func(tx pgx.Tx) error) 
 	backoff := 5 * time.Millisecond
 	for attempt := 0; ; attempt++ {
 		// The ledger's triggers date what fn writes with this clock.
-		err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{BeginQuery: beginQuery(db.now().UnixMilli(), "")}, fn)
+		err := db.inTx(ctx, pgx.TxOptions{BeginQuery: beginQuery(db.now().UnixMilli(), "")}, fn)
 		if err == nil {
 			return nil
 		}
@@ -300,7 +315,7 @@ func (db *DB) write(ctx context.Context, what string, fn func(tx pgx.Tx) error) 
 
 // read runs fn in a read-only repeatable-read transaction: one snapshot.
 func (db *DB) read(ctx context.Context, what string, fn func(tx pgx.Tx) error) error {
-	err := pgx.BeginTxFunc(ctx, db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
+	err := db.inTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
 	return dbError(err, what)
 }
 
@@ -365,10 +380,19 @@ func dbError(err error, what string) error {
 		return memory.Wrap(memory.CodeDBError, err, "%s: the server has no connection to spare (max_connections)", what)
 	case code == "25006":
 		return memory.Wrap(memory.CodeDBError, err, "%s: the server is read-only (a standby?)", what)
+	case unreachable(err):
+		return memory.Wrap(memory.CodeDBError, err, "%s: the database cannot be reached (is PostgreSQL running, and reachable from here?)", what)
 	case strings.HasPrefix(code, "08") || code == "57P01" || code == "57P02" || code == "57P03":
 		return memory.Wrap(memory.CodeDBError, err, "%s: lost the connection to PostgreSQL", what)
+	case code == "42501":
+		return memory.Wrap(memory.CodeDBError, err, "%s: PostgreSQL denied the permission it needs (the role needs CREATE on the database to make cairn's schema, and must own the schema's tables to upgrade them)", what)
 	case strings.HasPrefix(code, "22"):
 		return memory.Wrap(memory.CodeInvalidParams, err, "%s: PostgreSQL cannot store a value of the request (it holds a NUL byte or is out of range)", what)
+	}
+	if code := pgCode(err); code != "" {
+		// The SQLSTATE names the cause without the server's message,
+		// which can quote SQL and identifiers.
+		return memory.Wrap(memory.CodeDBError, err, "%s failed (PostgreSQL error %s; the server log says more)", what, code)
 	}
 	return memory.Wrap(memory.CodeDBError, err, "%s failed", what)
 }

@@ -99,14 +99,19 @@ func (LocalFTS) Search(ctx context.Context, src memory.Reader, opts SearchOption
 const localFTSFormula = "score = clamp01(lexicalWeight × bm25Norm + recencyWeight × recency); " +
 	"bm25 is FTS5's rank over the whole index (negative, lower is better); " +
 	"bm25Norm = (maxRank − bm25) / (maxRank − minRank) over the fetched rows, or 0.5 when they all rank the same; " +
-	"recency = max(0, 1 − age / recencyWindowDays)"
+	"recency = min(1, max(0, 1 − age / recencyWindowDays))"
 
-// Recency is max(0, 1 − age / 30 days) for a record dated t (Unix ms) read
-// at now, with a sentence saying so.
+// Recency is min(1, max(0, 1 − age / 30 days)) for a record dated t (Unix
+// ms) read at now, with a sentence saying so. A record dated after now
+// counts as written now: a timestamp in the future earns no more than the
+// newest record, as in hybrid.
 func Recency(t, now int64) (float64, string) {
-	age := now - t
-	rec := math.Max(0, 1-float64(age)/RecencyWindowMillis)
-	return rec, fmt.Sprintf("age %.2f days", float64(age)/(24*60*60*1000))
+	age := float64(now) - float64(t) // in float: t may be near either end of int64
+	if age < 0 {
+		return 1, fmt.Sprintf("dated %.2f days after now: counted as now", -age/(24*60*60*1000))
+	}
+	rec := math.Max(0, 1-age/RecencyWindowMillis)
+	return rec, fmt.Sprintf("age %.2f days", age/(24*60*60*1000))
 }
 
 func clamp01(x float64) float64 { return math.Min(1, math.Max(0, x)) }

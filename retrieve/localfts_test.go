@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cairnhq/cairn/memory"
@@ -94,11 +95,10 @@ func TestLocalFTSScoring(t *testing.T) {
 	// bm25Norm over ranks [-5, -1]: best 1, sum 0.75, mid 0.5, old 0.
 	want := map[string]float64{
 		"best": 0.7*1 + 0.3*1,
-		"sum":  1, // 0.7*0.75 + 0.3*1.1 = 0.855: recency above 1 is allowed; the clamp is at the end
+		"sum":  0.7*0.75 + 0.3*1, // dated 3 days after now: counted as now, recency 1
 		"mid":  0.7*0.5 + 0.3*0.5,
 		"old":  0,
 	}
-	want["sum"] = 0.7*0.75 + 0.3*(1+3.0/30)
 	var ids []string
 	for _, c := range got {
 		ids = append(ids, c.Entity.ID())
@@ -124,15 +124,21 @@ func TestLocalFTSClampAndSingleHit(t *testing.T) {
 	f := &fakeStore{res: memory.TextResult{Observations: []memory.TextHit{hitObs("future", -2, now+30*day)}}}
 	r, _ := retrieve.LocalFTS{}.Search(context.Background(), f, retrieve.SearchOptions{MaxResults: 10, Now: now})
 	got := r.Candidates
-	// One hit: bm25Norm 0.5; recency 2: 0.35 + 0.6 = 0.95.
-	if len(got) != 1 || math.Abs(got[0].Score-0.95) > 1e-12 {
+	// One hit: bm25Norm 0.5; a record dated after now counts as now,
+	// recency 1: 0.35 + 0.3 = 0.65.
+	if len(got) != 1 || math.Abs(got[0].Score-0.65) > 1e-12 {
 		t.Fatalf("single future hit: %+v", got)
 	}
-	f.res.Observations = append(f.res.Observations, hitObs("far-future", -2, now+300*day))
+	// A record dated far in the future does not outrank one that matches
+	// the query better: both count as now, and bm25 decides.
+	f.res.Observations = []memory.TextHit{hitObs("far-future", -1, math.MaxInt64), hitObs("relevant", -3, now)}
 	r, _ = retrieve.LocalFTS{}.Search(context.Background(), f, retrieve.SearchOptions{MaxResults: 10, Now: now})
 	got = r.Candidates
-	if got[0].Score != 1 || got[0].Entity.ID() != "far-future" {
-		t.Fatalf("a score over 1 is clamped: %+v", got[0])
+	if len(got) != 2 || got[0].Entity.ID() != "relevant" || got[0].Score != 1 || math.Abs(got[1].Score-0.3) > 1e-12 {
+		t.Fatalf("a record dated in the future outranks the relevant one: %+v", got)
+	}
+	if rec, ok := got[1].Explanation.Child("recency"); !ok || rec.Value != 1 || !strings.Contains(rec.Detail, "counted as now") {
+		t.Fatalf("the future record's recency: %+v", rec)
 	}
 	r, _ = retrieve.LocalFTS{}.Search(context.Background(), f, retrieve.SearchOptions{MaxResults: 0, Now: now})
 	got = r.Candidates

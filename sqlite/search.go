@@ -121,6 +121,10 @@ func ftsError(err error, syntax memory.Syntax) error {
 		reason = reason[:i]
 	}
 	reason = strings.TrimPrefix(reason, "fts5: ")
+	if l := strings.ToLower(reason); strings.Contains(l, "parser stack overflow") || strings.Contains(l, "expression tree is too large") {
+		// The engine's own limits, named in its terms: say what to do.
+		reason = "the query nests too deeply or joins too many terms: simplify it"
+	}
 	if col, ok := strings.CutPrefix(reason, "no such column: "); ok {
 		reason = "unknown column " + `"` + col + `" (the only column is content; quote words that contain ':' or '-')`
 	}

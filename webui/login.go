@@ -1,8 +1,10 @@
 package webui
 
 import (
-	"net"
 	"net/http"
+	"strconv"
+
+	"github.com/cairnhq/cairn/internal/throttle"
 )
 
 // loginView is the sign-in page.
@@ -28,14 +30,15 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
-	client := clientAddr(r)
-	if !u.sess.allowAttempt(client) {
+	client := throttle.Client(r)
+	if !u.sess.failures.Allow(client) {
+		w.Header().Set("Retry-After", strconv.Itoa(int(u.sess.failures.RetryAfter(client).Seconds())))
 		u.render(w, r, http.StatusTooManyRequests, "login", "Sign in", "",
 			loginView{Next: next, Needed: true, Problem: "Too many wrong tokens in the last minute: wait a minute and try again."})
 		return
 	}
 	if !u.opts.CheckToken(r.PostForm.Get("token")) {
-		u.sess.failed(client)
+		u.sess.failures.Fail(client)
 		u.opts.Logger.Warn("web page sign-in refused: wrong token")
 		u.render(w, r, http.StatusUnauthorized, "login", "Sign in", "",
 			loginView{Next: next, Needed: true, Problem: "That is not this server's token."})
@@ -47,15 +50,6 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 	setCookie(w, r, sessionCookie, id, int(u.opts.SessionTTL.Seconds()))
 	setCookie(w, r, formCookie, "", -1)
 	http.Redirect(w, r, next, http.StatusSeeOther)
-}
-
-// clientAddr is the address a request came from, without its port: the
-// sign-in throttle counts wrong tokens per client.
-func clientAddr(r *http.Request) string {
-	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		return host
-	}
-	return r.RemoteAddr
 }
 
 func (u *UI) logout(w http.ResponseWriter, r *http.Request) {

@@ -116,10 +116,10 @@ var signals = map[string]signal{
 	"semantic":  {"Meaning", "cosine similarity of the query's and the record's embeddings, relative to the nearest record in scope", "semanticWeight", "sem"},
 	"recency":   {"Recency", "1 for a record written now, falling linearly to 0 at 30 days old", "recencyWeight", "rec"},
 	"soft":      {"Related words", "cue: query words matched by words with similar vectors, weighted by rarity", "soft", "cue"},
-	"period":    {"Named period", "cue: 1 when the query names a day, month or year and the record is from it", "time", "cue"},
-	"tellsTime": {"Tells a time", "cue: 1 when the query asks when and the record holds a time word", "when", "cue"},
-	"labelled":  {"Speaker or subject", "cue: 1 when the words before the record's opening colon hold a query word", "label", "cue"},
-	"stated":    {"A statement", "cue: 1 when the record asks no question", "statement", "cue"},
+	"period":    {"Named period", "cue: 1 when the query names a day, month or year and the record is from it", "time", "flag"},
+	"tellsTime": {"Tells a time", "cue: 1 when the query asks when and the record holds a time word", "when", "flag"},
+	"labelled":  {"Speaker or subject", "cue: 1 when the words before the record's opening colon hold a query word", "label", "flag"},
+	"stated":    {"A statement", "cue: 1 when the record asks no question", "statement", "flag"},
 	"bm25":      {"BM25 (raw)", "the record's own BM25 for the query's words before normalisation; not a term of the score", "", ""},
 }
 

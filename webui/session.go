@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cairnhq/cairn/internal/throttle"
 )
 
 // Cookie names. The session cookie exists only once a visitor signed in
@@ -35,27 +37,16 @@ type sessions struct {
 	mu     sync.Mutex
 	active map[string]time.Time // session id → expiry
 
-	// failures throttles sign-in attempts: at most maxFailures wrong
-	// tokens per failureWindow from one client address, so a stranger
-	// guessing cannot lock the user out from elsewhere. At most
-	// maxClients addresses are tracked; past that the server as a whole
-	// gets maxFailures per window until old entries expire.
-	failures    map[string][]time.Time
-	maxFailures int
+	// failures throttles sign-in attempts: at most 10 wrong tokens a
+	// minute from one client address, so a stranger guessing cannot lock
+	// the user out from elsewhere.
+	failures *throttle.Failures
 }
-
-// maxClients bounds the client addresses the sign-in throttle tracks.
-const maxClients = 10000
-
-// overflowClient is the throttle's key once maxClients are tracked.
-const overflowClient = "\x00overflow"
-
-const failureWindow = time.Minute
 
 func newSessions(ttl time.Duration, now func() time.Time) *sessions {
 	key := make([]byte, 32)
 	rand.Read(key)
-	return &sessions{key: key, ttl: ttl, now: now, active: map[string]time.Time{}, failures: map[string][]time.Time{}, maxFailures: 10}
+	return &sessions{key: key, ttl: ttl, now: now, active: map[string]time.Time{}, failures: throttle.New(10, time.Minute, now)}
 }
 
 // newID returns a fresh random cookie value.
@@ -135,56 +126,6 @@ func (s *sessions) end(id string) {
 	s.mu.Lock()
 	delete(s.active, id)
 	s.mu.Unlock()
-}
-
-// allowAttempt reports whether client (a remote address) may try
-// another sign-in now.
-func (s *sessions) allowAttempt(client string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.recent(s.clientKey(client))) < s.maxFailures
-}
-
-// failed records a wrong token from client.
-func (s *sessions) failed(client string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	k := s.clientKey(client)
-	s.failures[k] = append(s.recent(k), s.now())
-}
-
-// recent drops k's failures older than the window and returns the rest.
-// s.mu is held.
-func (s *sessions) recent(k string) []time.Time {
-	cut := s.now().Add(-failureWindow)
-	kept := s.failures[k][:0]
-	for _, t := range s.failures[k] {
-		if t.After(cut) {
-			kept = append(kept, t)
-		}
-	}
-	if len(kept) == 0 {
-		delete(s.failures, k)
-		return nil
-	}
-	s.failures[k] = kept
-	return kept
-}
-
-// clientKey is the throttle's key for client: the client itself, or,
-// when maxClients others have recent failures, one shared key. s.mu is
-// held.
-func (s *sessions) clientKey(client string) string {
-	if _, ok := s.failures[client]; ok || len(s.failures) < maxClients {
-		return client
-	}
-	for k := range s.failures {
-		s.recent(k)
-	}
-	if len(s.failures) < maxClients {
-		return client
-	}
-	return overflowClient
 }
 
 // cookieValue reads a cookie made by newID ("" when absent or malformed).

@@ -148,6 +148,10 @@ func TestPagesRender(t *testing.T) {
 		{"/", "What do you want to remember"},
 		{"/search?q=why+does+checkout+say+session+expired&repo=github.com%2Facme%2Fshop", "Why this result"},
 		{"/search?q=clock+skew&provider=local-fts&budget=200", "bm25"},
+		// Each candidate's score bar is labelled: its parts by name, with
+		// their shares, beside the bar and in each segment's title.
+		{"/search?q=why+does+checkout+say+session+expired&repo=github.com%2Facme%2Fshop", `<li><span class="swatch p-lex"></span>Words `},
+		{"/search?q=why+does+checkout+say+session+expired&repo=github.com%2Facme%2Fshop", `<title>Recency: `},
 		// The tiers: the pin in the repository's scope with its reason,
 		// the open capsule's summary in session s3's.
 		{"/search?q=session+clock+skew+token+tests&repo=github.com%2Facme%2Fshop", `<p class="reason">Team decision on webhook idempotency</p>`},

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -174,12 +175,36 @@ func (a *app) engine() (*cairn.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng, err := cairn.Open(cairn.ResolvePath(a.dbFlag), opts)
+	path := cairn.ResolvePath(a.dbFlag)
+	if err := a.checkDBDir(path); err != nil {
+		return nil, err
+	}
+	eng, err := cairn.Open(path, opts)
 	if err != nil {
 		return nil, err
 	}
 	a.eng = eng
 	return eng, nil
+}
+
+// checkDBDir refuses a database file the user named (--db or $CAIRN_DB)
+// whose directory does not exist: a mistyped path would otherwise create
+// the directory and an empty database, and a retrieval from it answer
+// "no candidates" as if memory were empty. The default path's directory is
+// cairn's own and is created on first use.
+func (a *app) checkDBDir(path string) error {
+	if cairn.IsPostgres(path) || (a.dbFlag == "" && a.getenv(cairn.EnvDB) == "") {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	switch fi, err := os.Stat(dir); {
+	case err == nil && fi.IsDir():
+		return nil
+	case err == nil:
+		return memory.Errorf(memory.CodeInvalidParams, "the database path %s is inside %s, which is a file, not a directory", path, dir)
+	default:
+		return memory.Errorf(memory.CodeNotFound, "no directory %s for the database %s: check the path (cairn creates the database file, not its directory)", dir, path)
+	}
 }
 
 // options reads the start-up settings from the environment (cairn config

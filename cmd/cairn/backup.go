@@ -37,7 +37,11 @@ index of another history).`,
 			req.Dest = args[0]
 			// A mistyped --db would otherwise open (create) an empty
 			// database there and back that up.
-			if src := cairn.ResolvePath(a.dbFlag); !fileExists(src) {
+			src := cairn.ResolvePath(a.dbFlag)
+			if cairn.IsPostgres(src) {
+				return cairn.ErrBackupUnsupported
+			}
+			if !fileExists(src) {
 				return memory.Errorf(memory.CodeNotFound, "no database at %s: nothing to back up (--db or $CAIRN_DB names the database)", src)
 			}
 			return runEmit(a, func(eng *cairn.Engine) (cairn.BackupReport, error) {

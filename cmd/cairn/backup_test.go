@@ -57,3 +57,15 @@ func TestBackupCommand(t *testing.T) {
 		}
 	}
 }
+
+// On PostgreSQL, backup says what to use instead, before connecting.
+func TestBackupOnPostgresNamesTheWaysThatWork(t *testing.T) {
+	dest := filepath.Join(t.TempDir(), "x.db")
+	_, errs, code := cli(t, "postgres://cairn@127.0.0.1:1/cairn", "", "backup", dest)
+	if code != 5 || !strings.Contains(errs, "feature_disabled") || !strings.Contains(errs, "pg_dump") || !strings.Contains(errs, "cairn migrate") {
+		t.Fatalf("backup on postgres: exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(dest); !os.IsNotExist(err) {
+		t.Fatalf("backup on postgres wrote %s (stat: %v)", dest, err)
+	}
+}

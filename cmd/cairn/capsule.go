@@ -43,6 +43,7 @@ func newCapsuleOpenCmd(a *app) *cobra.Command {
 	f.StringVar(&req.Intent, "intent", "", "what the session is for")
 	f.StringVar(&req.Type, "type", memory.CapsuleTypeSession, "capsule type (session, episode, ...)")
 	f.StringVar(&req.ID, "id", "", "id to use (default: a new cap_ id)")
+	f.StringVar(&req.IdempotencyKey, "idempotency-key", "", "key of this write: running the command again with the same key returns the first result instead of writing twice")
 	return cmd
 }
 

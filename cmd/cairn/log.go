@@ -64,6 +64,7 @@ Kinds: ` + kindNames() + `.`,
 	f.StringVar(&prov, "provenance", "", `provenance as a JSON object, e.g. '{"tool":"grep"}'`)
 	f.StringVar(&ts, "ts", "", "when it happened (RFC 3339 or Unix ms; default now)")
 	f.StringVar(&req.ID, "id", "", "id to use (default: a new obs_ id)")
+	f.StringVar(&req.IdempotencyKey, "idempotency-key", "", "key of this write: running the command again with the same key returns the first result instead of writing twice")
 	return cmd
 }
 

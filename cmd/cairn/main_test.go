@@ -399,3 +399,32 @@ func TestMCPOverStdio(t *testing.T) {
 		t.Errorf("MCP_NO_LOG=1 but stderr has %q", errs)
 	}
 }
+
+// A token that guards nothing is refused: blank or with white space
+// anywhere, and off loopback anything under 128 bits.
+func TestServeRefusesWeakTokens(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "cairn.db")
+	for _, tc := range []struct {
+		token, addr string
+	}{
+		{"a", "0.0.0.0:0"},
+		{" ", "0.0.0.0:0"},
+		{" ", "127.0.0.1:0"},
+		{"0123456789abcdef0123456789abcde", "0.0.0.0:0"}, // 31 hex characters: 124 bits
+		{"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "0.0.0.0:0"},
+	} {
+		t.Setenv("CAIRN_TOKEN", tc.token)
+		_, errs, code := cli(t, db, "", "serve", "--addr", tc.addr)
+		if code != 2 || !strings.Contains(errs, "CAIRN_TOKEN") {
+			t.Errorf("token %q at %s: exit %d %s", tc.token, tc.addr, code, errs)
+		}
+	}
+	for _, tok := range []string{"Zm9vYmFyYmF6cXV4cXV1eA", "0123456789abcdef0123456789abcdef"} {
+		if err := checkToken(tok, false); err != nil {
+			t.Errorf("checkToken(%q) = %v, want accepted (128 bits or more)", tok, err)
+		}
+	}
+	if err := checkToken("short", true); err != nil {
+		t.Errorf("a short token on loopback: %v, want accepted", err)
+	}
+}

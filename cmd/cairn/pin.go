@@ -54,6 +54,8 @@ sees the pin when every scope key the retrieval names matches the pin's.`,
 	f.StringVar(&ttl, "ttl", "", "time to live (90m, 2h, 7d); default: no expiry")
 	f.Var(scopeFlag{&scope}, "scope", "where the pin shows (default: the target's scope)")
 	f.StringVar(&targetType, "type", "", "target type, observation or summary (default: found by id)")
+	f.StringVar(&req.ID, "id", "", "id to use (default: a new pin_ id)")
+	f.StringVar(&req.IdempotencyKey, "idempotency-key", "", "key of this write: running the command again with the same key returns the first result instead of writing twice")
 	return cmd
 }
 

@@ -28,7 +28,9 @@ Try it without touching your database: cairn demo`,
 		// Past argument and flag checks: an untyped error from here on is
 		// cairn's own, not a usage error.
 		PersistentPreRun: func(*cobra.Command, []string) { a.started = true },
+		Version:          readBuildInfo().String(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().StringVar(&a.dbFlag, "db", "", "database file, or postgres://user@host/db URL (default $CAIRN_DB or $XDG_DATA_HOME/cairn/cairn.db)")
 	root.PersistentFlags().StringVar(&a.nowFlag, "now", "", "fix the clock (RFC 3339, YYYY-MM-DD or Unix ms) for deterministic results")
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "write JSON instead of text")
@@ -53,7 +55,7 @@ Try it without touching your database: cairn demo`,
 		c.GroupID = "data"
 		root.AddCommand(c)
 	}
-	for _, c := range []*cobra.Command{newMCPCmd(a), newServeCmd(a), newUICmd(a), newCallCmd(a), newToolsCmd(a), newHooksCmd(a), newHookCmd(a)} {
+	for _, c := range []*cobra.Command{newMCPCmd(a), newServeCmd(a), newUICmd(a), newCallCmd(a), newToolsCmd(a), newHooksCmd(a), newHookCmd(a), newVersionCmd(a)} {
 		c.GroupID = "serve"
 		root.AddCommand(c)
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/httpapi"
@@ -168,6 +170,9 @@ func (a *app) serveHTTP(ctx context.Context, addr string, limits httpapi.Options
 		return memory.Errorf(memory.CodeInvalidParams,
 			"binding to %s would expose your memories to the network without a password: set %s (or bind to 127.0.0.1)", addr, envToken)
 	}
+	if err := checkToken(token, loopback); err != nil {
+		return err
+	}
 	a.errlog = webui.NewErrorLog(50)
 	log, err := a.logger(slog.LevelInfo)
 	if err != nil {
@@ -250,4 +255,39 @@ func listenProblem(err error) string {
 func isLoopbackIP(host string) bool {
 	ip := net.ParseIP(strings.Trim(host, "[]"))
 	return ip != nil && ip.IsLoopback()
+}
+
+// tokenBits is the strength a token must have to serve off loopback.
+const tokenBits = 128
+
+// checkToken refuses a token that guards nothing: blank, with white space
+// (a quoting slip), or, off loopback, weaker than tokenBits: its length
+// times the bits of its alphabet (4 a character for hex, 6 for anything
+// else: 32 hex or 22 base64 characters), and at least 8 distinct
+// characters ("aaaa…" is no secret).
+func checkToken(token string, loopback bool) error {
+	if token == "" {
+		return nil
+	}
+	if strings.ContainsFunc(token, unicode.IsSpace) {
+		return memory.Errorf(memory.CodeInvalidParams, "%s holds white space: set it to a random string, e.g. $(openssl rand -hex 32)", envToken)
+	}
+	if loopback {
+		return nil
+	}
+	distinct := map[rune]bool{}
+	hex := true
+	for _, r := range token {
+		distinct[r] = true
+		hex = hex && strings.ContainsRune("0123456789abcdefABCDEF", r)
+	}
+	perChar := 6
+	if hex {
+		perChar = 4
+	}
+	if utf8.RuneCountInString(token)*perChar < tokenBits || len(distinct) < 8 {
+		return memory.Errorf(memory.CodeInvalidParams,
+			"%s is too weak to serve off loopback: use %d random bits (32 hex or 22 base64 characters), e.g. $(openssl rand -hex 32)", envToken, tokenBits)
+	}
+	return nil
 }

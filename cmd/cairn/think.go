@@ -56,6 +56,7 @@ retrieval unless private thoughts are asked for.`,
 	f.StringVar(&req.Pipeline, "pipeline", "", "what produced it, e.g. inner_voice")
 	f.Var(scopeFlag{&req.ScopeIDs}, "scope", "scope as session=..,repo=..,agent=..,user=.. (repeatable)")
 	f.StringVar(&req.ID, "id", "", "id to use (default: a new th_ id)")
+	f.StringVar(&req.IdempotencyKey, "idempotency-key", "", "key of this write: running the command again with the same key returns the first result instead of writing twice")
 	return cmd
 }
 

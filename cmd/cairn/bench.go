@@ -25,7 +25,7 @@ func newBenchCmd(a *app) *cobra.Command {
 }
 
 func newBenchLoCoMoCmd(a *app) *cobra.Command {
-	var dataset, queries, provider, golden, weights, embedder, embedModel, embedDim, pg string
+	var dataset, queries, split, provider, golden, weights, embedder, embedModel, embedDim, pg string
 	cmd := &cobra.Command{
 		Use:   "locomo",
 		Short: "Measure retrieval quality on the LoCoMo long-conversation benchmark",
@@ -36,7 +36,8 @@ its conversation. Prints recall@1/5/10/20, hit@k and MRR, overall and per
 category; --json prints the same as JSON; --golden writes the rank_stats
 text kept in the repository so ranking changes show as diffs.`,
 		Example: `  cairn bench locomo --dataset testdata/locomo/locomo10.json
-  cairn bench locomo --dataset locomo10.json --provider local-fts --json`,
+  cairn bench locomo --dataset locomo10.json --provider local-fts --json
+  cairn bench locomo --dataset testdata/locomo/locomo10.json --queries testdata/locomo/reworded.json --split test`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dataset == "" {
@@ -51,6 +52,9 @@ text kept in the repository so ranking changes show as diffs.`,
 				if cases, err = bench.LoadQueries(queries); err != nil {
 					return err
 				}
+			}
+			if cases, err = bench.OnlySplit(cases, split); err != nil {
+				return err
 			}
 			dir, err := os.MkdirTemp("", "cairn-locomo-")
 			if err != nil {
@@ -86,6 +90,7 @@ text kept in the repository so ranking changes show as diffs.`,
 	f := cmd.Flags()
 	f.StringVar(&dataset, "dataset", "", "the LoCoMo locomo10.json file")
 	f.StringVar(&queries, "queries", "", `replace the questions with a file {"cases":[{"sample_id","query","evidence","category"}]}`)
+	f.StringVar(&split, "split", "", "ask only one half of the questions, by a hash of their id: tune, test or all (the reworded set's halves)")
 	f.StringVar(&provider, "provider", "", "retrieval provider (default the engine's)")
 	f.StringVar(&golden, "golden", "", "also write the rank_stats text to this file")
 	f.StringVar(&weights, "weights", "", "hybrid weights, e.g. lexical=0.6,semantic=0.5,recency=0.1,before=0.5,after=0.5,far=0.2,capsule=0.5")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
 	"regexp"
@@ -60,10 +61,58 @@ func (t Turn) Content() string {
 
 // Case is one question with its gold evidence turns.
 type Case struct {
+	// ID names the question: its conversation and its place in the
+	// conversation's list of questions ("conv-26:12").
+	ID       string   `json:"id,omitempty"`
 	SampleID string   `json:"sample_id"`
 	Query    string   `json:"query"`
 	Evidence []string `json:"evidence"`
 	Category int      `json:"category"`
+	// Original, Rules and Split describe a reworded question: the
+	// dataset's wording, the rules that changed it, and its half of the
+	// set (SplitOf).
+	Original string   `json:"original,omitempty"`
+	Rules    []string `json:"rules,omitempty"`
+	Split    string   `json:"split,omitempty"`
+}
+
+// The halves of a question set: rules and settings are tuned on SplitTune
+// and reported on SplitTest.
+const (
+	SplitTune = "tune"
+	SplitTest = "test"
+)
+
+// SplitOf is the half a question falls in, by a hash of its id (FNV-1a,
+// odd: test), fixed before any tuning.
+func SplitOf(id string) string {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	if h.Sum32()%2 == 1 {
+		return SplitTest
+	}
+	return SplitTune
+}
+
+// OnlySplit returns the cases of one half ("" or "all": every case).
+func OnlySplit(cases []Case, split string) ([]Case, error) {
+	switch split {
+	case "", "all":
+		return cases, nil
+	case SplitTune, SplitTest:
+	default:
+		return nil, memory.Errorf(memory.CodeInvalidParams, "--split %q: want tune, test or all", split)
+	}
+	var out []Case
+	for _, c := range cases {
+		if c.ID == "" {
+			return nil, memory.Errorf(memory.CodeInvalidParams, "--split needs questions with ids (case %q has none)", c.Query)
+		}
+		if SplitOf(c.ID) == split {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 // LoadLoCoMo reads locomo10.json. Evidence is cleaned as the protocol
@@ -124,7 +173,7 @@ func LoadLoCoMo(path string) (*LoCoMo, error) {
 			s.Sessions = append(s.Sessions, sess)
 		}
 		sort.Slice(s.Sessions, func(i, j int) bool { return s.Sessions[i].N < s.Sessions[j].N })
-		for _, q := range r.QA {
+		for qi, q := range r.QA {
 			if q.Category == 5 {
 				continue
 			}
@@ -132,7 +181,7 @@ func LoadLoCoMo(path string) (*LoCoMo, error) {
 			if len(ev) == 0 {
 				continue
 			}
-			s.Cases = append(s.Cases, Case{SampleID: r.SampleID, Query: q.Question, Evidence: ev, Category: q.Category})
+			s.Cases = append(s.Cases, Case{ID: fmt.Sprintf("%s:%d", r.SampleID, qi), SampleID: r.SampleID, Query: q.Question, Evidence: ev, Category: q.Category})
 		}
 		ds.Samples = append(ds.Samples, s)
 	}
@@ -163,6 +212,15 @@ func (d *LoCoMo) Cases() []Case {
 	return out
 }
 
+// QuerySet is a file of questions that replaces the dataset's: the
+// reworded set (testdata/locomo/reworded.json) is one.
+type QuerySet struct {
+	// About says what the set is, where it comes from and under what
+	// licence.
+	About []string `json:"about,omitempty"`
+	Cases []Case   `json:"cases"`
+}
+
 // LoadQueries reads a file of the form {"cases": [{"sample_id", "query",
 // "evidence", "category"}]} to replace the dataset's questions.
 func LoadQueries(path string) ([]Case, error) {
@@ -170,9 +228,7 @@ func LoadQueries(path string) ([]Case, error) {
 	if err != nil {
 		return nil, memory.Wrap(memory.CodeInvalidParams, err, "reading --queries: %v", err)
 	}
-	var f struct {
-		Cases []Case `json:"cases"`
-	}
+	var f QuerySet
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {

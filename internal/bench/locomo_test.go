@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -19,8 +20,10 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // TestLoCoMoRankStats pins retrieval quality: it runs the LoCoMo protocol
 // (testdata/locomo/locomo10.json, CC BY-NC 4.0, evaluation only) with each
-// provider and compares the figures with the golden rank_stats files, so a
-// ranking change shows up as a diff in review. -update rewrites them.
+// provider, and the reworded questions (testdata/locomo/reworded.json)
+// by halves with the default one, and compares the figures with the
+// golden rank_stats files, so a ranking change shows up as a diff in
+// review. -update rewrites them.
 func TestLoCoMoRankStats(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the LoCoMo run takes a few seconds per provider")
@@ -67,14 +70,28 @@ func runLoCoMo(t *testing.T, db, indexDir string, rewrite bool) {
 	if _, err := eng.Reembed(ctx, cairn.ReembedRequest{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	for _, provider := range []string{"hybrid", "local-fts"} {
-		t.Run(provider, func(t *testing.T) {
-			rep, err := bench.RunLoCoMo(ctx, bench.LoCoMoOptions{Engine: eng, Provider: provider, Cases: ds.Cases()})
+	reworded, err := bench.LoadQueries("../../testdata/locomo/reworded.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := []struct{ name, provider, split string }{
+		{"hybrid", "hybrid", ""}, {"local-fts", "local-fts", ""},
+		{"hybrid.reworded-tune", "hybrid", bench.SplitTune}, {"hybrid.reworded-test", "hybrid", bench.SplitTest},
+	}
+	for _, run := range runs {
+		t.Run(run.name, func(t *testing.T) {
+			cases := ds.Cases()
+			if run.split != "" {
+				if cases, err = bench.OnlySplit(reworded, run.split); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rep, err := bench.RunLoCoMo(ctx, bench.LoCoMoOptions{Engine: eng, Provider: run.provider, Cases: cases})
 			if err != nil {
 				t.Fatal(err)
 			}
 			got := bench.RankStats(rep)
-			path := filepath.Join("../../testdata/locomo", "rank_stats."+provider+".txt")
+			path := filepath.Join("../../testdata/locomo", "rank_stats."+run.name+".txt")
 			if rewrite {
 				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 					t.Fatal(err)
@@ -90,5 +107,48 @@ func runLoCoMo(t *testing.T, db, indexDir string, rewrite bool) {
 					store, path, want, got)
 			}
 		})
+	}
+}
+
+// TestRewordedSet checks the reworded questions: each keeps its
+// question's id, conversation, evidence and category, says it in other
+// words, and lies in the half its id's hash gives; both halves hold
+// enough questions to measure.
+func TestRewordedSet(t *testing.T) {
+	ds, err := bench.LoadLoCoMo("../../testdata/locomo/locomo10.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]bench.Case{}
+	for _, c := range ds.Cases() {
+		byID[c.ID] = c
+	}
+	set, err := bench.LoadQueries("../../testdata/locomo/reworded.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	halves := map[string]int{}
+	for _, c := range set {
+		orig, ok := byID[c.ID]
+		switch {
+		case !ok:
+			t.Errorf("%s: no such LoCoMo question", c.ID)
+		case c.Original != orig.Query || c.SampleID != orig.SampleID || c.Category != orig.Category || !slices.Equal(c.Evidence, orig.Evidence):
+			t.Errorf("%s: does not keep its question's wording, conversation, category or evidence", c.ID)
+		case c.Query == orig.Query || len(c.Rules) == 0:
+			t.Errorf("%s: not reworded", c.ID)
+		case c.Split != bench.SplitOf(c.ID):
+			t.Errorf("%s: in the %s half; its hash puts it in %s", c.ID, c.Split, bench.SplitOf(c.ID))
+		}
+		halves[c.Split]++
+	}
+	if len(set) < 300 || halves[bench.SplitTune] < 150 || halves[bench.SplitTest] < 150 {
+		t.Errorf("%d questions, halves %v: want at least 300, 150 in each half", len(set), halves)
+	}
+	if _, err := bench.OnlySplit(set, "half"); err == nil {
+		t.Error("an unknown half was accepted")
+	}
+	if _, err := bench.OnlySplit([]bench.Case{{Query: "q"}}, bench.SplitTest); err == nil {
+		t.Error("a split of questions without ids was accepted")
 	}
 }

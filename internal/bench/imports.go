@@ -1,0 +1,291 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cairnhq/cairn/memory"
+)
+
+// ImportsOptions configure RunImports.
+type ImportsOptions struct {
+	// Binary is the cairn executable that serves.
+	Binary string
+	// Clients is how many imports are sent at once (default 6); Bytes
+	// the size of each body (default 250 MiB).
+	Clients int
+	Bytes   int64
+	// Retry makes a client refused as busy (503) send its import again
+	// after the Retry-After the server gave, until it is taken.
+	Retry bool
+	// Env is added to the server's environment.
+	Env []string
+	// Progress receives a line per step; nil is silent.
+	Progress io.Writer
+}
+
+// ImportsReport is what RunImports measured.
+type ImportsReport struct {
+	Clients   int   `json:"clients"`
+	BodyBytes int64 `json:"bodyBytes"`
+	// Accepted counts the imports the server took and wrote (200); Busy
+	// the 503 answers it gave (a retrying client may get several);
+	// Failed the imports that ended otherwise.
+	Accepted int      `json:"accepted"`
+	Busy     int      `json:"busy"`
+	Failed   int      `json:"failed"`
+	Errors   []string `json:"errors,omitempty"`
+	// Records counts the observations the accepted imports wrote.
+	Records int `json:"records"`
+	// StartRSSMiB is the server's resident memory once it listens (Linux;
+	// 0 elsewhere); PeakRSSMiB its peak over the whole run.
+	StartRSSMiB float64 `json:"startRssMiB"`
+	PeakRSSMiB  float64 `json:"peakRssMiB"`
+	Seconds     float64 `json:"seconds"`
+}
+
+// RunImports starts `cairn serve` on a new database in a temporary
+// directory, sends Clients imports of Bytes each at once (bodies made as
+// they are sent, so the client holds none), stops the server and reports
+// its peak resident memory.
+func RunImports(ctx context.Context, o ImportsOptions) (ImportsReport, error) {
+	if o.Clients <= 0 {
+		o.Clients = 6
+	}
+	if o.Bytes <= 0 {
+		o.Bytes = 250 << 20
+	}
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+	rep := ImportsReport{Clients: o.Clients, BodyBytes: o.Bytes}
+	dir, err := os.MkdirTemp("", "cairn-bench-imports-")
+	if err != nil {
+		return rep, memory.Wrap(memory.CodeInternal, err, "temporary directory: %v", err)
+	}
+	defer os.RemoveAll(dir)
+	srv, err := startImportServer(o.Binary, filepath.Join(dir, "cairn.db"), o.Env)
+	if err != nil {
+		return rep, err
+	}
+	rep.StartRSSMiB = rssMiB(srv.cmd.Process.Pid)
+	fmt.Fprintf(o.Progress, "server up (%.0f MiB); sending %d imports of %d MiB at once\n", rep.StartRSSMiB, o.Clients, o.Bytes>>20)
+	start := time.Now()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for c := range o.Clients {
+		wg.Go(func() {
+			res := sendImport(ctx, srv.base, c, o.Bytes, o.Retry)
+			mu.Lock()
+			defer mu.Unlock()
+			rep.Busy += res.busy
+			switch {
+			case res.err != nil:
+				rep.Failed++
+				rep.Errors = append(rep.Errors, res.err.Error())
+			default:
+				rep.Accepted++
+				rep.Records += res.records
+			}
+			fmt.Fprintf(o.Progress, "client %d: %s after %.1f s (%d busy answers)\n", c, res.outcome(), time.Since(start).Seconds(), res.busy)
+		})
+	}
+	wg.Wait()
+	rep.Seconds = time.Since(start).Seconds()
+	if err := srv.stop(); err != nil {
+		return rep, err
+	}
+	rep.PeakRSSMiB = maxRSSMiB(srv.cmd.ProcessState)
+	return rep, nil
+}
+
+// importServer is a running `cairn serve`.
+type importServer struct {
+	cmd  *exec.Cmd
+	base string
+}
+
+func startImportServer(bin, db string, env []string) (*importServer, error) {
+	cmd := exec.Command(bin, "--db", db, "serve", "--addr", "127.0.0.1:0")
+	cmd.Env = append(append(os.Environ(), "CAIRN_LOG=off"), env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, memory.Wrap(memory.CodeInternal, err, "starting cairn serve: %v", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, memory.Wrap(memory.CodeInternal, err, "starting cairn serve: %v", err)
+	}
+	s := &importServer{cmd: cmd}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case addr <- m[1]:
+				default:
+				}
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		s.base = "http://" + strings.TrimSuffix(a, ")")
+		return s, nil
+	case <-time.After(2 * time.Minute): // far above a start on a loaded machine
+		s.stop()
+		return nil, memory.Errorf(memory.CodeInternal, "cairn serve did not start")
+	}
+}
+
+// stop ends the server with SIGINT, as an operator would.
+func (s *importServer) stop() error {
+	s.cmd.Process.Signal(os.Interrupt)
+	err := s.cmd.Wait()
+	if err != nil && s.cmd.ProcessState == nil {
+		return memory.Wrap(memory.CodeInternal, err, "stopping cairn serve: %v", err)
+	}
+	return nil
+}
+
+// importResult is how one client's import ended.
+type importResult struct {
+	busy    int
+	records int
+	err     error
+}
+
+func (r importResult) outcome() string {
+	if r.err != nil {
+		return "failed: " + r.err.Error()
+	}
+	return fmt.Sprintf("imported %d records", r.records)
+}
+
+// sendImport posts one import of size bytes, again after each busy answer
+// when retry is set.
+func sendImport(ctx context.Context, base string, client int, size int64, retry bool) importResult {
+	var res importResult
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/import", newImportBody(client, size))
+		if err != nil {
+			res.err = err
+			return res
+		}
+		req.Header.Set("Content-Type", "application/x-ndjson")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			res.err = err
+			return res
+		}
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		switch {
+		case resp.StatusCode == http.StatusOK:
+			var rep struct {
+				Observations int `json:"observations"`
+			}
+			if err := json.Unmarshal(body, &rep); err != nil {
+				res.err = fmt.Errorf("unexpected answer %.200s", body)
+				return res
+			}
+			res.records = rep.Observations
+			return res
+		case resp.StatusCode == http.StatusServiceUnavailable && strings.Contains(string(body), `"busy"`):
+			res.busy++
+			if !retry {
+				res.err = fmt.Errorf("busy (Retry-After %s)", resp.Header.Get("Retry-After"))
+				return res
+			}
+			wait, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+			select {
+			case <-ctx.Done():
+				res.err = ctx.Err()
+				return res
+			case <-time.After(time.Duration(max(wait, 1)) * time.Second):
+			}
+		default:
+			res.err = fmt.Errorf("status %d: %.200s", resp.StatusCode, body)
+			return res
+		}
+	}
+}
+
+// importBody makes a JSON Lines import of observations as it is read:
+// lines of about 2 KiB of varied words, size bytes in all.
+type importBody struct {
+	client int
+	left   int64
+	line   int
+	buf    []byte
+}
+
+func newImportBody(client int, size int64) io.Reader {
+	return &importBody{client: client, left: size}
+}
+
+func (b *importBody) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) && b.left > 0 {
+		if len(b.buf) == 0 {
+			b.buf = b.nextLine()
+			if rest := b.left - int64(len(b.buf)); rest < 128 {
+				// The last line fills what is left: pad its content.
+				b.buf = b.lastLine(int(b.left))
+			}
+		}
+		c := copy(p[n:], b.buf)
+		b.buf = b.buf[c:]
+		n += c
+		b.left -= int64(c)
+	}
+	if n == 0 && b.left <= 0 {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+func (b *importBody) nextLine() []byte {
+	b.line++
+	var sb strings.Builder
+	fmt.Fprintf(&sb, `{"kind":"message","content":"client %d line %d`, b.client, b.line)
+	for i := 0; sb.Len() < 2000; i++ {
+		sb.WriteByte(' ')
+		sb.WriteString(fillerWords[(b.line*7+i*13+b.client)%len(fillerWords)])
+	}
+	sb.WriteString("\"}\n")
+	return []byte(sb.String())
+}
+
+// lastLine is a line of exactly n bytes (at least a minimal one).
+func (b *importBody) lastLine(n int) []byte {
+	head := fmt.Sprintf(`{"kind":"message","content":"client %d last`, b.client)
+	pad := max(0, n-len(head)-3)
+	return []byte(head + strings.Repeat("x", pad) + "\"}\n")
+}
+
+// rssMiB is a process's resident memory now (Linux; 0 elsewhere).
+func rssMiB(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}

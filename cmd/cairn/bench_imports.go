@@ -43,7 +43,8 @@ and sends its import again, until every import is written.`,
 			return a.show(rep, func() error {
 				fmt.Fprintf(a.out, "%d imports of %d MiB sent at once: %d written (%d records), %d failed, %d busy answers, %.1f s\n",
 					rep.Clients, rep.BodyBytes>>20, rep.Accepted, rep.Records, rep.Failed, rep.Busy, rep.Seconds)
-				fmt.Fprintf(a.out, "server resident memory: %.0f MiB at start, %.0f MiB at peak\n", rep.StartRSSMiB, rep.PeakRSSMiB)
+				fmt.Fprintf(a.out, "server resident memory: %.0f MiB at start, %.0f MiB at peak (sampled peaks: %.0f MiB anonymous, %.0f MiB file-backed)\n",
+					rep.StartRSSMiB, rep.PeakRSSMiB, rep.PeakAnonMiB, rep.PeakFileMiB)
 				for _, e := range rep.Errors {
 					fmt.Fprintf(a.out, "  failed: %s\n", e)
 				}

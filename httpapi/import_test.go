@@ -185,6 +185,7 @@ func TestBadImportChangesNothing(t *testing.T) {
 	}{
 		{"a bad line deep in", lines(3000) + "{\"kind\":\"nope\",\"content\":\"x\"}\n" + lines(10), 400, "line 3001"},
 		{"not JSON deep in", lines(2000) + "not json\n" + lines(10), 400, "line 2001"},
+		{"blank lines first, a bad line deep in", "\n  \n" + lines(100) + "oops\n", 400, "line 103"},
 		{"over the limit", lines(120000), 413, "over"},
 		{"over the limit in one line", "{\"kind\":\"message\",\"content\":\"" + strings.Repeat("x", 5<<20) + "\"}\n", 413, "over"},
 		{"cut mid-record", lines(500) + "{\"kind\":\"message\",\"cont", 400, "line 501"},

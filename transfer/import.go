@@ -108,8 +108,8 @@ func isParityDataset(data []byte) bool {
 	return dec.Decode(&probe) == nil && probe.Format == FormatParity && !dec.More()
 }
 
-// read parses an import as it arrives. JSON Lines, whose first line is a
-// JSON object on its own, is read line by line, so the input is never
+// read parses an import as it arrives. JSON Lines, whose first line that
+// is not blank is a JSON object on its own, is read line by line, so the input is never
 // held whole (only the records parsed from it); anything else (a parity
 // dataset, which is one JSON document, or input that is neither) is read
 // whole, up to MaxImportBytes, and parsed then.
@@ -117,9 +117,17 @@ func (m *Mover) read(ctx context.Context, r io.Reader) (memory.Dump, recordLines
 	rep := ImportReport{Format: FormatJSONL}
 	in := &boundedReader{r: r, left: MaxImportBytes}
 	br := bufio.NewReaderSize(in, 64<<10)
-	first, err := readFirstLine(br)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return memory.Dump{}, nil, rep, readError(err)
+	// first is the input up to its first line that is not blank.
+	var first []byte
+	for {
+		line, err := readLine(br)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return memory.Dump{}, nil, rep, readError(err)
+		}
+		first = append(first, line...)
+		if err != nil || len(bytes.TrimSpace(line)) > 0 {
+			break
+		}
 	}
 	head := bytes.TrimSpace(first)
 	if len(head) > 0 && json.Valid(head) && !isParityDataset(head) {
@@ -152,9 +160,9 @@ func (m *Mover) read(ctx context.Context, r io.Reader) (memory.Dump, recordLines
 	return dump, lines, rep, err
 }
 
-// readFirstLine reads up to and including the first newline, or all of a
+// readLine reads up to and including the next newline, or all of a
 // shorter input (with io.EOF).
-func readFirstLine(br *bufio.Reader) ([]byte, error) {
+func readLine(br *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := br.ReadSlice('\n')

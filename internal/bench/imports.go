@@ -1,14 +1,12 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -80,17 +78,18 @@ func RunImports(ctx context.Context, o ImportsOptions) (ImportsReport, error) {
 		return rep, memory.Wrap(memory.CodeInternal, err, "temporary directory: %v", err)
 	}
 	defer os.RemoveAll(dir)
-	srv, err := startImportServer(o.Binary, filepath.Join(dir, "cairn.db"), o.Env)
+	srv, base, err := startServeProcess(o.Binary, filepath.Join(dir, "cairn.db"), o.Env)
 	if err != nil {
 		return rep, err
 	}
-	rep.StartRSSMiB = procStatusMiB(srv.cmd.Process.Pid)["VmRSS"]
+	pid := srv.Process.Pid
+	rep.StartRSSMiB = procStatusMiB(pid)["VmRSS"]
 	sampled := make(chan struct{})
 	stopSampling := make(chan struct{})
 	go func() {
 		defer close(sampled)
 		for {
-			m := procStatusMiB(srv.cmd.Process.Pid)
+			m := procStatusMiB(pid)
 			rep.PeakAnonMiB = max(rep.PeakAnonMiB, m["RssAnon"])
 			rep.PeakFileMiB = max(rep.PeakFileMiB, m["RssFile"])
 			select {
@@ -106,7 +105,7 @@ func RunImports(ctx context.Context, o ImportsOptions) (ImportsReport, error) {
 	var wg sync.WaitGroup
 	for c := range o.Clients {
 		wg.Go(func() {
-			res := sendImport(ctx, srv.base, c, o.Bytes, o.Retry)
+			res := sendImport(ctx, base, c, o.Bytes, o.Retry)
 			mu.Lock()
 			defer mu.Unlock()
 			rep.Busy += res.busy
@@ -125,60 +124,11 @@ func RunImports(ctx context.Context, o ImportsOptions) (ImportsReport, error) {
 	close(stopSampling)
 	<-sampled
 	rep.Seconds = time.Since(start).Seconds()
-	if err := srv.stop(); err != nil {
-		return rep, err
+	if err := stopServeProcess(srv); err != nil && srv.ProcessState == nil {
+		return rep, memory.Wrap(memory.CodeInternal, err, "stopping cairn serve: %v", err)
 	}
-	rep.PeakRSSMiB = maxRSSMiB(srv.cmd.ProcessState)
+	rep.PeakRSSMiB = maxRSSMiB(srv.ProcessState)
 	return rep, nil
-}
-
-// importServer is a running `cairn serve`.
-type importServer struct {
-	cmd  *exec.Cmd
-	base string
-}
-
-func startImportServer(bin, db string, env []string) (*importServer, error) {
-	cmd := exec.Command(bin, "--db", db, "serve", "--addr", "127.0.0.1:0")
-	cmd.Env = append(append(os.Environ(), "CAIRN_LOG=off"), env...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return nil, memory.Wrap(memory.CodeInternal, err, "starting cairn serve: %v", err)
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, memory.Wrap(memory.CodeInternal, err, "starting cairn serve: %v", err)
-	}
-	s := &importServer{cmd: cmd}
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case addr <- m[1]:
-				default:
-				}
-			}
-		}
-	}()
-	select {
-	case a := <-addr:
-		s.base = "http://" + strings.TrimSuffix(a, ")")
-		return s, nil
-	case <-time.After(2 * time.Minute): // far above a start on a loaded machine
-		s.stop()
-		return nil, memory.Errorf(memory.CodeInternal, "cairn serve did not start")
-	}
-}
-
-// stop ends the server with SIGINT, as an operator would.
-func (s *importServer) stop() error {
-	s.cmd.Process.Signal(os.Interrupt)
-	err := s.cmd.Wait()
-	if err != nil && s.cmd.ProcessState == nil {
-		return memory.Wrap(memory.CodeInternal, err, "stopping cairn serve: %v", err)
-	}
-	return nil
 }
 
 // importResult is how one client's import ended.

@@ -102,7 +102,10 @@ type Options struct {
 	// IndexBackground runs the index's maintenance (writing out recent
 	// records, merging files) in the background as soon as it is due: for
 	// processes that live long (cairn serve, cairn mcp). Otherwise it runs
-	// when the engine closes, bounded so a command exits quickly.
+	// when the engine closes, bounded so a command exits quickly. It also
+	// looks every 5 seconds for a SQLite write-ahead log that a forget
+	// could not empty (another process was reading) and empties it once
+	// the reader has ended (docs/forgetting.md).
 	IndexBackground bool
 	// IndexProgress, when set, is told how far an index build is.
 	IndexProgress func(stage string, done, total int)
@@ -131,6 +134,10 @@ type Options struct {
 	// passes (tests).
 	healAfter func(time.Duration) <-chan time.Time
 	healPass  func(HealPass)
+	// scrubAfter replaces the log scrubber's timer and scrubPass observes
+	// its passes (tests).
+	scrubAfter func(time.Duration) <-chan time.Time
+	scrubPass  func(pending bool, err error)
 }
 
 // Engine is an open cairn database with its services. It is safe for
@@ -170,6 +177,9 @@ type Engine struct {
 	embedOnWrite bool
 	// heal embeds pending records in the background (nil: it does not).
 	heal *healer
+	// scrub retries a write-ahead log's scrub a forget left pending (nil:
+	// it does not).
+	scrub *scrubber
 
 	// degraded counts retrievals answered without the embedder.
 	degraded atomic.Int64
@@ -271,6 +281,9 @@ func newEngine(store memory.Store, o Options) (*Engine, error) {
 	if o.HealEmbeddings {
 		e.startHealer(o)
 	}
+	if o.IndexBackground {
+		e.startScrubber(o)
+	}
 	return e, nil
 }
 
@@ -355,6 +368,9 @@ func (e *Engine) ConnString() string { return e.path }
 func (e *Engine) Close() error {
 	if e.heal != nil {
 		e.heal.stop()
+	}
+	if e.scrub != nil {
+		e.scrub.stop()
 	}
 	ierr := e.index.Close()
 	if err := e.store.Close(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -20,6 +21,7 @@ import (
 	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/internal/httpstatus"
 	"github.com/cairnhq/cairn/internal/metrics"
+	"github.com/cairnhq/cairn/internal/text"
 	"github.com/cairnhq/cairn/internal/throttle"
 	"github.com/cairnhq/cairn/memory"
 )
@@ -35,6 +37,10 @@ type Options struct {
 	// MaxBodyBytes bounds a request body (default 8 MiB); MaxImportBytes
 	// bounds POST /v1/import (default 256 MiB).
 	MaxBodyBytes, MaxImportBytes int64
+	// MaxImports bounds the imports (POST /v1/import) running at once
+	// (default DefaultMaxImports); one past it is answered 503, code
+	// "busy", with Retry-After, without its body being read.
+	MaxImports int
 	// RequestTimeout bounds one /v1 request (default 30s).
 	RequestTimeout time.Duration
 	// ReadHeaderTimeout bounds reading a request's headers (default 5s) and
@@ -81,7 +87,22 @@ type API struct {
 	statsMu   sync.Mutex
 	statsAt   time.Time
 	lastStats memory.Stats
+
+	// imports holds a token for each import running (MaxImports).
+	imports chan struct{}
+	// importing, when set, is called once an import holds its slot and
+	// before it reads its body (tests).
+	importing func()
 }
+
+// DefaultMaxImports is how many imports run at once by default: an
+// import holds the records it parsed until its one transaction commits,
+// so each costs memory in proportion to its size.
+const DefaultMaxImports = 1
+
+// importRetryAfter is the Retry-After of an import refused as busy, in
+// seconds.
+const importRetryAfter = "5"
 
 // New returns the API over eng.
 func New(eng *cairn.Engine, opts *Options) *API {
@@ -94,6 +115,9 @@ func New(eng *cairn.Engine, opts *Options) *API {
 	}
 	if o.MaxImportBytes <= 0 {
 		o.MaxImportBytes = 256 << 20
+	}
+	if o.MaxImports <= 0 {
+		o.MaxImports = DefaultMaxImports
 	}
 	if o.RequestTimeout <= 0 {
 		o.RequestTimeout = 30 * time.Second
@@ -119,7 +143,7 @@ func New(eng *cairn.Engine, opts *Options) *API {
 	if o.Metrics == nil {
 		o.Metrics = metrics.New()
 	}
-	a := &API{eng: eng, opts: o, mux: http.NewServeMux()}
+	a := &API{eng: eng, opts: o, mux: http.NewServeMux(), imports: make(chan struct{}, o.MaxImports)}
 	a.requests = o.Metrics.Counter("cairn_http_requests_total", "HTTP requests by route and status code.", "route", "code")
 	a.latency = o.Metrics.Histogram("cairn_http_request_seconds", "HTTP request latency in seconds by route.", metrics.DefaultBuckets, "route")
 	o.Metrics.GaugeFunc("cairn_store_rows", "Rows in the store by kind of record.", a.rowSamples, "kind")
@@ -523,18 +547,61 @@ func (d *deadlineWriter) Write(p []byte) (int, error) {
 	return d.w.Write(p)
 }
 
+// importRecords reads the body as it arrives (never holding it whole)
+// into one import. At most MaxImports run at once: one more is refused at
+// once with 503 and Retry-After, its body unread.
 func (a *API) importRecords(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(w, r, a.opts.MaxImportBytes)
-	if err != nil {
-		writeError(w, err)
+	select {
+	case a.imports <- struct{}{}:
+		defer func() { <-a.imports }()
+	default:
+		w.Header().Set("Retry-After", importRetryAfter)
+		writeErrorStatus(w, http.StatusServiceUnavailable, "busy",
+			fmt.Sprintf("%s at once is the most this server runs; try again in %s seconds", text.Plural(a.opts.MaxImports, "import"), importRetryAfter))
 		return
 	}
-	rep, err := a.eng.Import(r.Context(), bytes.NewReader(body), cairn.ImportOptions{})
+	if a.importing != nil {
+		a.importing()
+	}
+	// The body is parsed as it arrives, so reading it lasts as long as
+	// parsing: instead of ReadTimeout for the whole body, ReadTimeout
+	// bounds each wait for more of it, and the whole body must arrive
+	// within ReadTimeout plus a second per MiB of MaxImportBytes (so a
+	// body trickled in holds the import's slot a bounded time). The
+	// answer comes when the import has been written, which may be long
+	// after WriteTimeout.
+	rc := http.NewResponseController(w)
+	body := &idleBody{r: http.MaxBytesReader(w, r.Body, a.opts.MaxImportBytes), rc: rc, idle: a.opts.ReadTimeout,
+		end: time.Now().Add(a.opts.ReadTimeout + time.Duration(a.opts.MaxImportBytes>>20)*time.Second)}
+	rep, err := a.eng.Import(r.Context(), body, cairn.ImportOptions{})
+	_ = rc.SetWriteDeadline(time.Now().Add(a.opts.WriteTimeout))
 	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			err = &tooLarge{limit: a.opts.MaxImportBytes}
+		}
 		writeError(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, rep)
+}
+
+// idleBody reads a request body, giving each read idle to arrive, and
+// all of it until end.
+type idleBody struct {
+	r    io.Reader
+	rc   *http.ResponseController
+	idle time.Duration
+	end  time.Time
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	deadline := time.Now().Add(b.idle)
+	if deadline.After(b.end) {
+		deadline = b.end
+	}
+	_ = b.rc.SetReadDeadline(deadline)
+	return b.r.Read(p)
 }
 
 // stats reads the store's counts, at most once a second.

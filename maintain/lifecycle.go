@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"github.com/cairnhq/cairn/internal/text"
 	"log/slog"
-	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/cairnhq/cairn/memory"
@@ -185,8 +183,11 @@ func (l *Lifecycle) Export(ctx context.Context, o ExportOptions) (ExportResult, 
 			return ExportResult{}, err
 		}
 	}
-	dir, err := l.dir(o.Subdir)
+	parts, err := l.outputParts(o.Subdir)
 	if err != nil {
+		return ExportResult{}, err
+	}
+	if _, err := l.outputDir(o.Subdir, parts, false); err != nil {
 		return ExportResult{}, err
 	}
 	var pick []memory.Removal
@@ -213,6 +214,10 @@ func (l *Lifecycle) Export(ctx context.Context, o ExportOptions) (ExportResult, 
 	if len(pick) == 0 || o.DryRun {
 		return res, nil
 	}
+	dir, err := l.outputDir(o.Subdir, parts, true)
+	if err != nil {
+		return ExportResult{}, err
+	}
 	now := l.Now()
 	removeStaleTemps(dir, now)
 	rows := make([]ArchivedThought, len(pick))
@@ -235,28 +240,6 @@ func (l *Lifecycle) Export(ctx context.Context, o ExportOptions) (ExportResult, 
 		l.Logger.Info("exported thoughts marked for removal", "archive", f.Path, "rows", f.Rows, "recorded", n)
 	}
 	return res, nil
-}
-
-// dir is the archive directory, or a folder inside it.
-func (l *Lifecycle) dir(sub string) (string, error) {
-	if sub == "" {
-		return l.Config.ArchiveDir, nil
-	}
-	if err := memory.ValidateText("output_dir", sub, 256); err != nil {
-		return "", err
-	}
-	clean := filepath.Clean(sub)
-	if filepath.IsAbs(sub) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) || filepath.VolumeName(sub) != "" {
-		// An absolute folder is allowed when it is the archive directory
-		// or inside it.
-		if filepath.IsAbs(sub) {
-			if rel, err := filepath.Rel(l.Config.ArchiveDir, clean); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-				return clean, nil
-			}
-		}
-		return "", memory.Errorf(memory.CodeInvalidParams, "output_dir %q must be a folder inside the archive directory (SURR_ARCHIVE_DIR)", sub)
-	}
-	return filepath.Join(l.Config.ArchiveDir, clean), nil
 }
 
 // FinalizeOptions choose what finalize_removal deletes.

@@ -2,6 +2,7 @@ package maintain_test
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -297,5 +298,69 @@ func TestConfigFromEnv(t *testing.T) {
 	}
 	if _, _, err := maintain.ConfigFromEnv(env("SURR_ARCHIVE_FORMAT", "csv")); memory.CodeOf(err) != memory.CodeInvalidParams {
 		t.Fatalf("unknown format: %v", err)
+	}
+}
+
+// An export's output_dir stays inside the archive directory: no folder on
+// its way may be a symbolic link (one planted there could lead anywhere),
+// and its names come from a safe set, so no caller makes folders named
+// "~" or "..%2f". A refused export writes nothing, anywhere.
+func TestExportOutputDirStaysInside(t *testing.T) {
+	f := newFixture(t, maintain.FormatJSONL)
+	f.seed(t, 2, 2)
+	outside := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(f.dir, "real"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(f.dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(f.dir, "real"), filepath.Join(f.dir, "real", "inner")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.dir, "afile"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	listing := func() []string {
+		var out []string
+		for _, root := range []string{f.dir, outside} {
+			filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, p)
+				return nil
+			})
+		}
+		return out
+	}
+	before := listing()
+	for _, sub := range []string{
+		"link", "link/deeper", "link/a/b", filepath.Join(f.dir, "link", "deeper"), // a link out of the archive directory
+		"real/inner", "real/inner/x", // a link that stays inside is refused too
+		"afile", "afile/x", // a file where a folder should be
+		"~", "..%2f", "..%2fetc", "~root", ".hidden", "-rf", "a b", "a\\b", "é", "a:b", "$HOME", "a*",
+		"..", "../x", "a/../b", "./a", "a/./b", "a//b", "/", filepath.Dir(f.dir),
+		strings.Repeat("a", 65), "a/b/c/d/e/f/g/h/i",
+	} {
+		for _, dry := range []bool{false, true} {
+			if _, err := f.l.Export(ctx, maintain.ExportOptions{Subdir: sub, DryRun: dry}); memory.CodeOf(err) != memory.CodeInvalidParams {
+				t.Errorf("export to %q (dry run %v): %v; want invalid_params", sub, dry, err)
+			} else if strings.Contains(err.Error(), f.dir) && !strings.HasPrefix(sub, f.dir) {
+				t.Errorf("export to %q: the error %q names the archive directory's path", sub, err)
+			}
+		}
+	}
+	if after := listing(); !slices.Equal(before, after) {
+		t.Fatalf("refused exports changed the files:\nbefore %v\nafter  %v", before, after)
+	}
+	for _, sub := range []string{"real", "2026/march", "v1.2_x-y/Q3", "exports/", strings.Repeat("a", 64), "a/b/c/d/e/f/g/h"} {
+		res, err := f.l.Export(ctx, maintain.ExportOptions{Subdir: sub, All: true})
+		if err != nil || res.Archive == nil || filepath.Dir(res.Archive.Path) != filepath.Join(f.dir, filepath.FromSlash(strings.TrimSuffix(sub, "/"))) {
+			t.Fatalf("export to %q: %+v %v", sub, res, err)
+		}
+	}
+	if des, err := os.ReadDir(outside); err != nil || len(des) != 0 {
+		t.Fatalf("the folder the link points to holds %v (%v)", des, err)
 	}
 }

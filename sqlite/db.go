@@ -63,6 +63,12 @@ type DB struct {
 	// dsn opens another connection with the pools' settings, without
 	// their locking mode or read-only flag (a backup's).
 	dsn string
+	// scrubs: the schema keeps the write-ahead log's scrub mark (a test
+	// may open an older one).
+	scrubs bool
+	// busyMs is the write connection's busy timeout, restored after a
+	// scrub's checkpoint that does not wait (scrub.go).
+	busyMs int64
 }
 
 // applicationID marks a SQLite file as a cairn database ("crn1").
@@ -109,13 +115,15 @@ func Open(path string, opts *Options) (*DB, error) {
 	}
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
-	db := &DB{path: path, w: w, retries: o.WriteRetries, log: o.Logger, now: o.Now, dsn: base + "?" + common}
+	db := &DB{path: path, w: w, retries: o.WriteRetries, log: o.Logger, now: o.Now, dsn: base + "?" + common,
+		busyMs: o.BusyTimeout.Milliseconds()}
 	db.Store = sqlstore.New(backend{db}, &dialect)
 	if err := db.migrate(context.Background()); err != nil {
 		w.Close()
 		return nil, err
 	}
 	db.ledger = SchemaVersion() >= ledgerVersion
+	db.scrubs = SchemaVersion() >= scrubVersion
 	r, err := sql.Open("sqlite", base+"?_pragma=query_only(1)&"+common)
 	if err != nil {
 		w.Close()
@@ -146,8 +154,12 @@ func prepareFile(path string) error {
 // Path returns the database file's path.
 func (db *DB) Path() string { return db.path }
 
-// Close closes both pools.
+// Close tries once more to scrub the write-ahead log when a forget left
+// it marked (scrub.go), then closes both pools.
 func (db *DB) Close() error {
+	if db.r != nil {
+		_, _ = db.ScrubWAL(context.Background())
+	}
 	var errs []error
 	if db.stmts != nil {
 		db.stmts.close()
@@ -163,14 +175,6 @@ func (db *DB) Close() error {
 		return memory.Wrap(memory.CodeDBError, err, "closing database")
 	}
 	return nil
-}
-
-// checkpoint follows a forget or a delete: the original text may still sit
-// in write-ahead-log frames, so it folds them into the main file (where
-// secure_delete has zeroed the old cells) and truncates the log. Best
-// effort: another process's reader can hold the log.
-func (db *DB) checkpoint(ctx context.Context) {
-	_, _ = db.w.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
 }
 
 // erase runs a delete in a write transaction and then checkpoints, so the
@@ -189,8 +193,11 @@ func (db *DB) erase(ctx context.Context, what string, fn func(tx *sql.Tx) error)
 func (db *DB) write(ctx context.Context, what string, fn func(tx *sql.Tx) error) error {
 	backoff := 10 * time.Millisecond
 	for attempt := 0; ; attempt++ {
-		err := db.tryWrite(ctx, fn)
+		mark, err := db.tryWrite(ctx, fn)
 		if err == nil {
+			if mark > 0 {
+				db.scrub(ctx, mark)
+			}
 			return nil
 		}
 		if !isBusy(err) || attempt >= db.retries || ctx.Err() != nil {
@@ -207,23 +214,31 @@ func (db *DB) write(ctx context.Context, what string, fn func(tx *sql.Tx) error)
 	}
 }
 
-func (db *DB) tryWrite(ctx context.Context, fn func(tx *sql.Tx) error) error {
+// tryWrite runs fn in one write transaction. It returns the generation of
+// the write-ahead log's scrub mark when one is set (0 when none), so that
+// write tries the scrub again once the transaction is committed.
+func (db *DB) tryWrite(ctx context.Context, fn func(tx *sql.Tx) error) (int64, error) {
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	// The ledger's triggers date what fn writes with this clock.
 	if db.ledger {
 		if err := setLedgerClock(ctx, tx, db.now().UnixMilli(), ""); err != nil {
 			tx.Rollback()
-			return err
+			return 0, err
 		}
 	}
 	if err := fn(tx); err != nil {
 		tx.Rollback()
-		return err
+		return 0, err
 	}
-	return tx.Commit()
+	mark, err := db.scrubMark(ctx, tx)
+	if err != nil {
+		tx.Rollback()
+		return 0, err
+	}
+	return mark, tx.Commit()
 }
 
 // read runs fn on the read pool inside one read transaction, so it sees one

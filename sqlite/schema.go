@@ -53,6 +53,7 @@ var migrations = []migration{
 		{"inner_voice_sessions", "user_id", "TEXT NOT NULL DEFAULT ''"},
 		{"inner_voice_sessions", "active", "INTEGER NOT NULL DEFAULT 0"},
 	}},
+	{12, "a mark for a write-ahead log that still holds forgotten text", schemaV12, nil},
 }
 
 // SchemaVersion is the schema version this build writes.
@@ -524,6 +525,18 @@ WHERE seq = (SELECT seq FROM inner_voice_sessions ORDER BY last_interaction DESC
 	AND NOT EXISTS (SELECT 1 FROM inner_voice_sessions WHERE active = 1);
 CREATE UNIQUE INDEX IF NOT EXISTS inner_voice_sessions_current ON inner_voice_sessions(session_id, repo_id, agent_id, user_id)
 	WHERE active = 1;
+`
+
+// schemaV12 keeps the mark a forget leaves when it could not truncate the
+// write-ahead log (another connection's read held it): while the row
+// exists, every write and the background scrubber of a long-running
+// process try again (see scrub.go). gen grows with every mark, so a
+// scrub clears only the marks its checkpoint covered.
+const schemaV12 = `
+CREATE TABLE IF NOT EXISTS wal_scrub (
+	id  INTEGER PRIMARY KEY CHECK (id = 1),
+	gen INTEGER NOT NULL
+);
 `
 
 // voiceForgetTrigger redacts the exchanges that cite a record when it is

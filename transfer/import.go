@@ -67,22 +67,7 @@ type ImportReport struct {
 // any record is invalid or clashes with the database, none. Errors name the
 // line or record at fault.
 func (m *Mover) Import(ctx context.Context, r io.Reader, opts ImportOptions) (ImportReport, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxImportBytes+1))
-	if err != nil {
-		return ImportReport{}, memory.Wrap(memory.CodeInvalidParams, err, "reading the import failed")
-	}
-	if len(data) > MaxImportBytes {
-		return ImportReport{}, memory.Errorf(memory.CodeInvalidParams, "the import is over %d bytes; split it", MaxImportBytes)
-	}
-	var dump memory.Dump
-	var lines recordLines
-	rep := ImportReport{Format: FormatJSONL}
-	if isParityDataset(data) {
-		rep.Format = FormatParity
-		dump, rep.Skipped, err = m.parseParity(ctx, data)
-	} else {
-		dump, lines, err = m.parseJSONL(data)
-	}
+	dump, lines, rep, err := m.read(ctx, r)
 	if err != nil {
 		return rep, err
 	}
@@ -123,6 +108,111 @@ func isParityDataset(data []byte) bool {
 	return dec.Decode(&probe) == nil && probe.Format == FormatParity && !dec.More()
 }
 
+// read parses an import as it arrives. JSON Lines, whose first line that
+// is not blank is a JSON object on its own, is read line by line, so the input is never
+// held whole (only the records parsed from it); anything else (a parity
+// dataset, which is one JSON document, or input that is neither) is read
+// whole, up to MaxImportBytes, and parsed then.
+func (m *Mover) read(ctx context.Context, r io.Reader) (memory.Dump, recordLines, ImportReport, error) {
+	rep := ImportReport{Format: FormatJSONL}
+	in := &boundedReader{r: r, left: MaxImportBytes}
+	br := bufio.NewReaderSize(in, 64<<10)
+	// first is the input up to its first line that is not blank.
+	var first []byte
+	for {
+		line, err := readLine(br)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return memory.Dump{}, nil, rep, readError(err)
+		}
+		first = append(first, line...)
+		if err != nil || len(bytes.TrimSpace(line)) > 0 {
+			break
+		}
+	}
+	head := bytes.TrimSpace(first)
+	if len(head) > 0 && json.Valid(head) && !isParityDataset(head) {
+		dump, lines, err := m.parseJSONL(io.MultiReader(bytes.NewReader(first), br))
+		// A line cut short by the limit or by a failed read reads as
+		// broken: say why instead.
+		switch {
+		case in.over:
+			err = tooBig()
+		case in.err != nil:
+			err = readError(in.err)
+		}
+		return dump, lines, rep, err
+	}
+	rest, err := io.ReadAll(br)
+	if err != nil {
+		return memory.Dump{}, nil, rep, readError(err)
+	}
+	if in.over {
+		return memory.Dump{}, nil, rep, tooBig()
+	}
+	data := append(first, rest...)
+	if isParityDataset(data) {
+		rep.Format = FormatParity
+		dump, skipped, err := m.parseParity(ctx, data)
+		rep.Skipped = skipped
+		return dump, nil, rep, err
+	}
+	dump, lines, err := m.parseJSONL(bytes.NewReader(data))
+	return dump, lines, rep, err
+}
+
+// readLine reads up to and including the next newline, or all of a
+// shorter input (with io.EOF).
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
+}
+
+// boundedReader reads at most left bytes of r and then says over (and
+// reads no more) when r held more: an import over MaxImportBytes is
+// refused without being read whole.
+type boundedReader struct {
+	r    io.Reader
+	left int64
+	over bool
+	// err is the first error r gave other than io.EOF.
+	err error
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		var one [1]byte
+		if n, _ := b.r.Read(one[:]); n > 0 {
+			b.over = true
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	if err != nil && !errors.Is(err, io.EOF) && b.err == nil {
+		b.err = err
+	}
+	return n, err
+}
+
+func tooBig() error {
+	return memory.Errorf(memory.CodeInvalidParams, "the import is over %d bytes; split it", MaxImportBytes)
+}
+
+// readError is a failure to read the import (the caller's connection, or
+// its own limit, which stays in the chain for the caller to find).
+func readError(err error) error {
+	return memory.Wrap(memory.CodeInvalidParams, err, "reading the import failed")
+}
+
 // recordLines is the line of every record of a dump read from JSON Lines,
 // by section and index, so an error the store reports about one record
 // names its line.
@@ -138,10 +228,10 @@ func (l recordLines) name(err error) error {
 }
 
 // parseJSONL reads JSON Lines. Blank lines are skipped.
-func (m *Mover) parseJSONL(data []byte) (memory.Dump, recordLines, error) {
+func (m *Mover) parseJSONL(r io.Reader) (memory.Dump, recordLines, error) {
 	var d memory.Dump
 	lines := recordLines{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 4*m.MaxBytes+1<<20)
 	now := m.Now()
 	line := 0

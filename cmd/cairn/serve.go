@@ -126,7 +126,9 @@ arrive within --read-header-timeout and the whole request within
 write, for GET /v1/export); a kept-alive connection is closed after
 --idle-timeout without a request; one /v1 call runs at most
 --request-timeout. Headers over 64 KiB get 431, bodies over 8 MiB 413
-(256 MiB for /v1/import).`,
+(256 MiB for /v1/import). One import runs at a time: another sent meanwhile
+gets 503 (code busy) with Retry-After. An import's body is parsed as it
+arrives, so --read-timeout bounds each wait for more of it.`,
 		Example: `  cairn serve
   CAIRN_TOKEN=$(openssl rand -hex 32) cairn serve --addr 0.0.0.0:4747`,
 		Args: usageArgs(cobra.NoArgs),

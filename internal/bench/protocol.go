@@ -302,35 +302,52 @@ var listening = regexp.MustCompile(`listening on http://(\S+)`)
 
 // startServe starts `cairn serve` on a free loopback port.
 func startServe(bin, db string) (string, func(), error) {
+	cmd, base, err := startServeProcess(bin, db, nil)
+	if err != nil {
+		return "", nil, err
+	}
+	return base, func() { stopServeProcess(cmd) }, nil
+}
+
+// startServeProcess starts `cairn serve` on db on a free loopback port,
+// with env added to its environment, and returns its process and base URL
+// once it listens.
+func startServeProcess(bin, db string, env []string) (*exec.Cmd, string, error) {
 	cmd := exec.Command(bin, "--db", db, "serve", "--addr", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "CAIRN_LOG=off")
+	cmd.Env = append(append(os.Environ(), "CAIRN_LOG=off"), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
-		return "", nil, memory.Wrap(memory.CodeInternal, err, "starting cairn serve: %v", err)
+		return nil, "", memory.Wrap(memory.CodeInternal, err, "starting cairn serve: %v", err)
 	}
 	if err := cmd.Start(); err != nil {
-		return "", nil, memory.Wrap(memory.CodeInternal, err, "starting cairn serve: %v", err)
-	}
-	stop := func() {
-		cmd.Process.Signal(os.Interrupt)
-		cmd.Wait()
+		return nil, "", memory.Wrap(memory.CodeInternal, err, "starting cairn serve: %v", err)
 	}
 	addr := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-				addr <- m[1]
+				select {
+				case addr <- m[1]:
+				default:
+				}
 			}
 		}
 	}()
 	select {
 	case a := <-addr:
-		return "http://" + strings.TrimSuffix(a, ")"), stop, nil
+		return cmd, "http://" + strings.TrimSuffix(a, ")"), nil
 	case <-time.After(2 * time.Minute): // far above a start on a loaded machine
-		stop()
-		return "", nil, memory.Errorf(memory.CodeInternal, "cairn serve did not start")
+		stopServeProcess(cmd)
+		return nil, "", memory.Errorf(memory.CodeInternal, "cairn serve did not start")
 	}
+}
+
+// stopServeProcess ends a `cairn serve` with SIGINT, as an operator
+// would, and waits for it.
+func stopServeProcess(cmd *exec.Cmd) error {
+	cmd.Process.Signal(os.Interrupt)
+	return cmd.Wait()
 }
 
 func mcpSession(ctx context.Context, t mcp.Transport) (*mcp.ClientSession, error) {

@@ -2,340 +2,90 @@ package cairn
 
 import (
 	"context"
-	"slices"
 
+	"github.com/cairnhq/cairn/browse"
 	"github.com/cairnhq/cairn/memory"
 )
 
-// This file is what people browsing a database read (the web page): pages
-// of capsules, thoughts and entities, a capsule's observations, the pins
-// in force, an entity's neighbourhood, the scope values in use, and code
-// memory's repositories and episodes.
+// What people browsing a database read (the web page) is served by
+// browse.Service over the engine's store; these are its types and the
+// Engine's one-line methods.
 
 // MaxPageSize bounds one page of a listing.
-const MaxPageSize = 1000
+const MaxPageSize = browse.MaxPageSize
 
-// browser returns the store's listing seam, or feature_disabled.
-func (e *Engine) browser() (memory.Browser, error) {
-	b, ok := e.store.(memory.Browser)
-	if !ok {
-		return nil, memory.Errorf(memory.CodeFeatureDisabled, "this database cannot be browsed page by page")
-	}
-	return b, nil
-}
+type (
+	// CapsulesRequest selects a page of capsules.
+	CapsulesRequest = browse.CapsulesRequest
+	// CapsuleView is a capsule with its summary and a page of its
+	// observations.
+	CapsuleView = browse.CapsuleView
+	// Placement is where an observation sits in its capsule.
+	Placement = browse.Placement
+	// PinsRequest selects the pins in force.
+	PinsRequest = browse.PinsRequest
+	// ThoughtBrowseRequest selects a page of thoughts.
+	ThoughtBrowseRequest = browse.ThoughtBrowseRequest
+	// EntityBrowseRequest selects a page of knowledge-graph entities.
+	EntityBrowseRequest = browse.EntityBrowseRequest
+	// CodeEntityBrowseRequest selects a page of a repository's code
+	// entities.
+	CodeEntityBrowseRequest = browse.CodeEntityBrowseRequest
+	// CodeEntityBrowsePage is a page of code entities.
+	CodeEntityBrowsePage = browse.CodeEntityBrowsePage
+)
 
-func checkPage(limit int) (int, error) {
-	switch {
-	case limit == 0:
-		return 50, nil
-	case limit < 0 || limit > MaxPageSize:
-		return 0, memory.Errorf(memory.CodeInvalidParams, "page size %d is out of range [1, %d]", limit, MaxPageSize)
-	}
-	return limit, nil
-}
-
-// CapsulesRequest selects a page of capsules.
-type CapsulesRequest struct {
-	ScopeIDs memory.Scope `json:"scopeIds,omitzero"`
-	// Status is open or closed; empty for both.
-	Status string `json:"status,omitempty"`
-	// After is the Next of the previous page.
-	After string `json:"after,omitempty"`
-	// Limit is the page size (default 50, at most MaxPageSize).
-	Limit int `json:"limit,omitempty"`
-}
-
-// Capsules lists capsules, most recently opened first, with their
-// observation counts and summaries.
+// Capsules lists capsules, most recently opened first.
 func (e *Engine) Capsules(ctx context.Context, req CapsulesRequest) (memory.CapsulePage, error) {
-	b, err := e.browser()
-	if err != nil {
-		return memory.CapsulePage{}, err
-	}
-	limit, err := checkPage(req.Limit)
-	if err != nil {
-		return memory.CapsulePage{}, err
-	}
-	if err := req.ScopeIDs.Validate(); err != nil {
-		return memory.CapsulePage{}, err
-	}
-	return b.BrowseCapsules(ctx, memory.CapsuleFilter{Scope: req.ScopeIDs, Status: memory.CapsuleStatus(req.Status), After: req.After, Limit: limit})
+	return e.browse.Capsules(ctx, req)
 }
 
-// CapsuleView is a capsule with its summary and one page of its
-// observations, in order.
-type CapsuleView struct {
-	Capsule memory.Capsule  `json:"capsule"`
-	Summary *memory.Summary `json:"summary,omitempty"`
-	// Observations are those at positions Offset to Offset+len-1.
-	Observations []memory.Observation `json:"observations"`
-	Offset       int                  `json:"offset"`
-	// Total is how many observations the capsule holds.
-	Total int `json:"total"`
-}
-
-// CapsulePage reads a capsule, its summary and limit of its observations
-// from position offset.
+// CapsulePage reads a capsule, its summary and a page of its observations.
 func (e *Engine) CapsulePage(ctx context.Context, capsuleID string, offset, limit int) (CapsuleView, error) {
-	if err := memory.ValidateRef("capsule id", capsuleID, false); err != nil {
-		return CapsuleView{}, err
-	}
-	limit, err := checkPage(limit)
-	if err != nil {
-		return CapsuleView{}, err
-	}
-	if offset < 0 {
-		return CapsuleView{}, memory.Errorf(memory.CodeInvalidParams, "offset %d is negative", offset)
-	}
-	c, err := e.store.Capsule(ctx, capsuleID)
-	if err != nil {
-		return CapsuleView{}, err
-	}
-	v := CapsuleView{Capsule: c, Total: len(c.ObservationIDs), Offset: offset, Observations: []memory.Observation{}}
-	ids := c.ObservationIDs[min(offset, len(c.ObservationIDs)):min(offset+limit, len(c.ObservationIDs))]
-	refs := make([]memory.EntityRef, len(ids))
-	for i, id := range ids {
-		refs[i] = memory.EntityRef{Type: memory.TargetObservation, ID: id}
-	}
-	err = e.store.Snapshot(ctx, func(r memory.Reader) error {
-		ents, err := r.Entities(ctx, refs)
-		for _, en := range ents {
-			if en.Observation != nil {
-				v.Observations = append(v.Observations, *en.Observation)
-			}
-		}
-		return err
-	})
-	if err != nil {
-		return CapsuleView{}, err
-	}
-	if c.SummaryID != "" {
-		s, err := e.store.Summary(ctx, c.SummaryID)
-		if err != nil {
-			return CapsuleView{}, err
-		}
-		v.Summary = &s
-	}
-	return v, nil
-}
-
-// Placement is where an observation sits: its capsule and position there
-// (CapsuleID empty when it joined none).
-type Placement struct {
-	CapsuleID string `json:"capsuleId,omitempty"`
-	Position  int    `json:"position"`
+	return e.browse.CapsulePage(ctx, capsuleID, offset, limit)
 }
 
 // Placement says which capsule holds an observation, and where.
 func (e *Engine) Placement(ctx context.Context, observationID string) (Placement, error) {
-	if err := memory.ValidateRef("observation id", observationID, false); err != nil {
-		return Placement{}, err
-	}
-	var p Placement
-	err := e.store.Snapshot(ctx, func(r memory.Reader) error {
-		recs, err := r.Records(ctx, memory.VectorObservation, []string{observationID})
-		if err != nil || len(recs) == 0 {
-			return err
-		}
-		p = Placement{CapsuleID: recs[0].CapsuleID, Position: recs[0].Position}
-		return nil
-	})
-	return p, err
+	return e.browse.Placement(ctx, observationID)
 }
 
-// PinsRequest selects the pins in force.
-type PinsRequest struct {
-	ScopeIDs memory.Scope `json:"scopeIds,omitzero"`
-	// IncludeRedacted also lists pins whose target was forgotten.
-	IncludeRedacted bool `json:"includeRedacted,omitempty"`
-	// TargetID keeps the pins of one record.
-	TargetID string `json:"targetId,omitempty"`
-}
-
-// Pins lists the active pins whose scope matches, with their targets,
-// newest first.
+// Pins lists the active pins whose scope matches, newest first.
 func (e *Engine) Pins(ctx context.Context, req PinsRequest) ([]memory.PinnedTarget, error) {
-	if err := req.ScopeIDs.Validate(); err != nil {
-		return nil, err
-	}
-	if err := memory.ValidateRef("target id", req.TargetID, true); err != nil {
-		return nil, err
-	}
-	pins, err := e.store.ActivePins(ctx, memory.PinQuery{Scope: req.ScopeIDs, Now: e.nowMs(), IncludeRedacted: req.IncludeRedacted || req.TargetID != ""})
-	if err != nil {
-		return nil, err
-	}
-	if req.TargetID != "" {
-		pins = slices.DeleteFunc(pins, func(p memory.PinnedTarget) bool { return p.Pin.TargetID != req.TargetID })
-	}
-	if pins == nil {
-		pins = []memory.PinnedTarget{}
-	}
-	return pins, nil
+	return e.browse.Pins(ctx, req)
 }
 
-// ThoughtBrowseRequest selects a page of thoughts.
-type ThoughtBrowseRequest struct {
-	ScopeIDs       memory.Scope `json:"scopeIds,omitzero"`
-	IncludePrivate bool         `json:"includePrivate,omitempty"`
-	// Status is active or removal; Origin human, tool, model or logged;
-	// empty for all.
-	Status string `json:"status,omitempty"`
-	Origin string `json:"origin,omitempty"`
-	Tag    string `json:"tag,omitempty"`
-	// Contains keeps thoughts whose text holds it (ASCII case ignored).
-	Contains string `json:"contains,omitempty"`
-	After    string `json:"after,omitempty"`
-	Limit    int    `json:"limit,omitempty"`
-}
-
-// BrowseThoughts lists thoughts, most recently written first.
+// BrowseThoughts lists a page of thoughts.
 func (e *Engine) BrowseThoughts(ctx context.Context, req ThoughtBrowseRequest) (memory.ThoughtPage, error) {
-	b, err := e.browser()
-	if err != nil {
-		return memory.ThoughtPage{}, err
-	}
-	limit, err := checkPage(req.Limit)
-	if err != nil {
-		return memory.ThoughtPage{}, err
-	}
-	if err := req.ScopeIDs.Validate(); err != nil {
-		return memory.ThoughtPage{}, err
-	}
-	if req.Status != "" && req.Status != memory.StatusActive && req.Status != memory.StatusRemoval {
-		return memory.ThoughtPage{}, memory.Errorf(memory.CodeInvalidParams, "status %q: want active or removal", req.Status)
-	}
-	if req.Origin != "" && !memory.Origin(req.Origin).Valid() {
-		return memory.ThoughtPage{}, memory.Errorf(memory.CodeInvalidParams, "origin %q: want human, tool, model or logged", req.Origin)
-	}
-	for _, f := range []struct{ name, v string }{{"tag", req.Tag}, {"contains", req.Contains}} {
-		if err := memory.ValidateText(f.name, f.v, 512); err != nil {
-			return memory.ThoughtPage{}, err
-		}
-	}
-	return b.BrowseThoughts(ctx, memory.ThoughtBrowse{Scope: req.ScopeIDs, IncludePrivate: req.IncludePrivate, Status: req.Status,
-		Origin: memory.Origin(req.Origin), Tag: req.Tag, Contains: req.Contains, After: req.After, Limit: limit})
+	return e.browse.BrowseThoughts(ctx, req)
 }
 
-// EntityBrowseRequest selects a page of knowledge-graph entities.
-type EntityBrowseRequest struct {
-	ScopeIDs memory.Scope `json:"scopeIds,omitzero"`
-	Type     string       `json:"type,omitempty"`
-	// Prefix keeps entities whose name starts with it (any case).
-	Prefix string `json:"prefix,omitempty"`
-	After  string `json:"after,omitempty"`
-	Limit  int    `json:"limit,omitempty"`
-}
-
-// BrowseEntities lists entities by name.
+// BrowseEntities lists a page of knowledge-graph entities.
 func (e *Engine) BrowseEntities(ctx context.Context, req EntityBrowseRequest) (memory.EntityPage, error) {
-	b, err := e.browser()
-	if err != nil {
-		return memory.EntityPage{}, err
-	}
-	limit, err := checkPage(req.Limit)
-	if err != nil {
-		return memory.EntityPage{}, err
-	}
-	if err := req.ScopeIDs.Validate(); err != nil {
-		return memory.EntityPage{}, err
-	}
-	for _, f := range []struct{ name, v string }{{"type", req.Type}, {"prefix", req.Prefix}} {
-		if err := memory.ValidateText(f.name, f.v, 512); err != nil {
-			return memory.EntityPage{}, err
-		}
-	}
-	return b.BrowseEntities(ctx, memory.EntityBrowse{Scope: req.ScopeIDs, Type: req.Type, Prefix: req.Prefix, After: req.After, Limit: limit})
+	return e.browse.BrowseEntities(ctx, req)
 }
 
-// ScopeValues lists the scope values records use (at most 200 of each
-// dimension, the most recently used first), for pickers.
+// ScopeValues lists the scope values in use.
 func (e *Engine) ScopeValues(ctx context.Context) (memory.ScopeValues, error) {
-	b, err := e.browser()
-	if err != nil {
-		return memory.ScopeValues{}, err
-	}
-	return b.ScopeValues(ctx, 200)
+	return e.browse.ScopeValues(ctx)
 }
 
-// CodeRepos lists the repositories code memory has indexed.
+// CodeRepos lists code memory's repositories.
 func (e *Engine) CodeRepos(ctx context.Context) ([]memory.CodeRepo, error) {
-	rs, err := e.store.CodeRepos(ctx)
-	if rs == nil {
-		rs = []memory.CodeRepo{}
-	}
-	return rs, err
+	return e.browse.CodeRepos(ctx)
 }
 
-// CodeEntityBrowseRequest selects a page of a repository's code entities.
-type CodeEntityBrowseRequest struct {
-	// RepoID is the repository (default: the only one indexed).
-	RepoID string `json:"repo_id,omitempty"`
-	// Path keeps one file's entities; State one state (PROPOSED,
-	// AUTHORITATIVE, SUPERSEDED or TOMBSTONED).
-	Path  string `json:"path,omitempty"`
-	State string `json:"state,omitempty"`
-	// After is the Next of the previous page.
-	After string `json:"after,omitempty"`
-	// Limit is the page size (default 50, at most MaxPageSize).
-	Limit int `json:"limit,omitempty"`
-}
-
-// CodeEntityBrowsePage is one page of a repository's code entities, by
-// key: Total counts them all (on every page), Next is empty on the last
-// page.
-type CodeEntityBrowsePage struct {
-	RepoID string `json:"repo_id"`
-	memory.CodeEntityPage
-}
-
-// BrowseCodeEntities lists a repository's code entities by key, a page at
-// a time from a cursor: unlike CodeEntities, which stops at 10,000, every
-// entity is reached, and a page costs the same wherever it starts.
+// BrowseCodeEntities lists a repository's code entities a page at a time.
 func (e *Engine) BrowseCodeEntities(ctx context.Context, req CodeEntityBrowseRequest) (CodeEntityBrowsePage, error) {
-	b, err := e.browser()
-	if err != nil {
-		return CodeEntityBrowsePage{}, err
-	}
-	limit, err := checkPage(req.Limit)
-	if err != nil {
-		return CodeEntityBrowsePage{}, err
-	}
-	if err := memory.ValidateRef("repository id", req.RepoID, true); err != nil {
-		return CodeEntityBrowsePage{}, err
-	}
-	if err := memory.ValidateText("path", req.Path, 4096); err != nil {
-		return CodeEntityBrowsePage{}, err
-	}
-	state := memory.CodeState(req.State)
-	if state != "" && !state.Valid() {
-		return CodeEntityBrowsePage{}, memory.Errorf(memory.CodeInvalidParams, "state %q is not one of PROPOSED, AUTHORITATIVE, SUPERSEDED, TOMBSTONED", req.State)
-	}
-	repo, err := e.code.Repo(ctx, req.RepoID)
-	if err != nil {
-		return CodeEntityBrowsePage{}, err
-	}
-	p, err := b.BrowseCodeEntities(ctx, memory.CodeEntityBrowse{RepoID: repo.ID, Path: req.Path, State: state, After: req.After, Limit: limit})
-	return CodeEntityBrowsePage{RepoID: repo.ID, CodeEntityPage: p}, err
+	return e.browse.BrowseCodeEntities(ctx, req)
 }
 
-// CodeSessions lists the sessions that have code-memory episodes, by id.
+// CodeSessions lists the sessions that have code-memory episodes.
 func (e *Engine) CodeSessions(ctx context.Context) ([]string, error) {
-	ss, err := e.store.CodeSessions(ctx)
-	if ss == nil {
-		ss = []string{}
-	}
-	return ss, err
+	return e.browse.CodeSessions(ctx)
 }
 
 // SessionEpisodes lists a session's code-memory episodes in order.
 func (e *Engine) SessionEpisodes(ctx context.Context, sessionID string) ([]memory.Episode, error) {
-	if err := memory.ValidateRef("session id", sessionID, false); err != nil {
-		return nil, err
-	}
-	eps, err := e.store.SessionEpisodes(ctx, sessionID)
-	if eps == nil {
-		eps = []memory.Episode{}
-	}
-	return eps, err
+	return e.browse.SessionEpisodes(ctx, sessionID)
 }

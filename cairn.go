@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cairnhq/cairn/browse"
 	"github.com/cairnhq/cairn/code"
 	"github.com/cairnhq/cairn/embed"
 	"github.com/cairnhq/cairn/graph"
@@ -157,6 +158,8 @@ type Engine struct {
 	// its sessions.
 	voice *voice.Voice
 	code  *code.Memory
+	// browse serves the web page's listings.
+	browse *browse.Service
 	// candidates, removals and life serve knowledge-graph staging and
 	// moderation and the removal lifecycle; they are nil on a store
 	// without those seams.
@@ -352,6 +355,7 @@ func (e *Engine) wireServices(o Options, recall *retrieve.InnerVoice) {
 		CheckThought: e.checkThought, Embed: e.embedAfterWrite, Logger: o.Logger})
 	e.code = code.New(e.store, code.Options{ETVTTL: o.ETVTTL, MaxFileBytes: o.MaxCodeFileBytes, Embedder: o.Embedder,
 		Now: o.Now, NewID: e.newID, Logger: o.Logger})
+	e.browse = &browse.Service{Store: e.store, Now: e.nowMs, Repo: e.code.Repo}
 }
 
 // Path returns the database file's path, or the PostgreSQL connection

@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"github.com/cairnhq/cairn/internal/text"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/cairnhq/cairn/browse"
+	"github.com/cairnhq/cairn/internal/text"
 	"github.com/cairnhq/cairn/memory"
 )
 
@@ -51,7 +52,7 @@ type ListedRecords struct {
 // 50, at most MaxPageSize). A cursor this engine did not make is
 // invalid_params.
 func (e *Engine) ListRecords(ctx context.Context, after string, limit int) (ListedRecords, error) {
-	limit, err := checkPage(limit)
+	limit, err := browse.CheckPage(limit)
 	if err != nil {
 		return ListedRecords{}, err
 	}
@@ -124,12 +125,9 @@ func (e *Engine) listable(ctx context.Context) ([]ListedRecord, error) {
 			Description: fmt.Sprintf("Pin of %s %s%s: %s%s", p.TargetType, p.Pin.TargetID, where,
 				text.Excerpt(p.Target.Content(), 200), reason)})
 	}
-	b, err := e.browser()
-	if memory.IsCode(err, memory.CodeFeatureDisabled) {
+	b, ok := e.store.(memory.Browser)
+	if !ok {
 		return out, nil // a store that cannot list capsules page by page offers its pins
-	}
-	if err != nil {
-		return nil, err
 	}
 	page, err := b.BrowseCapsules(ctx, memory.CapsuleFilter{Limit: ListedCapsules})
 	if err != nil {

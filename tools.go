@@ -75,7 +75,7 @@ func (t Tool) Decode(args []byte) (any, error) {
 	in, err := decodeStrict(args, t.In)
 	if err != nil && strings.Contains(err.Error(), "unknown field") {
 		// A field spelled in the other convention (top_k for topK).
-		if respelled, ok := otherSpellings(args, t.In); ok {
+		if respelled, ok := memory.OtherSpellings(args, t.In); ok {
 			in, err = decodeStrict(respelled, t.In)
 		}
 	}

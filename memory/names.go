@@ -1,4 +1,4 @@
-package cairn
+package memory
 
 import (
 	"bytes"
@@ -15,11 +15,11 @@ import (
 // a name a request does not know is read as the field whose name it spells
 // in the other convention. Output keeps each tool's documented names.
 
-// otherSpellings rewrites the object keys of args (and of the objects it
+// OtherSpellings rewrites the object keys of args (and of the objects it
 // nests, as far as t's struct fields go) that t does not know but whose
 // other convention names one of its fields. It reports whether it changed
 // anything; args that are not a JSON object are returned as they are.
-func otherSpellings(args []byte, t reflect.Type) ([]byte, bool) {
+func OtherSpellings(args []byte, t reflect.Type) ([]byte, bool) {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.UseNumber() // numbers pass through as written, past 2^53 too

@@ -7,9 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
-	"github.com/cairnhq/cairn/lexical"
 	"github.com/cairnhq/cairn/memory"
 )
 
@@ -302,23 +300,26 @@ func (f *filling) prune(p pick, key string, tokens int) {
 // file, named symbols come first, then the most relevant to the query
 // (relevance: the search scores), then source order.
 func (m *Memory) anchors(x *repoIndex, query string, relevance map[int]float64) []pick {
-	var fileToks, symToks []string
-	for _, tok := range strings.FieldsFunc(query, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune("`'\",;()[]{}<>!?", r) }) {
-		tok = strings.TrimRight(strings.TrimPrefix(tok, "./"), ".:")
-		switch {
-		case tok == "":
-		case LanguageOf(tok) != "" || strings.Contains(tok, "/"):
-			fileToks = append(fileToks, tok)
-		case len(tok) < 3 || lexical.Stopwords[strings.ToLower(tok)] && tok == strings.ToLower(tok):
-		default:
-			symToks = append(symToks, tok)
-		}
+	fileToks, mentions := queryMentions(query, x)
+	byRelevance := func(hits []int) []int {
+		hits = slices.Clone(hits)
+		slices.SortStableFunc(hits, func(a, b int) int {
+			if relevance[a] != relevance[b] {
+				if relevance[a] > relevance[b] {
+					return -1
+				}
+				return 1
+			}
+			return strings.Compare(x.ents[a].Key, x.ents[b].Key)
+		})
+		return hits
 	}
 	named := map[int]bool{}
 	var syms []pick
-	for _, tok := range symToks {
-		hits := x.bySymbol[tok]
-		for _, i := range hits[:min(len(hits), 20)] {
+	for _, mn := range mentions {
+		tok := mn.tok
+		hits := byRelevance(x.bySymbol[tok])
+		for _, i := range hits[:min(len(hits), mn.limit)] {
 			named[i] = true
 			syms = append(syms, pick{i: i, reason: x.ents[i].Method + "_resolved", method: x.ents[i].Method, trig: "query mention of symbol '" + tok + "'"})
 		}

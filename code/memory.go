@@ -35,6 +35,9 @@ type Options struct {
 	NewID func(prefix string) string
 	// Logger receives decision logs (never code or queries at info level).
 	Logger *slog.Logger
+	// Ranking weighs the fields and signals of retrieved candidates; the
+	// zero value is DefaultRanking.
+	Ranking Ranking
 }
 
 // Memory is the code-memory service over a store. It is safe for
@@ -47,6 +50,7 @@ type Memory struct {
 	now      func() time.Time
 	newID    func(string) string
 	log      *slog.Logger
+	ranking  Ranking
 
 	mu      sync.Mutex
 	indexes map[string]*repoIndex // by repository id
@@ -64,12 +68,15 @@ func New(store memory.CodeStore, o Options) *Memory {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.Ranking == (Ranking{}) {
+		o.Ranking = DefaultRanking
+	}
 	if o.NewID == nil {
 		panic("code.New: Options.NewID is required")
 	}
 	return &Memory{
 		store: store, verifier: NewVerifier(o.ETVTTL, o.Now, o.Logger), embedder: o.Embedder,
-		maxBytes: o.MaxFileBytes, now: o.Now, newID: o.NewID, log: o.Logger,
+		maxBytes: o.MaxFileBytes, now: o.Now, newID: o.NewID, log: o.Logger, ranking: o.Ranking,
 		indexes: map[string]*repoIndex{}, vecs: map[string][]float32{},
 	}
 }

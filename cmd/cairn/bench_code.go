@@ -14,7 +14,7 @@ import (
 )
 
 func newBenchCodeSearchCmd(a *app) *cobra.Command {
-	var goSrc, pySrc, corpora, dir string
+	var goSrc, pySrc, corpora, dir, keep, weights string
 	o := bench.CodeSearchOptions{Split: "test", Max: 1000}
 	cmd := &cobra.Command{
 		Use:   "code-search",
@@ -50,15 +50,27 @@ recall@1/5/10 and MRR are printed for both.`,
 					return memory.Errorf(memory.CodeInvalidParams, "--corpus %q: go, python or go,python", name)
 				}
 			}
+			if weights != "" {
+				r, err := bench.ParseRanking(weights)
+				if err != nil {
+					return err
+				}
+				o.Ranking = r
+			}
 			if o.Max < 0 {
 				return memory.Errorf(memory.CodeInvalidParams, "--max must be 0 (every question) or more")
 			}
-			work, err := os.MkdirTemp(dir, "cairn-codesearch-")
-			if err != nil {
-				return memory.Wrap(memory.CodeInvalidParams, err, "temporary directory: %v", err)
+			o.Dir = keep
+			if keep == "" {
+				work, err := os.MkdirTemp(dir, "cairn-codesearch-")
+				if err != nil {
+					return memory.Wrap(memory.CodeInvalidParams, err, "temporary directory: %v", err)
+				}
+				defer os.RemoveAll(work)
+				o.Dir = work
+			} else if err := os.MkdirAll(keep, 0o755); err != nil {
+				return memory.Wrap(memory.CodeInvalidParams, err, "--keep: %v", err)
 			}
-			defer os.RemoveAll(work)
-			o.Dir = work
 			if w := a.progressTo(); w != nil {
 				o.Progress = func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
 			}
@@ -93,5 +105,7 @@ recall@1/5/10 and MRR are printed for both.`,
 	f.StringVar(&o.Split, "split", o.Split, "the half asked: test, tune or all")
 	f.IntVar(&o.Max, "max", o.Max, "questions asked per corpus, a sample by hash (0: every one)")
 	f.StringVar(&dir, "dir", "", "directory for the temporary trees and databases")
+	f.StringVar(&weights, "weights", "", "ranking weights, e.g. name=1,signature=1,body=1,lexical=0.6,semantic=0.4 (default code memory's)")
+	f.StringVar(&keep, "keep", "", "keep the trees and databases in this directory, and reuse them on the next run (only changed files are indexed again)")
 	return cmd
 }

@@ -1,11 +1,14 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cairnhq/cairn/code"
@@ -19,7 +22,9 @@ import (
 type CodeSearchOptions struct {
 	// Corpora are the source trees to draw questions from.
 	Corpora []CodeCorpus
-	// Dir holds the stripped trees and the databases; it must exist.
+	// Dir holds the stripped trees and the databases; it must exist. A
+	// Dir kept from an earlier run is reused: only what changed is
+	// written and indexed again.
 	Dir string
 	// Split is "test" (the reported half), "tune" or "all".
 	Split string
@@ -27,6 +32,8 @@ type CodeSearchOptions struct {
 	// the order of a hash of their ids so the sample does not depend on
 	// the tree's layout.
 	Max int
+	// Ranking replaces code memory's default ranking (for tuning).
+	Ranking code.Ranking
 	// Progress, when set, receives a line per stage.
 	Progress func(format string, args ...any)
 }
@@ -174,6 +181,10 @@ func runCodeCorpus(ctx context.Context, o CodeSearchOptions, c CodeCorpus) (Code
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return CodeSearchCorpusRe{}, memory.Wrap(memory.CodeInternal, err, "writing the stripped tree: %v", err)
 		}
+		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, f.stripped) {
+			all = append(all, f.questions...)
+			continue // kept from an earlier run: a re-index skips it
+		}
 		if err := os.WriteFile(p, f.stripped, 0o644); err != nil {
 			return CodeSearchCorpusRe{}, memory.Wrap(memory.CodeInternal, err, "writing the stripped tree: %v", err)
 		}
@@ -189,7 +200,7 @@ func runCodeCorpus(ctx context.Context, o CodeSearchOptions, c CodeCorpus) (Code
 		return CodeSearchCorpusRe{}, err
 	}
 	n := 0
-	m := code.New(db, code.Options{ETVTTL: time.Hour, Embedder: g, NewID: func(p string) string { n++; return fmt.Sprintf("%s_%d", p, n) }})
+	m := code.New(db, code.Options{ETVTTL: time.Hour, Embedder: g, Ranking: o.Ranking, NewID: func(p string) string { n++; return fmt.Sprintf("%s_%d", p, n) }})
 	o.Progress("%s: indexing %d files", c.Name, len(files))
 	t0 := time.Now()
 	idx, err := m.Index(ctx, code.IndexRequest{Root: tree, RepoID: c.Name})
@@ -205,8 +216,9 @@ func runCodeCorpus(ctx context.Context, o CodeSearchOptions, c CodeCorpus) (Code
 	qs := pickQuestions(all, o.Split, o.Max)
 	o.Progress("%s: %d entities, %d questions, asking %d (%s)", c.Name, r.Entities, len(all), len(qs), o.Split)
 	var hy, b rankTally
+	run := time.Now().UnixNano() // a kept database holds earlier runs' sessions
 	for i, q := range qs {
-		res, err := m.Hydrate(ctx, code.HydrateRequest{Query: q.Question, EpisodeID: fmt.Sprintf("q%d", i), SessionID: fmt.Sprintf("s%d", i),
+		res, err := m.Hydrate(ctx, code.HydrateRequest{Query: q.Question, EpisodeID: fmt.Sprintf("q%d-%d", run, i), SessionID: fmt.Sprintf("s%d-%d", run, i),
 			RepoID: c.Name, BudgetTokens: code.MaxBudgetTokens, BudgetEntities: 10})
 		if err != nil {
 			return CodeSearchCorpusRe{}, err
@@ -271,4 +283,32 @@ func bm25Anchor(ctx context.Context, db memory.CodeStore, repo string) (func(str
 		}
 		return out
 	}, keys, nil
+}
+
+// ParseRanking reads name=1,signature=1,body=1,lexical=0.6,semantic=0.4;
+// weights not given keep their default.
+func ParseRanking(s string) (code.Ranking, error) {
+	r := code.DefaultRanking
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		w, err := strconv.ParseFloat(v, 64)
+		if !ok || err != nil || w < 0 || w > 100 {
+			return r, memory.Errorf(memory.CodeInvalidParams, "weights %q: want name=W,signature=W,body=W,lexical=W,semantic=W with W from 0 to 100", kv)
+		}
+		switch k {
+		case "name":
+			r.Name = w
+		case "signature":
+			r.Signature = w
+		case "body":
+			r.Body = w
+		case "lexical":
+			r.Lexical = w
+		case "semantic":
+			r.Semantic = w
+		default:
+			return r, memory.Errorf(memory.CodeInvalidParams, "weights: unknown weight %q (name, signature, body, lexical, semantic)", k)
+		}
+	}
+	return r, nil
 }

@@ -351,7 +351,7 @@ func (e *Engine) wireServices(o Options, recall *retrieve.InnerVoice) {
 		Verifier: o.Verifier, Judge: o.GroundingJudge, SessionConfig: o.Sessions, Space: o.Embedder.Space(), NoLog: o.NoLog, Now: o.Now, NewID: e.newID,
 		CheckThought: e.checkThought, Embed: e.embedAfterWrite, Logger: o.Logger})
 	e.code = code.New(e.store, code.Options{ETVTTL: o.ETVTTL, MaxFileBytes: o.MaxCodeFileBytes, Embedder: o.Embedder,
-		Now: o.Now, NewID: e.newID, Logger: o.Logger})
+		Now: o.Now, NewID: e.newID, Logger: o.Logger, Redact: e.checks.redactCount})
 }
 
 // Path returns the database file's path, or the PostgreSQL connection

@@ -43,6 +43,8 @@ type Block struct {
 	EndLine     int     `json:"end_line"`
 	Score       float64 `json:"score,omitempty"`
 	Content     string  `json:"content"`
+	// Redactions counts the secrets the redactor replaced in Content.
+	Redactions int `json:"redactions,omitempty"`
 }
 
 // Left is an entity left out of a hydration, and why.
@@ -71,6 +73,8 @@ type HydrateResult struct {
 	Tracking       Tracking `json:"tracking"`
 	// Semantic says whether semantic candidates took part.
 	Semantic string `json:"semantic"`
+	// Redactions counts the secrets replaced in the blocks' text.
+	Redactions int `json:"redactions"`
 }
 
 // pick is a candidate block before the budget.
@@ -262,10 +266,15 @@ func (f *filling) add(ctx context.Context, p pick) error {
 		res.Stale = append(res.Stale, Left{EntityKey: e.Key, Reason: "its artifact was forgotten"})
 		return nil
 	}
+	text, redactions := art.Content, 0
+	if f.m.redact != nil {
+		text, redactions = f.m.redact(text)
+	}
+	res.Redactions += redactions
 	res.Blocks = append(res.Blocks, Block{
 		EntityKey: e.Key, ArtifactHash: e.ArtifactHash, Reason: p.reason, Method: p.method, TriggeredBy: p.trig,
 		TokenCount: tokens, HydratedAt: f.stamp, Filepath: e.Path, StartLine: e.StartLine, EndLine: e.EndLine,
-		Score: p.score, Content: art.Content,
+		Score: p.score, Content: text, Redactions: redactions,
 	})
 	res.TotalTokens += tokens
 	f.rows = append(f.rows, memory.HydrationRow{

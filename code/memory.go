@@ -35,6 +35,9 @@ type Options struct {
 	NewID func(prefix string) string
 	// Logger receives decision logs (never code or queries at info level).
 	Logger *slog.Logger
+	// Redact, when set, rewrites the text of every hydrated block (the
+	// secret redactor) and says how many secrets it replaced.
+	Redact func(text string) (string, int)
 	// Ranking weighs the fields and signals of retrieved candidates; the
 	// zero value is DefaultRanking.
 	Ranking Ranking
@@ -51,6 +54,7 @@ type Memory struct {
 	newID    func(string) string
 	log      *slog.Logger
 	ranking  Ranking
+	redact   func(string) (string, int)
 
 	mu      sync.Mutex
 	indexes map[string]*repoIndex // by repository id
@@ -76,7 +80,7 @@ func New(store memory.CodeStore, o Options) *Memory {
 	}
 	return &Memory{
 		store: store, verifier: NewVerifier(o.ETVTTL, o.Now, o.Logger), embedder: o.Embedder,
-		maxBytes: o.MaxFileBytes, now: o.Now, newID: o.NewID, log: o.Logger, ranking: o.Ranking,
+		maxBytes: o.MaxFileBytes, now: o.Now, newID: o.NewID, log: o.Logger, ranking: o.Ranking, redact: o.Redact,
 		indexes: map[string]*repoIndex{}, vecs: map[string][]float32{},
 	}
 }

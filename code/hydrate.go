@@ -93,7 +93,8 @@ type pick struct {
 // exhaustion is logged (invariant 5). The blocks are recorded as the
 // episode's hydration, sealed by checksums.
 func (m *Memory) Hydrate(ctx context.Context, in HydrateRequest) (HydrateResult, error) {
-	return retryEpisode(ctx, func() (HydrateResult, error) { return m.hydrateOnce(ctx, in) })
+	res, err := retryEpisode(ctx, func() (HydrateResult, error) { return m.hydrateOnce(ctx, in) })
+	return res, timedOut(ctx, err)
 }
 
 // hydrateOnce is one attempt at Hydrate; it reads the episode afresh.

@@ -1,6 +1,8 @@
 package code
 
 import (
+	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -89,3 +91,14 @@ func New(store memory.CodeStore, o Options) *Memory {
 func (m *Memory) ETVStats() ETVStats { return m.verifier.Stats() }
 
 func (m *Memory) nowMs() int64 { return m.now().UnixMilli() }
+
+// timedOut reports err as timeout when ctx's time limit caused it (the
+// HTTP request timeout cancels the call's context): whatever step met the
+// deadline, a store write or a file read, the caller learns the call ran
+// out of time, not that the database failed.
+func timedOut(ctx context.Context, err error) error {
+	if err == nil || memory.IsCode(err, memory.CodeTimeout) || !errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+		return err
+	}
+	return memory.Wrap(memory.CodeTimeout, err, "the call ran past its time limit and was stopped")
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -83,6 +84,14 @@ type Options struct {
 	// ETVTTL is how long code memory trusts a verified file while its size
 	// and modification time are unchanged. Default 5 s.
 	ETVTTL time.Duration
+	// CodeRootsOnly makes code_index index only under CodeRoots (none:
+	// code_index is feature_disabled), with one answer for every root
+	// refused. The network faces (cairn serve) set it; the CLI and MCP
+	// over stdio index what their user names.
+	CodeRootsOnly bool
+	// CodeRoots are the directories code_index may index when
+	// CodeRootsOnly is set (CAIRN_CODE_ROOTS).
+	CodeRoots []string
 	// MaxCodeFileBytes is the size above which code indexing skips a file.
 	// Default 1 MiB.
 	MaxCodeFileBytes int64
@@ -160,6 +169,9 @@ type Engine struct {
 	code  *code.Memory
 	// browse serves the web page's listings.
 	browse *browse.Service
+	// codeRoots, when not nil, are the only directories code_index may
+	// index (Options.CodeRootsOnly).
+	codeRoots *[]string
 	// candidates, removals and life serve knowledge-graph staging and
 	// moderation and the removal lifecycle; they are nil on a store
 	// without those seams.
@@ -353,8 +365,12 @@ func (e *Engine) wireServices(o Options, recall *retrieve.InnerVoice) {
 		Recall: recall, Ask: o.Ask, Synthesizer: o.Synthesizer, LLM: o.LLM, LLMMaxOutputTokens: o.LLMMaxOutputTokens,
 		Verifier: o.Verifier, Judge: o.GroundingJudge, SessionConfig: o.Sessions, Space: o.Embedder.Space(), NoLog: o.NoLog, Now: o.Now, NewID: e.newID,
 		CheckThought: e.checkThought, Embed: e.embedAfterWrite, Logger: o.Logger})
+	if o.CodeRootsOnly {
+		roots := slices.Clone(o.CodeRoots)
+		e.codeRoots = &roots
+	}
 	e.code = code.New(e.store, code.Options{ETVTTL: o.ETVTTL, MaxFileBytes: o.MaxCodeFileBytes, Embedder: o.Embedder,
-		Now: o.Now, NewID: e.newID, Logger: o.Logger})
+		Now: o.Now, NewID: e.newID, Logger: o.Logger, Redact: e.checks.redactCount})
 	e.browse = &browse.Service{Store: e.store, Now: e.nowMs, Repo: e.code.Repo}
 }
 

@@ -97,8 +97,16 @@ type CodeEntityRef struct {
 
 // IndexCode indexes a repository; progress, when set, follows the files.
 func (e *Engine) IndexCode(ctx context.Context, in CodeIndexRequest, progress func(done, total int)) (code.IndexReport, error) {
+	root := in.Root
+	if e.codeRoots != nil {
+		r, err := code.AllowedRoot(root, *e.codeRoots)
+		if err != nil {
+			return code.IndexReport{}, err
+		}
+		root = r
+	}
 	return e.code.Index(ctx, code.IndexRequest{
-		Root: in.Root, RepoID: in.RepoID, Approval: code.Approval(in.Approval),
+		Root: root, RepoID: in.RepoID, Approval: code.Approval(in.Approval),
 		EpisodeID: in.EpisodeID, SessionID: in.SessionID, Progress: progress,
 	})
 }

@@ -165,6 +165,13 @@ func (c checks) redactText(text string) string {
 	return out
 }
 
+// redactCount is redactText that also says how many secrets it
+// replaced (hydrated code counts them in its blocks).
+func (c checks) redactCount(text string) (string, int) {
+	out, found := c.redactor.Redact(text)
+	return out, len(found)
+}
+
 // observation validates a new observation's kind, content, scope and
 // provenance, and redacts its content.
 func (c checks) observation(o *memory.Observation) error {

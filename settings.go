@@ -3,6 +3,7 @@ package cairn
 import (
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,6 +31,7 @@ const (
 	EnvNoLog           = "MCP_NO_LOG"
 	EnvETVTTL          = "CAIRN_ETV_TTL"
 	EnvCodeMaxFile     = "CAIRN_CODE_MAX_FILE_BYTES"
+	EnvCodeRoots       = "CAIRN_CODE_ROOTS"
 	EnvIndexDir        = "CAIRN_INDEX_DIR"
 	EnvIndexApproxFrom = "CAIRN_INDEX_APPROXIMATE_FROM"
 )
@@ -83,6 +85,10 @@ type Settings struct {
 	// CodeMaxFileBytes is the size above which code indexing skips a file
 	// (CAIRN_CODE_MAX_FILE_BYTES; default 1 MiB, at most 64 MiB).
 	CodeMaxFileBytes int64 `json:"codeMaxFileBytes"`
+	// CodeRoots are the directories the network faces may index code
+	// under (CAIRN_CODE_ROOTS, absolute paths separated by the system's
+	// list separator, ':' on Unix; default none).
+	CodeRoots []string `json:"codeRoots,omitempty"`
 	// IndexDir is where the retrieval index's files live (CAIRN_INDEX_DIR;
 	// default: beside the database, DATABASE-index); "memory" keeps the
 	// index in each process's memory instead.
@@ -145,6 +151,15 @@ func SettingsFromEnv(getenv func(string) string) (Settings, error) {
 		s.MaxContentBytes = n
 	}
 	s.IndexDir = strings.TrimSpace(getenv(EnvIndexDir))
+	for _, r := range filepath.SplitList(getenv(EnvCodeRoots)) {
+		if r = strings.TrimSpace(r); r == "" {
+			continue
+		}
+		if !filepath.IsAbs(r) {
+			return s, memory.Errorf(memory.CodeInvalidParams, "%s: %q is not an absolute path", EnvCodeRoots, r)
+		}
+		s.CodeRoots = append(s.CodeRoots, filepath.Clean(r))
+	}
 	if v := strings.ToLower(strings.TrimSpace(getenv(EnvIndexApproxFrom))); v != "" && v != "never" {
 		n, err := strconv.Atoi(strings.ReplaceAll(v, "_", ""))
 		if err != nil || n < 1000 {
@@ -232,7 +247,7 @@ func (s Settings) Options() (*Options, error) {
 	w := s.HybridWeights
 	iv, ask, mc := s.InnerVoice, s.Ask, s.Maintenance
 	o := &Options{Provider: s.Provider, HybridWeights: &w, Embedder: e, MaxContentBytes: s.MaxContentBytes,
-		InnerVoice: &iv, Ask: &ask, Maintenance: &mc, NoLog: s.NoLog, ETVTTL: s.etvTTL(), MaxCodeFileBytes: s.CodeMaxFileBytes, IndexDir: s.IndexDir,
+		InnerVoice: &iv, Ask: &ask, Maintenance: &mc, NoLog: s.NoLog, ETVTTL: s.etvTTL(), MaxCodeFileBytes: s.CodeMaxFileBytes, CodeRoots: s.CodeRoots, IndexDir: s.IndexDir,
 		IndexApproximateFrom: s.IndexApproximateFrom, NoRedact: !s.Redact, settings: &s}
 	if err := s.groundedOptions(o); err != nil {
 		return nil, err
@@ -263,6 +278,7 @@ func settingsOf(o Options) Settings {
 		s.Maintenance = *o.Maintenance
 	}
 	s.ETVTTLMs, s.CodeMaxFileBytes, s.IndexDir = o.ETVTTL.Milliseconds(), o.MaxCodeFileBytes, o.IndexDir
+	s.CodeRoots = o.CodeRoots
 	s.IndexApproximateFrom = max(0, o.IndexApproximateFrom)
 	switch {
 	case o.ETVTTL == 0:

@@ -7,9 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
-	"github.com/cairnhq/cairn/lexical"
 	"github.com/cairnhq/cairn/memory"
 )
 
@@ -45,6 +43,8 @@ type Block struct {
 	EndLine     int     `json:"end_line"`
 	Score       float64 `json:"score,omitempty"`
 	Content     string  `json:"content"`
+	// Redactions counts the secrets the redactor replaced in Content.
+	Redactions int `json:"redactions,omitempty"`
 }
 
 // Left is an entity left out of a hydration, and why.
@@ -73,6 +73,8 @@ type HydrateResult struct {
 	Tracking       Tracking `json:"tracking"`
 	// Semantic says whether semantic candidates took part.
 	Semantic string `json:"semantic"`
+	// Redactions counts the secrets replaced in the blocks' text.
+	Redactions int `json:"redactions"`
 }
 
 // pick is a candidate block before the budget.
@@ -91,7 +93,8 @@ type pick struct {
 // exhaustion is logged (invariant 5). The blocks are recorded as the
 // episode's hydration, sealed by checksums.
 func (m *Memory) Hydrate(ctx context.Context, in HydrateRequest) (HydrateResult, error) {
-	return retryEpisode(ctx, func() (HydrateResult, error) { return m.hydrateOnce(ctx, in) })
+	res, err := retryEpisode(ctx, func() (HydrateResult, error) { return m.hydrateOnce(ctx, in) })
+	return res, timedOut(ctx, err)
 }
 
 // hydrateOnce is one attempt at Hydrate; it reads the episode afresh.
@@ -264,10 +267,15 @@ func (f *filling) add(ctx context.Context, p pick) error {
 		res.Stale = append(res.Stale, Left{EntityKey: e.Key, Reason: "its artifact was forgotten"})
 		return nil
 	}
+	text, redactions := art.Content, 0
+	if f.m.redact != nil {
+		text, redactions = f.m.redact(text)
+	}
+	res.Redactions += redactions
 	res.Blocks = append(res.Blocks, Block{
 		EntityKey: e.Key, ArtifactHash: e.ArtifactHash, Reason: p.reason, Method: p.method, TriggeredBy: p.trig,
 		TokenCount: tokens, HydratedAt: f.stamp, Filepath: e.Path, StartLine: e.StartLine, EndLine: e.EndLine,
-		Score: p.score, Content: art.Content,
+		Score: p.score, Content: text, Redactions: redactions,
 	})
 	res.TotalTokens += tokens
 	f.rows = append(f.rows, memory.HydrationRow{
@@ -302,23 +310,26 @@ func (f *filling) prune(p pick, key string, tokens int) {
 // file, named symbols come first, then the most relevant to the query
 // (relevance: the search scores), then source order.
 func (m *Memory) anchors(x *repoIndex, query string, relevance map[int]float64) []pick {
-	var fileToks, symToks []string
-	for _, tok := range strings.FieldsFunc(query, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune("`'\",;()[]{}<>!?", r) }) {
-		tok = strings.TrimRight(strings.TrimPrefix(tok, "./"), ".:")
-		switch {
-		case tok == "":
-		case LanguageOf(tok) != "" || strings.Contains(tok, "/"):
-			fileToks = append(fileToks, tok)
-		case len(tok) < 3 || lexical.Stopwords[strings.ToLower(tok)] && tok == strings.ToLower(tok):
-		default:
-			symToks = append(symToks, tok)
-		}
+	fileToks, mentions := queryMentions(query, x)
+	byRelevance := func(hits []int) []int {
+		hits = slices.Clone(hits)
+		slices.SortStableFunc(hits, func(a, b int) int {
+			if relevance[a] != relevance[b] {
+				if relevance[a] > relevance[b] {
+					return -1
+				}
+				return 1
+			}
+			return strings.Compare(x.ents[a].Key, x.ents[b].Key)
+		})
+		return hits
 	}
 	named := map[int]bool{}
 	var syms []pick
-	for _, tok := range symToks {
-		hits := x.bySymbol[tok]
-		for _, i := range hits[:min(len(hits), 20)] {
+	for _, mn := range mentions {
+		tok := mn.tok
+		hits := byRelevance(x.bySymbol[tok])
+		for _, i := range hits[:min(len(hits), mn.limit)] {
 			named[i] = true
 			syms = append(syms, pick{i: i, reason: x.ents[i].Method + "_resolved", method: x.ents[i].Method, trig: "query mention of symbol '" + tok + "'"})
 		}

@@ -78,6 +78,12 @@ type sourceFile struct {
 // proposed ones in the index's episode. Files whose size and modification
 // time are unchanged since the last index are not read again.
 func (m *Memory) Index(ctx context.Context, in IndexRequest) (IndexReport, error) {
+	rep, err := m.indexRepo(ctx, in)
+	return rep, timedOut(ctx, err)
+}
+
+// indexRepo is Index, its errors as the steps report them.
+func (m *Memory) indexRepo(ctx context.Context, in IndexRequest) (IndexReport, error) {
 	root, err := CleanRoot(in.Root)
 	if err != nil {
 		return IndexReport{}, err

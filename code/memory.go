@@ -1,6 +1,8 @@
 package code
 
 import (
+	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -35,6 +37,12 @@ type Options struct {
 	NewID func(prefix string) string
 	// Logger receives decision logs (never code or queries at info level).
 	Logger *slog.Logger
+	// Redact, when set, rewrites the text of every hydrated block (the
+	// secret redactor) and says how many secrets it replaced.
+	Redact func(text string) (string, int)
+	// Ranking weighs the fields and signals of retrieved candidates; the
+	// zero value is DefaultRanking.
+	Ranking Ranking
 }
 
 // Memory is the code-memory service over a store. It is safe for
@@ -47,6 +55,8 @@ type Memory struct {
 	now      func() time.Time
 	newID    func(string) string
 	log      *slog.Logger
+	ranking  Ranking
+	redact   func(string) (string, int)
 
 	mu      sync.Mutex
 	indexes map[string]*repoIndex // by repository id
@@ -64,12 +74,15 @@ func New(store memory.CodeStore, o Options) *Memory {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.Ranking == (Ranking{}) {
+		o.Ranking = DefaultRanking
+	}
 	if o.NewID == nil {
 		panic("code.New: Options.NewID is required")
 	}
 	return &Memory{
 		store: store, verifier: NewVerifier(o.ETVTTL, o.Now, o.Logger), embedder: o.Embedder,
-		maxBytes: o.MaxFileBytes, now: o.Now, newID: o.NewID, log: o.Logger,
+		maxBytes: o.MaxFileBytes, now: o.Now, newID: o.NewID, log: o.Logger, ranking: o.Ranking, redact: o.Redact,
 		indexes: map[string]*repoIndex{}, vecs: map[string][]float32{},
 	}
 }
@@ -78,3 +91,14 @@ func New(store memory.CodeStore, o Options) *Memory {
 func (m *Memory) ETVStats() ETVStats { return m.verifier.Stats() }
 
 func (m *Memory) nowMs() int64 { return m.now().UnixMilli() }
+
+// timedOut reports err as timeout when ctx's time limit caused it (the
+// HTTP request timeout cancels the call's context): whatever step met the
+// deadline, a store write or a file read, the caller learns the call ran
+// out of time, not that the database failed.
+func timedOut(ctx context.Context, err error) error {
+	if err == nil || memory.IsCode(err, memory.CodeTimeout) || !errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+		return err
+	}
+	return memory.Wrap(memory.CodeTimeout, err, "the call ran past its time limit and was stopped")
+}

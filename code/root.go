@@ -92,3 +92,37 @@ func pathProblem(err error) string {
 	}
 	return "unreadable"
 }
+
+// AllowedRoot resolves a repository root for a caller that may index only
+// under the allowed directories (the network faces, CAIRN_CODE_ROOTS).
+// Whatever stops it (a path outside them, a missing path, a file, a
+// symlink leading out, an unreadable directory), the answer is the same
+// invalid_params error, so a caller learns nothing of the disk outside
+// the allowed directories. With none allowed it is feature_disabled.
+func AllowedRoot(root string, allowed []string) (string, error) {
+	if len(allowed) == 0 {
+		return "", memory.Errorf(memory.CodeFeatureDisabled, "indexing code is off here: the operator lists the directories it may index in CAIRN_CODE_ROOTS")
+	}
+	if root == "" {
+		return "", memory.Errorf(memory.CodeInvalidParams, "a repository root is required")
+	}
+	refused := memory.Errorf(memory.CodeInvalidParams, "repository root %q is not a directory under those this server may index (CAIRN_CODE_ROOTS)", root)
+	if !filepath.IsAbs(root) || strings.ContainsRune(root, 0) {
+		return "", refused
+	}
+	real, err := filepath.EvalSymlinks(filepath.Clean(root))
+	if err != nil {
+		return "", refused
+	}
+	for _, a := range allowed {
+		ra, err := filepath.EvalSymlinks(a)
+		if err != nil || !within(ra, real) {
+			continue
+		}
+		if st, err := os.Stat(real); err != nil || !st.IsDir() {
+			return "", refused
+		}
+		return real, nil
+	}
+	return "", refused
+}

@@ -23,7 +23,9 @@ type repoIndex struct {
 	byKey     map[string]int
 	byFile    map[string][]int // full path and base name -> entities in file order
 	bySymbol  map[string][]int // full symbol and its last segment -> entities
-	lex       *lexical.Index
+	name      *lexical.Index   // the symbol's words
+	sig       *lexical.Index   // the path's words and the declaration's first line
+	body      *lexical.Index   // the entity's text
 	vec       *vector.Flat
 	semantic  string // "on", or why semantic candidates are off
 }
@@ -63,7 +65,7 @@ func (m *Memory) index(ctx context.Context, repo memory.CodeRepo) (*repoIndex, e
 	x = &repoIndex{
 		indexedAt: repo.IndexedAt, ents: ents, tokens: make([]int, len(ents)),
 		byKey: map[string]int{}, byFile: map[string][]int{}, bySymbol: map[string][]int{},
-		lex: lexical.New(), semantic: "on",
+		name: lexical.New(), sig: lexical.New(), body: lexical.New(), semantic: "on",
 	}
 	var texts []string
 	var need []int
@@ -80,7 +82,9 @@ func (m *Memory) index(ctx context.Context, repo memory.CodeRepo) (*repoIndex, e
 		art := arts[i]
 		x.tokens[i] = content.EstimateTokens(art.Content)
 		words := splitIdent(e.Symbol)
-		x.lex.Add(uint32(i), splitIdent(e.Path)+" "+words+" "+words+" "+splitIdent(head(art.Content, 2000)))
+		x.name.Add(uint32(i), words)
+		x.sig.Add(uint32(i), splitIdent(e.Path)+" "+splitIdent(signature(art.Content)))
+		x.body.Add(uint32(i), splitIdent(head(art.Content, bodyBytes)))
 		m.mu.Lock()
 		_, ok := m.vecs[e.ArtifactHash]
 		m.mu.Unlock()
@@ -124,11 +128,24 @@ func (m *Memory) index(ctx context.Context, repo memory.CodeRepo) (*repoIndex, e
 	return x, nil
 }
 
-// Lexical and semantic weights of a retrieved candidate's score.
+// Ranking weighs what ranks a retrieved candidate. Its lexical score is
+// the weighted sum of the BM25 scores of three fields (the symbol's
+// words, the path and declaration line, the entity's text), normalised by
+// the best candidate's; its score is Lexical times that plus Semantic
+// times the cosine similarity of the query's and the entity's embeddings.
+type Ranking struct {
+	Name, Signature, Body float64
+	Lexical, Semantic     float64
+}
+
+// DefaultRanking is the ranking measured best on the tune half of the
+// code-search benchmark (docs/BENCHMARKS.md).
+var DefaultRanking = Ranking{Name: 1, Signature: 1, Body: 1, Lexical: 0.9, Semantic: 0.1}
+
 const (
-	lexicalWeight  = 0.6
-	semanticWeight = 0.4
-	maxRetrieved   = 100
+	maxRetrieved = 100
+	// bodyBytes is how much of an entity's text its body field holds.
+	bodyBytes = 2000
 )
 
 // scored is a retrieval candidate.
@@ -144,9 +161,26 @@ type scored struct {
 // (normalised by the best), plus cosine similarity of the query's
 // embedding, each candidate's score a weighted sum. Ties go by key.
 func (m *Memory) search(ctx context.Context, x *repoIndex, query string) []scored {
+	r := m.ranking
 	terms := lexical.QueryTerms(splitIdent(query))
-	scores := make([]float32, x.lex.Cap())
-	touched := x.lex.Scores(terms, nil, scores, nil)
+	scores := make([]float32, x.body.Cap())
+	field := make([]float32, len(scores))
+	var touched []uint32
+	for _, f := range []struct {
+		x *lexical.Index
+		w float64
+	}{{x.name, r.Name}, {x.sig, r.Signature}, {x.body, r.Body}} {
+		if f.w == 0 {
+			continue
+		}
+		clear(field)
+		for _, d := range f.x.Scores(terms, nil, field, nil) {
+			if scores[d] == 0 {
+				touched = append(touched, d)
+			}
+			scores[d] += float32(f.w) * field[d]
+		}
+	}
 	var best float32
 	for _, d := range touched {
 		best = max(best, scores[d])
@@ -163,7 +197,7 @@ func (m *Memory) search(ctx context.Context, x *repoIndex, query string) []score
 	}
 	top := make([]scored, 0, maxRetrieved+1)
 	consider := func(c scored) {
-		c.score = lexicalWeight*c.bm25 + semanticWeight*c.sim
+		c.score = r.Lexical*c.bm25 + r.Semantic*c.sim
 		if len(top) == maxRetrieved && !better(x, c, top[len(top)-1]) {
 			return
 		}
@@ -222,6 +256,19 @@ func splitIdent(s string) string {
 		prev = r
 	}
 	return b.String()
+}
+
+// signature is an entity's declaration line: its first line that is not
+// a comment, a decorator or blank, up to 300 bytes.
+func signature(text string) string {
+	for line := range strings.Lines(text) {
+		t := strings.TrimSpace(line)
+		if t == "" || t[0] == '@' || t[0] == '#' || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/*") || t[0] == '*' {
+			continue
+		}
+		return head(t, 300)
+	}
+	return ""
 }
 
 func head(s string, n int) string {

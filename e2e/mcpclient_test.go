@@ -47,7 +47,7 @@ func TestOfficialMCPClient(t *testing.T) {
 		run(t, "stdio", cairnBin, filepath.Join(dir, "cairn.db"))
 	})
 	t.Run("streamable-http", func(t *testing.T) {
-		url := serve(t, filepath.Join(t.TempDir(), "cairn.db"), "SURR_ENABLE_INNER_VOICE=0", "SURR_ARCHIVE_DIR="+filepath.Join(t.TempDir(), "archive"))
+		url := serve(t, filepath.Join(t.TempDir(), "cairn.db"), "SURR_ENABLE_INNER_VOICE=0", "CAIRN_CODE_ROOTS="+os.TempDir(), "SURR_ARCHIVE_DIR="+filepath.Join(t.TempDir(), "archive"))
 		run(t, "http", url+"/mcp")
 	})
 }

@@ -27,11 +27,14 @@ const (
 	CodeDBError Code = "db_error"
 	// CodeInternal: an unexpected failure; a bug.
 	CodeInternal Code = "internal_error"
+	// CodeTimeout: the call ran past its time limit (the HTTP API's
+	// request timeout) and was stopped.
+	CodeTimeout Code = "timeout"
 )
 
 // Codes lists every code, in a stable order.
 var Codes = []Code{CodeInvalidParams, CodeNotFound, CodeConflict, CodeFeatureDisabled,
-	CodeEmbedderUnavailable, CodeDBError, CodeInternal}
+	CodeEmbedderUnavailable, CodeDBError, CodeInternal, CodeTimeout}
 
 // Error is cairn's typed error. Message is written for the caller and is safe
 // to show; Err is the underlying cause, kept for logs and errors.Is, and never

@@ -369,7 +369,7 @@ func dbError(err error, what string) error {
 	case errors.Is(err, context.Canceled):
 		return memory.Wrap(memory.CodeDBError, err, "%s: canceled", what)
 	case errors.Is(err, context.DeadlineExceeded):
-		return memory.Wrap(memory.CodeDBError, err, "%s: timed out", what)
+		return memory.Wrap(memory.CodeTimeout, err, "%s: the call ran past its time limit", what)
 	case code == "57014":
 		return memory.Wrap(memory.CodeDBError, err, "%s: the statement ran past the statement timeout", what)
 	case code == "40001" || code == "40P01":

@@ -376,7 +376,7 @@ func dbError(err error, what string) error {
 	case errors.Is(err, context.Canceled):
 		return memory.Wrap(memory.CodeDBError, err, "%s: canceled", what)
 	case errors.Is(err, context.DeadlineExceeded):
-		return memory.Wrap(memory.CodeDBError, err, "%s: timed out", what)
+		return memory.Wrap(memory.CodeTimeout, err, "%s: the call ran past its time limit", what)
 	case isBusy(err):
 		return memory.Wrap(memory.CodeDBError, err, "%s: the database stayed locked by another process; try again", what)
 	case isUnique(err):

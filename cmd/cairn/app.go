@@ -37,6 +37,9 @@ type app struct {
 	// retrieval index is maintained, and pending records embedded, in the
 	// background. background says it is itself background maintenance.
 	longRunning, background bool
+	// network says the engine serves the network faces (cairn serve,
+	// cairn ui): code_index indexes only under CAIRN_CODE_ROOTS.
+	network bool
 	// logInfo makes info the default log level of the engine too (cairn
 	// serve), rather than warn.
 	logInfo bool
@@ -233,6 +236,7 @@ func (a *app) options() (*cairn.Options, error) {
 	opts.Logger = log
 	opts.IndexBackground = a.longRunning
 	opts.HealEmbeddings = a.longRunning
+	opts.CodeRootsOnly = a.network
 	if !a.background {
 		opts.IndexProgress = a.stagedProgress()
 	}

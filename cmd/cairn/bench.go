@@ -20,7 +20,8 @@ func newBenchCmd(a *app) *cobra.Command {
 		Use:   "bench",
 		Short: "Measure cairn: protocol overhead and throughput",
 	}
-	cmd.AddCommand(newBenchProtocolCmd(a), newBenchLoCoMoCmd(a), newBenchScaleCmd(a), newBenchPeersCmd(a), newBenchHooksCmd(a), newBenchReliabilityCmd(a), newBenchReplicasCmd(a), newBenchImportsCmd(a))
+	cmd.AddCommand(newBenchProtocolCmd(a), newBenchLoCoMoCmd(a), newBenchScaleCmd(a), newBenchPeersCmd(a), newBenchHooksCmd(a), newBenchReliabilityCmd(a), newBenchReplicasCmd(a), newBenchImportsCmd(a),
+		newBenchCodeSearchCmd(a))
 	return cmd
 }
 

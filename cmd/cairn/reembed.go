@@ -180,8 +180,12 @@ func (a *app) printSettings(db string, s cairn.Settings) {
 		write = "background"
 	}
 	row("capture hooks", "user prompts %s (%s), write mode %s (%s)", prompts, EnvCapturePrompts, write, EnvHookWrite)
-	row("code memory", "verification cache TTL %s (CAIRN_ETV_TTL), files over %d bytes skipped (CAIRN_CODE_MAX_FILE_BYTES)",
-		time.Duration(s.ETVTTLMs)*time.Millisecond, s.CodeMaxFileBytes)
+	roots := "none"
+	if len(s.CodeRoots) > 0 {
+		roots = strings.Join(s.CodeRoots, string(os.PathListSeparator))
+	}
+	row("code memory", "verification cache TTL %s (CAIRN_ETV_TTL), files over %d bytes skipped (CAIRN_CODE_MAX_FILE_BYTES), network faces index under %s (CAIRN_CODE_ROOTS)",
+		time.Duration(s.ETVTTLMs)*time.Millisecond, s.CodeMaxFileBytes, roots)
 	logs := "CAIRN_LOG=" + os.Getenv(envLog)
 	if s.NoLog {
 		logs = "MCP_NO_LOG: counters only"

@@ -180,7 +180,7 @@ func (a *app) serveHTTP(ctx context.Context, addr string, limits httpapi.Options
 	if err != nil {
 		return err
 	}
-	a.longRunning, a.logInfo = true, true
+	a.longRunning, a.logInfo, a.network = true, true, true
 	eng, err := a.engine()
 	if err != nil {
 		return err

@@ -8,7 +8,7 @@ import (
 
 // Of is the HTTP status of an error code: 400 invalid_params, 404
 // not_found, 409 conflict, 403 feature_disabled, 503 embedder_unavailable
-// and db_error, 500 anything else.
+// and db_error, 504 timeout, 500 anything else.
 func Of(code memory.Code) int {
 	switch code {
 	case memory.CodeInvalidParams:
@@ -21,6 +21,8 @@ func Of(code memory.Code) int {
 		return http.StatusForbidden
 	case memory.CodeEmbedderUnavailable, memory.CodeDBError:
 		return http.StatusServiceUnavailable
+	case memory.CodeTimeout:
+		return http.StatusGatewayTimeout
 	}
 	return http.StatusInternalServerError
 }

@@ -20,7 +20,8 @@ func TestOf(t *testing.T) {
 		{memory.CodeEmbedderUnavailable, http.StatusServiceUnavailable},
 		{memory.CodeDBError, http.StatusServiceUnavailable},
 		{memory.CodeInternal, http.StatusInternalServerError},
-		{memory.Code("timeout"), http.StatusInternalServerError},
+		{memory.CodeTimeout, http.StatusGatewayTimeout},
+		{memory.Code("unknown"), http.StatusInternalServerError},
 	} {
 		if got := httpstatus.Of(c.code); got != c.want {
 			t.Errorf("Of(%s) = %d, want %d", c.code, got, c.want)

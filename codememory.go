@@ -111,8 +111,27 @@ func (e *Engine) IndexCode(ctx context.Context, in CodeIndexRequest, progress fu
 	})
 }
 
+// reachableRepo refuses, on an engine limited to code roots (the network
+// faces), a repository indexed elsewhere (through the CLI): its code is
+// neither hydrated nor read from disk over the network. The refusal is
+// the one a root outside the code roots gets.
+func (e *Engine) reachableRepo(ctx context.Context, repoID string) error {
+	if e.codeRoots == nil {
+		return nil
+	}
+	repo, err := e.code.Repo(ctx, repoID)
+	if err != nil {
+		return err
+	}
+	_, err = code.AllowedRoot(repo.Root, *e.codeRoots)
+	return err
+}
+
 // Hydrate returns the code entities a query needs within a budget.
 func (e *Engine) Hydrate(ctx context.Context, in CodeHydrateRequest) (code.HydrateResult, error) {
+	if err := e.reachableRepo(ctx, in.RepoID); err != nil {
+		return code.HydrateResult{}, err
+	}
 	return e.code.Hydrate(ctx, code.HydrateRequest{
 		Query: in.Query, EpisodeID: in.EpisodeID, SessionID: in.SessionID, RepoID: in.RepoID,
 		BudgetTokens: in.BudgetTokens, BudgetEntities: in.BudgetEntities,
@@ -132,6 +151,9 @@ func (e *Engine) PromoteCode(ctx context.Context, in CodePromoteRequest) (code.P
 	if in.Approval == "" {
 		return code.PromoteResult{}, memory.Errorf(memory.CodeInvalidParams, "approval is required: approved, implicit, rejected or none")
 	}
+	if err := e.reachableRepo(ctx, in.RepoID); err != nil {
+		return code.PromoteResult{}, err
+	}
 	return e.code.Promote(ctx, code.PromoteRequest{
 		EpisodeID: in.EpisodeID, SessionID: in.SessionID, RepoID: in.RepoID, Keys: in.EntityKeys, Approval: code.Approval(in.Approval),
 	})
@@ -139,6 +161,9 @@ func (e *Engine) PromoteCode(ctx context.Context, in CodePromoteRequest) (code.P
 
 // VerifyCode runs External Truth Verification.
 func (e *Engine) VerifyCode(ctx context.Context, in CodeVerifyRequest) (code.VerifyReport, error) {
+	if err := e.reachableRepo(ctx, in.RepoID); err != nil {
+		return code.VerifyReport{}, err
+	}
 	return e.code.Verify(ctx, in.RepoID, in.EntityKeys)
 }
 

@@ -87,6 +87,36 @@ func TestCodeIndexOnlyUnderCodeRoots(t *testing.T) {
 	if _, err := open(cairn.Options{}).IndexCode(ctx, cairn.CodeIndexRequest{Root: outside}, nil); err != nil {
 		t.Fatalf("the CLI's engine indexes any directory: %v", err)
 	}
+
+	// A repository the CLI indexed outside the code roots is not read
+	// over the network: hydrate, verify and promote refuse it as they
+	// would its root, and serve a repository under the roots.
+	db := filepath.Join(t.TempDir(), "shared.db")
+	cli := openAt(t, db, &cairn.Options{Embedder: embed.Hash{Dim: 64}})
+	if _, err := cli.IndexCode(ctx, cairn.CodeIndexRequest{Root: outside, RepoID: "elsewhere"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cli.IndexCode(ctx, cairn.CodeIndexRequest{Root: allowed, RepoID: "here"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	cli.Close()
+	served := openAt(t, db, &cairn.Options{Embedder: embed.Hash{Dim: 64}, CodeRootsOnly: true, CodeRoots: []string{allowed}})
+	hydrate := func(repo string) error {
+		_, err := served.Hydrate(ctx, cairn.CodeHydrateRequest{Query: "K", RepoID: repo, SessionID: "s", EpisodeID: "e-" + repo})
+		return err
+	}
+	if err := hydrate("elsewhere"); memory.CodeOf(err) != memory.CodeInvalidParams || !strings.Contains(err.Error(), "CAIRN_CODE_ROOTS") {
+		t.Fatalf("hydrating a repository outside the code roots: %v", err)
+	}
+	if _, err := served.VerifyCode(ctx, cairn.CodeVerifyRequest{RepoID: "elsewhere"}); memory.CodeOf(err) != memory.CodeInvalidParams {
+		t.Fatalf("verifying a repository outside the code roots: %v", err)
+	}
+	if _, err := served.PromoteCode(ctx, cairn.CodePromoteRequest{RepoID: "elsewhere", Approval: "approved", SessionID: "s", EpisodeID: "p"}); memory.CodeOf(err) != memory.CodeInvalidParams {
+		t.Fatalf("promoting in a repository outside the code roots: %v", err)
+	}
+	if err := hydrate("here"); err != nil {
+		t.Fatalf("hydrating a repository under the code roots: %v", err)
+	}
 }
 
 func TestCodeRootsSetting(t *testing.T) {

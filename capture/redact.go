@@ -309,18 +309,7 @@ func asciiLower(text string) string {
 	if strings.ContainsAny(text, "\u017f\u212a") {
 		text = strings.NewReplacer("\u017f", "s", "\u212a", "k").Replace(text)
 	}
-	for i := 0; i < len(text); i++ {
-		if c := text[i]; c >= 'A' && c <= 'Z' {
-			b := []byte(text)
-			for j := i; j < len(b); j++ {
-				if b[j] >= 'A' && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return text
+	return lowerASCII(text)
 }
 
 // lowerASCII is text with ASCII letters in lower case and every other

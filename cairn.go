@@ -369,7 +369,7 @@ func (e *Engine) wireServices(o Options, recall *retrieve.InnerVoice) {
 		roots := slices.Clone(o.CodeRoots)
 		e.codeRoots = &roots
 	}
-	e.code = code.New(e.store, code.Options{ETVTTL: o.ETVTTL, MaxFileBytes: o.MaxCodeFileBytes, Embedder: o.Embedder,
+	e.code = code.New(e.store, code.Options{ETVTTL: o.ETVTTL, MaxFileBytes: o.MaxCodeFileBytes, Embedder: o.Embedder, Index: e.index,
 		Now: o.Now, NewID: e.newID, Logger: o.Logger, Redact: e.checks.redactCount})
 	e.browse = &browse.Service{Store: e.store, Now: e.nowMs, Repo: e.code.Repo}
 }

@@ -198,7 +198,7 @@ func (h *healer) pass(ctx context.Context) HealPass {
 
 // embeddedKinds are the kinds of record that have vectors.
 var embeddedKinds = []memory.VectorKind{memory.VectorObservation, memory.VectorSummary, memory.VectorThought,
-	memory.VectorKGEntity, memory.VectorKGObservation, memory.VectorKGEdge}
+	memory.VectorKGEntity, memory.VectorKGObservation, memory.VectorKGEdge, memory.VectorCodeEntity}
 
 // pendingJobs returns up to limit records without a vector of the active
 // space, with the text to embed, and how many there are in all. The

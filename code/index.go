@@ -122,10 +122,10 @@ func (m *Memory) indexRepo(ctx context.Context, in IndexRequest) (IndexReport, e
 	if err := m.store.PutCodeRepo(ctx, memory.CodeRepo{ID: in.RepoID, Root: root, IndexedAt: m.nowMs()}); err != nil {
 		return rep, err
 	}
-	m.invalidate(in.RepoID)
+	embedded := m.embedPending(ctx)
 	m.log.Info("code index", "repo", in.RepoID, "files", rep.Files, "changed", rep.Changed, "unchanged", rep.Unchanged,
 		"removed", rep.Removed, "skipped", rep.Skipped, "proposed", rep.Proposed, "promoted", rep.Promoted,
-		"tombstoned", rep.Tombstoned, "regex", rep.Regex)
+		"tombstoned", rep.Tombstoned, "regex", rep.Regex, "embedded", embedded)
 	return rep, nil
 }
 

@@ -316,10 +316,7 @@ func (l *segLayout) sortGroup(g int, ps []vecPlace) ([]vecPlace, []uint32) {
 		fill[k]++
 	}
 	for r, pl := range sorted {
-		v := uint32(r) + 1
-		if g == groupInner {
-			v |= vecGroupBit
-		}
+		v := uint32(r) + 1 | uint32(g)<<vecGroupShift
 		l.docVec[pl.doc] = v
 	}
 	return sorted, starts
@@ -392,6 +389,10 @@ func (l *segLayout) metaOf(si int, s *src, local uint32) docMeta {
 	if m.attr&attrSearchable != 0 {
 		l.info.LexDocs++
 		l.info.LexTotal += float64(s.p.length[local])
+	}
+	if m.attr&attrCode != 0 {
+		l.info.CodeDocs++
+		l.info.CodeTotal += float64(s.p.length[local])
 	}
 	return m
 }

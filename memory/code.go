@@ -145,6 +145,12 @@ type CodeEntityFilter struct {
 	Path   string
 	States []CodeState
 	Keys   []string
+	// Names keeps the entities any of these words may name: the word is
+	// the entity's symbol or its symbol's last dotted segment, or its path
+	// or the end of its path after a '/'.
+	Names []string
+	// Readable keeps only the entities whose artifact is not forgotten.
+	Readable bool
 }
 
 // Episode is one turn of a session in which code was hydrated or gates were

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"unicode/utf8"
 
 	"github.com/cairnhq/cairn/memory"
 )
@@ -319,6 +320,10 @@ func (s *Store) CodeEntities(ctx context.Context, f memory.CodeEntityFilter) ([]
 		}
 		q.In("e.state", states)
 		q.In("e.key", f.Keys)
+		namedBy(q, f.Names)
+		if f.Readable {
+			q.Add(" AND EXISTS (SELECT 1 FROM code_artifacts a WHERE a.hash = e.artifact_hash AND a.redacted = false)")
+		}
 		q.Add(" ORDER BY e.repo_id, e.key")
 		return EachRow(ctx, tx, q.SQL(), q.Args(), func(s Scanner) error {
 			e, err := scanCodeEntity(s)
@@ -327,6 +332,25 @@ func (s *Store) CodeEntities(ctx context.Context, f memory.CodeEntityFilter) ([]
 		})
 	})
 	return out, err
+}
+
+// maxNames bounds the words a CodeEntities filter names entities by.
+const maxNames = 64
+
+// namedBy keeps the entities one of words names: its symbol or the
+// symbol's last dotted segment, its path or the path's end after a '/'.
+func namedBy(q *Query, words []string) {
+	if len(words) == 0 {
+		return
+	}
+	words = words[:min(len(words), maxNames)]
+	q.Add(" AND (false")
+	for _, w := range words {
+		n := utf8.RuneCountInString(w) + 1
+		q.Add(" OR e.symbol = ? OR e.path = ?", w, w)
+		q.Add(" OR substr(e.symbol, length(e.symbol) - ? + 1) = ? OR substr(e.path, length(e.path) - ? + 1) = ?", n, "."+w, n, "/"+w)
+	}
+	q.Add(")")
 }
 
 // CodeEntitiesByKey implements memory.CodeStore: by repository.
@@ -387,6 +411,10 @@ func (s *Store) RedactArtifact(ctx context.Context, hash string, at int64) (memo
 			return err
 		}
 		if _, err := tx.Exec(ctx, "UPDATE code_artifacts SET content = ?, redacted = true WHERE hash = ?", memory.RedactedContent, hash); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM embeddings WHERE kind = 'code_entity'
+			AND ref IN (SELECT id FROM code_entities WHERE artifact_hash = ?)`, hash); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE code_repos SET indexed_at = `+s.d.Greatest+`(?, indexed_at + 1)

@@ -89,17 +89,19 @@ func (m *Memory) loadKeys(ctx context.Context, c *catalog, keys []string) error 
 	return err
 }
 
-// Ranking weighs what ranks a retrieved candidate: its score is Lexical
-// times its BM25 score over the entities' code terms (normalised by the
-// best candidate's) plus Semantic times the cosine similarity of the
-// query's and the entity's embeddings.
+// Ranking weighs what ranks a retrieved candidate. Its lexical score is
+// the weighted sum of the BM25 scores of three fields (the symbol's
+// words, the path and declaration line, the entity's code), normalised by
+// the best candidate's; its score is Lexical times that plus Semantic
+// times the cosine similarity of the query's and the entity's embeddings.
 type Ranking struct {
-	Lexical, Semantic float64
+	Name, Signature, Body float64
+	Lexical, Semantic     float64
 }
 
 // DefaultRanking is the ranking measured best on the tune half of the
 // code-search benchmark (docs/BENCHMARKS.md).
-var DefaultRanking = Ranking{Lexical: 0.9, Semantic: 0.1}
+var DefaultRanking = Ranking{Name: 1, Signature: 1, Body: 1, Lexical: 0.9, Semantic: 0.1}
 
 // maxRetrieved bounds the candidates a search returns.
 const maxRetrieved = 100
@@ -166,7 +168,7 @@ func (m *Memory) rank(v *index.View, repo, query string, qv []float32) []scored 
 	r := m.ranking
 	f := v.CodeFilter(repo)
 	scores := make([]float32, v.Docs())
-	touched := v.CodeScores(index.CodeQueryTerms(query), f, scores, nil)
+	touched := v.CodeScores(query, index.CodeWeights{Name: r.Name, Signature: r.Signature, Body: r.Body}, f, scores, nil)
 	var best float32
 	for _, d := range touched {
 		best = max(best, scores[d])

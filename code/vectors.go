@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/cairnhq/cairn/embed"
+	"github.com/cairnhq/cairn/index"
 	"github.com/cairnhq/cairn/memory"
 )
 
@@ -60,9 +61,13 @@ func (m *Memory) embedJobs(ctx context.Context, vs vectorStore, jobs []memory.Em
 		}
 		texts = append(texts, j.Content)
 	}
-	vecs, err := m.embedder.Embed(ctx, texts)
+	in := make([]string, len(texts))
+	for k, t := range texts {
+		in[k] = index.EmbedText(memory.VectorCodeEntity, t)
+	}
+	vecs, err := m.embedder.Embed(ctx, in)
 	if err == nil {
-		err = embed.Check(m.embedder.Space(), texts, vecs)
+		err = embed.Check(m.embedder.Space(), in, vecs)
 	}
 	if err != nil {
 		return 0, memory.Wrap(memory.CodeEmbedderUnavailable, err, "embedding code entities: %s", memory.Public(err).Message)

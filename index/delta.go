@@ -97,7 +97,7 @@ func isStopword(w string) bool { return lexical.Stopwords[w] }
 // have none.
 func analyse(wv embed.WordVectors, rec *memory.IndexRecord) analysis {
 	if !rec.Gone && isCode(recordKind(rec)) {
-		return analysis{terms: CodeTerms(rec.Content)}
+		return analysis{terms: codeDocTerms(rec.Content)}
 	}
 	if rec.Gone || !searchable(recordKind(rec)) {
 		return analysis{}

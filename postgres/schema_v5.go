@@ -15,6 +15,13 @@ func schemaV5(_ vectorMode, space int32) string {
 	return strings.ReplaceAll(`
 ALTER TABLE code_entities ADD COLUMN IF NOT EXISTS id text COLLATE "C" GENERATED ALWAYS AS (repo_id || '|' || key) STORED;
 CREATE UNIQUE INDEX IF NOT EXISTS code_entities_id ON code_entities(id);
+-- The symbol's last dotted segment and the path's base name, by which a
+-- query's words find the entities they name.
+ALTER TABLE code_entities ADD COLUMN IF NOT EXISTS name text COLLATE "C" GENERATED ALWAYS AS (regexp_replace(symbol, '^.*[.]', '')) STORED;
+ALTER TABLE code_entities ADD COLUMN IF NOT EXISTS file text COLLATE "C" GENERATED ALWAYS AS (regexp_replace(path, '^.*/', '')) STORED;
+CREATE INDEX IF NOT EXISTS code_entities_symbol ON code_entities(repo_id, symbol);
+CREATE INDEX IF NOT EXISTS code_entities_name ON code_entities(repo_id, name);
+CREATE INDEX IF NOT EXISTS code_entities_file ON code_entities(repo_id, file);
 
 CREATE OR REPLACE FUNCTION changes_log_code_entity() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

@@ -58,6 +58,11 @@ var migrations = []migration{
 		// A generated column: declared here only, never in version 5's
 		// table (pragma_table_xinfo lists it).
 		{"code_entities", "id", "TEXT GENERATED ALWAYS AS (repo_id || '|' || key) VIRTUAL"},
+		// The symbol's last dotted segment and the path's base name (what
+		// follows the last '.' or '/'), by which a query's words find
+		// the entities they name.
+		{"code_entities", "name", "TEXT GENERATED ALWAYS AS (replace(symbol, rtrim(symbol, replace(symbol, '.', '')), '')) VIRTUAL"},
+		{"code_entities", "file", "TEXT GENERATED ALWAYS AS (replace(path, rtrim(path, replace(path, '/', '')), '')) VIRTUAL"},
 	}},
 }
 
@@ -552,6 +557,9 @@ CREATE TABLE IF NOT EXISTS wal_scrub (
 // next embedding pass embeds the new text.
 const schemaV13 = `
 CREATE UNIQUE INDEX IF NOT EXISTS code_entities_id ON code_entities(id);
+CREATE INDEX IF NOT EXISTS code_entities_symbol ON code_entities(repo_id, symbol);
+CREATE INDEX IF NOT EXISTS code_entities_name ON code_entities(repo_id, name);
+CREATE INDEX IF NOT EXISTS code_entities_file ON code_entities(repo_id, file);
 CREATE TRIGGER IF NOT EXISTS changes_code_entity_insert AFTER INSERT ON code_entities
 BEGIN INSERT INTO changes(kind, ref, op, at) VALUES ('code_entity', NEW.id, 'index', ` + ledgerAt + `); END;
 CREATE TRIGGER IF NOT EXISTS changes_code_entity_update AFTER UPDATE OF state, artifact_hash, path, symbol ON code_entities

@@ -5,7 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"unicode/utf8"
+	"strings"
 
 	"github.com/cairnhq/cairn/memory"
 )
@@ -307,24 +307,13 @@ func (s *Store) CodeFiles(ctx context.Context, repoID string) ([]memory.CodeFile
 func (s *Store) CodeEntities(ctx context.Context, f memory.CodeEntityFilter) ([]memory.CodeEntity, error) {
 	var out []memory.CodeEntity
 	err := s.b.Read(ctx, "listing code entities", func(tx Querier) error {
-		q := s.d.NewQuery("SELECT " + codeEntityColumns + " FROM code_entities e WHERE true")
-		if f.RepoID != "" {
-			q.Add(" AND e.repo_id = ?", f.RepoID)
+		q := s.d.NewQuery("")
+		if len(f.Names) == 0 || f.RepoID == "" {
+			s.codeEntitiesWhere(q, "", f)
+		} else {
+			s.namedBy(q, f)
 		}
-		if f.Path != "" {
-			q.Add(" AND e.path = ?", f.Path)
-		}
-		states := make([]string, len(f.States))
-		for i, st := range f.States {
-			states[i] = string(st)
-		}
-		q.In("e.state", states)
-		q.In("e.key", f.Keys)
-		namedBy(q, f.Names)
-		if f.Readable {
-			q.Add(" AND EXISTS (SELECT 1 FROM code_artifacts a WHERE a.hash = e.artifact_hash AND a.redacted = false)")
-		}
-		q.Add(" ORDER BY e.repo_id, e.key")
+		q.Add(" ORDER BY 1, 2")
 		return EachRow(ctx, tx, q.SQL(), q.Args(), func(s Scanner) error {
 			e, err := scanCodeEntity(s)
 			out = append(out, e)
@@ -334,23 +323,56 @@ func (s *Store) CodeEntities(ctx context.Context, f memory.CodeEntityFilter) ([]
 	return out, err
 }
 
+// codeEntitiesWhere appends the SELECT of the entities f keeps (but its
+// Names), reading the table through index when it is set.
+func (s *Store) codeEntitiesWhere(q *Query, index string, f memory.CodeEntityFilter) {
+	q.Add("SELECT " + codeEntityColumns + " FROM code_entities e")
+	if index != "" && s.d.IndexedBy != nil {
+		q.Add(s.d.IndexedBy(index))
+	}
+	q.Add(" WHERE true")
+	if f.RepoID != "" {
+		q.Add(" AND e.repo_id = ?", f.RepoID)
+	}
+	if f.Path != "" {
+		q.Add(" AND e.path = ?", f.Path)
+	}
+	states := make([]string, len(f.States))
+	for i, st := range f.States {
+		states[i] = string(st)
+	}
+	q.In("e.state", states)
+	q.In("e.key", f.Keys)
+	if f.Readable {
+		q.Add(" AND EXISTS (SELECT 1 FROM code_artifacts a WHERE a.hash = e.artifact_hash AND a.redacted = false)")
+	}
+}
+
 // maxNames bounds the words a CodeEntities filter names entities by.
 const maxNames = 64
 
-// namedBy keeps the entities one of words names: its symbol or the
-// symbol's last dotted segment, its path or the path's end after a '/'.
-func namedBy(q *Query, words []string) {
-	if len(words) == 0 {
-		return
+// namedBy appends the SELECT of the entities of f's repository that one
+// of f.Names may name: the word is the symbol or its last dotted segment
+// (the name column), or its base name is the path's (the file column;
+// the caller tells a path's exact end). Each is a query of its own
+// through the column's index (with the repository's), their union the
+// answer.
+func (s *Store) namedBy(q *Query, f memory.CodeEntityFilter) {
+	words := f.Names[:min(len(f.Names), maxNames)]
+	bases := make([]string, len(words))
+	for i, w := range words {
+		bases[i] = w[strings.LastIndexByte(w, '/')+1:]
 	}
-	words = words[:min(len(words), maxNames)]
-	q.Add(" AND (false")
-	for _, w := range words {
-		n := utf8.RuneCountInString(w) + 1
-		q.Add(" OR e.symbol = ? OR e.path = ?", w, w)
-		q.Add(" OR substr(e.symbol, length(e.symbol) - ? + 1) = ? OR substr(e.path, length(e.path) - ? + 1) = ?", n, "."+w, n, "/"+w)
+	for i, c := range []struct {
+		index, col string
+		vs         []string
+	}{{"code_entities_symbol", "e.symbol", words}, {"code_entities_name", "e.name", words}, {"code_entities_file", "e.file", bases}} {
+		if i > 0 {
+			q.Add(" UNION ")
+		}
+		s.codeEntitiesWhere(q, c.index, f)
+		q.In(c.col, c.vs)
 	}
-	q.Add(")")
 }
 
 // CodeEntitiesByKey implements memory.CodeStore: by repository.

@@ -105,7 +105,7 @@ recall@1/5/10 and MRR are printed for both.`,
 	f.StringVar(&o.Split, "split", o.Split, "the half asked: test, tune or all")
 	f.IntVar(&o.Max, "max", o.Max, "questions asked per corpus, a sample by hash (0: every one)")
 	f.StringVar(&dir, "dir", "", "directory for the temporary trees and databases")
-	f.StringVar(&weights, "weights", "", "ranking weights, e.g. lexical=0.6,semantic=0.4 (default code memory's)")
+	f.StringVar(&weights, "weights", "", "ranking weights, e.g. name=1,signature=1,body=1,lexical=0.6,semantic=0.4 (default code memory's)")
 	f.StringVar(&keep, "keep", "", "keep the trees and databases in this directory, and reuse them on the next run (only changed files are indexed again)")
 	return cmd
 }

@@ -285,7 +285,7 @@ func bm25Anchor(ctx context.Context, db memory.CodeStore, repo string) (func(str
 	}, keys, nil
 }
 
-// ParseRanking reads lexical=0.6,semantic=0.4;
+// ParseRanking reads name=1,signature=1,body=1,lexical=0.6,semantic=0.4;
 // weights not given keep their default.
 func ParseRanking(s string) (code.Ranking, error) {
 	r := code.DefaultRanking
@@ -293,15 +293,21 @@ func ParseRanking(s string) (code.Ranking, error) {
 		k, v, ok := strings.Cut(kv, "=")
 		w, err := strconv.ParseFloat(v, 64)
 		if !ok || err != nil || w < 0 || w > 100 {
-			return r, memory.Errorf(memory.CodeInvalidParams, "weights %q: want lexical=W,semantic=W with W from 0 to 100", kv)
+			return r, memory.Errorf(memory.CodeInvalidParams, "weights %q: want name=W,signature=W,body=W,lexical=W,semantic=W with W from 0 to 100", kv)
 		}
 		switch k {
+		case "name":
+			r.Name = w
+		case "signature":
+			r.Signature = w
+		case "body":
+			r.Body = w
 		case "lexical":
 			r.Lexical = w
 		case "semantic":
 			r.Semantic = w
 		default:
-			return r, memory.Errorf(memory.CodeInvalidParams, "weights: unknown weight %q (lexical, semantic)", k)
+			return r, memory.Errorf(memory.CodeInvalidParams, "weights: unknown weight %q (name, signature, body, lexical, semantic)", k)
 		}
 	}
 	return r, nil

@@ -123,6 +123,7 @@ func (m *Memory) indexRepo(ctx context.Context, in IndexRequest) (IndexReport, e
 		return rep, err
 	}
 	embedded := m.embedPending(ctx)
+	m.writeIndex(ctx)
 	m.log.Info("code index", "repo", in.RepoID, "files", rep.Files, "changed", rep.Changed, "unchanged", rep.Unchanged,
 		"removed", rep.Removed, "skipped", rep.Skipped, "proposed", rep.Proposed, "promoted", rep.Promoted,
 		"tombstoned", rep.Tombstoned, "regex", rep.Regex, "embedded", embedded)

@@ -15,6 +15,23 @@ type vectorStore interface {
 	FillEmbeddings(ctx context.Context, es []memory.Embedding) (int, error)
 }
 
+// writeIndex brings the retrieval index up to the store and writes what
+// it holds in memory out to its files (with the small merges that are
+// due), so the next process opens the repository's entities instead of
+// replaying their changes. The index is derived data: a failure is
+// logged, and the next process catches up.
+func (m *Memory) writeIndex(ctx context.Context) {
+	if m.snap == nil {
+		return
+	}
+	err := m.snap.Snapshot(ctx, func(r memory.Reader) error {
+		return m.index.Flush(ctx, r, index.DefaultShortMergeDocs, false)
+	})
+	if err != nil {
+		m.log.Warn("the retrieval index was not written out; the next process catches up", "err", memory.Public(err).Message)
+	}
+}
+
 // embedBatch is how many entity texts go to the embedder at once.
 const embedBatch = 256
 

@@ -35,12 +35,14 @@ const (
 )
 
 // codeDocTerms analyses a code entity's text (codeParts) into its code
-// terms, then its name field's and its declaration field's.
-func codeDocTerms(text string) []string {
+// terms, then its name field's and its declaration field's, and gives
+// its length: its code's terms (the fields are scored without length).
+func codeDocTerms(text string) ([]string, int) {
 	symbol, path, code := codeParts(text)
 	ts := CodeTerms(code)
+	n := len(ts)
 	ts = append(ts, fieldTerms(nameField, CodeTerms(symbol))...)
-	return append(ts, fieldTerms(sigField, CodeTerms(path+" "+declaration(code)))...)
+	return append(ts, fieldTerms(sigField, CodeTerms(path+" "+declaration(code)))...), n
 }
 
 // fieldTerms marks code terms ts as terms of field (in place).

@@ -62,6 +62,9 @@ func newDelta(base uint32) *part {
 type analysis struct {
 	terms []string
 	words []int32
+	// length is a code entity's length for BM25: its code's terms, not
+	// its fields' (set for code entities only).
+	length int
 }
 
 // searchable reports whether the tiered retrieval ranks records of kind.
@@ -97,7 +100,8 @@ func isStopword(w string) bool { return lexical.Stopwords[w] }
 // have none.
 func analyse(wv embed.WordVectors, rec *memory.IndexRecord) analysis {
 	if !rec.Gone && isCode(recordKind(rec)) {
-		return analysis{terms: codeDocTerms(rec.Content)}
+		terms, length := codeDocTerms(rec.Content)
+		return analysis{terms: terms, length: length}
 	}
 	if rec.Gone || !searchable(recordKind(rec)) {
 		return analysis{}
@@ -181,7 +185,7 @@ func (st *state) put(rec *memory.IndexRecord, a analysis) {
 	}
 	if isCode(kind) {
 		flags |= attrCode
-		length = len(a.terms)
+		length = a.length
 		d.post(local, a.terms)
 		p.codeDocs++
 		p.codeTotal += float64(min(length, 0xffff))

@@ -97,8 +97,11 @@ func buildSegment(ctx context.Context, stg storage, name string, srcs []*src, sp
 	if err != nil {
 		return segRef{}, err
 	}
-	return segRef{Name: name, Docs: len(l.order), Size: ref.Size, TOC: ref.TOC, Level: level,
-		Vectors: [nGroups]int{len(l.places[0]), len(l.places[1])}}, nil
+	seg := segRef{Name: name, Docs: len(l.order), Size: ref.Size, TOC: ref.TOC, Level: level}
+	for g := range nGroups {
+		seg.Vectors[g] = len(l.places[g])
+	}
+	return seg, nil
 }
 
 // planSegment lays out the segment buildSegment writes: its labels, the

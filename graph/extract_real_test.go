@@ -9,7 +9,7 @@ import (
 	"github.com/cairnhq/cairn/memory"
 )
 
-// The real-text fixture: 1,444 sentences nobody here wrote (Debian
+// The real-text fixture: 1,568 sentences nobody here wrote (Debian
 // changelogs, LoCoMo's conversations, the READMEs and CHANGELOGs of Go
 // modules, the Go and Python standard libraries' doc comments), labelled
 // by hand with what a careful person would stage

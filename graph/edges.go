@@ -46,6 +46,7 @@ func (x *extractor) edgesOf(s sentence, ms []mention, prev sentMentions) {
 		}
 	}
 	e.insteadOf()
+	e.inFavourOf()
 	e.dropThenUse()
 	e.debianReplaces()
 	for i := 0; i < len(e.toks); i++ {
@@ -146,7 +147,11 @@ func (e *edgeScan) subjects(i int, r relation) ([]int, float64) {
 		}
 		return nil, 0
 	}
-	k := e.skipToSubject(i - 1)
+	start := i - 1
+	if r.passive && e.word(start) && e.lower(start) == "as" {
+		start-- // "LZW as used by GIF": the thing before "as" is the participle's
+	}
+	k := e.skipToSubject(start)
 	bound := k < i-1 && e.word(k+1) && relativePronouns[e.lower(k+1)] // "MSVC that was used to build"
 	if e.word(k) && e.lower(k) == "to" && e.lower(i) == r.words[0] && !strings.HasSuffix(e.lower(i), "s") && !strings.HasSuffix(e.lower(i), "ed") {
 		// An infinitive's subject: "Update arc4random to use ChaCha20",
@@ -555,6 +560,26 @@ func (e *edgeScan) insteadOf() {
 		}
 	}
 	e.usedInsteadOf()
+}
+
+// inFavourOf reads "drop X in favour of Y" and "X is deprecated in favor
+// of Y": Y replaces X, the mention before the phrase (past a participle
+// of removal and its auxiliaries).
+func (e *edgeScan) inFavourOf() {
+	for k := 1; k+3 < len(e.toks); k++ {
+		if !e.word(k) || e.lower(k) != "in" || e.lower(k+1) != "favour" && e.lower(k+1) != "favor" || e.lower(k+2) != "of" {
+			continue
+		}
+		y := e.skipModifiers(k + 3)
+		x := k - 1
+		for n := 0; n < 3 && x >= 0 && !e.isMention(x) && (e.isBracket(x) || e.word(x) &&
+			(removals[e.lower(x)] || copulas[e.lower(x)] || namingNouns[e.lower(x)] || e.lower(x) == "been" || e.lower(x) == "now" || strings.HasSuffix(e.lower(x), "ly"))); n++ {
+			x--
+		}
+		if e.isMention(x) && e.isMention(y) && e.at[x] != e.at[y] {
+			e.x.addEdge(e.ms[e.at[y]-1].name, "replaces", e.ms[e.at[x]-1].name, confEdgeDirect, "in favour of", e.s)
+		}
+	}
 }
 
 // usedInsteadOf reads "Y (which) should be used instead of X": Y

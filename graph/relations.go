@@ -41,9 +41,9 @@ var relations = func() []relation {
 	add("runs_on", false, "runs on", "run on", "ran on", "is deployed on", "is deployed to", "deployed on", "deployed to", "is hosted on", "hosted on", "runs in")
 	add("writes_to", false, "writes to", "write to", "wrote to", "writes into", "publishes * to", "publishes to", "publish to", "stores * in", "persists to", "sends * to")
 	add("reads_from", false, "reads from", "read from", "consumes from", "consumes", "subscribes to")
-	add("replaces", false, "replaces", "replaced")
+	add("replaces", false, "replaces", "replaced", "supersedes", "superseded")
 	add("replaces", true, "is replaced by", "was replaced by", "were replaced by", "replaced by", "is replaced with", "are replaced with",
-		"was replaced with", "were replaced with")
+		"was replaced with", "were replaced with", "is superseded by", "was superseded by", "superseded by")
 	add("migrated_to", false, "migrated to", "migrates to", "moves to", "moved to", "is moving to")
 	add("part_of", false, "is part of", "are part of", "part of", "belongs to")
 	add("caused", false, "caused", "causes", "triggered")
@@ -56,13 +56,18 @@ var relations = func() []relation {
 	add("built_with", true, "is used to build", "was used to build", "used to build")
 	add("monitors", false, "monitors", "scrapes")
 	add("integrates_with", false, "integrates with", "integrate with")
-	// "replaced X with Y" and "migrated from X to Y": Y replaces X. They
+	// "replaced X with Y", "migrated from X to Y" and "switch from X to
+	// Y": Y replaces X. They
 	// come before the plain phrases of their length.
 	out = append([]relation{
 		{words: []string{"replaced"}, rel: "replaces", swap: true},
 		{words: []string{"replace"}, rel: "replaces", swap: true},
 		{words: []string{"migrated", "from"}, rel: "replaces", swap: true},
-		{words: []string{"moved", "from"}, rel: "replaces", swap: true}}, out...)
+		{words: []string{"moved", "from"}, rel: "replaces", swap: true},
+		{words: []string{"migrate", "from"}, rel: "replaces", swap: true},
+		{words: []string{"switch", "from"}, rel: "replaces", swap: true},
+		{words: []string{"switched", "from"}, rel: "replaces", swap: true},
+		{words: []string{"switches", "from"}, rel: "replaces", swap: true}}, out...)
 	// Longest phrases first, so "is owned by" wins over "owned".
 	slices.SortStableFunc(out, func(a, b relation) int { return cmp.Compare(len(b.words), len(a.words)) })
 	return out

@@ -47,6 +47,8 @@ func (x *extractor) wordRule(t token, initial bool) (rule, typ string, conf floa
 		return pathRule(w)
 	case isFileName(w):
 		return "path", "file", confIdent
+	case strings.Contains(w, "-") && versionDotsOnly(w):
+		return identRule(w) // a version inside a package's name: libglib2.0-tests, gir1.2-gtk-3.0
 	case strings.Contains(w, "."):
 		return dottedRule(w)
 	case strings.ContainsAny(w, "-_"):
@@ -54,6 +56,19 @@ func (x *extractor) wordRule(t token, initial bool) (rule, typ string, conf floa
 	}
 	return plainRule(w, lw, initial)
 }
+
+// versionDotsOnly reports a word whose every '.' stands between two
+// digits, as in a version: perl-modules-5.22, libglib2.0-tests.
+func versionDotsOnly(w string) bool {
+	for k := 0; k < len(w); k++ {
+		if w[k] == '.' && (k == 0 || k+1 == len(w) || !isDigitByte(w[k-1]) || !isDigitByte(w[k+1])) {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigitByte(b byte) bool { return b >= '0' && b <= '9' }
 
 // isSum reports words joined by '+' that are no name: a sum of ordinary
 // words or types (sign+digits+decimal, paren+float64), not C++ or
@@ -78,6 +93,9 @@ func codeRule(w string) (rule, typ string, conf float64) {
 	if utf8.RuneCountInString(w) < 2 || strings.ContainsAny(w, " \t") || len(w) > 120 || strings.ContainsAny(w, "<>{}()[];=\"'$|&*!?,\\#") ||
 		!hasLetters([]string{w}) {
 		return "", "", 0
+	}
+	if strings.HasPrefix(w, "-") {
+		return "", "", 0 // `-race`, `--verbose`: a command-line flag
 	}
 	if codeJargon[w] || numTypeRE.MatchString(w) || len(w) > 2 && w[1] == '.' && w[0] >= 'a' && w[0] <= 'z' {
 		return "", "", 0 // `nil`, `ctx`, `float32`, `g.String()`: words and examples of code
@@ -132,7 +150,7 @@ func pathRule(w string) (rule, typ string, conf float64) {
 		common = common && (isCommon(p) || codeJargon[strings.ToLower(p)])
 		capital = capital && isCapitalised(p) && !strings.ContainsAny(p, ".-_")
 	}
-	if short || common || capital || genericAcronyms[strings.ToLower(parts[0])] || isCapitalised(parts[0]) && isCommon(parts[0]) ||
+	if short || common || capital || wordAlternatives(parts) || genericAcronyms[strings.ToLower(parts[0])] || isCapitalised(parts[0]) && isCommon(parts[0]) ||
 		len(parts) == 2 && mediaTypes[parts[0]] {
 		return "", "", 0 // alternatives, a protocol's version (HTTP/1.1), a media type (application/json)
 	}
@@ -140,6 +158,28 @@ func pathRule(w string) (rule, typ string, conf float64) {
 		return "path", "technology", confIdent // a module: go.uber.org/atomic
 	}
 	return "path", "file", confIdent
+}
+
+// wordAlternatives reports two English words written as alternatives,
+// sharing a stem or an ending: encrypts/decrypts, patch/unpatch.
+func wordAlternatives(parts []string) bool {
+	if len(parts) != 2 {
+		return false
+	}
+	a, b := strings.ToLower(parts[0]), strings.ToLower(parts[1])
+	for _, p := range []string{a, b} {
+		if len(p) < 3 || strings.ContainsFunc(p, func(r rune) bool { return !unicode.IsLetter(r) }) {
+			return false
+		}
+	}
+	if !isKnownWord(a) && !isKnownWord(b) {
+		return false
+	}
+	shared := 0
+	for shared < min(len(a), len(b)) && a[len(a)-1-shared] == b[len(b)-1-shared] {
+		shared++
+	}
+	return shared >= 3 || strings.Contains(a, b) || strings.Contains(b, a)
 }
 
 // isPlaceholderPath reports an absolute path of ordinary English words
@@ -274,8 +314,10 @@ func identRule(w string) (rule, typ string, conf float64) {
 		return "", "", 0
 	}
 	common, function, short := true, false, true
-	if adjectiveRE.MatchString(last) && (isKnownWord(last) || isKnownWord(adjectiveRE.ReplaceAllString(last, ""))) {
-		return "", "", 0 // IEEE754-compatible, runtime-internal: adjectives
+	if len(parts) == 2 && adjectiveRE.MatchString(last) && (isKnownWord(last) || isKnownWord(adjectiveRE.ReplaceAllString(last, ""))) {
+		// IEEE754-compatible, runtime-internal: adjectives (a longer
+		// name ends in a noun of the same ending: xdg-desktop-portal).
+		return "", "", 0
 	}
 	for _, p := range parts {
 		common = common && (commonWords[p] || codeJargon[p] || isNumeric(p) || isIdentWord(p))
@@ -844,6 +886,9 @@ func rareCue(toks []token, i int, initial bool) bool {
 	}
 	if j := i + 1; j < len(toks) && toks[j].word && genericAcronyms[toks[j].lower] {
 		return false // it qualifies a generic acronym: "iterator API"
+	}
+	if j := i + 1; j < len(toks) && toks[j].word && relationStarts[toks[j].lower] && strings.HasSuffix(toks[j].lower, "s") {
+		return true // the subject of a verb of relation: "vipw uses", "libfoo depends on"
 	}
 	p := toks[i-1].lower
 	switch {

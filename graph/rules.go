@@ -105,6 +105,9 @@ func codeRule(w string) (rule, typ string, conf float64) {
 	}
 	if strings.Contains(w, "/") || strings.Contains(w, ".") {
 		if rule, _, _ := pathRule(w); rule == "" && !strings.Contains(w, ".") {
+			if strings.ToLower(w) == w && !wordAlternatives(strings.Split(w, "/")) {
+				return "code", "component", confCode // a package's path: `go/types`
+			}
 			return "", "", 0 // alternatives: `Create/Connect`
 		}
 		return "code", "file", confCode
@@ -546,6 +549,13 @@ func (x *extractor) mentionAt(toks []token, i int, loud bool) (m mention, typ st
 		return m, "component", confIdent, "docname", true
 	}
 	rule, typ, conf = x.wordRule(toks[i], initial)
+	if rule == "" && toks[i].word && !toks[i].flag && i+1 < len(toks) && toks[i+1].word && namingNouns[toks[i+1].lower] &&
+		strings.Contains(toks[i].text, "/") && toks[i].lower == toks[i].text && !wordAlternatives(strings.Split(toks[i].text, "/")) {
+		rule, typ, conf = "path", "component", confIdent // "the go/build package", "path/filepath package"
+	}
+	if rule == "" && initial && i == 0 && len(toks) > 2 && toks[1].text == ":" && numTypeRE.MatchString(toks[i].text) && toks[i].word {
+		rule, typ, conf = "alnum", "technology", confAlnum // "s2: Fix ...": the label of a change entry
+	}
 	if rule == "" || !inContext(toks, i, rule, initial, loud) || articles[toks[i].lower] {
 		return m, "", 0, "", false // an article in capitals is no part of the title after it: "read The Cobra User Guide"
 	}
@@ -887,7 +897,7 @@ func rareCue(toks []token, i int, initial bool) bool {
 	if j := i + 1; j < len(toks) && toks[j].word && genericAcronyms[toks[j].lower] {
 		return false // it qualifies a generic acronym: "iterator API"
 	}
-	if j := i + 1; j < len(toks) && toks[j].word && relationStarts[toks[j].lower] && strings.HasSuffix(toks[j].lower, "s") {
+	if j := i + 1; j < len(toks) && toks[j].word && relationStarts[toks[j].lower] && strings.HasSuffix(toks[j].lower, "s") && !copulas[toks[j].lower] {
 		return true // the subject of a verb of relation: "vipw uses", "libfoo depends on"
 	}
 	p := toks[i-1].lower

@@ -49,6 +49,7 @@ var relations = func() []relation {
 	add("caused", false, "caused", "causes", "triggered")
 	add("caused", true, "was caused by", "is caused by", "caused by")
 	add("fixed", false, "fixed", "fixes")
+	add("fixed", true, "was fixed by", "is fixed by", "were fixed by", "fixed by")
 	add("reviewed", false, "reviewed", "reviews")
 	add("created", false, "created", "wrote", "authored", "built")
 	add("created", true, "is created by", "was created by", "created by", "authored by", "was written by", "written by", "developed by", "is developed by")

@@ -334,6 +334,8 @@ func identRule(w string) (rule, typ string, conf float64) {
 		return "", "", 0 // a phrase: denial-of-service, copy-on-write
 	case componentSuffixes[last] && !compoundHeads[parts[0]]:
 		return "ident", "service", confIdent
+	case common && len(parts) == 2 && isKnownName(parts[0]) && !ambiguousTech[parts[0]] && !isKnownWord(w):
+		return "ident", "component", confIdent // python-mock, perl-base: a package named after its language
 	case common && len(parts) == 2 && !isAgentNoun(last):
 		return "", "", 0 // ordinary words: error-prone, wake-up, cherry-pick
 	case common:
@@ -811,6 +813,8 @@ func (x *extractor) initialConfidence(toks []token, i, j int, lw string) float64
 	case j < len(toks) && toks[j].word && (humanVerbs[toks[j].lower] || relationStarts[toks[j].lower]) &&
 		toks[j].lower != "using":
 		return confInitial
+	case j+1 < len(toks) && toks[j].text == "," && toks[j+1].word && (toks[j+1].lower == "which" || toks[j+1].lower == "who"):
+		return confInitial // the subject of a relative clause: "Totem, which is maintained by"
 	case j+1 < len(toks) && (toks[j].text == "and" || toks[j].text == ",") && toks[j+1].word && isCapitalised(toks[j+1].text) &&
 		!commonWords[toks[j+1].lower]:
 		return confInitial
@@ -899,6 +903,13 @@ func rareCue(toks []token, i int, initial bool) bool {
 	}
 	if j := i + 1; j < len(toks) && toks[j].word && relationStarts[toks[j].lower] && strings.HasSuffix(toks[j].lower, "s") && !copulas[toks[j].lower] {
 		return true // the subject of a verb of relation: "vipw uses", "libfoo depends on"
+	}
+	for k := max(0, i-3); k < i; k++ {
+		for _, r := range relationsByFirst[toks[k].lower] {
+			if end, ok := r.match(toks, k); ok && end == i && len(r.words) > 1 {
+				return true // the object of a phrase of relation: "switched from autotools", "depends on"
+			}
+		}
 	}
 	p := toks[i-1].lower
 	switch {

@@ -430,7 +430,9 @@ func (e *edgeScan) objects(end int, r relation) []int {
 		}
 		k = j
 	}
-	objs = slices.DeleteFunc(objs, func(mi int) bool { return e.qualifies(mi) && !(throughParts[r.rel] && e.partOf(mi)) })
+	objs = slices.DeleteFunc(objs, func(mi int) bool {
+		return e.qualifies(mi) && !(throughParts[r.rel] && (e.partOf(mi) || e.namedByHead(mi)))
+	})
 	if star := slices.Index(r.words, "*"); star >= 0 && len(objs) > 0 {
 		objs = e.wildcardObjects(relation{words: r.words[star+1:]}, objs)
 	}
@@ -736,6 +738,30 @@ func (e *edgeScan) partOf(mi int) bool {
 		return false // a verb of the next clause: "writes to Kafka, and the fraud-detector reads from Kafka"
 	}
 	return !e.isMention(e.skipBrackets(k+1, 1))
+}
+
+// kindNouns say what kind of thing of code a name is when they end the
+// noun phrase it opens: "uses the mach_vm_region system call", "calls the
+// Foo helper function".
+var kindNouns = set(`call calls syscall message algorithm encoding backend engine parser encoder decoder routine`)
+
+// namedByHead reports mention mi opening a noun phrase of up to three
+// lower-case words whose last says what kind of thing the mention is
+// (a noun naming it, as namingNouns, classNouns or kindNouns hold), the
+// phrase ending at a function word, a clause break or punctuation: who
+// uses "the X system call" uses X.
+func (e *edgeScan) namedByHead(mi int) bool {
+	k := e.skipBrackets(e.ms[mi].e, 1)
+	last := ""
+	for n := 0; n < 3 && e.word(k) && !e.isMention(k) && !isCapitalised(e.toks[k].text) && !functionWords[e.lower(k)] &&
+		!clauseBreaks[e.lower(k)] && (!relationStarts[e.lower(k)] || kindNouns[e.lower(k)]); n++ {
+		last = e.lower(k)
+		k++
+	}
+	if last == "" || e.word(k) && !functionWords[e.lower(k)] && !clauseBreaks[e.lower(k)] {
+		return false
+	}
+	return namingNouns[last] || classNouns[last] || kindNouns[last] || kindNouns[strings.TrimSuffix(last, "s")]
 }
 
 // qualifies reports whether mention mi qualifies a noun that follows it

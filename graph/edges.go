@@ -80,7 +80,7 @@ func (e *edgeScan) relationAt(i int, r relation, end int) int {
 			negated = true // "does not use", "might call": not stated as so
 		}
 	}
-	if r.rel == "migrated_to" && i > 0 && e.word(i-1) && (copulas[e.lower(i-1)] || e.lower(i-1) == "been") {
+	if r.rel == "migrated_to" && r.words[0] != "migrated" && i > 0 && e.word(i-1) && (copulas[e.lower(i-1)] || e.lower(i-1) == "been") {
 		return end - 1 // "orm.Pager is moved to urlvalues.Pager": a thing relocated, no migration
 	}
 	subjs, conf := e.subjects(i, r)

@@ -97,7 +97,10 @@ var relationStarts = func() map[string]bool {
 // sentence's tokens from i, and where the match ends.
 func (r relation) match(toks []token, i int) (int, bool) {
 	k := i
-	for _, w := range r.words {
+	for n, w := range r.words {
+		for n > 0 && k < len(toks) && toks[k].word && toks[k].lower != w && isAdverb(toks[k].lower) {
+			k++ // "relies heavily on", "is now using"
+		}
 		if k >= len(toks) || !toks[k].word || toks[k].lower != w {
 			return 0, false
 		}
@@ -105,6 +108,16 @@ func (r relation) match(toks []token, i int) (int, bool) {
 	}
 	return k, true
 }
+
+// isAdverb reports an adverb that may stand inside a phrase of relation:
+// one of the fillers that is no auxiliary (now, also, still), or a word
+// ending in -ly.
+func isAdverb(lw string) bool {
+	return fillers[lw] && !copulas[lw] && !auxiliaries[lw] || len(lw) > 4 && strings.HasSuffix(lw, "ly")
+}
+
+// auxiliaries are the fillers that are verbs.
+var auxiliaries = set(`has have had will would should must can could may might be been`)
 
 // matchAt matches a relation phrase, with its wildcard, at token i.
 func matchAt(r relation, toks []token, i int, isMention func(int) bool) (int, bool) {

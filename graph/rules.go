@@ -853,7 +853,7 @@ func inIndex(toks []token, i int) bool {
 // is"), where an instruction's verb is followed by its object
 // ("Relicense the code", "Refactor parser").
 func verbFollows(toks []token, j int) bool {
-	for j < len(toks) && toks[j].word && fillers[toks[j].lower] && !copulas[toks[j].lower] {
+	for j < len(toks) && toks[j].word && (fillers[toks[j].lower] && !copulas[toks[j].lower] || isAdverb(toks[j].lower)) {
 		j++
 	}
 	if j >= len(toks) || !toks[j].word {

@@ -541,10 +541,11 @@ func (e *edgeScan) listAt(k int) ([]int, int) {
 	return out, k
 }
 
-// insteadOf reads "use Y instead of X": Y replaces X.
+// insteadOf reads "use Y instead of X" and "use Y rather than X": Y
+// replaces X.
 func (e *edgeScan) insteadOf() {
 	for k := 1; k+2 < len(e.toks); k++ {
-		if !e.word(k) || e.lower(k) != "instead" || !e.word(k+1) || e.lower(k+1) != "of" {
+		if !e.word(k) || !e.word(k+1) || !(e.lower(k) == "instead" && e.lower(k+1) == "of" || e.lower(k) == "rather" && e.lower(k+1) == "than") {
 			continue
 		}
 		y, x := e.skipBrackets(k-1, -1), e.skipBrackets(k+2, 1)

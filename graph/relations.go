@@ -68,7 +68,13 @@ var relations = func() []relation {
 		{words: []string{"migrate", "from"}, rel: "replaces", swap: true},
 		{words: []string{"switch", "from"}, rel: "replaces", swap: true},
 		{words: []string{"switched", "from"}, rel: "replaces", swap: true},
-		{words: []string{"switches", "from"}, rel: "replaces", swap: true}}, out...)
+		{words: []string{"switches", "from"}, rel: "replaces", swap: true},
+		{words: []string{"port", "from"}, rel: "replaces", swap: true},
+		{words: []string{"ported", "from"}, rel: "replaces", swap: true},
+		{words: []string{"move", "from"}, rel: "replaces", swap: true},
+		{words: []string{"convert", "from"}, rel: "replaces", swap: true},
+		{words: []string{"converted", "from"}, rel: "replaces", swap: true},
+		{words: []string{"transition", "from"}, rel: "replaces", swap: true}}, out...)
 	// Longest phrases first, so "is owned by" wins over "owned".
 	slices.SortStableFunc(out, func(a, b relation) int { return cmp.Compare(len(b.words), len(a.words)) })
 	return out

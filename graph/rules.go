@@ -334,8 +334,8 @@ func identRule(w string) (rule, typ string, conf float64) {
 		return "", "", 0 // a phrase: denial-of-service, copy-on-write
 	case componentSuffixes[last] && !compoundHeads[parts[0]]:
 		return "ident", "service", confIdent
-	case common && len(parts) == 2 && isKnownName(parts[0]) && !ambiguousTech[parts[0]] && !isKnownWord(w):
-		return "ident", "component", confIdent // python-mock, perl-base: a package named after its language
+	case common && len(parts) == 2 && slices.ContainsFunc(parts, func(p string) bool { return isKnownName(p) && !ambiguousTech[p] }) && !isKnownWord(w):
+		return "ident", "component", confIdent // python-mock, dh-python: a package named after its language
 	case common && len(parts) == 2 && !isAgentNoun(last):
 		return "", "", 0 // ordinary words: error-prone, wake-up, cherry-pick
 	case common:
@@ -600,6 +600,9 @@ func (x *extractor) mentionAt(toks []token, i int, loud bool) (m mention, typ st
 			conf = confMultiCap
 		}
 		rule = "multicap"
+	}
+	if rule == "initial" && j == i+1 && i == 0 && relationStarts[toks[i].lower] {
+		return m, "", 0, "", false // a verb of relation opening an instruction: "Switch from X to Y"
 	}
 	if rule == "initial" {
 		conf = x.initialConfidence(toks, i, j, strings.ToLower(name))

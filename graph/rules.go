@@ -729,6 +729,8 @@ func inContext(toks []token, i int, rule string, initial, loud bool) bool {
 		return false // Writers, Breaks, Files: ordinary words (but "Frans Pop")
 	case i > 0 && toks[i-1].word && isNumeric(toks[i-1].text) && utf8.RuneCountInString(w) <= 4 && rule != "known" && rule != "code":
 		return false
+	case i > 1 && toks[i-1].text == "=" && !toks[i-1].spaced && toks[i-2].word && !toks[i].spaced && rule != "code":
+		return false // a setting's value: arch=linux-any, PassCredentials=yes
 	case loud && capsRule && strings.ToUpper(w) == w:
 		return false
 	case rule == "identCommon" && i+1 < len(toks) && toks[i+1].word && isCommonNoun(toks[i+1].text):

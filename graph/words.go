@@ -91,7 +91,7 @@ var fillers = set(`is are was were be been has have had will would should must c
 directly heavily only already just always then currently mostly partly actually really usually`)
 
 // determiners may stand before an entity ("uses the Y").
-var determiners = set(`the a an our their its his her this that these those my your every each all some`)
+var determiners = set(`the a an our their its his her this that these those my your every each all some either both`)
 
 // negations before a relation cancel it ("must not depend on").
 var negations = set(`not never no longer cannot can't don't doesn't didn't won't shouldn't mustn't isn't aren't wasn't weren't without`)

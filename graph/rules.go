@@ -299,10 +299,10 @@ func identRule(w string) (rule, typ string, conf float64) {
 	if len(parts) >= 2 && macroRE.MatchString(w) {
 		return "macro", "component", confIdent // HAVE_CONFIG_H, AUTOPKGTEST_TMP
 	}
+	if genericAcronyms[parts[0]] && isDigits(parts[len(parts)-1]) && !strings.Contains(w, "_") {
+		return "", "", 0 // UTF-8, utf-8: a generic name and a number
+	}
 	if allUpper(w) {
-		if genericAcronyms[parts[0]] && isDigits(parts[len(parts)-1]) {
-			return "", "", 0 // UTF-8: a generic name and a number
-		}
 		return "acronym", "technology", confAcronym // XML-RPC, NV-CONTROL, FNV-1, DEP-8
 	}
 	if isSnake(w, parts) {

@@ -336,7 +336,7 @@ func identRule(w string) (rule, typ string, conf float64) {
 		return "ident", "service", confIdent
 	case common && len(parts) == 2 && slices.ContainsFunc(parts, func(p string) bool { return isKnownName(p) && !ambiguousTech[p] }) && !isKnownWord(w):
 		return "ident", "component", confIdent // python-mock, dh-python: a package named after its language
-	case common && len(parts) == 2 && !isAgentNoun(last):
+	case common && len(parts) == 2 && !isAgentNoun(last) && !isAbbreviation(parts[0]):
 		return "", "", 0 // ordinary words: error-prone, wake-up, cherry-pick
 	case common:
 		// fraud-detector, superfluous-file-pattern: a name, unless a noun
@@ -344,6 +344,12 @@ func identRule(w string) (rule, typ string, conf float64) {
 		return "identCommon", "component", confIdent
 	}
 	return "ident", "component", confIdent
+}
+
+// isAbbreviation reports the first part of an identifier that is a word of code
+// English seldom writes, no ordinary word: pkg (pkg-config), dh (dh-make).
+func isAbbreviation(p string) bool {
+	return !commonWords[p] && !isCommon(p) && !isNumeric(p) && len(p) <= 4
 }
 
 // allUpper reports a kebab word of capitals and numbers that opens with
@@ -435,7 +441,7 @@ func plainRule(w, lw string, initial bool) (rule, typ string, conf float64) {
 	case isLatin(w) && !hasDigit(w) && !strings.ContainsAny(w, "'’") && !interjections[lw] && !isKnownWord(lw) && !isCompound(lw) &&
 		utf8.RuneCountInString(w) >= 3 && !isVerbForm(lw):
 		return "rare", "technology", confRare // lintian, zstd, debhelper
-	case isLatin(w) && !hasDigit(w) && lw == w && utf8.RuneCountInString(w) >= 2 && !commonWords[lw] && !interjections[lw] && isUncommon(lw):
+	case isLatin(w) && !hasDigit(w) && lw == w && utf8.RuneCountInString(w) >= 2 && !commonWords[lw] && !interjections[lw] && !relationStarts[lw] && isUncommon(lw):
 		return "uncommon", "technology", confRareLow // dh, perl, samba: words English knows but seldom writes, where names stand
 	}
 	return "", "", 0

@@ -125,7 +125,7 @@ func isAdverb(lw string) bool {
 }
 
 // auxiliaries are the fillers that are verbs.
-var auxiliaries = set(`has have had will would should must can could may might be been`)
+var auxiliaries = set(`has have had will would should must can could may might be been do does did`)
 
 // matchAt matches a relation phrase, with its wildcard, at token i.
 func matchAt(r relation, toks []token, i int, isMention func(int) bool) (int, bool) {

@@ -441,25 +441,8 @@ func plainRule(w, lw string, initial bool) (rule, typ string, conf float64) {
 	case isLatin(w) && !hasDigit(w) && !strings.ContainsAny(w, "'’") && !interjections[lw] && !isKnownWord(lw) && !isCompound(lw) &&
 		utf8.RuneCountInString(w) >= 3 && !isVerbForm(lw):
 		return "rare", "technology", confRare // lintian, zstd, debhelper
-	case isLatin(w) && !hasDigit(w) && lw == w && utf8.RuneCountInString(w) >= 2 && !commonWords[lw] && !interjections[lw] && !relationStarts[lw] && isUncommon(lw):
-		return "uncommon", "technology", confRareLow // dh, perl, samba: words English knows but seldom writes, where names stand
 	}
 	return "", "", 0
-}
-
-// isUncommon reports a word the vocabulary ranks past commonRank, with
-// no inflection of a commoner word ("deprecations" is none).
-func isUncommon(lw string) bool {
-	r, ok := rank(lw)
-	if !ok || r < commonRank {
-		return false
-	}
-	for _, suf := range []string{"s", "es", "ed", "d", "ing", "er", "ers", "ly"} {
-		if base, ok := strings.CutSuffix(lw, suf); ok && len(base) >= 3 && isCommon(base) {
-			return false
-		}
-	}
-	return true
 }
 
 // capsWordRank bounds the ordinary words that a word in capitals spells
@@ -589,9 +572,6 @@ func (x *extractor) mentionAt(toks []token, i int, loud bool) (m mention, typ st
 	}
 	if rule == "rare" && !rareCue(toks, i, initial) {
 		conf = confRareLow
-	}
-	if rule == "uncommon" && (initial || !rareCue(toks, i, false)) {
-		return m, "", 0, "", false // only where names stand: after a verb of relation, before one, after a noun naming it
 	}
 	if (rule == "rare" || rule == "alnum") && inCode(toks, i) || (rule == "cap" || rule == "camel" || rule == "initial") && inIndex(toks, i) {
 		return m, "", 0, "", false // a variable in code quoted in prose: "&allgs[0]", "stddev = 1"

@@ -509,13 +509,31 @@ func (e *edgeScan) replaceWith(r relation, end int, negated bool) (next int, don
 		j++
 	}
 	news, after := e.listAt(j)
-	for n, y := range news {
-		for m, x := range olds {
-			if negated || len(olds) == len(news) && n != m || len(olds) > 1 && len(news) > 1 && len(olds) != len(news) {
-				continue
-			}
-			e.x.addEdge(e.ms[y].name, r.rel, e.ms[x].name, confEdgeDirect, "replace-with", e.s)
+	for {
+		// "replace A with B and C with D": the list after "with" ends
+		// where the next pair's "with" begins.
+		var next []int
+		if len(news) > 1 && e.word(after) && (e.lower(after) == "with" || e.lower(after) == "by") {
+			next = []int{news[len(news)-1]}
+			news = news[:len(news)-1]
 		}
+		for n, y := range news {
+			for m, x := range olds {
+				if negated || len(olds) == len(news) && n != m || len(olds) > 1 && len(news) > 1 && len(olds) != len(news) {
+					continue
+				}
+				e.x.addEdge(e.ms[y].name, r.rel, e.ms[x].name, confEdgeDirect, "replace-with", e.s)
+			}
+		}
+		if next == nil {
+			break
+		}
+		j = after + 1
+		for j < len(e.toks) && (e.word(j) && determiners[e.lower(j)] || e.isBracket(j)) {
+			j++
+		}
+		olds = next
+		news, after = e.listAt(j)
 	}
 	e.lastSubject, e.lastObjectEnd = -1, after
 	return max(after, j), true

@@ -48,6 +48,7 @@ func (x *extractor) edgesOf(s sentence, ms []mention, prev sentMentions) {
 	e.insteadOf()
 	e.inFavourOf()
 	e.dropThenUse()
+	e.deprecatedUse()
 	e.debianReplaces()
 	for i := 0; i < len(e.toks); i++ {
 		if e.isMention(i) || !e.toks[i].word {
@@ -567,8 +568,16 @@ func (e *edgeScan) insteadOf() {
 			continue
 		}
 		y, x := e.skipBrackets(k-1, -1), e.skipBrackets(k+2, 1)
-		if !e.isMention(y) || !e.isMention(x) {
+		if !e.isMention(x) {
 			continue
+		}
+		if p := e.skipBrackets(k-1, -1); !e.isMention(y) || e.ms[e.at[y]-1].s > 0 && e.word(e.ms[e.at[y]-1].s-1) &&
+			(prepositions[e.lower(e.ms[e.at[y]-1].s-1)] || e.lower(e.ms[e.at[y]-1].s-1) == "in") && p >= 0 {
+			// "use X in debian/control instead of Y": the object of the
+			// verb a few words back.
+			if y = e.useObjectBefore(k); y < 0 {
+				continue
+			}
 		}
 		v := e.skipBrackets(e.ms[e.at[y]-1].s-1, -1)
 		for v >= 0 && e.word(v) && determiners[e.lower(v)] {
@@ -602,6 +611,33 @@ func (e *edgeScan) inFavourOf() {
 		}
 	}
 }
+
+// useObjectBefore finds the object of "use" standing at most six words
+// before token k in the same clause ("use X in debian/control instead
+// of Y"), or -1.
+func (e *edgeScan) useObjectBefore(k int) int {
+	for v := k - 1; v >= 0 && v >= k-8; v-- {
+		if !e.word(v) && !e.isBracket(v) && !e.toks[v].code {
+			return -1 // a clause's end: ',', ';', ':'
+		}
+		if e.isMention(v) || !e.word(v) {
+			continue
+		}
+		switch lw := e.lower(v); {
+		case lw == "use" || lw == "uses" || lw == "using":
+			if y := e.skipModifiers(v + 1); e.isMention(y) {
+				return y
+			}
+			return -1
+		case relationStarts[lw] || conjunctions[lw]:
+			return -1
+		}
+	}
+	return -1
+}
+
+// conjunctions open another clause.
+var conjunctions = set(`and or but so because which that who when while if though although whereas`)
 
 // usedInsteadOf reads "Y (which) should be used instead of X": Y
 // replaces X.
@@ -694,6 +730,34 @@ func (e *edgeScan) dropThenUse() {
 	}
 	if e.isMention(y) {
 		e.x.addEdge(e.ms[e.at[y]-1].name, "replaces", e.ms[e.at[x]-1].name, confEdgeDirect, "drop then use", e.s)
+	}
+}
+
+// deprecatedUse reads "X is deprecated, use Y" and "X is obsolete; please
+// use Y instead": Y replaces X.
+func (e *edgeScan) deprecatedUse() {
+	for k := 2; k+2 < len(e.toks); k++ {
+		if !e.word(k) || e.lower(k) != "deprecated" && e.lower(k) != "obsolete" {
+			continue
+		}
+		c := k - 1
+		for c >= 0 && e.word(c) && isAdverb(e.lower(c)) {
+			c--
+		}
+		if !e.word(c) || !copulas[e.lower(c)] {
+			continue
+		}
+		x := e.skipBrackets(c-1, -1)
+		j := k + 1
+		for j < len(e.toks) && (e.toks[j].text == "," || e.word(j) && (e.lower(j) == "and" || e.lower(j) == "please" || e.lower(j) == "so")) {
+			j++
+		}
+		if !e.isMention(x) || j == k+1 || !e.word(j) || e.lower(j) != "use" {
+			continue
+		}
+		if y := e.skipModifiers(j + 1); e.isMention(y) && e.at[y] != e.at[x] {
+			e.x.addEdge(e.ms[e.at[y]-1].name, "replaces", e.ms[e.at[x]-1].name, confEdgeDirect, "deprecated, use", e.s)
+		}
 	}
 }
 

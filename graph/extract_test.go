@@ -530,6 +530,8 @@ func TestExtractorReadsRealTextPatterns(t *testing.T) {
 		{"Drop python-gobject in favour of python3-gi.", nil, []string{"python3-gi replaces python-gobject"}},
 		{"The Frobnicate method is deprecated in favor of FrobnicateContext.", nil, []string{"FrobnicateContext replaces Frobnicate"}},
 		{"Use libpcre2 rather than libpcre3.", nil, []string{"libpcre2 replaces libpcre3"}},
+		{"Use debhelper-compat in debian/control instead of debian/compat.", nil, []string{"debhelper-compat replaces debian/compat"}},
+		{"ioutil.ReadAll is now deprecated, please use io.ReadAll.", nil, []string{"io.ReadAll replaces ioutil.ReadAll"}},
 		{"Switch from python-nose to python3-pytest.", nil, []string{"python3-pytest replaces python-nose"}},
 		{"Port from GTK2 to GTK3.", nil, []string{"GTK3 replaces GTK2"}},
 		{"libfoo1 is superseded by libfoo2.", nil, []string{"libfoo2 replaces libfoo1"}},

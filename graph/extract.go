@@ -104,8 +104,9 @@ const (
 // relative pronouns, infinitives, appositions and participles; "and"
 // and "," carry the subject to a second verb and the relation to a list
 // of objects; passives ("is owned by") are turned around; replacements
-// ("replace X with Y", "use Y instead of X", "Drop X, use Y", Debian's
-// Replaces) point from the new to the old; a negation, a modal of
+// ("replace X with Y", "use Y instead of X", "Drop X, use Y", "switch
+// from X to Y", "drop X in favour of Y", "X is deprecated, use Y",
+// Debian's Replaces) point from the new to the old; a negation, a modal of
 // possibility or a condition cancels it. Its confidence is 0.85 (0.75
 // when carried), at most the weaker entity's.
 func Extract(texts []Text) Extraction {

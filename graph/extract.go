@@ -21,8 +21,10 @@ type ExtractedEntity struct {
 	Type string `json:"type"`
 	// Confidence is in [0, 1]; see Extract for how it is set.
 	Confidence float64 `json:"confidence"`
-	// SourceID is the text of its most confident mention; Sentence is
-	// that mention's sentence and Rule the rule that found it.
+	// SourceID is the text of its most confident mention (the first
+	// read among mentions of confidence 0.95 or more, which are all
+	// sure); Sentence is that mention's sentence and Rule the rule that
+	// found it.
 	SourceID string `json:"source_id"`
 	Sentence string `json:"sentence"`
 	Rule     string `json:"rule"`
@@ -196,6 +198,9 @@ func joinWords(ts []token) string {
 }
 
 func (x *extractor) addEntity(name, typ string, conf float64, rule string, s sentence) {
+	// Confidences past confMax are one: of mentions that sure, the first
+	// read stays the one reported.
+	conf = math.Min(conf, confMax)
 	key := memory.NameKey(name)
 	e, ok := x.ents[key]
 	if !ok {

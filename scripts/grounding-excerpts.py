@@ -9,6 +9,7 @@ copies them word for word from where they live on the machine that made
 the fixture, so anyone can check each excerpt against its origin:
 
     python3 scripts/grounding-excerpts.py > /tmp/sources.txt
+    python3 scripts/grounding-excerpts.py --second >> /tmp/sources.txt
 
 and compare with the "source" blocks of claims.txt. It needs
 ../shared/datasets/locomo/locomo10.json (or testdata/locomo/locomo10.json),
@@ -38,6 +39,14 @@ LOCOMO = {
     "conv-49": ["D1:2", "D1:4", "D18:1", "D2:1", "D22:2", "D1:11"],
 }
 
+# The second batch, added to give the tune half more of each class; its
+# answers were labelled before the verifier was tuned on them.
+LOCOMO2 = {
+    "conv-50": ["D1:2", "D2:1", "D2:8", "D2:10", "D4:1", "D4:7", "D3:7", "D3:9", "D6:3", "D6:11", "D5:5", "D4:26"],
+    "conv-47": ["D1:5", "D1:7", "D1:20", "D2:10", "D2:17", "D3:9", "D4:4", "D4:6", "D3:8"],
+    "conv-49": ["D2:6", "D2:11", "D3:1", "D4:1", "D4:6", "D4:10", "D5:1", "D5:7", "D5:17", "D4:15", "D3:16"],
+}
+
 DEBIAN = {
     "openssh-client": ["1:9.2p1-2+deb12u6", "1:9.2p1-2+deb12u5", "1:9.2p1-2+deb12u4", "1:9.2p1-2+deb12u3"],
     "tzdata": ["2025b-0+deb12u1", "2025a-0+deb12u1", "2024b-0+deb12u1", "2024a-0+deb12u1", "2023d-0+deb12u1"],
@@ -48,6 +57,15 @@ DEBIAN = {
     "python3.11": ["3.11.2-6+deb12u6", "3.11.2-6+deb12u5", "3.11.2-6+deb12u4", "3.11.2-6+deb12u3"],
     "bash": ["5.2.15-2", "5.2-3", "5.2-2", "5.2-1"],
     "coreutils": ["9.1-1", "8.32-4", "8.32-3", "8.32-2"],
+}
+
+DEBIAN2 = {
+    "libssl3": ["3.0.19-1~deb12u2", "3.0.17-1~deb12u3", "3.0.17-1~deb12u2", "3.0.16-1~deb12u1", "3.0.15-1~deb12u1"],
+    "libxml2": ["2.9.14+dfsg-1.3~deb12u5", "2.9.14+dfsg-1.3~deb12u4", "2.9.14+dfsg-1.3~deb12u3", "2.9.14+dfsg-1.3",
+                "2.9.14+dfsg-1.2"],
+    "tar": ["1.34+dfsg-1.2+deb12u1", "1.34+dfsg-1.2", "1.32+dfsg-1"],
+    "wget": ["1.21.3-1+deb12u1", "1.21-1"],
+    "gzip": ["1.12-1"],
 }
 
 # README paragraphs: (module directory in the module cache, short name,
@@ -78,13 +96,23 @@ READMES = [
         "The roots, sampling, and logging features", "New releases of the SDK target"]),
 ]
 
+READMES2 = [
+    ("github.com/oklog/ulid/v2@v2.1.2/README.md", "ulid", [
+        "A GUID/UUID can be suboptimal+", "A ULID however:+", "ULIDs are constructed from two things", "Random data is taken from"]),
+    ("github.com/dlclark/regexp2@v1.10.0/README.md", "regexp2", [
+        "Regexp2 is a feature-rich", "The engine is ported from", "The internals of `regexp2`", "The only error that"]),
+    ("github.com/hashicorp/golang-lru/v2@v2.0.7/README.md", "golang-lru", ["This provides the `lru` package"]),
+    ("github.com/rivo/uniseg@v0.4.7/README.md", "uniseg", [
+        "This Go package implements", "This package provides tools to iterate", "Line breaking, also known as"]),
+]
 
-def locomo():
+
+def locomo(convs=LOCOMO):
     path = os.path.join(ROOT, "..", "shared", "datasets", "locomo", "locomo10.json")
     if not os.path.exists(path):
         path = os.path.join(ROOT, "testdata", "locomo", "locomo10.json")
     data = {c["sample_id"]: c for c in json.load(open(path))}
-    for conv, ids in LOCOMO.items():
+    for conv, ids in convs.items():
         turns = {}
         for k, v in data[conv]["conversation"].items():
             if k.startswith("session_") and isinstance(v, list):
@@ -98,8 +126,8 @@ def locomo():
             yield f"locomo/{conv}/{d}", f"LoCoMo {conv} {d}", text
 
 
-def debian():
-    for pkg, versions in DEBIAN.items():
+def debian(pkgs=DEBIAN):
+    for pkg, versions in pkgs.items():
         lines = gzip.open(f"/usr/share/doc/{pkg}/changelog.Debian.gz", "rt").read().split("\n")
         for ver in versions:
             start = next(i for i, l in enumerate(lines) if l and not l.startswith(" ") and f"({ver})" in l)
@@ -108,9 +136,9 @@ def debian():
             yield f"debian/{src}/{ver}", f"/usr/share/doc/{pkg}/changelog.Debian.gz", "\n".join(l.rstrip() for l in lines[start:end + 1])
 
 
-def readmes():
+def readmes(files=READMES):
     cache = subprocess.run(["go", "env", "GOMODCACHE"], capture_output=True, text=True, check=True).stdout.strip()
-    for rel, name, openings in READMES:
+    for rel, name, openings in files:
         lines = open(os.path.join(cache, rel)).read().split("\n")
         for n, opening in enumerate(openings, 1):
             more = opening.endswith("+")
@@ -131,7 +159,10 @@ def readmes():
 
 
 def main():
-    for gen in (locomo, debian, readmes):
+    gens = [locomo, debian, readmes]
+    if sys.argv[1:] == ["--second"]:
+        gens = [lambda: locomo(LOCOMO2), lambda: debian(DEBIAN2), lambda: readmes(READMES2)]
+    for gen in gens:
         for sid, origin, text in gen():
             print(f"source {sid} | {origin}")
             for line in text.split("\n"):

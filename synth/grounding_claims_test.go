@@ -37,6 +37,9 @@ type claimsCase struct {
 	draft        synth.Draft
 	sentences    []labelled
 	expect       string // accept or refuse, as written
+	// second: the answer is of the second batch, labelled after the
+	// verifier was first tuned (claims.txt's "# The second batch").
+	second bool
 }
 
 // groundingHalf puts an answer in the tune or the test half by the first
@@ -61,6 +64,7 @@ func loadClaims(t testing.TB) []claimsCase {
 	var context []string
 	var scenario, lastSource string
 	var cur *claimsCase
+	second := false
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	line := 0
@@ -84,6 +88,8 @@ func loadClaims(t testing.TB) []claimsCase {
 		line++
 		l := sc.Text()
 		switch {
+		case strings.HasPrefix(l, "# The second batch"):
+			second = true
 		case l == "" || strings.HasPrefix(l, "#"):
 		case l == ">" || strings.HasPrefix(l, "> "):
 			if lastSource == "" {
@@ -106,7 +112,8 @@ func loadClaims(t testing.TB) []claimsCase {
 			}
 		case strings.HasPrefix(l, "answer "):
 			id := strings.TrimPrefix(l, "answer ")
-			cases = append(cases, claimsCase{id: id, scenario: scenario, half: groundingHalf(id), draft: synth.Draft{Sources: []synth.Citation{}}})
+			cases = append(cases, claimsCase{id: id, scenario: scenario, half: groundingHalf(id), second: second,
+				draft: synth.Draft{Sources: []synth.Citation{}}})
 			cur = &cases[len(cases)-1]
 			for i, sid := range context {
 				cur.sources = append(cur.sources, synth.Source{ID: sid, Type: "memory", Text: strings.Join(lines[sid], "\n"), Relevance: 1 - float64(i)/20})
@@ -264,8 +271,10 @@ func scoreClaims(t testing.TB, v synth.Verifier, cases []claimsCase, half string
 			}
 		}
 		// Pair claims with sentences in order: a claim is its sentence's
-		// text, or (when the verifier did not split two sentences) holds
-		// several sentences, which share its verdict.
+		// text, or part of it (a sentence the verifier split in two is
+		// supported when both parts are), or (when the verifier did not
+		// split two sentences) holds several sentences, which share its
+		// verdict.
 		next, covering := 0, false
 		for _, s := range c.sentences {
 			var check *synth.ClaimCheck
@@ -274,6 +283,12 @@ func scoreClaims(t testing.TB, v synth.Verifier, cases []claimsCase, half string
 				if ck != "" && strings.Contains(sk, ck) {
 					check, covering = &verdict.Claims[next], false
 					next++
+					for next < len(verdict.Claims) && pairKey(verdict.Claims[next].Text) != "" && strings.Contains(sk, pairKey(verdict.Claims[next].Text)) {
+						if !verdict.Claims[next].Supported {
+							check = &verdict.Claims[next]
+						}
+						next++
+					}
 					break
 				}
 				if sk != "" && strings.Contains(ck, sk) {
@@ -429,10 +444,10 @@ func TestGroundingClaims(t *testing.T) {
 		got, want float64
 		atMost    bool
 	}{
-		{"fabricated claims accepted", test.fabricatedRate(), 3.0 / 91, true},
-		{"faithful claims accepted", test.faithfulRate(), 0.70, false},
+		{"fabricated claims accepted", test.fabricatedRate(), 4.0 / 126, true},
+		{"faithful claims accepted", test.faithfulRate(), 0.62, false},
 		{"refusal recall", test.refusalRecall(), 0.95, false},
-		{"refusal precision", test.refusalPrecision(), 0.65, false},
+		{"refusal precision", test.refusalPrecision(), 0.58, false},
 	} {
 		if c.atMost && c.got > c.want+1e-9 || !c.atMost && c.got < c.want-1e-9 {
 			t.Errorf("test half: %s %.3f, floor %.3f", c.name, c.got, c.want)
@@ -483,4 +498,43 @@ func TestGroundingSynonymCosines(t *testing.T) {
 		{"alpine", "scratch"}, {"hot", "aerial"}, {"cat", "dog"}, {"late", "early"}, {"weaker", "stronger"}, {"monday", "tuesday"}, {"london", "california"}} {
 		t.Logf("substitution %-12s %-12s %s", p[0], p[1], cos(p[0], p[1]))
 	}
+}
+
+// The verifier on the tune half alone, for tuning (run with
+// CAIRN_GROUNDING_TUNE=1 -v): its figures, those of its two folds (a
+// second hash of the answer id, to see whether a change holds on the
+// fold it was not made for), and its misses. The test half is not read.
+func TestGroundingClaimsTune(t *testing.T) {
+	if os.Getenv("CAIRN_GROUNDING_TUNE") == "" {
+		t.Skip("set CAIRN_GROUNDING_TUNE=1 to see the tune half's figures and misses")
+	}
+	var tune []claimsCase
+	for _, c := range loadClaims(t) {
+		if c.half == "tune" {
+			tune = append(tune, c)
+		}
+	}
+	f := scoreClaims(t, synth.Verifier{}, tune, "tune")
+	t.Logf("tune half: %v", f)
+	for _, fold := range []string{"A", "B"} {
+		var in []claimsCase
+		for _, c := range tune {
+			if tuneFold(c.id) == fold {
+				in = append(in, c)
+			}
+		}
+		t.Logf("fold %s: %v", fold, scoreClaims(t, synth.Verifier{}, in, "tune"))
+	}
+	for _, m := range f.misses {
+		t.Logf("  miss: %s", m)
+	}
+}
+
+// tuneFold puts a tune-half answer in fold A or B by the second byte of
+// the SHA-256 of its id.
+func tuneFold(id string) string {
+	if sha256.Sum256([]byte(id))[1]%2 == 0 {
+		return "A"
+	}
+	return "B"
 }

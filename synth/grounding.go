@@ -310,8 +310,10 @@ func (v Verifier) checkClaim(m matcher, c claim, pieces []citedPiece, valid []va
 		if !best.ok && len(p.conjuncts) > 0 {
 			// No piece holds the whole list: each member on its own.
 			all, ccr := partSupport{ok: true, score: 1}, []int(nil)
+			strict := m
+			strict.strict = true // each member on its own must be said as the claim says it
 			for _, q := range p.conjuncts {
-				b, qcr := v.bestSupport(m, q, pieces)
+				b, qcr := v.bestSupport(strict, q, pieces)
 				if !b.ok {
 					all = b
 					break
@@ -397,7 +399,7 @@ func quotingPieces(c claim, pieces []citedPiece, valid []validCitation) []int {
 	for i, p := range pieces {
 		ok := slices.Contains(p.quotes, text)
 		for _, v := range valid {
-			if v.source == p.src && quoteKey(v.Span) == text && strings.HasPrefix(p.quotes[0], text) {
+			if len(p.quotes) > 0 && v.source == p.src && quoteKey(v.Span) == text && strings.HasPrefix(p.quotes[0], text) {
 				ok = true
 			}
 		}

@@ -105,10 +105,12 @@ func answerSentences(answer string, sources []Source) []answerSentence {
 }
 
 // isLabelLine reports whether a line is only a label: a few words and a
-// colon ("Caroline:", "tzdata 2024b:", "payments-api:").
+// colon ("Caroline:", "tzdata 2024b:", "payments-api:", "openssl
+// 3.0.15-1~deb12u1:").
 func isLabelLine(s string) bool {
 	head, ok := strings.CutSuffix(s, ":")
-	return ok && head != "" && len(strings.Fields(head)) <= 3 && !strings.ContainsAny(head, ".!?:;")
+	return ok && head != "" && len(strings.Fields(head)) <= 3 && !strings.ContainsAny(head, "!?:;") &&
+		!strings.Contains(head+" ", ". ") // a version's stops ("openssl 3.0.15-1~deb12u1:") are no sentence's end
 }
 
 // stripIDs removes the ids of the context's sources from a sentence
@@ -318,6 +320,26 @@ func trimJoin(toks []token) []token {
 	return append([]token(nil), toks...)
 }
 
+// gappedSubject reports whether a clause without a verb opens with a
+// subject of its own: a noun phrase followed by a preposition that
+// follows the first clause's verb p ("... runs on Kubernetes and the
+// batch jobs on Nomad").
+func gappedSubject(a analysis, p int, first [2]int, own []token) bool {
+	k := 0
+	for k < len(own) && own[k].isWord() && (own[k].noun || own[k].adj || determiners[own[k].low] || own[k].poss) {
+		k++
+	}
+	if k == 0 || k >= len(own) || !own[k].isWord() || !prepositions[own[k].low] {
+		return false
+	}
+	for i := p + 1; i < first[1]; i++ {
+		if a.toks[i].isWord() && a.toks[i].low == own[k].low {
+			return true
+		}
+	}
+	return false
+}
+
 // inherited is what a later clause takes from the first one: its
 // subject and verb when the clause has no verb, its subject when the
 // clause opens with its verb, nothing otherwise.
@@ -336,6 +358,14 @@ func inherited(a analysis, first [2]int, own []token) []token {
 	}
 	end := p // the subject: up to the verb
 	switch {
+	case !hasVerb && gappedSubject(a, p, first, own):
+		// "... and the batch jobs on Nomad", "Bdale was thanked for X, and
+		// Steve for Y": a subject of its own, the verb left out.
+		from := p
+		for from > first[0] && a.toks[from-1].isWord() && (auxiliaries[a.toks[from-1].low] || a.toks[from-1].kind == kNeg) {
+			from--
+		}
+		return slices.Clone(a.toks[from : p+1])
 	case !hasVerb:
 		end = p + 1
 		if a.cop[c] {

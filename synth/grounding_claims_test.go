@@ -427,6 +427,10 @@ func TestGroundingClaims(t *testing.T) {
 	for _, half := range []string{"tune", "test"} {
 		f := scoreClaims(t, synth.Verifier{}, cases, half)
 		t.Logf("%s half: %v", half, f)
+		for _, second := range []bool{false, true} {
+			batch := slices.DeleteFunc(slices.Clone(cases), func(c claimsCase) bool { return c.second != second })
+			t.Logf("%s half, %s batch: %v", half, map[bool]string{false: "first", true: "second"}[second], scoreClaims(t, synth.Verifier{}, batch, half))
+		}
 		// The test half's misses are shown only when asked for: the
 		// verifier is tuned on the tune half.
 		if half == "tune" || os.Getenv("CAIRN_GROUNDING_TEST_MISSES") != "" {
@@ -444,10 +448,10 @@ func TestGroundingClaims(t *testing.T) {
 		got, want float64
 		atMost    bool
 	}{
-		{"fabricated claims accepted", test.fabricatedRate(), 4.0 / 126, true},
-		{"faithful claims accepted", test.faithfulRate(), 0.62, false},
+		{"fabricated claims accepted", test.fabricatedRate(), 5.0 / 126, true},
+		{"faithful claims accepted", test.faithfulRate(), 0.66, false},
 		{"refusal recall", test.refusalRecall(), 0.95, false},
-		{"refusal precision", test.refusalPrecision(), 0.58, false},
+		{"refusal precision", test.refusalPrecision(), 0.61, false},
 	} {
 		if c.atMost && c.got > c.want+1e-9 || !c.atMost && c.got < c.want-1e-9 {
 			t.Errorf("test half: %s %.3f, floor %.3f", c.name, c.got, c.want)
@@ -524,6 +528,15 @@ func TestGroundingClaimsTune(t *testing.T) {
 			}
 		}
 		t.Logf("fold %s: %v", fold, scoreClaims(t, synth.Verifier{}, in, "tune"))
+	}
+	for _, second := range []bool{false, true} {
+		var in []claimsCase
+		for _, c := range tune {
+			if c.second == second {
+				in = append(in, c)
+			}
+		}
+		t.Logf("second batch %v: %v", second, scoreClaims(t, synth.Verifier{}, in, "tune"))
 	}
 	for _, m := range f.misses {
 		t.Logf("  miss: %s", m)

@@ -38,6 +38,10 @@ type matcher struct {
 	// synonymRank is how many of each word's most frequent senses may be
 	// shared for two words to count as synonyms (0: none).
 	synonymRank int
+	// strict: a light verb of the piece stands for no other verb of the
+	// part (a list's members, checked one by one: "John and Maria
+	// volunteered" is not "we went" of John's).
+	strict bool
 }
 
 // same reports whether the piece's token t may stand for the claim's
@@ -87,7 +91,10 @@ func (m matcher) support(p claimPart, pc *srcPiece, threshold float64) partSuppo
 		why = m.antonymIn(p, pc, best)
 	}
 	if why == "" {
-		why = verbSwapped(p, pc, cands, best)
+		why = m.verbSwapped(p, pc, cands, best)
+	}
+	if why == "" {
+		why = intentDropped(p, pc, best)
 	}
 	switch {
 	case missing != "":
@@ -146,7 +153,7 @@ var lightVerbs = termsOf(`be am is are was were been have has had get gets got g
 // reviewed the release" is not "Omar approved the release". A light verb
 // on either side, or a piece without a verb ("New patch to fix a leak"),
 // lets the claim say it in its words.
-func verbSwapped(p claimPart, pc *srcPiece, cands [][]int, choice []int) string {
+func (m matcher) verbSwapped(p claimPart, pc *srcPiece, cands [][]int, choice []int) string {
 	home := -1
 	for _, j := range choice {
 		if j >= 0 && pc.a.role[j] != roleTime {
@@ -158,7 +165,7 @@ func verbSwapped(p claimPart, pc *srcPiece, cands [][]int, choice []int) string 
 		return ""
 	}
 	pv := pc.a.toks[pc.a.pred[home]]
-	if !pv.verb || lightVerbs[pv.low] || slices.Contains(choice, pc.a.pred[home]) {
+	if !pv.verb || lightVerbs[pv.low] && !m.strict || slices.Contains(choice, pc.a.pred[home]) {
 		return ""
 	}
 	for k, i := range p.need {
@@ -169,6 +176,28 @@ func verbSwapped(p claimPart, pc *srcPiece, cands [][]int, choice []int) string 
 	}
 	return ""
 }
+
+// intentDropped returns a reason when the piece only means, wants or
+// plans to do what the claim says is done: "Nina opened a bakery" is not
+// "I want to open a bakery". A claim that keeps a word of intent, of the
+// future or of a possibility ("wants to", "plans to", "will", "is going
+// to", "might"), or says it as a purpose ("to get stronger"), may say it.
+func intentDropped(p claimPart, pc *srcPiece, choice []int) string {
+	for k, i := range p.need {
+		j := choice[k]
+		if !p.a.toks[i].verb || j < 2 || pc.a.toks[j-1].low != "to" || !attitudes[pc.a.toks[j-2].low] || i > 0 && p.a.toks[i-1].low == "to" {
+			continue // a claim's "to get stronger" is a purpose too, not a deed
+		}
+		if slices.ContainsFunc(p.a.toks, func(t token) bool { return attitudes[t.low] || intentWords[t.low] }) {
+			return ""
+		}
+		return fmt.Sprintf("the source says %q %s, not that it was done", pc.a.toks[j-2].text, pc.a.toks[j].text)
+	}
+	return ""
+}
+
+// intentWords say that a claim is about what is meant, to come, or may be.
+var intentWords = termsOf(`will ll would shall should could might may can`)
 
 // core reports whether the claim's word at i must be in the piece that
 // supports it: every word but the verb that heads its clause and adverbs,
@@ -342,10 +371,20 @@ func clauseCost(p claimPart, pc *srcPiece, choice []int) (int, string, int) {
 	cost := 0
 	relative := home > 0 && startsRelative(pc, home)
 	for k, j := range choice {
-		if j < 0 || pc.a.role[j] == roleTime || pc.a.clause[j] == home {
+		if j < 0 || pc.a.clause[j] == home {
 			continue
 		}
-		if relative && pc.a.toks[j].noun && !antecedentOf(pc, home, j) || slotTaken(p, pc, choice, home, p.need[k]) {
+		if pc.a.role[j] == roleTime {
+			// A time may come from another clause of the sentence, unless
+			// the clause has a time of its own ("took two weeks"), or from
+			// another sentence.
+			if pc.window || timeTaken(pc, choice, home) {
+				cost += 1000
+			}
+			continue
+		}
+		if relative && pc.a.toks[j].noun && !antecedentOf(pc, home, j) || slotTaken(p, pc, choice, home, p.need[k]) ||
+			pc.window && !addsDetail(p.a, p.need[k]) {
 			cost += 1000
 		}
 	}
@@ -353,6 +392,25 @@ func clauseCost(p claimPart, pc *srcPiece, choice []int) (int, string, int) {
 		return cost, "the source says it of different things: its words stand in different clauses", home
 	}
 	return 0, "", home
+}
+
+// timeTaken reports whether clause home of the piece has a time word the
+// part does not use.
+func timeTaken(pc *srcPiece, choice []int, home int) bool {
+	for u, t := range pc.a.toks {
+		if pc.a.clause[u] == home && pc.a.role[u] == roleTime && t.kind != kFn && !slices.Contains(choice, u) {
+			return true
+		}
+	}
+	return false
+}
+
+// addsDetail reports whether the claim's word at i is the object of a
+// preposition (where, with whom, of what): the sentence of a source that
+// says who did what to whom, and of what kind, must say it all; a
+// sentence beside it may add only such details.
+func addsDetail(a analysis, i int) bool {
+	return strings.HasPrefix(a.role[i], "p:")
 }
 
 // slotTaken reports whether the home clause of the piece has, in the role

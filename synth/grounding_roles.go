@@ -77,7 +77,7 @@ func analyse(toks []token, lex *lexicon.Lexicon, forClaim bool) analysis {
 		p, cop, passive := predicate(toks, starts[k], end)
 		a.pred, a.cop = append(a.pred, p), append(a.cop, cop)
 		for i := starts[k]; i < end; i++ {
-			if toks[i].noun {
+			if toks[i].noun || personalPronoun(toks, i) {
 				a.role[i] = nounRole(toks, starts[k], i, p, cop, passive)
 			}
 		}
@@ -90,6 +90,20 @@ func analyse(toks []token, lex *lexicon.Lexicon, forClaim bool) analysis {
 		}
 	}
 	return a
+}
+
+// personalPronouns stand for someone or something the clause does not
+// name; their roles are read like a noun's.
+var personalPronouns = termsOf(`i you he she it we they me him us them her`)
+
+// personalPronoun reports whether the token at i is a personal pronoun
+// ("her" only before no noun: "gave her the pendant", not "her mother").
+func personalPronoun(toks []token, i int) bool {
+	t := toks[i]
+	if !t.isWord() || t.kind != kFn || !personalPronouns[t.low] {
+		return false
+	}
+	return t.low != "her" || i+1 >= len(toks) || !(toks[i+1].noun || toks[i+1].adj)
 }
 
 // tagWords marks content words as verbs, nouns or adjectives, from what

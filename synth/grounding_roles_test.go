@@ -179,3 +179,48 @@ func TestVerifierReadsStructure(t *testing.T) {
 		}
 	}
 }
+
+// A claim may rest on two or three sentences of a source in a row, the
+// others adding only a preposition's object to the sentence that says
+// who did what; a cause may be said with "caused by"; what a source only
+// wants or plans is not done.
+func TestVerifierReadsAcrossSentences(t *testing.T) {
+	src := []synth.Source{
+		{ID: "h", Text: "Dave: I attended a car show last weekend. It was like a paradise! They had so many classic cars on display."},
+		{ID: "i", Text: "The outage was caused by an expired certificate. The fix took an hour."},
+		{ID: "j", Text: "Nina: I want to open a bakery next year. I've been baking bread since I was a kid."},
+	}
+	var cites []synth.Citation
+	for _, s := range src {
+		cites = append(cites, synth.Citation{SourceID: s.ID, Span: s.Text[:15]})
+	}
+	for _, tc := range []struct {
+		claim     string
+		supported bool
+	}{
+		{"Dave attended a car show with many classic cars.", true},
+		{"Dave attended a car show last weekend.", true},
+		{"Dave attended a classic car show.", false}, // "classic" is said of the cars, in another sentence
+		{"An expired certificate caused the outage.", true},
+		{"The outage caused an expired certificate.", false},
+		{"The certificate expired because of the outage.", false},
+		{"The fix took an hour.", true},
+		{"The outage took an hour.", false},
+		{"Nina wants to open a bakery next year.", true},
+		{"Nina plans to open a bakery next year.", true},
+		{"Nina opened a bakery.", false},
+		{"Nina has opened a bakery.", false},
+		{"Nina is opening a bakery next year.", false},
+		{"Nina has been baking bread since she was a kid.", true},
+		{"Nina has been baking cakes since she was a kid.", false},
+	} {
+		res := synth.Verifier{MinSources: 1, MinCoverage: 1}.Check(context.Background(), synth.Draft{Answer: tc.claim, Sources: cites}, src)
+		if len(res.Claims) != 1 {
+			t.Errorf("%q: %d claims", tc.claim, len(res.Claims))
+			continue
+		}
+		if c := res.Claims[0]; c.Supported != tc.supported {
+			t.Errorf("%q: supported %v, want %v (%s)", tc.claim, c.Supported, tc.supported, c.Reason)
+		}
+	}
+}

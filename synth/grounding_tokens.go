@@ -154,7 +154,38 @@ func tokenize(text, speaker string, lex *lexicon.Lexicon) []token {
 		out = appendWord(out, w, start, speaker, lex)
 		start = false
 	}
+	lighten(out)
 	return out
+}
+
+// attitudes are verbs of intending and hoping: "wants to build", "plans
+// to keep", "hopes his music can": what follows is the claim; "going to"
+// and "will" say as much.
+var attitudes = termsOf(`want wants wanted wanting plan plans planned planning hope hopes hoped hoping intend intends intended
+	intending aim aims aimed aiming wish wishes wished going`)
+
+// timeParticles end a time ("two weeks ago", "a few years back", "a few
+// days earlier"): they say when, as the time's words do.
+var timeParticles = termsOf(`ago back earlier before prior`)
+
+// lighten makes light the words that only frame a claim: an attitude
+// verb before "to" (or "hope" before its clause), a time's particle.
+func lighten(toks []token) {
+	for i := range toks {
+		t := &toks[i]
+		if t.kind != kContent {
+			continue
+		}
+		next := ""
+		if i+1 < len(toks) {
+			next = toks[i+1].low
+		}
+		switch {
+		case attitudes[t.low] && (next == "to" || strings.HasPrefix(t.low, "hop") && next != "" && toks[i+1].isWord()),
+			timeParticles[t.low] && i > 0 && timeWords[toks[i-1].low]:
+			t.kind = kFn
+		}
+	}
 }
 
 // appendWord appends a word's tokens: the word, and what a contraction or

@@ -551,3 +551,150 @@ func tuneFold(id string) string {
 	}
 	return "B"
 }
+
+// perturbWord is a word as the perturbations see one.
+var perturbWord = regexp.MustCompile(`[A-Za-z][A-Za-z-]*`)
+
+// perturbStop are words too common to exchange.
+var perturbStop = strings.Fields(`the and that this with from have has had was were are for not but its their they them she her his him you your our about into over than then when what which while will would could should been being some more most very just also only like after before because there here other such each every many much made make went said says`)
+
+// perturbContent are the lower-case words of four letters or more that
+// are not too common.
+func perturbContent(s string) []string {
+	var out []string
+	for _, w := range perturbWord.FindAllString(s, -1) {
+		if len(w) >= 4 && !slices.Contains(perturbStop, strings.ToLower(w)) && strings.ToLower(w) == w {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// perturbNames are the capitalised words after the first.
+func perturbNames(s string) []string {
+	var out []string
+	for i, w := range perturbWord.FindAllStringIndex(s, -1) {
+		x := s[w[0]:w[1]]
+		if i > 0 && len(x) >= 3 && x[0] >= 'A' && x[0] <= 'Z' && strings.ToLower(x[1:]) == x[1:] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// replaceFirstWord replaces the first whole-word occurrence of old.
+func replaceFirstWord(s, old, new string) string {
+	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(old) + `\b`)
+	done := false
+	return re.ReplaceAllStringFunc(s, func(m string) string {
+		if done {
+			return m
+		}
+		done = true
+		return new
+	})
+}
+
+// The tune half's faithful claims made unfaithful by rote, to see how
+// far a change lets fabrications through where the tune half's own
+// fabricated claims are too few to tell (run with CAIRN_GROUNDING_TUNE=1
+// -v; CAIRN_GROUNDING_TEST_MISSES=1 lists those accepted): the first and
+// last lower-case content words exchanged, the last replaced by a word of
+// a source the answer does not cite, the middle one by another word of a
+// cited source, an invented tail added, a capitalised name replaced by
+// another of the scenario. Most are fabrications, some are word salad,
+// a few may still be true; the counts compare versions, they are no
+// error rate. The test half is not read.
+func TestGroundingClaimsPerturbed(t *testing.T) {
+	if os.Getenv("CAIRN_GROUNDING_TUNE") == "" {
+		t.Skip("set CAIRN_GROUNDING_TUNE=1 to check the tune half's claims made unfaithful")
+	}
+	cases := loadClaims(t)
+	v := synth.Verifier{}
+	counts := map[string][2]int{}
+	var accepted []string
+	for _, c := range cases {
+		if c.half != "tune" {
+			continue
+		}
+		cited, other := "", ""
+		for _, s := range c.sources {
+			if slices.ContainsFunc(c.draft.Sources, func(ct synth.Citation) bool { return ct.SourceID == s.ID }) {
+				cited += " " + s.Text
+			} else {
+				other += " " + s.Text
+			}
+		}
+		lowCited := strings.ToLower(cited)
+		for _, s := range c.sentences {
+			if s.label != "ok" {
+				continue
+			}
+			text := strings.TrimSpace(s.text)
+			content := perturbContent(text)
+			var variants [][2]string
+			if len(content) >= 2 {
+				a, b := content[0], content[len(content)-1]
+				if a != b {
+					x := replaceFirstWord(text, a, "\x00")
+					x = replaceFirstWord(x, b, a)
+					x = strings.Replace(x, "\x00", b, 1)
+					variants = append(variants, [2]string{"swap", x})
+				}
+			}
+			for _, w := range perturbContent(other) {
+				if !strings.Contains(lowCited, strings.ToLower(w)) && len(content) > 0 {
+					variants = append(variants, [2]string{"moved", replaceFirstWord(text, content[len(content)-1], w)})
+					break
+				}
+			}
+			for _, w := range perturbContent(cited) {
+				if len(content) > 0 && !strings.Contains(strings.ToLower(text), strings.ToLower(w)) && !slices.Contains(content, w) {
+					variants = append(variants, [2]string{"exchanged", replaceFirstWord(text, content[len(content)/2], w)})
+					break
+				}
+			}
+			base := strings.TrimRight(text, ".!")
+			variants = append(variants, [2]string{"tail", base + " at the community pool."}, [2]string{"tail2", base + ", encrypted with a customer-managed key."},
+				[2]string{"tail3", base + " for the second time."})
+			allNames := perturbNames(other + " " + cited)
+			for _, n := range perturbNames(" " + text) {
+				for _, m := range allNames {
+					if m != n && !strings.Contains(text, m) {
+						variants = append(variants, [2]string{"name", replaceFirstWord(text, n, m)})
+						break
+					}
+				}
+				break
+			}
+			for _, vr := range variants {
+				if vr[1] == text {
+					continue
+				}
+				d := synth.Draft{Answer: vr[1], Sources: c.draft.Sources}
+				verdict := v.Check(context.Background(), d, c.sources)
+				ok := len(verdict.Claims) > 0 && !slices.ContainsFunc(verdict.Claims, func(ck synth.ClaimCheck) bool { return !ck.Supported })
+				n := counts[vr[0]]
+				n[1]++
+				if ok {
+					n[0]++
+					accepted = append(accepted, fmt.Sprintf("%s %s: %q (from %q)", c.id, vr[0], vr[1], text))
+				}
+				counts[vr[0]] = n
+			}
+		}
+	}
+	tot := [2]int{}
+	var parts []string
+	for _, k := range []string{"swap", "moved", "exchanged", "tail", "tail2", "tail3", "name"} {
+		parts = append(parts, fmt.Sprintf("%s %d/%d", k, counts[k][0], counts[k][1]))
+		tot[0] += counts[k][0]
+		tot[1] += counts[k][1]
+	}
+	t.Logf("tune half made unfaithful: accepted %d/%d: %s", tot[0], tot[1], strings.Join(parts, ", "))
+	if os.Getenv("CAIRN_GROUNDING_TEST_MISSES") != "" {
+		for _, a := range accepted {
+			t.Logf("  accepted: %s", a)
+		}
+	}
+}

@@ -403,11 +403,23 @@ func quotingPieces(c claim, pieces []citedPiece, valid []validCitation) []int {
 				ok = true
 			}
 		}
-		if ok && !slices.ContainsFunc(out, func(k int) bool { return pieces[k].src == p.src }) {
+		if ok && labelsHeld(c.labels, &p.srcPiece) && !slices.ContainsFunc(out, func(k int) bool { return pieces[k].src == p.src }) {
 			out = append(out, i)
 		}
 	}
 	return out
+}
+
+// labelsHeld reports whether a piece or its source's label holds every
+// word of a claim's label.
+func labelsHeld(labels []token, pc *srcPiece) bool {
+	for _, l := range labels {
+		same := func(t token) bool { return t.low == l.low }
+		if !slices.ContainsFunc(pc.a.toks, same) && !slices.ContainsFunc(pc.extra, same) {
+			return false
+		}
+	}
+	return true
 }
 
 // quoteKey is a text as quotes are compared: normalised, without markers

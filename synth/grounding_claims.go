@@ -15,11 +15,14 @@ import (
 
 // claim is a sentence of the answer that makes a claim.
 type claim struct {
-	text  string // without markers and ids
-	raw   string // as the answer has it
-	line  int    // the answer's line it stands on (-1: a declared claim)
-	parts []claimPart
-	vec   []float32
+	text string // without markers and ids
+	raw  string // as the answer has it
+	line int    // the answer's line it stands on (-1: a declared claim)
+	// labels are the words of the label the claim stands under: a
+	// source it quotes must hold them too.
+	labels []token
+	parts  []claimPart
+	vec    []float32
 }
 
 // claimPart is a clause of a claim (with the subject or verb it shares
@@ -63,12 +66,17 @@ func answerClaims(d Draft, sources []Source, lex *lexicon.Lexicon) []claim {
 	} else {
 		sents = answerSentences(d.Answer, sources)
 	}
+	var context strings.Builder
+	for _, src := range sources {
+		context.WriteString(strings.ToLower(src.Text))
+		context.WriteByte('\n')
+	}
 	var out []claim
 	for _, s := range sents {
 		if strings.HasSuffix(strings.TrimRight(s.text, `"')”’ `), "?") {
 			continue // a question asks; it claims nothing
 		}
-		if c, ok := makeClaim(s.text, s.heading, lex); ok && len(c.parts) > 0 {
+		if c, ok := makeClaim(s.text, s.heading, context.String(), lex); ok && len(c.parts) > 0 {
 			c.raw, c.line = s.raw, s.line
 			out = append(out, c)
 		}
@@ -76,11 +84,15 @@ func answerClaims(d Draft, sources []Source, lex *lexicon.Lexicon) []claim {
 	return out
 }
 
-// answerSentences splits an answer into sentences, keeping the heading
-// each list item stands under.
+// answerSentences splits an answer into sentences, keeping the label
+// each stands under: a label line's ("Caroline:") over the list items or
+// the lines below it (up to a blank line, a line after its list, or the
+// next label), and a label opening a sentence ("payments-api: Orders are
+// stored in postgres.") over that sentence. A label is no sentence of
+// its own: it came from the prompt.
 func answerSentences(answer string, sources []Source) []answerSentence {
 	var out []answerSentence
-	heading := ""
+	heading, inList := "", false
 	for n, line := range strings.Split(answer, "\n") {
 		raw := strings.TrimSpace(line)
 		item := bulletRE.MatchString(raw)
@@ -88,17 +100,37 @@ func answerSentences(answer string, sources []Source) []answerSentence {
 		clean := strings.TrimSpace(stripIDs(stripMarkers(body), sources))
 		switch {
 		case clean == "":
+			if raw == "" {
+				heading = "" // a blank line ends what a label stands over
+			}
 			continue
 		case isLabelLine(clean):
-			heading = strings.TrimSuffix(clean, ":")
+			heading, inList = strings.TrimSuffix(clean, ":"), false
 			continue
 		case sourcesLabelRE.MatchString(clean):
 			continue
-		case !item:
-			heading = ""
+		case item:
+			inList = true
+		case inList:
+			heading, inList = "", false // a line after the list is not under its label
 		}
+		label, labelRaw := "", ""
 		for _, s := range splitSentences(body) {
-			out = append(out, answerSentence{raw: s, text: stripIDs(stripMarkers(s), sources), heading: heading, line: n})
+			text := stripIDs(stripMarkers(s), sources)
+			if t := strings.TrimSpace(text); isLabelLine(t) {
+				// "payments-api:" before a sentence: that sentence's label.
+				label, labelRaw = strings.TrimSuffix(t, ":"), s
+				continue
+			}
+			if label != "" && !item {
+				heading = "" // a line with a label of its own is not under the one above
+			}
+			sent := answerSentence{raw: s, text: text, heading: strings.TrimSpace(heading + " " + label), line: n}
+			if whole := labelRaw + " " + s; labelRaw != "" && strings.Contains(body, whole) {
+				sent.raw = whole // the label goes with its sentence when that is removed
+			}
+			out = append(out, sent)
+			label, labelRaw = "", ""
 		}
 	}
 	return out
@@ -135,13 +167,18 @@ func makesClaim(sentence string, lex *lexicon.Lexicon) bool {
 	if strings.HasSuffix(strings.TrimRight(sentence, `"')”’ `), "?") {
 		return false
 	}
-	_, ok := makeClaim(sentence, "", lex)
+	_, ok := makeClaim(sentence, "", "", lex)
 	return ok
 }
 
 // makeClaim analyses a sentence under a heading; ok is false when it
-// makes no claim (it says nothing but "Here is what I found").
-func makeClaim(text, heading string, lex *lexicon.Lexicon) (claim, bool) {
+// makes no claim (it says nothing but "Here is what I found"). The
+// label's words are needed, except words that frame the answer
+// ("Summary:") and, over a sentence with a subject of its own, a word
+// that no source of the context (lower-cased in context) holds: a
+// heading the answer gave its list ("Infrastructure:"), which cannot put
+// a claim under another source's label.
+func makeClaim(text, heading, context string, lex *lexicon.Lexicon) (claim, bool) {
 	body, label := text, heading
 	if words := lexical.Label(text); len(words) > 0 {
 		if i := strings.IndexByte(text, ':'); i > 0 && strings.TrimSpace(text[i+1:]) != "" {
@@ -159,19 +196,42 @@ func makeClaim(text, heading string, lex *lexicon.Lexicon) (claim, bool) {
 	if !says {
 		return claim{}, false
 	}
+	a := analyse(toks, lex, true)
+	// A heading of the answer's own ("Infrastructure:") over a sentence
+	// with a subject of its own: no source's label, nothing to find.
+	heads := !opensWithVerb(a) && !opensWithPronoun(toks)
 	var labels []token
 	for _, t := range tokenize(label, "", lex) {
-		if t.needsSupport() {
+		own := heads && !strings.Contains(context, t.low)
+		if t.needsSupport() && !own && !metaWords[t.low] && !labelFrames[t.low] && !interjections[t.low] {
 			labels = append(labels, asLabel(t))
 		}
 	}
-	c := claim{text: text}
-	for _, p := range claimParts(analyse(toks, lex, true), lex) {
+	c := claim{text: text, labels: labels}
+	for _, p := range claimParts(a, lex) {
 		p.labels = labels
 		c.parts = append(c.parts, p)
 	}
 	return c, true
 }
+
+// opensWithPronoun reports whether a sentence's first word is a personal
+// pronoun, which a label over it names ("Caroline: She went ...").
+func opensWithPronoun(toks []token) bool {
+	for _, t := range toks {
+		if t.isWord() {
+			return personalPronouns[t.low] || possessives[t.low]
+		}
+	}
+	return false
+}
+
+var possessives = termsOf(`his her their its my our your`)
+
+// labelFrames are the words of labels that frame an answer ("Summary:",
+// "Key points:", "In short:") rather than name what it is about.
+var labelFrames = termsOf(`overview key points point short brief tldr tl dr background conclusion conclusions highlights facts answer
+	result results finding findings update updates status timeline recap`)
 
 // references are the nouns that name an item by its number ("version
 // 5.2-3", "the deb12u13 upload", "release 2025b"): next to a number they

@@ -10,6 +10,7 @@ the fixture, so anyone can check each excerpt against its origin:
 
     python3 scripts/grounding-excerpts.py > /tmp/sources.txt
     python3 scripts/grounding-excerpts.py --second >> /tmp/sources.txt
+    python3 scripts/grounding-excerpts.py --third >> /tmp/sources.txt
 
 and compare with the "source" blocks of claims.txt. It needs
 ../shared/datasets/locomo/locomo10.json (or testdata/locomo/locomo10.json),
@@ -106,6 +107,36 @@ READMES2 = [
         "This Go package implements", "This package provides tools to iterate", "Line breaking, also known as"]),
 ]
 
+# The third batch, a held-out set: labelled and committed before the
+# verifier was run on it, and never tuned on.
+LOCOMO3 = {
+    "conv-30": ["D18:2", "D8:13", "D17:4", "D18:13", "D8:4", "D9:5"],
+    "conv-42": ["D21:1", "D21:4", "D22:9", "D19:1", "D28:25", "D18:8"],
+    "conv-43": ["D27:4", "D12:4", "D24:14", "D26:21", "D8:3", "D17:9"],
+    "conv-44": ["D15:5", "D22:7", "D19:2", "D22:1", "D8:7", "D21:7"],
+}
+
+DEBIAN3 = {
+    "libexpat1": ["2.5.0-1+deb12u1", "2.5.0-1", "2.4.8-2", "2.4.7-1"],
+    "libsqlite3-0": ["3.40.1-2+deb12u2", "3.40.1-2+deb12u1", "3.40.1-2", "3.40.0-2"],
+    "less": ["590-2.1~deb12u2", "590-2.1", "590-1.2", "590-2"],
+    "unzip": ["6.0-27", "6.0-26", "6.0-25", "6.0-24"],
+    "libzstd1": ["1.5.4+dfsg2-5", "1.5.4+dfsg2-3", "1.5.4+dfsg2-2", "1.5.2+dfsg2-3"],
+}
+
+READMES3 = [
+    ("github.com/andybalholm/brotli@v1.1.1/README.md", "brotli", [
+        "This package is a brotli compressor", "I have been working on new compression", "I am using it in production"]),
+    ("github.com/google/uuid@v1.6.0/README.md", "uuid", ["The uuid package generates", "This package is based on"]),
+    ("github.com/jmoiron/sqlx@v1.3.5/README.md", "sqlx", [
+        "sqlx is a library which provides", "Major additional concepts are:+", "`BindDriver` allows users to control",
+        "Compatibility with the most recent two versions"]),
+    ("github.com/lib/pq@v1.10.9/README.md", "pq", ["This package is currently in maintenance mode", "For users that require new features"]),
+    ("github.com/google/go-cmp@v0.7.0/README.md", "go-cmp", [
+        "This package is intended to be a more powerful", "* When the default behavior of equality",
+        "* If no custom equality functions are used"]),
+]
+
 
 def locomo(convs=LOCOMO):
     path = os.path.join(ROOT, "..", "shared", "datasets", "locomo", "locomo10.json")
@@ -162,6 +193,8 @@ def main():
     gens = [locomo, debian, readmes]
     if sys.argv[1:] == ["--second"]:
         gens = [lambda: locomo(LOCOMO2), lambda: debian(DEBIAN2), lambda: readmes(READMES2)]
+    if sys.argv[1:] == ["--third"]:
+        gens = [lambda: locomo(LOCOMO3), lambda: debian(DEBIAN3), lambda: readmes(READMES3)]
     for gen in gens:
         for sid, origin, text in gen():
             print(f"source {sid} | {origin}")

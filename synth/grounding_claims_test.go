@@ -40,6 +40,10 @@ type claimsCase struct {
 	// second: the answer is of the second batch, labelled after the
 	// verifier was first tuned (claims.txt's "# The second batch").
 	second bool
+	// third: the answer is of the third batch (claims.txt's "# The third
+	// batch"), a held-out set labelled and committed before the verifier
+	// was run on it: its half is "held-out", and nothing tunes on it.
+	third bool
 }
 
 // groundingHalf puts an answer in the tune or the test half by the first
@@ -64,7 +68,7 @@ func loadClaims(t testing.TB) []claimsCase {
 	var context []string
 	var scenario, lastSource string
 	var cur *claimsCase
-	second := false
+	second, third := false, false
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	line := 0
@@ -90,6 +94,8 @@ func loadClaims(t testing.TB) []claimsCase {
 		switch {
 		case strings.HasPrefix(l, "# The second batch"):
 			second = true
+		case strings.HasPrefix(l, "# The third batch"):
+			second, third = false, true
 		case l == "" || strings.HasPrefix(l, "#"):
 		case l == ">" || strings.HasPrefix(l, "> "):
 			if lastSource == "" {
@@ -112,7 +118,11 @@ func loadClaims(t testing.TB) []claimsCase {
 			}
 		case strings.HasPrefix(l, "answer "):
 			id := strings.TrimPrefix(l, "answer ")
-			cases = append(cases, claimsCase{id: id, scenario: scenario, half: groundingHalf(id), second: second,
+			half := groundingHalf(id)
+			if third {
+				half = "held-out"
+			}
+			cases = append(cases, claimsCase{id: id, scenario: scenario, half: half, second: second, third: third,
 				draft: synth.Draft{Sources: []synth.Citation{}}})
 			cur = &cases[len(cases)-1]
 			for i, sid := range context {
@@ -365,7 +375,7 @@ func (f claimFigures) String() string {
 func TestClaimsFixtureIsSound(t *testing.T) {
 	cases := loadClaims(t)
 	claims := 0
-	classes := map[string]map[string]bool{"tune": {}, "test": {}}
+	classes := map[string]map[string]bool{"tune": {}, "test": {}, "held-out": {}}
 	halves := map[string]int{}
 	norm := func(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
 	for _, c := range cases {
@@ -405,12 +415,13 @@ func TestClaimsFixtureIsSound(t *testing.T) {
 	}
 	for k := range all {
 		for h, in := range classes {
-			if !in[k] && !strings.HasPrefix(k, "bad/negation") && !strings.HasPrefix(k, "bad/invented") {
+			if !in[k] && (h == "held-out" || !strings.HasPrefix(k, "bad/negation") && !strings.HasPrefix(k, "bad/invented")) {
 				t.Errorf("the %s half has no %s claim", h, k)
 			}
 		}
 	}
-	t.Logf("%d answers (tune %d, test %d), %d claims, classes %d", len(cases), halves["tune"], halves["test"], claims, len(all))
+	t.Logf("%d answers (tune %d, test %d, held out %d), %d claims, classes %d", len(cases), halves["tune"], halves["test"], halves["held-out"],
+		claims, len(all))
 }
 
 // The verifier on the labelled claims, each half apart; run with -v for

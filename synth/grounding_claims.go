@@ -71,12 +71,13 @@ func answerClaims(d Draft, sources []Source, lex *lexicon.Lexicon) []claim {
 		context.WriteString(strings.ToLower(src.Text))
 		context.WriteByte('\n')
 	}
+	names := contextNames(sources, lex)
 	var out []claim
 	for _, s := range sents {
 		if strings.HasSuffix(strings.TrimRight(s.text, `"')”’ `), "?") {
 			continue // a question asks; it claims nothing
 		}
-		if c, ok := makeClaim(s.text, s.heading, context.String(), lex); ok && len(c.parts) > 0 {
+		if c, ok := makeClaim(s.text, s.heading, context.String(), names, lex); ok && len(c.parts) > 0 {
 			c.raw, c.line = s.raw, s.line
 			out = append(out, c)
 		}
@@ -167,18 +168,19 @@ func makesClaim(sentence string, lex *lexicon.Lexicon) bool {
 	if strings.HasSuffix(strings.TrimRight(sentence, `"')”’ `), "?") {
 		return false
 	}
-	_, ok := makeClaim(sentence, "", "", lex)
+	_, ok := makeClaim(sentence, "", "", nil, lex)
 	return ok
 }
 
 // makeClaim analyses a sentence under a heading; ok is false when it
-// makes no claim (it says nothing but "Here is what I found"). The
+// makes no claim (it says nothing but "Here is what I found"). A word
+// opening it that the sources use as a name (names) is a name. The
 // label's words are needed, except words that frame the answer
 // ("Summary:") and, over a sentence with a subject of its own, a word
 // that no source of the context (lower-cased in context) holds: a
 // heading the answer gave its list ("Infrastructure:"), which cannot put
 // a claim under another source's label.
-func makeClaim(text, heading, context string, lex *lexicon.Lexicon) (claim, bool) {
+func makeClaim(text, heading, context string, names map[string]bool, lex *lexicon.Lexicon) (claim, bool) {
 	body, label := text, heading
 	if words := lexical.Label(text); len(words) > 0 {
 		if i := strings.IndexByte(text, ':'); i > 0 && strings.TrimSpace(text[i+1:]) != "" {
@@ -186,6 +188,7 @@ func makeClaim(text, heading, context string, lex *lexicon.Lexicon) (claim, bool
 		}
 	}
 	toks := tokenize(body, "", lex)
+	promoteNames(toks, names)
 	referenceNouns(toks)
 	says := false
 	for _, t := range toks {

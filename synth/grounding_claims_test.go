@@ -459,10 +459,10 @@ func TestGroundingClaims(t *testing.T) {
 		got, want float64
 		atMost    bool
 	}{
-		{"fabricated claims accepted", test.fabricatedRate(), 5.0 / 126, true},
-		{"faithful claims accepted", test.faithfulRate(), 0.66, false},
+		{"fabricated claims accepted", test.fabricatedRate(), 4.0 / 126, true},
+		{"faithful claims accepted", test.faithfulRate(), 0.65, false},
 		{"refusal recall", test.refusalRecall(), 0.95, false},
-		{"refusal precision", test.refusalPrecision(), 0.61, false},
+		{"refusal precision", test.refusalPrecision(), 0.58, false},
 	} {
 		if c.atMost && c.got > c.want+1e-9 || !c.atMost && c.got < c.want-1e-9 {
 			t.Errorf("test half: %s %.3f, floor %.3f", c.name, c.got, c.want)

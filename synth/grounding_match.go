@@ -96,6 +96,9 @@ func (m matcher) support(p claimPart, pc *srcPiece, threshold float64) partSuppo
 	if why == "" {
 		why = intentDropped(p, pc, best)
 	}
+	if why == "" {
+		why = modifierDetached(p, pc, cands)
+	}
 	switch {
 	case missing != "":
 		why = fmt.Sprintf("%q is not in the source", missing)

@@ -583,6 +583,9 @@ func npInternal(u token) bool {
 // time: "on the day", "two weekends ago").
 func np(toks []token, i int, set map[string]bool) bool {
 	for j := i; j < len(toks) && j <= i+2; j++ {
+		if j > i && timeAdverbs[toks[j].low] {
+			return false // "a support group yesterday": the group is no time
+		}
 		if set[toks[j].low] {
 			return true
 		}
@@ -592,6 +595,10 @@ func np(toks []token, i int, set map[string]bool) bool {
 	}
 	return false
 }
+
+// timeAdverbs are times that stand alone, never the noun a phrase ends
+// with.
+var timeAdverbs = termsOf(`yesterday today tomorrow tonight recently lately earlier later soon`)
 
 // nearYear reports whether a short number stands beside a year, as the
 // month and day of a date ("2026-07-28", "08 May 2025").

@@ -224,3 +224,37 @@ func TestVerifierReadsAcrossSentences(t *testing.T) {
 		}
 	}
 }
+
+// A modifier goes with the noun it modifies in the source, and a word
+// the sources use as a name is a name at the start of a claim too.
+func TestVerifierReadsNounPhrases(t *testing.T) {
+	src := []synth.Source{
+		{ID: "a", Text: "Caroline: I went to a LGBTQ support group yesterday and it was so powerful."},
+		{ID: "b", Text: "John: My old area was hit by a nasty flood last week."},
+		{ID: "c", Text: "tar (1.34+dfsg-1.2+deb12u1) bookworm; urgency=medium\n\n  * Fix handling of extended header prefixes (CVE-2023-39804)"},
+		{ID: "d", Text: "James: I've been playing my favourite game called Apex Legends with my team."},
+		{ID: "e", Text: "John: Nice one, James! I bought a new laptop with a huge screen."},
+	}
+	var cites []synth.Citation
+	for _, s := range src {
+		cites = append(cites, synth.Citation{SourceID: s.ID, Span: s.Text[:12]})
+	}
+	for _, tc := range []struct {
+		claim     string
+		supported bool
+	}{
+		{"Caroline went to a LGBTQ support group yesterday.", true},
+		{"Caroline went to a LGBTQ powerful group yesterday.", false}, // "powerful" said of the visit, not of the group
+		{"John's old area was hit by a nasty flood last week.", true},
+		{"John's old week was hit by a nasty flood last area.", false},
+		{"tar 1.34+dfsg-1.2+deb12u1 fixes the extended header prefix handling.", true}, // "handling of ... prefixes"
+		{"John bought a new laptop with a huge screen.", true},
+		{"John bought a huge laptop with a new screen.", false},
+		{"James plays his favourite game Apex Legends with his team.", true}, // "James" opens the claim, and is a name
+	} {
+		res := synth.Verifier{MinSources: 1, MinCoverage: 1}.Check(context.Background(), synth.Draft{Answer: tc.claim, Sources: cites}, src)
+		if got := len(res.Claims) == 1 && res.Claims[0].Supported; got != tc.supported {
+			t.Errorf("%q: supported %v, want %v (%+v)", tc.claim, got, tc.supported, res.Claims)
+		}
+	}
+}

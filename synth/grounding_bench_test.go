@@ -240,9 +240,12 @@ func TestGroundingVerifierOnFixture(t *testing.T) {
 }
 
 // The floors the fixture holds the verifier to (measured; see
-// docs/BENCHMARKS.md).
+// docs/BENCHMARKS.md). Refusal precision went from 0.75 to 0.74 when a
+// modifier had to go with its noun: "She does backend work" for "works
+// as a backend engineer" and "The boiler engineer replaced the valve" for
+// "The boiler was serviced; the engineer replaced the valve" are refused.
 const (
-	refusalPrecisionFloor = 0.75
+	refusalPrecisionFloor = 0.74
 	refusalRecallFloor    = 0.98
 	acceptPrecisionFloor  = 0.98
 )

@@ -149,7 +149,9 @@ func (m matcher) candidates(p claimPart, pc *srcPiece) (cands [][]int, matched i
 // trip"), or use another where the source has one of them.
 var lightVerbs = termsOf(`be am is are was were been have has had get gets got gotten go goes went gone make makes made take takes took taken
 	do does did done give gives gave given come comes came put puts use uses used show shows showed shown keep keeps kept
-	add adds added include includes included provide provides provided offer offers offered contain contains contained`)
+	add adds added include includes included provide provides provided offer offers offered contain contains contained
+	being having getting going making taking doing giving coming putting using showing keeping adding including providing
+	offering containing`)
 
 // verbSwapped returns a reason when the part's verb is not in the piece
 // and the piece's clause has a verb of its own in its place: "Omar
@@ -203,14 +205,15 @@ func intentDropped(p claimPart, pc *srcPiece, choice []int) string {
 var intentWords = termsOf(`will ll would shall should could might may can`)
 
 // core reports whether the claim's word at i must be in the piece that
-// supports it: every word but the verb that heads its clause and adverbs,
-// which may be said in other words ("attended" for "went to").
+// supports it: every word but the verb that heads its clause, light verbs
+// ("using", "shows") and adverbs, which may be said in other words
+// ("attended" for "went to").
 func core(a analysis, i int) bool {
 	t := a.toks[i]
 	if t.kind == kName || t.kind == kNumber || t.noun || t.adj {
 		return true
 	}
-	return t.verb && a.pred[a.clause[i]] != i
+	return t.verb && a.pred[a.clause[i]] != i && !lightVerbs[t.low]
 }
 
 // antonymIn returns a reason when a word of the part is the opposite of a

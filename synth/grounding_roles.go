@@ -161,6 +161,8 @@ func tagOf(toks []token, i int, c lexicon.Counts, inflectedVerb bool) (verb, nou
 		return true, false, false // an instruction or a changelog's line: "Speed up symbol counting", "Fix build on musl"
 	}
 	switch {
+	case c == lexicon.Counts{} && len(t.low) > 5 && strings.HasSuffix(t.low, "ly"):
+		return false, false, false // an adverb WordNet does not know: "canonically", "lexicographically"
 	case c == lexicon.Counts{}:
 		return false, true, false // a word WordNet does not know: a thing's name
 	case afterAux && c.Has(lexicon.Verb):

@@ -258,3 +258,23 @@ func TestVerifierReadsNounPhrases(t *testing.T) {
 		}
 	}
 }
+
+// A light verb that heads no clause ("using") may be left out by the
+// source, and an adverb WordNet does not know ("canonically") is no noun.
+func TestVerifierLightVerbsAndAdverbs(t *testing.T) {
+	src := []synth.Source{
+		{ID: "a", Text: "The examples cover hybrid search with Ollama (Reciprocal Rank Fusion)."},
+		{ID: "b", Text: "ULID: Canonically encoded as a 26 character string"},
+	}
+	cites := []synth.Citation{{SourceID: "a", Span: "hybrid search with Ollama"}, {SourceID: "b", Span: "Canonically encoded"}}
+	for claim, want := range map[string]bool{
+		"One example does hybrid search with Ollama using Reciprocal Rank Fusion.":     true,
+		"One example does hybrid search with Ollama replacing Reciprocal Rank Fusion.": false, // "replacing" is no light verb
+		"A ULID is canonically encoded as a 26 character string.":                      true,
+	} {
+		res := synth.Verifier{MinSources: 1, MinCoverage: 1}.Check(context.Background(), synth.Draft{Answer: claim, Sources: cites}, src)
+		if got := len(res.Claims) == 1 && res.Claims[0].Supported; got != want {
+			t.Errorf("%q: supported %v, want %v (%+v)", claim, got, want, res.Claims)
+		}
+	}
+}

@@ -62,6 +62,9 @@ func (m matcher) same(c, t token) bool {
 	if c.stem == t.stem || c.low == t.low {
 		return true
 	}
+	if c.kind == kContent && t.kind == kContent && (derived(c.low, t.low) || derived(t.low, c.low)) {
+		return true // "diet" and "dietary", "health" and "healthy"
+	}
 	if m.lex == nil || t.kind == kName && !m.lex.Known(t.low) {
 		return false
 	}
@@ -71,6 +74,28 @@ func (m matcher) same(c, t token) bool {
 		}
 	}
 	return m.synonymRank > 0 && m.lex.Synonyms(c.low, t.low, m.synonymRank) && !m.lex.Antonyms(c.low, t.low)
+}
+
+// adjectiveSuffixes make an adjective of a noun ("dietary", "healthy",
+// "musical").
+var adjectiveSuffixes = []string{"y", "al", "ary", "ic", "ical", "ful", "ous", "ive"}
+
+// derived reports whether long is short with an adjective's suffix: the
+// same thing said of something ("his diet", "dietary changes").
+func derived(short, long string) bool {
+	if len(short) < 4 || len(long) <= len(short) {
+		return false
+	}
+	base := short
+	if strings.HasSuffix(base, "e") {
+		base = base[:len(base)-1]
+	}
+	for _, suf := range adjectiveSuffixes {
+		if long == short+suf || long == base+suf {
+			return true
+		}
+	}
+	return false
 }
 
 // support is how piece pc supports part p. Every name, number, noun and

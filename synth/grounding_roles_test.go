@@ -260,13 +260,16 @@ func TestVerifierReadsNounPhrases(t *testing.T) {
 }
 
 // A light verb that heads no clause ("using") may be left out by the
-// source, and an adverb WordNet does not know ("canonically") is no noun.
+// source, an adverb WordNet does not know ("canonically") is no noun, and
+// a noun may stand for its adjective ("diet" for "dietary").
 func TestVerifierLightVerbsAndAdverbs(t *testing.T) {
 	src := []synth.Source{
 		{ID: "a", Text: "The examples cover hybrid search with Ollama (Reciprocal Rank Fusion)."},
 		{ID: "b", Text: "ULID: Canonically encoded as a 26 character string"},
+		{ID: "c", Text: "Evan: I made some dietary changes, like cutting down on sugary snacks."},
 	}
-	cites := []synth.Citation{{SourceID: "a", Span: "hybrid search with Ollama"}, {SourceID: "b", Span: "Canonically encoded"}}
+	cites := []synth.Citation{{SourceID: "a", Span: "hybrid search with Ollama"}, {SourceID: "b", Span: "Canonically encoded"},
+		{SourceID: "c", Span: "I made some dietary changes"}}
 	for claim, want := range map[string]bool{
 		"One example does hybrid search with Ollama using Reciprocal Rank Fusion.":     true,
 		"One example does hybrid search with Ollama replacing Reciprocal Rank Fusion.": false, // "replacing" is no light verb

@@ -124,6 +124,9 @@ func (m matcher) support(p claimPart, pc *srcPiece, threshold float64) partSuppo
 	if why == "" {
 		why = modifierDetached(p, pc, cands)
 	}
+	if why == "" {
+		why = verbDemoted(p, pc, best)
+	}
 	switch {
 	case missing != "":
 		why = fmt.Sprintf("%q is not in the source", missing)
@@ -203,6 +206,38 @@ func (m matcher) verbSwapped(p claimPart, pc *srcPiece, cands [][]int, choice []
 		if len(cands[k]) == 0 && c.verb && p.a.pred[p.a.clause[i]] == i && !lightVerbs[c.low] {
 			return fmt.Sprintf("%q is not what the source says was done (%q)", c.text, pv.text)
 		}
+	}
+	return ""
+}
+
+// verbDemoted returns a reason when the verb that heads the piece's
+// clause stands in the claim as a noun or an adjective, while the claim's
+// clause has no verb, or one that is a noun in the piece: "Helmut Grohne
+// musl the build on fixed" is not "Helmut Grohne fixed the build on
+// musl". A claim that names the deed with a light verb ("Caroline's talk
+// was powerful") keeps a verb of its own.
+func verbDemoted(p claimPart, pc *srcPiece, choice []int) string {
+	at := map[int]int{}
+	for k, i := range p.need {
+		at[i] = k
+	}
+	for k, i := range p.need {
+		j := choice[k]
+		if j < 0 || p.a.toks[i].verb {
+			continue
+		}
+		sv := pc.a.toks[j]
+		if pc.a.pred[pc.a.clause[j]] != j || !sv.verb || lightVerbs[sv.low] {
+			continue
+		}
+		cp := p.a.pred[p.a.clause[i]]
+		if cp >= 0 {
+			k2, ok := at[cp]
+			if !ok || choice[k2] < 0 || pc.a.toks[choice[k2]].verb {
+				continue
+			}
+		}
+		return fmt.Sprintf("the source's verb %q is not the claim's", sv.text)
 	}
 	return ""
 }

@@ -165,6 +165,8 @@ func tagOf(toks []token, i int, c lexicon.Counts, inflectedVerb bool) (verb, nou
 		return false, false, false // an adverb WordNet does not know: "canonically", "lexicographically"
 	case c == lexicon.Counts{}:
 		return false, true, false // a word WordNet does not know: a thing's name
+	case c.Has(lexicon.Adv) && !c.Has(lexicon.Verb) && !c.Has(lexicon.Noun) && !c.Has(lexicon.Adj):
+		return false, false, false // only an adverb: "regularly"
 	case afterAux && c.Has(lexicon.Verb):
 		return true, false, false
 	case afterDet:

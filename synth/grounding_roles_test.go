@@ -225,8 +225,9 @@ func TestVerifierReadsAcrossSentences(t *testing.T) {
 	}
 }
 
-// A modifier goes with the noun it modifies in the source, and a word
-// the sources use as a name is a name at the start of a claim too.
+// A modifier goes with the noun it modifies in the source, the source's
+// verb is the claim's, and a word the sources use as a name is a name at
+// the start of a claim too.
 func TestVerifierReadsNounPhrases(t *testing.T) {
 	src := []synth.Source{
 		{ID: "a", Text: "Caroline: I went to a LGBTQ support group yesterday and it was so powerful."},
@@ -251,6 +252,8 @@ func TestVerifierReadsNounPhrases(t *testing.T) {
 		{"John bought a new laptop with a huge screen.", true},
 		{"John bought a huge laptop with a new screen.", false},
 		{"James plays his favourite game Apex Legends with his team.", true}, // "James" opens the claim, and is a name
+		{"John bought a new laptop.", true},
+		{"John laptop a new bought.", false}, // the source's verb stands as a noun, the claim has none
 	} {
 		res := synth.Verifier{MinSources: 1, MinCoverage: 1}.Check(context.Background(), synth.Draft{Answer: tc.claim, Sources: cites}, src)
 		if got := len(res.Claims) == 1 && res.Claims[0].Supported; got != tc.supported {

@@ -154,8 +154,11 @@ func (m matcher) candidates(p claimPart, pc *srcPiece) (cands [][]int, matched i
 				cands[k] = append(cands[k], j)
 			}
 		}
-		if len(cands[k]) == 0 && slices.ContainsFunc(pc.extra, func(t token) bool { return m.same(c, t) }) {
-			cands[k] = append(cands[k], -1) // the source's label or heading: only when the piece lacks it
+		if len(cands[k]) == 0 && (p.a.role[i] != roleObj || c.kind != kContent) && slices.ContainsFunc(pc.extra, func(t token) bool { return m.same(c, t) }) {
+			// The source's label or heading, only when the piece lacks it,
+			// and not as what the claim's verb acts on: "adds a new
+			// bookworm" is not said by an entry headed "bookworm".
+			cands[k] = append(cands[k], -1)
 		}
 		if len(cands[k]) > 0 {
 			matched++

@@ -232,7 +232,8 @@ func TestVerifierReadsNounPhrases(t *testing.T) {
 	src := []synth.Source{
 		{ID: "a", Text: "Caroline: I went to a LGBTQ support group yesterday and it was so powerful."},
 		{ID: "b", Text: "John: My old area was hit by a nasty flood last week."},
-		{ID: "c", Text: "tar (1.34+dfsg-1.2+deb12u1) bookworm; urgency=medium\n\n  * Fix handling of extended header prefixes (CVE-2023-39804)"},
+		{ID: "c", Text: "tar (1.34+dfsg-1.2+deb12u1) bookworm; urgency=medium\n\n  * Fix handling of extended header prefixes (CVE-2023-39804)\n\n" +
+			" -- Salvatore Bonaccorso <carnil@debian.org>  Sat, 20 Jan 2024 10:27:07 +0100"},
 		{ID: "d", Text: "James: I've been playing my favourite game called Apex Legends with my team."},
 		{ID: "e", Text: "John: Nice one, James! I bought a new laptop with a huge screen."},
 	}
@@ -252,6 +253,7 @@ func TestVerifierReadsNounPhrases(t *testing.T) {
 		{"John bought a new laptop with a huge screen.", true},
 		{"John bought a huge laptop with a new screen.", false},
 		{"James plays his favourite game Apex Legends with his team.", true}, // "James" opens the claim, and is a name
+		{"Salvatore Bonaccorso fixed the bookworm header.", false},           // a word of the entry's heading is not what it fixes
 		{"John bought a new laptop.", true},
 		{"John laptop a new bought.", false}, // the source's verb stands as a noun, the claim has none
 	} {

@@ -487,6 +487,25 @@ func TestGroundingClaimsHeldOut(t *testing.T) {
 	if f.answers == 0 {
 		t.Fatal("no held-out answers")
 	}
+	if f.badOnlyRefused != f.badOnly || f.badOnly == 0 {
+		t.Errorf("answers made only of fabricated claims: %d of %d refused, want all", f.badOnlyRefused, f.badOnly)
+	}
+	// Measured at the one read (far from the targets: fabricated claims
+	// accepted at most 2%, faithful at least 85%, refusal precision 0.95).
+	for _, c := range []struct {
+		name      string
+		got, want float64
+		atMost    bool
+	}{
+		{"fabricated claims accepted", f.fabricatedRate(), 5.0 / 54, true},
+		{"faithful claims accepted", f.faithfulRate(), 37.0 / 78, false},
+		{"refusal recall", f.refusalRecall(), 0.95, false},
+		{"refusal precision", f.refusalPrecision(), 0.39, false},
+	} {
+		if c.atMost && c.got > c.want+1e-9 || !c.atMost && c.got < c.want-1e-9 {
+			t.Errorf("held-out batch: %s %.3f, floor %.3f", c.name, c.got, c.want)
+		}
+	}
 }
 
 // The threshold and synonym-rank sweep on the tune half (run with

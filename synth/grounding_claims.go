@@ -139,10 +139,11 @@ func answerSentences(answer string, sources []Source) []answerSentence {
 
 // isLabelLine reports whether a line is only a label: a few words and a
 // colon ("Caroline:", "tzdata 2024b:", "payments-api:", "openssl
-// 3.0.15-1~deb12u1:").
+// 3.0.15-1~deb12u1:"), without brackets or quotes ("auth-service
+// (service) auth-service:" quotes a source).
 func isLabelLine(s string) bool {
 	head, ok := strings.CutSuffix(s, ":")
-	return ok && head != "" && len(strings.Fields(head)) <= 3 && !strings.ContainsAny(head, "!?:;") &&
+	return ok && head != "" && len(strings.Fields(head)) <= 3 && !strings.ContainsAny(head, "!?:;()[]{}\"") &&
 		!strings.Contains(head+" ", ". ") // a version's stops ("openssl 3.0.15-1~deb12u1:") are no sentence's end
 }
 

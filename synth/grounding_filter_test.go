@@ -147,6 +147,11 @@ func TestLabelsAreNoClaims(t *testing.T) {
 		{"billing:\nOrders are stored in postgres.\n\npayments-api:\nOrders are stored in postgres.\nbilling: Retries are capped at five.",
 			[]string{"Orders are stored in postgres.", "Orders are stored in postgres.", "Retries are capped at five."}, []bool{false, true, true},
 			"payments-api:\nOrders are stored in postgres.\nbilling: Retries are capped at five."},
+		// With brackets it is no label but a quote of a source (an
+		// entity's "payments-api (service)" before an observation).
+		{"payments-api (service) payments-api: Orders are stored in postgres.",
+			[]string{"payments-api (service) payments-api:", "Orders are stored in postgres."}, []bool{true, true},
+			"payments-api (service) payments-api: Orders are stored in postgres."},
 		// A word that only frames the answer is no label to find.
 		{"Summary: Orders are stored in postgres. Retries are capped at five.",
 			[]string{"Orders are stored in postgres.", "Retries are capped at five."}, []bool{true, true},

@@ -219,11 +219,17 @@ func (x *Index) syncLocked(ctx context.Context, r memory.Reader) (err error) {
 			err = rebuildError{why: c, id: st.man.ID}
 		}
 	}()
-	recs, last, err := r.ChangesSince(ctx, x.space, st.seq)
-	if err != nil {
-		return err
-	}
-	if last != st.seq {
+	// The changes are replayed a page at a time, so a long history (a
+	// large import) costs the memory of one page, not of every record it
+	// changed.
+	for {
+		recs, last, err := r.ChangesSince(ctx, x.space, st.seq, catchUpPage)
+		if err != nil {
+			return err
+		}
+		if last == st.seq {
+			return nil
+		}
 		ref, err := r.ChangeRef(ctx, last)
 		if err != nil {
 			return err
@@ -231,8 +237,10 @@ func (x *Index) syncLocked(ctx context.Context, r memory.Reader) (err error) {
 		st.putAll(recs, x.wv)
 		st.seq, st.seqRef = last, ref
 	}
-	return nil
 }
+
+// catchUpPage is how many changes Sync reads and applies at a time.
+const catchUpPage = 1024
 
 // recoverCorruption turns a recovered corruption panic into its error;
 // any other panic goes on.

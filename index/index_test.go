@@ -485,3 +485,36 @@ func TestLevels(t *testing.T) {
 	}
 	_ = slices.Max([]int{1})
 }
+
+// TestCatchUpReadsAPageAtATime: an index far behind the store (a large
+// import committed since its last sync) replays the changes a page at a
+// time, holding at most catchUpPage records read from the store at once,
+// and ends as an index that followed every change as it came.
+func TestCatchUpReadsAPageAtATime(t *testing.T) {
+	store := newFakeStore()
+	h := newHistory(21, store, testEmbedder)
+	ref := openMem(t)
+	behind := openMem(t)
+	h.step()
+	syncX(t, behind, store) // then it falls behind
+	for i := range 4000 {
+		h.step()
+		if i%40 == 39 {
+			syncX(t, ref, store)
+		}
+	}
+	syncX(t, ref, store)
+	store.mu.Lock()
+	changes := len(store.changes)
+	store.largestRead = 0
+	store.mu.Unlock()
+	if changes < 3*catchUpPage {
+		t.Fatalf("the history made %d changes: too few to need several pages of %d", changes, catchUpPage)
+	}
+	syncX(t, behind, store)
+	if store.largestRead > catchUpPage {
+		t.Fatalf("catching up on %d changes read %d records at once; want at most %d", changes, store.largestRead, catchUpPage)
+	}
+	ps := probes(22, 20)
+	same(t, "caught up a page at a time", describe(t, ref, ps), describe(t, behind, ps))
+}

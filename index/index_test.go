@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -517,4 +518,50 @@ func TestCatchUpReadsAPageAtATime(t *testing.T) {
 	}
 	ps := probes(22, 20)
 	same(t, "caught up a page at a time", describe(t, ref, ps), describe(t, behind, ps))
+}
+
+// TestIndexKeepsNoRecordText: the delta's dictionary keeps each term,
+// never the text it came from. Records whose one rare word is kept as it
+// is (a number, an id) are synced and dropped from the store; once they
+// are, the index holds a small part of their text's size.
+func TestIndexKeepsNoRecordText(t *testing.T) {
+	store := newFakeStore()
+	x := openMem(t)
+	syncX(t, x, store)
+	const n, size = 256, 64 << 10
+	pad := strings.Repeat("deploy staging checkout ", size/24)
+	base := heapLive()
+	for i := range n {
+		// A fresh string per record, as a store's row gives.
+		text := fmt.Sprintf("build 4%07d %s", i, pad)
+		store.put(memory.IndexRecord{Type: memory.TargetObservation, ID: fmt.Sprintf("obs_%d", i), Content: text, TS: int64(i), Position: -1})
+	}
+	syncX(t, x, store)
+	store.mu.Lock()
+	clear(store.recs)
+	store.mu.Unlock()
+	grown := int64(heapLive()) - int64(base)
+	if limit := int64(n * size / 8); grown > limit {
+		t.Fatalf("after syncing %d records of %d KiB and dropping them, the index holds %d KiB; want at most %d KiB", n, size>>10, grown>>10, limit>>10)
+	}
+	t.Logf("the index holds %d KiB of the records' %d KiB", grown>>10, n*size>>10)
+	var hits []string
+	err := x.Read(func(v *View) error {
+		f := v.Filter(memory.Scope{})
+		for _, d := range v.Scores(lexical.Analyze([]string{"40000007"}), f, f.Allow, make([]float32, v.Docs()), nil) {
+			hits = append(hits, v.ID(d))
+		}
+		return nil
+	})
+	if err != nil || !slices.Equal(hits, []string{"obs_7"}) {
+		t.Fatalf("the rare word finds %v (%v); want obs_7", hits, err)
+	}
+}
+
+// heapLive is the live heap after a collection.
+func heapLive() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
 }

@@ -20,8 +20,10 @@ type fakeStore struct {
 	recs    map[string]memory.IndexRecord // by kind/id
 	order   []string                      // keys in the order first written
 	changes []string                      // keys, change seq = index + 1
-	// largestRead is the most records one ChangesSince returned.
+	// largestRead is the most records one ChangesSince returned; onRead,
+	// when set, is called at each ChangesSince.
 	largestRead int
+	onRead      func()
 }
 
 func newFakeStore() *fakeStore { return &fakeStore{recs: map[string]memory.IndexRecord{}} }
@@ -55,6 +57,9 @@ func (f *fakeStore) LoadIndex(ctx context.Context, space memory.Space, fn func(m
 }
 
 func (f *fakeStore) ChangesSince(ctx context.Context, space memory.Space, seq int64, limit int) ([]memory.IndexRecord, int64, error) {
+	if f.onRead != nil {
+		f.onRead()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	last := int64(len(f.changes))

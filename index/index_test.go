@@ -520,6 +520,40 @@ func TestCatchUpReadsAPageAtATime(t *testing.T) {
 	same(t, "caught up a page at a time", describe(t, ref, ps), describe(t, behind, ps))
 }
 
+// TestCatchUpWritesOutAsItGoes: a long replay writes the delta out
+// whenever it holds catchUpFlushes flushes' worth of documents, so it
+// never holds many more, and the files it leaves answer as an index that
+// followed every change.
+func TestCatchUpWritesOutAsItGoes(t *testing.T) {
+	store := newFakeStore()
+	h := newHistory(23, store, testEmbedder)
+	ref := openMem(t)
+	const flushDocs = 20
+	dir := t.TempDir()
+	behind := openDir(t, dir, flushDocs)
+	h.step()
+	syncX(t, behind, store)
+	for range 6000 {
+		h.step()
+	}
+	most := 0
+	store.onRead = func() { most = max(most, behind.st.memDocs()) } // Sync holds mu
+	syncX(t, behind, store)
+	store.onRead = nil
+	if limit := catchUpFlushes*flushDocs + catchUpPage; most > limit {
+		t.Fatalf("the delta held %d documents during the replay; want at most %d", most, limit)
+	}
+	if st := behind.Status(); st.Segments < 2 {
+		t.Fatalf("the replay left %d segments; want it to have written out several", st.Segments)
+	}
+	syncX(t, ref, store)
+	ps := probes(24, 20)
+	same(t, "written out while catching up", describe(t, ref, ps), describe(t, behind, ps))
+	fresh := openDir(t, dir, flushDocs)
+	syncX(t, fresh, store)
+	same(t, "a fresh process on those files", describe(t, ref, ps), describe(t, fresh, ps))
+}
+
 // TestIndexKeepsNoRecordText: the delta's dictionary keeps each term,
 // never the text it came from. Records whose one rare word is kept as it
 // is (a number, an id) are synced and dropped from the store; once they

@@ -11,6 +11,12 @@ import (
 	"github.com/cairnhq/cairn/memory"
 )
 
+// bothStores runs test on the sample in SQLite and in PostgreSQL.
+func bothStores(t *testing.T, test func(*testing.T, *cairn.Engine)) {
+	t.Run("sqlite", func(t *testing.T) { test(t, openSample(t, nil)) })
+	t.Run("postgres", func(t *testing.T) { test(t, openSampleAt(t, pgURL(t), nil)) })
+}
+
 // filler is JSON Lines of n observations as Export writes them, ids
 // obs_p0000 on, enough to fill several of an import's parts.
 func filler(n int) []string {
@@ -27,7 +33,10 @@ func filler(n int) []string {
 // to record naming a capsule or a session, a pin) find it, however many
 // parts lie between.
 func TestImportAcrossPartsFindsLaterLines(t *testing.T) {
-	eng := openSample(t, nil)
+	bothStores(t, testImportAcrossPartsFindsLaterLines)
+}
+
+func testImportAcrossPartsFindsLaterLines(t *testing.T, eng *cairn.Engine) {
 	lines := []string{
 		`{"kind":"message","content":"names a capsule on a later line","capsuleId":"cap_late"}`,
 		`{"kind":"message","content":"names the session of a capsule on a later line","scopeIds":{"sessionId":"s_late"}}`,
@@ -71,7 +80,10 @@ func TestImportAcrossPartsFindsLaterLines(t *testing.T) {
 // An import that fails in any part, the first, a later one or the held
 // records written last, writes nothing, and its error names the line.
 func TestImportFailingInAnyPartWritesNothing(t *testing.T) {
-	eng := openSample(t, nil)
+	bothStores(t, testImportFailingInAnyPartWritesNothing)
+}
+
+func testImportFailingInAnyPartWritesNothing(t *testing.T, eng *cairn.Engine) {
 	before := export(t, eng)
 	dup := filler(3000)
 	dup[2344] = strings.Replace(dup[2344], "obs_p2344", "obs_s1_00", 1) // an id the sample holds

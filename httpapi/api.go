@@ -96,8 +96,8 @@ type API struct {
 }
 
 // DefaultMaxImports is how many imports run at once by default: an
-// import holds the records it parsed until its one transaction commits,
-// so each costs memory in proportion to its size.
+// import is one write transaction as long as its body, and the database
+// takes one write transaction at a time.
 const DefaultMaxImports = 1
 
 // importRetryAfter is the Retry-After of an import refused as busy, in

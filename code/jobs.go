@@ -389,3 +389,40 @@ func (js *Jobs) shutdown() {
 		js.stopJob(j, ErrShutdown)
 	}
 }
+
+// RepoState is a repository as its last completed index left it.
+type RepoState struct {
+	RepoID string `json:"repo_id"`
+	// Indexed says an index of it has completed; IndexedAt is when (Unix
+	// milliseconds; 0 when never).
+	Indexed   bool  `json:"indexed"`
+	IndexedAt int64 `json:"indexed_at"`
+	// Files counts its file records; Entities its PROPOSED and
+	// AUTHORITATIVE entities.
+	Files    int `json:"files"`
+	Entities int `json:"entities"`
+}
+
+// RepoState reads a repository's state; one never indexed is reported
+// with Indexed false and zero counts.
+func (m *Memory) RepoState(ctx context.Context, repoID string) (RepoState, error) {
+	st := RepoState{RepoID: repoID}
+	r, err := m.store.CodeRepo(ctx, repoID)
+	switch {
+	case memory.IsCode(err, memory.CodeNotFound):
+		return st, nil
+	case err != nil:
+		return st, err
+	}
+	st.IndexedAt, st.Indexed = r.IndexedAt, r.IndexedAt > 0
+	files, err := m.store.CodeFiles(ctx, repoID)
+	if err != nil {
+		return st, err
+	}
+	live, err := m.store.CodeEntities(ctx, memory.CodeEntityFilter{RepoID: repoID, States: []memory.CodeState{memory.StateProposed, memory.StateAuthoritative}})
+	if err != nil {
+		return st, err
+	}
+	st.Files, st.Entities = len(files), len(live)
+	return st, nil
+}

@@ -19,6 +19,10 @@ type (
 	CodeRepoState = code.RepoState
 )
 
+// CodeIndexJobStates lists the states of an index job in order: queued,
+// running, done, failed, cancelled.
+func CodeIndexJobStates() []code.JobState { return code.JobStates() }
+
 // CodeIndexResult is code_index's answer. When the index ran to its end
 // in the call (the CLI, MCP over stdio, or wait), State is "done" and the
 // report's fields say what it did. When it runs in the background (the

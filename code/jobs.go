@@ -24,7 +24,9 @@ const (
 )
 
 // JobStates lists the states in order, for reports.
-var JobStates = []JobState{JobQueued, JobRunning, JobDone, JobFailed, JobCancelled}
+func JobStates() []JobState {
+	return []JobState{JobQueued, JobRunning, JobDone, JobFailed, JobCancelled}
+}
 
 // Final reports whether s is a state a job never leaves.
 func (s JobState) Final() bool { return s == JobDone || s == JobFailed || s == JobCancelled }
@@ -354,7 +356,7 @@ func (js *Jobs) Counts() JobCounts {
 	js.mu.Lock()
 	defer js.mu.Unlock()
 	c := JobCounts{ByState: map[JobState]int{}}
-	for _, s := range JobStates {
+	for _, s := range JobStates() {
 		c.ByState[s] = 0
 	}
 	for _, j := range js.byID {

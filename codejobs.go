@@ -15,6 +15,9 @@ type (
 	// CodeIndexJobCounts are the jobs kept, by state, and the running
 	// ones' progress.
 	CodeIndexJobCounts = code.JobCounts
+	// CodeIndexProgress is where an index job stands: its phase
+	// ("listing", "reading", "gating", "committing"), files and entities.
+	CodeIndexProgress = code.IndexProgress
 	// CodeRepoState is a repository as its last completed index left it.
 	CodeRepoState = code.RepoState
 )

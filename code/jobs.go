@@ -50,8 +50,9 @@ type JobOptions struct {
 	// the oldest forgotten first).
 	Kept int
 	// Step, when set, is called (outside every lock) each time a running
-	// job advances, after its status has been updated.
-	Step func(jobID string, p IndexProgress)
+	// job advances, after its status has been updated, with the job's
+	// context (done once the job is cancelled).
+	Step func(ctx context.Context, jobID string, p IndexProgress)
 }
 
 // JobError is why a job failed: a stable code and a caller-safe message.
@@ -138,6 +139,12 @@ func (m *Memory) NewJobs(o JobOptions) *Jobs {
 // root (started is then false, and the request's approval and episode are
 // not used). Bad requests fail at once, with nothing queued.
 func (js *Jobs) Start(ctx context.Context, in IndexRequest) (j Job, started bool, err error) {
+	j, started, err = js.start(ctx, in)
+	return j, started, timedOut(ctx, err)
+}
+
+// start is Start, its errors as the steps report them.
+func (js *Jobs) start(ctx context.Context, in IndexRequest) (Job, bool, error) {
 	root, err := CleanRoot(in.Root)
 	if err != nil {
 		return Job{}, false, err
@@ -219,7 +226,7 @@ func (js *Jobs) run(ctx context.Context, j *job) {
 		j.Progress = p
 		js.mu.Unlock()
 		if js.opts.Step != nil {
-			js.opts.Step(j.ID, p)
+			js.opts.Step(ctx, j.ID, p)
 		}
 	}
 	rep, err := js.m.Index(ctx, req)

@@ -132,7 +132,7 @@ func TestJobStoppedLeavesThePreviousIndex(t *testing.T) {
 			after := editTree(t, f)
 			var js *code.Jobs
 			stopped := 0
-			js = f.mem.NewJobs(code.JobOptions{Step: func(id string, p code.IndexProgress) {
+			js = f.mem.NewJobs(code.JobOptions{Step: func(_ context.Context, id string, p code.IndexProgress) {
 				if p.Phase == tc.phase && p.FilesDone == tc.files && stopped == 0 {
 					stopped++
 					tc.how(js, id)
@@ -229,7 +229,7 @@ func TestJobsPerRepositoryAndBounds(t *testing.T) {
 	third := t.TempDir()
 	write(t, third, "t.go", "package t\n\nfunc T() {}\n")
 	release, reached := make(chan struct{}), make(chan string, 1)
-	js := f.mem.NewJobs(code.JobOptions{Running: 1, Active: 2, Step: func(id string, p code.IndexProgress) {
+	js := f.mem.NewJobs(code.JobOptions{Running: 1, Active: 2, Step: func(_ context.Context, id string, p code.IndexProgress) {
 		if p.Phase == code.PhaseListing && len(reached) == 0 {
 			select {
 			case reached <- id:
@@ -295,7 +295,7 @@ func TestJobErrors(t *testing.T) {
 	f := newFixture(t, twentyFiles())
 	release := make(chan struct{})
 	var js *code.Jobs
-	js = f.mem.NewJobs(code.JobOptions{Step: func(id string, p code.IndexProgress) {
+	js = f.mem.NewJobs(code.JobOptions{Step: func(_ context.Context, id string, p code.IndexProgress) {
 		if p.Phase != code.PhaseCommitting {
 			return
 		}
@@ -331,6 +331,9 @@ func TestJobErrors(t *testing.T) {
 	}
 	past, cancel := context.WithDeadline(f.ctx, time.Now().Add(-time.Second))
 	defer cancel()
+	if _, _, err := js.Start(past, code.IndexRequest{Root: f.root, RepoID: "other"}); memory.CodeOf(err) != memory.CodeTimeout {
+		t.Fatalf("starting a job past the call's deadline: %v; want timeout", err)
+	}
 	cur, err := js.Wait(past, j.ID)
 	if memory.CodeOf(err) != memory.CodeTimeout || cur.State.Final() {
 		t.Fatalf("waiting past a deadline: %+v %v; want timeout, the job still active", cur, err)

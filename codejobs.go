@@ -156,6 +156,17 @@ func (e *Engine) CodeIndexJobCounts() (CodeIndexJobCounts, bool) {
 	return e.codeJobs.Counts(), true
 }
 
+// StopCodeIndexJobs stops every index job (each leaves its repository
+// as it was, unless its transaction had committed) and waits for them to
+// end; later code_index calls are refused. A server calls it as it shuts
+// down, before letting requests in flight finish, so that a call waiting
+// on a job answers at once. Close does it too.
+func (e *Engine) StopCodeIndexJobs() {
+	if e.codeJobs != nil {
+		e.codeJobs.Close()
+	}
+}
+
 func noCodeJobs() error {
 	return memory.Errorf(memory.CodeFeatureDisabled, "index jobs run only in a server (cairn serve); here code_index runs to its end in the call")
 }

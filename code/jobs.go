@@ -190,6 +190,8 @@ func (js *Jobs) enqueue(in IndexRequest) (Job, bool, error) {
 	switch {
 	case js.closed:
 		return Job{}, false, memory.Wrap(memory.CodeConflict, ErrShutdown, "the server is shutting down; index again once it is back")
+	case js.byRepo[in.RepoID] != nil && js.byRepo[in.RepoID].Root != in.Root:
+		return Job{}, false, memory.Errorf(memory.CodeConflict, "repository %s is being indexed from another root; give another repo_id for %s", in.RepoID, in.Root)
 	case js.byRepo[in.RepoID] != nil:
 		return js.byRepo[in.RepoID].Job, false, nil
 	case len(js.byRepo) >= js.opts.Active:
@@ -415,6 +417,12 @@ type RepoState struct {
 // RepoState reads a repository's state; one never indexed is reported
 // with Indexed false and zero counts.
 func (m *Memory) RepoState(ctx context.Context, repoID string) (RepoState, error) {
+	st, err := m.repoState(ctx, repoID)
+	return st, timedOut(ctx, err)
+}
+
+// repoState is RepoState, its errors as the store reports them.
+func (m *Memory) repoState(ctx context.Context, repoID string) (RepoState, error) {
 	st := RepoState{RepoID: repoID}
 	r, err := m.store.CodeRepo(ctx, repoID)
 	switch {

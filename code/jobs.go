@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -231,13 +233,26 @@ func (js *Jobs) run(ctx context.Context, j *job) {
 			js.opts.Step(ctx, j.ID, p)
 		}
 	}
-	rep, err := js.m.Index(ctx, req)
+	rep, err := js.index(ctx, req)
 	js.mu.Lock()
 	defer js.mu.Unlock()
 	j.cancel(nil)
 	js.finish(j, rep, err, context.Cause(ctx))
 	js.running--
 	js.dispatch()
+}
+
+// index runs a job's index. A panic (a request's handler would have
+// been recovered by the HTTP server) fails the job instead of ending the
+// server.
+func (js *Jobs) index(ctx context.Context, req IndexRequest) (rep IndexReport, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			js.m.log.Error("code index job stopped by a panic", "repo", req.RepoID, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			err = memory.Errorf(memory.CodeInternal, "the index stopped unexpectedly (the server's log says why); the repository's index is as it was unless its changes had been written")
+		}
+	}()
+	return js.m.Index(ctx, req)
 }
 
 // finish records a job's end; js.mu is held.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -352,5 +353,32 @@ func TestJobErrors(t *testing.T) {
 	}
 	if _, ok := got.entities["g00.go::G0"]; ok {
 		t.Fatal("the failed job wrote a new file's entity")
+	}
+}
+
+// panickyStore panics when the index lists a repository's files.
+type panickyStore struct{ memory.CodeStore }
+
+func (panickyStore) CodeFiles(context.Context, string) ([]memory.CodeFile, error) {
+	panic("listing files")
+}
+
+// A job that panics fails with internal_error, and the jobs go on.
+func TestJobPanicFailsTheJob(t *testing.T) {
+	ps := &panickyStore{}
+	f := newFixture(t, twentyFiles(), func(s *setup) { s.store = ps })
+	ps.CodeStore = f.store
+	js := f.mem.NewJobs(code.JobOptions{})
+	defer js.Close()
+	j, _, err := js.Start(f.ctx, code.IndexRequest{Root: f.root, RepoID: "r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, err := js.Wait(f.ctx, j.ID)
+	if err != nil || end.State != code.JobFailed || end.Error.Code != memory.CodeInternal || strings.Contains(end.Error.Message, "listing files") {
+		t.Fatalf("a panicking job: %+v %v", end, err)
+	}
+	if c := js.Counts(); c.ByState[code.JobFailed] != 1 || c.ByState[code.JobRunning] != 0 {
+		t.Fatalf("counts: %+v", c)
 	}
 }

@@ -153,6 +153,7 @@ func New(eng *cairn.Engine, opts *Options) *API {
 	o.Metrics.CounterFunc("cairn_embeddings_heal_failures_total", "Background embedding passes that failed (the embedder or the store), since start.", a.healSamples(func(h cairn.HealStatus) int64 { return h.Failures }))
 	o.Metrics.GaugeFunc("cairn_embeddings_pending", "Records waiting for a vector of the active embedder after the last background pass.", a.healSamples(func(h cairn.HealStatus) int64 { return int64(h.Pending) }))
 	a.innerVoiceMetrics(o.Metrics)
+	a.codeJobMetrics(o.Metrics)
 	o.Metrics.CounterFunc("cairn_retrieve_degraded_total", "Retrievals answered without a signal the provider normally uses, by reason (embedder_unavailable: ranked by words and recency alone).", a.degradedSamples, "reason")
 
 	a.cop = http.NewCrossOriginProtection()

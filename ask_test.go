@@ -17,6 +17,7 @@ import (
 
 	"github.com/cairnhq/cairn"
 	"github.com/cairnhq/cairn/embed"
+	"github.com/cairnhq/cairn/graph"
 	"github.com/cairnhq/cairn/maintain"
 	"github.com/cairnhq/cairn/memory"
 	"github.com/cairnhq/cairn/retrieve"
@@ -338,15 +339,35 @@ func TestAskAutoMarkOnlyMarksWhatWasStaged(t *testing.T) {
 		}
 		return out
 	}
-	producers := func(t *testing.T, eng *cairn.Engine) map[string]bool {
+	// contributors are the thoughts among ids that state what a
+	// candidate holds: their own extraction has its key (an item two
+	// thoughts state is one candidate, quoting one of them).
+	contributors := func(t *testing.T, eng *cairn.Engine, ids []string) map[string]bool {
 		t.Helper()
 		list, err := eng.Candidates(ctx, cairn.CandidatesRequest{Status: "all"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := map[string]bool{}
+		keys := map[string]bool{}
 		for _, c := range list.Candidates {
-			out[c.SourceThoughtID] = true
+			keys[string(c.Kind)+" "+c.Key()] = true
+		}
+		out := map[string]bool{}
+		for _, id := range ids {
+			th, err := eng.Thought(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := graph.Extract([]graph.Text{{ID: id, Content: th.Content}})
+			for _, e := range x.Entities {
+				out[id] = out[id] || keys[string(memory.CandidateEntity)+" "+memory.NameKey(e.Name)]
+			}
+			for _, g := range x.Edges {
+				out[id] = out[id] || keys[string(memory.CandidateEdge)+" "+memory.EdgeKey(g.Source, g.Relation, g.Target)]
+			}
+			if !out[id] {
+				delete(out, id)
+			}
 		}
 		return out
 	}
@@ -357,7 +378,7 @@ func TestAskAutoMarkOnlyMarksWhatWasStaged(t *testing.T) {
 	if !slices.Contains(ids, plain.ID) || res.Refused {
 		t.Fatalf("sources %v (refused %v); want %s among them", ids, res.Refused, plain.ID)
 	}
-	got, staged := marked(t, eng, ids), producers(t, eng)
+	got, staged := marked(t, eng, ids), contributors(t, eng, ids)
 	if got[plain.ID] || res.MarkedForRemoval != len(staged) || res.MarkedForRemoval == 0 {
 		t.Fatalf("marked %v (%d); candidates came from %v", got, res.MarkedForRemoval, staged)
 	}
@@ -380,7 +401,7 @@ func TestAskAutoMarkOnlyMarksWhatWasStaged(t *testing.T) {
 	if first.Staged.PendingEntities == 0 || again.Staged.PendingEntities+again.Staged.PendingRelationships != 0 {
 		t.Fatalf("staged %+v, then %+v", first.Staged, again.Staged)
 	}
-	if staged := producers(t, eng2); again.MarkedForRemoval != len(staged) {
+	if staged := contributors(t, eng2, sourceIDs(again)); again.MarkedForRemoval != len(staged) {
 		t.Fatalf("marked %d; candidates pending from %d thoughts", again.MarkedForRemoval, len(staged))
 	}
 

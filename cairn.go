@@ -92,6 +92,11 @@ type Options struct {
 	// CodeRoots are the directories code_index may index when
 	// CodeRootsOnly is set (CAIRN_CODE_ROOTS).
 	CodeRoots []string
+	// CodeIndexJobs bound the index jobs an engine with CodeRootsOnly
+	// runs in the background (code_index answers at once with the job);
+	// the zero value takes the defaults (2 running, 16 queued or running,
+	// the last 64 finished kept).
+	CodeIndexJobs CodeIndexJobOptions
 	// MaxCodeFileBytes is the size above which code indexing skips a file.
 	// Default 1 MiB.
 	MaxCodeFileBytes int64
@@ -172,6 +177,9 @@ type Engine struct {
 	// codeRoots, when not nil, are the only directories code_index may
 	// index (Options.CodeRootsOnly).
 	codeRoots *[]string
+	// codeJobs runs code_index in the background (nil: code_index runs
+	// in the call, as the CLI and MCP over stdio want).
+	codeJobs *code.Jobs
 	// candidates, removals and life serve knowledge-graph staging and
 	// moderation and the removal lifecycle; they are nil on a store
 	// without those seams.
@@ -371,6 +379,9 @@ func (e *Engine) wireServices(o Options, recall *retrieve.InnerVoice) {
 	}
 	e.code = code.New(e.store, code.Options{ETVTTL: o.ETVTTL, MaxFileBytes: o.MaxCodeFileBytes, Embedder: o.Embedder, Index: e.index,
 		Now: o.Now, NewID: e.newID, Logger: o.Logger, Redact: e.checks.redactCount})
+	if o.CodeRootsOnly {
+		e.codeJobs = e.code.NewJobs(o.CodeIndexJobs)
+	}
 	e.browse = &browse.Service{Store: e.store, Now: e.nowMs, Repo: e.code.Repo}
 }
 
@@ -383,9 +394,13 @@ func (e *Engine) Path() string { return displayPath(e.path) }
 // process on the same database, never for showing.
 func (e *Engine) ConnString() string { return e.path }
 
-// Close stops the background healer, finishes the retrieval index's due
+// Close stops the code index jobs (each leaves its repository as it
+// was) and the background healer, finishes the retrieval index's due
 // maintenance and closes the database.
 func (e *Engine) Close() error {
+	if e.codeJobs != nil {
+		e.codeJobs.Close()
+	}
 	if e.heal != nil {
 		e.heal.stop()
 	}

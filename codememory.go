@@ -32,6 +32,7 @@ type CodeIndexRequest struct {
 	Approval  string `json:"approval,omitempty" jsonschema:"gate B's input for what the index proposes: implicit (default), approved, or none (leave entities PROPOSED)"`
 	EpisodeID string `json:"episode_id,omitempty" jsonschema:"the episode the gate evaluations are recorded in (default: a new one)"`
 	SessionID string `json:"session_id,omitempty" jsonschema:"the session of a new episode (default code-index:REPO)"`
+	Wait      bool   `json:"wait,omitempty" jsonschema:"over HTTP and MCP over HTTP: wait for the index job to end and answer with its report (timeout when the request's time limit passes first; the job goes on). Elsewhere the index always runs to its end in the call"`
 }
 
 // CodeHydrateRequest asks for the code a query needs.

@@ -12,9 +12,27 @@ import (
 var codeTools = []Tool{
 	newTool(Tool{
 		Name: "code_index", Title: "Index a repository's code", Method: "POST", Path: "/v1/code/index",
-		Description: `Index a repository's source files into code entities (path::Symbol; path::Type.Method for methods): Go through its AST; Python, JavaScript, TypeScript, Rust, Java and C through tree-sitter; a file with syntax errors that entities depend on, or in another language, through a regex fallback (marked method "regex"). Only files whose size or modification time changed are read again; removed symbols are TOMBSTONED. New and changed entities are PROPOSED, then gates A (AST), B (approval: implicit by default) and C (the disk agrees) promote them to AUTHORITATIVE. Files over the size limit, binary files and symlinks leading outside the root are skipped with a reason. Through the HTTP server (REST, MCP over HTTP) only directories under the operator's CAIRN_CODE_ROOTS can be indexed. Call it once per repository and again after edits; returns counts, skipped files and regex fallbacks.`,
-	}, func(e *Engine, ctx context.Context, in CodeIndexRequest) (code.IndexReport, error) {
-		return e.IndexCode(ctx, in, nil)
+		Description: `Index a repository's source files into code entities (path::Symbol; path::Type.Method for methods): Go through its AST; Python, JavaScript, TypeScript, Rust, Java and C through tree-sitter; a file with syntax errors that entities depend on, or in another language, through a regex fallback (marked method "regex"). Only files whose size or modification time changed are read again; removed symbols are TOMBSTONED. New and changed entities are PROPOSED, then gates A (AST), B (approval: implicit by default) and C (the disk agrees) promote them to AUTHORITATIVE. Files over the size limit, binary files and symlinks leading outside the root are skipped with a reason. Through the HTTP server (REST, MCP over HTTP) only directories under the operator's CAIRN_CODE_ROOTS can be indexed, and the index runs as a background job: the call answers at once with state "queued" or "running", the job (job_id) and the repository as its last completed index left it (files, entities, indexed_at); follow it with code_index_status, stop it with code_index_cancel, or pass wait: true to wait for its report within the request's time limit. A job writes everything in one transaction at its end, so a cancelled or failed job leaves the previous index as it was. A second call for a repository being indexed returns its running job. Elsewhere (the CLI, MCP over stdio) the index runs to its end in the call (state "done"). Call it once per repository and again after edits; returns counts, skipped files and regex fallbacks.`,
+	}, func(e *Engine, ctx context.Context, in CodeIndexRequest) (CodeIndexResult, error) {
+		return e.codeIndex(ctx, in)
+	}),
+	newTool(Tool{
+		Name: "code_index_status", Title: "Follow an index job", Method: "GET", Path: "/v1/code/index/jobs/{job_id}", ReadOnly: true, Idempotent: true,
+		Description: `Report a background index job that code_index started on the HTTP server: its state (queued, running, done, failed, cancelled), its progress (phase listing, reading, gating or committing; files_done of files_total; entities resolved and proposed so far), the index's report (result) once done, and error (a stable code and message) once failed. Nothing of a job is visible in the repository before it is done. Jobs are kept until the server restarts, the last 64 finished ones only; elsewhere than the HTTP server there are no jobs (feature_disabled).`,
+	}, func(e *Engine, ctx context.Context, in CodeIndexJobRef) (CodeIndexJob, error) {
+		return e.CodeIndexStatus(ctx, in)
+	}),
+	newTool(Tool{
+		Name: "code_index_jobs", Title: "List index jobs", Method: "GET", Path: "/v1/code/index/jobs", ReadOnly: true, Idempotent: true,
+		Description: `List the background index jobs the HTTP server keeps (queued, running and the last 64 finished), newest first, optionally of one repository, each as code_index_status reports it.`,
+	}, func(e *Engine, ctx context.Context, in CodeIndexJobsRequest) (CodeIndexJobList, error) {
+		return e.CodeIndexJobs(ctx, in)
+	}),
+	newTool(Tool{
+		Name: "code_index_cancel", Title: "Cancel an index job", Method: "DELETE", Path: "/v1/code/index/jobs/{job_id}", Idempotent: true,
+		Description: `Stop a background index job: a queued one never runs, a running one stops at its next file; either leaves the repository's index exactly as it was (a job writes nothing before its end). A job whose changes were already committed ends done. Returns the job as it stands once it has ended; cancelling a finished job changes nothing.`,
+	}, func(e *Engine, ctx context.Context, in CodeIndexJobRef) (CodeIndexJob, error) {
+		return e.CancelCodeIndex(ctx, in)
 	}),
 	newTool(Tool{
 		Name: "code_hydrate", Title: "Hydrate code for a query", Method: "POST", Path: "/v1/code/hydrate",

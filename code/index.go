@@ -29,6 +29,15 @@ type IndexRequest struct {
 	EpisodeID, SessionID string
 	// Progress, when set, is called after each file.
 	Progress func(done, total int)
+	// Whole, when set, writes nothing until every file is read and the
+	// gates are evaluated, then writes it all (files, entities, ledger,
+	// the episode's gate results, the repository and its indexed_at) in
+	// one transaction: a run stopped before that leaves the repository as
+	// it was. The run's changes are held in memory meanwhile. Unset, files
+	// are committed in batches as they are read.
+	Whole bool
+	// Step, when set, is called as the run advances (see IndexProgress).
+	Step func(IndexProgress)
 }
 
 // SkippedFile is a file the index did not resolve, and why.
@@ -102,15 +111,21 @@ func (m *Memory) indexRepo(ctx context.Context, in IndexRequest) (IndexReport, e
 	if err != nil {
 		return IndexReport{}, err
 	}
-	if err := m.store.PutCodeRepo(ctx, memory.CodeRepo{ID: in.RepoID, Root: root, IndexedAt: prev.IndexedAt}); err != nil {
-		return IndexReport{}, err
+	if !in.Whole {
+		if err := m.store.PutCodeRepo(ctx, memory.CodeRepo{ID: in.RepoID, Root: root, IndexedAt: prev.IndexedAt}); err != nil {
+			return IndexReport{}, err
+		}
 	}
-	sc := &repoScan{m: m, root: root, repoID: in.RepoID, episode: ep.ID, batch: &memory.CodeChange{},
+	sc := &repoScan{m: m, root: root, repoID: in.RepoID, episode: ep.ID, batch: &memory.CodeChange{}, whole: in.Whole, step: in.Step,
 		rep: IndexReport{RepoID: in.RepoID, Root: root, EpisodeID: ep.ID, SkippedFiles: []SkippedFile{}, Fallbacks: []SkippedFile{}}}
 	if err := sc.run(ctx, in.Progress); err != nil {
 		return sc.rep, err
 	}
-	if err := m.gateProposed(ctx, sc, in.Approval, ep); err != nil {
+	if in.Whole {
+		if err := m.commitWhole(ctx, sc, in.Approval, ep); err != nil {
+			return sc.rep, err
+		}
+	} else if err := m.gateProposed(ctx, sc, in.Approval, ep); err != nil {
 		return sc.rep, err
 	}
 	rep := sc.rep
@@ -119,8 +134,10 @@ func (m *Memory) indexRepo(ctx context.Context, in IndexRequest) (IndexReport, e
 		return rep, err
 	}
 	rep.Entities = len(live)
-	if err := m.store.PutCodeRepo(ctx, memory.CodeRepo{ID: in.RepoID, Root: root, IndexedAt: m.nowMs()}); err != nil {
-		return rep, err
+	if !in.Whole {
+		if err := m.store.PutCodeRepo(ctx, memory.CodeRepo{ID: in.RepoID, Root: root, IndexedAt: m.nowMs()}); err != nil {
+			return rep, err
+		}
 	}
 	embedded := m.embedPending(ctx)
 	m.writeIndex(ctx)
@@ -190,12 +207,18 @@ type repoScan struct {
 	rep      IndexReport
 	batch    *memory.CodeChange
 	proposed []memory.CodeEntity
+	// whole keeps every change in batch until the run ends (IndexRequest.Whole);
+	// step follows the run and resolved counts the symbols read so far.
+	whole    bool
+	step     func(IndexProgress)
+	resolved int
 }
 
 // run scans every file under the root, then tombstones the entities of
 // files gone from the disk.
 func (sc *repoScan) run(ctx context.Context, progress func(done, total int)) error {
 	m := sc.m
+	sc.advance(PhaseListing, 0, 0)
 	files, err := walk(ctx, sc.root)
 	if err != nil {
 		return err
@@ -219,6 +242,9 @@ func (sc *repoScan) run(ctx context.Context, progress func(done, total int)) err
 	seen := map[string]bool{}
 	for i, f := range files {
 		if err := ctx.Err(); err != nil {
+			if sc.whole {
+				return memory.Wrap(memory.CodeInvalidParams, err, "index interrupted after %d of %d files; nothing was written", i, len(files))
+			}
 			return memory.Wrap(memory.CodeInvalidParams, err, "index interrupted after %d of %d files; what was written is consistent, run it again to finish", i, len(files))
 		}
 		sc.rep.Files++
@@ -228,7 +254,7 @@ func (sc *repoScan) run(ctx context.Context, progress func(done, total int)) err
 		} else if err := sc.file(f.rel, known[f.rel], byPath[f.rel]); err != nil {
 			return err
 		}
-		if len(sc.batch.Entities) >= 2000 || len(sc.batch.Files) >= 256 {
+		if !sc.whole && (len(sc.batch.Entities) >= 2000 || len(sc.batch.Files) >= 256) {
 			if err := sc.flush(ctx); err != nil {
 				return err
 			}
@@ -236,9 +262,13 @@ func (sc *repoScan) run(ctx context.Context, progress func(done, total int)) err
 		if progress != nil {
 			progress(i+1, len(files))
 		}
+		sc.advance(PhaseReading, i+1, len(files))
 	}
 	if err := sc.removed(oldFiles, seen, byPath); err != nil {
 		return err
+	}
+	if sc.whole {
+		return nil
 	}
 	return sc.flush(ctx)
 }
@@ -364,6 +394,7 @@ func (sc *repoScan) resolve(rel string, src []byte, file *memory.CodeFile) []Sym
 	res := Resolve(rel, src)
 	file.Method, file.Reason = res.Method, res.Warning
 	syms := res.Symbols
+	sc.resolved += len(syms)
 	if res.Method == "regex" {
 		rep.Regex += len(syms)
 		if len(rep.Fallbacks) < listCap {

@@ -46,7 +46,9 @@ func (x *extractor) edgesOf(s sentence, ms []mention, prev sentMentions) {
 		}
 	}
 	e.insteadOf()
+	e.inFavourOf()
 	e.dropThenUse()
+	e.deprecatedUse()
 	e.debianReplaces()
 	for i := 0; i < len(e.toks); i++ {
 		if e.isMention(i) || !e.toks[i].word {
@@ -79,7 +81,7 @@ func (e *edgeScan) relationAt(i int, r relation, end int) int {
 			negated = true // "does not use", "might call": not stated as so
 		}
 	}
-	if r.rel == "migrated_to" && i > 0 && e.word(i-1) && (copulas[e.lower(i-1)] || e.lower(i-1) == "been") {
+	if r.rel == "migrated_to" && r.words[0] != "migrated" && i > 0 && e.word(i-1) && (copulas[e.lower(i-1)] || e.lower(i-1) == "been") {
 		return end - 1 // "orm.Pager is moved to urlvalues.Pager": a thing relocated, no migration
 	}
 	subjs, conf := e.subjects(i, r)
@@ -146,7 +148,11 @@ func (e *edgeScan) subjects(i int, r relation) ([]int, float64) {
 		}
 		return nil, 0
 	}
-	k := e.skipToSubject(i - 1)
+	start := i - 1
+	if r.passive && e.word(start) && e.lower(start) == "as" {
+		start-- // "LZW as used by GIF": the thing before "as" is the participle's
+	}
+	k := e.skipToSubject(start)
 	bound := k < i-1 && e.word(k+1) && relativePronouns[e.lower(k+1)] // "MSVC that was used to build"
 	if e.word(k) && e.lower(k) == "to" && e.lower(i) == r.words[0] && !strings.HasSuffix(e.lower(i), "s") && !strings.HasSuffix(e.lower(i), "ed") {
 		// An infinitive's subject: "Update arc4random to use ChaCha20",
@@ -425,7 +431,9 @@ func (e *edgeScan) objects(end int, r relation) []int {
 		}
 		k = j
 	}
-	objs = slices.DeleteFunc(objs, func(mi int) bool { return e.qualifies(mi) && !(throughParts[r.rel] && e.partOf(mi)) })
+	objs = slices.DeleteFunc(objs, func(mi int) bool {
+		return e.qualifies(mi) && !(throughParts[r.rel] && (e.partOf(mi) || e.namedByHead(mi)))
+	})
 	if star := slices.Index(r.words, "*"); star >= 0 && len(objs) > 0 {
 		objs = e.wildcardObjects(relation{words: r.words[star+1:]}, objs)
 	}
@@ -502,13 +510,31 @@ func (e *edgeScan) replaceWith(r relation, end int, negated bool) (next int, don
 		j++
 	}
 	news, after := e.listAt(j)
-	for n, y := range news {
-		for m, x := range olds {
-			if negated || len(olds) == len(news) && n != m || len(olds) > 1 && len(news) > 1 && len(olds) != len(news) {
-				continue
-			}
-			e.x.addEdge(e.ms[y].name, r.rel, e.ms[x].name, confEdgeDirect, "replace-with", e.s)
+	for {
+		// "replace A with B and C with D": the list after "with" ends
+		// where the next pair's "with" begins.
+		var next []int
+		if len(news) > 1 && e.word(after) && (e.lower(after) == "with" || e.lower(after) == "by") {
+			next = []int{news[len(news)-1]}
+			news = news[:len(news)-1]
 		}
+		for n, y := range news {
+			for m, x := range olds {
+				if negated || len(olds) == len(news) && n != m || len(olds) > 1 && len(news) > 1 && len(olds) != len(news) {
+					continue
+				}
+				e.x.addEdge(e.ms[y].name, r.rel, e.ms[x].name, confEdgeDirect, "replace-with", e.s)
+			}
+		}
+		if next == nil {
+			break
+		}
+		j = after + 1
+		for j < len(e.toks) && (e.word(j) && determiners[e.lower(j)] || e.isBracket(j)) {
+			j++
+		}
+		olds = next
+		news, after = e.listAt(j)
 	}
 	e.lastSubject, e.lastObjectEnd = -1, after
 	return max(after, j), true
@@ -534,15 +560,24 @@ func (e *edgeScan) listAt(k int) ([]int, int) {
 	return out, k
 }
 
-// insteadOf reads "use Y instead of X": Y replaces X.
+// insteadOf reads "use Y instead of X" and "use Y rather than X": Y
+// replaces X.
 func (e *edgeScan) insteadOf() {
 	for k := 1; k+2 < len(e.toks); k++ {
-		if !e.word(k) || e.lower(k) != "instead" || !e.word(k+1) || e.lower(k+1) != "of" {
+		if !e.word(k) || !e.word(k+1) || !(e.lower(k) == "instead" && e.lower(k+1) == "of" || e.lower(k) == "rather" && e.lower(k+1) == "than") {
 			continue
 		}
 		y, x := e.skipBrackets(k-1, -1), e.skipBrackets(k+2, 1)
-		if !e.isMention(y) || !e.isMention(x) {
+		if !e.isMention(x) {
 			continue
+		}
+		if p := e.skipBrackets(k-1, -1); !e.isMention(y) || e.ms[e.at[y]-1].s > 0 && e.word(e.ms[e.at[y]-1].s-1) &&
+			(prepositions[e.lower(e.ms[e.at[y]-1].s-1)] || e.lower(e.ms[e.at[y]-1].s-1) == "in") && p >= 0 {
+			// "use X in debian/control instead of Y": the object of the
+			// verb a few words back.
+			if y = e.useObjectBefore(k); y < 0 {
+				continue
+			}
 		}
 		v := e.skipBrackets(e.ms[e.at[y]-1].s-1, -1)
 		for v >= 0 && e.word(v) && determiners[e.lower(v)] {
@@ -556,6 +591,53 @@ func (e *edgeScan) insteadOf() {
 	}
 	e.usedInsteadOf()
 }
+
+// inFavourOf reads "drop X in favour of Y" and "X is deprecated in favor
+// of Y": Y replaces X, the mention before the phrase (past a participle
+// of removal and its auxiliaries).
+func (e *edgeScan) inFavourOf() {
+	for k := 1; k+3 < len(e.toks); k++ {
+		if !e.word(k) || e.lower(k) != "in" || e.lower(k+1) != "favour" && e.lower(k+1) != "favor" || e.lower(k+2) != "of" {
+			continue
+		}
+		y := e.skipModifiers(k + 3)
+		x := k - 1
+		for n := 0; n < 3 && x >= 0 && !e.isMention(x) && (e.isBracket(x) || e.word(x) &&
+			(removals[e.lower(x)] || copulas[e.lower(x)] || namingNouns[e.lower(x)] || e.lower(x) == "been" || e.lower(x) == "now" || strings.HasSuffix(e.lower(x), "ly"))); n++ {
+			x--
+		}
+		if e.isMention(x) && e.isMention(y) && e.at[x] != e.at[y] {
+			e.x.addEdge(e.ms[e.at[y]-1].name, "replaces", e.ms[e.at[x]-1].name, confEdgeDirect, "in favour of", e.s)
+		}
+	}
+}
+
+// useObjectBefore finds the object of "use" standing at most six words
+// before token k in the same clause ("use X in debian/control instead
+// of Y"), or -1.
+func (e *edgeScan) useObjectBefore(k int) int {
+	for v := k - 1; v >= 0 && v >= k-8; v-- {
+		if !e.word(v) && !e.isBracket(v) && !e.toks[v].code {
+			return -1 // a clause's end: ',', ';', ':'
+		}
+		if e.isMention(v) || !e.word(v) {
+			continue
+		}
+		switch lw := e.lower(v); {
+		case lw == "use" || lw == "uses" || lw == "using":
+			if y := e.skipModifiers(v + 1); e.isMention(y) {
+				return y
+			}
+			return -1
+		case relationStarts[lw] || conjunctions[lw]:
+			return -1
+		}
+	}
+	return -1
+}
+
+// conjunctions open another clause.
+var conjunctions = set(`and or but so because which that who when while if though although whereas`)
 
 // usedInsteadOf reads "Y (which) should be used instead of X": Y
 // replaces X.
@@ -651,6 +733,34 @@ func (e *edgeScan) dropThenUse() {
 	}
 }
 
+// deprecatedUse reads "X is deprecated, use Y" and "X is obsolete; please
+// use Y instead": Y replaces X.
+func (e *edgeScan) deprecatedUse() {
+	for k := 2; k+2 < len(e.toks); k++ {
+		if !e.word(k) || e.lower(k) != "deprecated" && e.lower(k) != "obsolete" {
+			continue
+		}
+		c := k - 1
+		for c >= 0 && e.word(c) && isAdverb(e.lower(c)) {
+			c--
+		}
+		if !e.word(c) || !copulas[e.lower(c)] {
+			continue
+		}
+		x := e.skipBrackets(c-1, -1)
+		j := k + 1
+		for j < len(e.toks) && (e.toks[j].text == "," || e.word(j) && (e.lower(j) == "and" || e.lower(j) == "please" || e.lower(j) == "so")) {
+			j++
+		}
+		if !e.isMention(x) || j == k+1 || !e.word(j) || e.lower(j) != "use" {
+			continue
+		}
+		if y := e.skipModifiers(j + 1); e.isMention(y) && e.at[y] != e.at[x] {
+			e.x.addEdge(e.ms[e.at[y]-1].name, "replaces", e.ms[e.at[x]-1].name, confEdgeDirect, "deprecated, use", e.s)
+		}
+	}
+}
+
 // emit adds the edges from each subject to each object (the second and
 // later objects are carried, less confident).
 func (e *edgeScan) emit(r relation, subjs, objs []int, conf float64) {
@@ -711,6 +821,30 @@ func (e *edgeScan) partOf(mi int) bool {
 		return false // a verb of the next clause: "writes to Kafka, and the fraud-detector reads from Kafka"
 	}
 	return !e.isMention(e.skipBrackets(k+1, 1))
+}
+
+// kindNouns say what kind of thing of code a name is when they end the
+// noun phrase it opens: "uses the mach_vm_region system call", "calls the
+// Foo helper function".
+var kindNouns = set(`call calls syscall message algorithm encoding backend engine parser encoder decoder routine`)
+
+// namedByHead reports mention mi opening a noun phrase of up to three
+// lower-case words whose last says what kind of thing the mention is
+// (a noun naming it, as namingNouns, classNouns or kindNouns hold), the
+// phrase ending at a function word, a clause break or punctuation: who
+// uses "the X system call" uses X.
+func (e *edgeScan) namedByHead(mi int) bool {
+	k := e.skipBrackets(e.ms[mi].e, 1)
+	last := ""
+	for n := 0; n < 3 && e.word(k) && !e.isMention(k) && !isCapitalised(e.toks[k].text) && !functionWords[e.lower(k)] &&
+		!clauseBreaks[e.lower(k)] && (!relationStarts[e.lower(k)] || kindNouns[e.lower(k)]); n++ {
+		last = e.lower(k)
+		k++
+	}
+	if last == "" || e.word(k) && !functionWords[e.lower(k)] && !clauseBreaks[e.lower(k)] {
+		return false
+	}
+	return namingNouns[last] || classNouns[last] || kindNouns[last] || kindNouns[strings.TrimSuffix(last, "s")]
 }
 
 // qualifies reports whether mention mi qualifies a noun that follows it

@@ -21,8 +21,10 @@ type ExtractedEntity struct {
 	Type string `json:"type"`
 	// Confidence is in [0, 1]; see Extract for how it is set.
 	Confidence float64 `json:"confidence"`
-	// SourceID is the text of its most confident mention; Sentence is
-	// that mention's sentence and Rule the rule that found it.
+	// SourceID is the text of its most confident mention (the first
+	// read among mentions of confidence 0.95 or more, which are all
+	// sure); Sentence is that mention's sentence and Rule the rule that
+	// found it.
 	SourceID string `json:"source_id"`
 	Sentence string `json:"sentence"`
 	Rule     string `json:"rule"`
@@ -104,8 +106,9 @@ const (
 // relative pronouns, infinitives, appositions and participles; "and"
 // and "," carry the subject to a second verb and the relation to a list
 // of objects; passives ("is owned by") are turned around; replacements
-// ("replace X with Y", "use Y instead of X", "Drop X, use Y", Debian's
-// Replaces) point from the new to the old; a negation, a modal of
+// ("replace X with Y", "use Y instead of X", "Drop X, use Y", "switch
+// from X to Y", "drop X in favour of Y", "X is deprecated, use Y",
+// Debian's Replaces) point from the new to the old; a negation, a modal of
 // possibility or a condition cancels it. Its confidence is 0.85 (0.75
 // when carried), at most the weaker entity's.
 func Extract(texts []Text) Extraction {
@@ -195,6 +198,9 @@ func joinWords(ts []token) string {
 }
 
 func (x *extractor) addEntity(name, typ string, conf float64, rule string, s sentence) {
+	// Confidences past confMax are one: of mentions that sure, the first
+	// read stays the one reported.
+	conf = math.Min(conf, confMax)
 	key := memory.NameKey(name)
 	e, ok := x.ents[key]
 	if !ok {

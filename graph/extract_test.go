@@ -330,6 +330,11 @@ func TestExtractorNeverStagesJunk(t *testing.T) {
 		"Fix a Use After Free; log at ERROR or WARNING level.",
 		"A big-endian, pydoc-style, quoted-printable value of sign+digits+decimal bytes.",
 		"ELF: Executable and Linking Format, a format of binaries.",
+		// Alternatives of words, flags in backticks, a setting's value, a
+		// charset, an instruction's verb.
+		"It encrypts/decrypts data; pass `-race` or `--verbose`.",
+		"Restrict the symbols as arch=linux-any, in utf-8.",
+		"Switch to the new layout.",
 	}
 	// Markup and code snippets in backticks are not names.
 	for _, text := range []string{"The page showed `<script>alert(1)</script>` as text.", "Run `rm -rf /tmp/x && ls` first.",
@@ -345,7 +350,8 @@ func TestExtractorNeverStagesJunk(t *testing.T) {
 		"chinese", "spanish", "german", "kb", "ghz", "150mb/s", "32-bit", "1139e5b", "nil", "ctx", "1234", "lp", "disable-fft", "h",
 		"configure", "in", "no", "event", "shall", "authors", "liable", "claim",
 		"/path/to/file", "application/json", "http/1.1", "use after free", "after free", "error", "warning", "big-endian", "pydoc-style",
-		"quoted-printable", "sign+digits+decimal", "executable and linking format", "linking format", "executable"}
+		"quoted-printable", "sign+digits+decimal", "executable and linking format", "linking format", "executable",
+		"encrypts/decrypts", "-race", "race", "--verbose", "verbose", "linux-any", "utf-8", "switch"}
 	for _, text := range texts {
 		x := graph.Extract([]graph.Text{{ID: "t", Content: text}})
 		for _, e := range x.Entities {
@@ -511,6 +517,33 @@ func TestExtractorReadsRealTextPatterns(t *testing.T) {
 		{"Added support for nvidia-settings to use NVML.", nil, []string{"nvidia-settings uses NVML"}},
 		{"NewSingleHostReverseProxy returns a ReverseProxy using the Director function.", nil, []string{"ReverseProxy uses Director"}},
 		{"cpuinit sets up feature flags and calls internal/cpu.Initialize.", nil, []string{"cpuinit calls internal/cpu.Initialize"}},
+		// Names of packages and code as change logs and READMEs write them.
+		{"Make libglib2.0-tests depend on xdg-desktop-portal and gir1.2-gtk-3.0.", []string{"libglib2.0-tests", "xdg-desktop-portal",
+			"gir1.2-gtk-3.0"}, []string{"libglib2.0-tests depends_on xdg-desktop-portal"}},
+		{"Replace dh-autoreconf with dh-python and python-mock with python3-mock.", []string{"dh-python", "python-mock"},
+			[]string{"dh-python replaces dh-autoreconf", "python3-mock replaces python-mock"}},
+		{"The ./configure script does indeed invoke pkg-config.", nil, []string{"./configure calls pkg-config"}},
+		{"s2: integrate with `go/types` and the go/build package.", []string{"s2", "go/types", "go/build"}, nil},
+		{"Make passwd recommend sensible-utils because vipw uses sensible-editor.", nil, []string{"vipw uses sensible-editor"}},
+		// Verb patterns: replacements, passives, adverbs inside a phrase,
+		// objects named by the noun phrase they open.
+		{"Drop python-gobject in favour of python3-gi.", nil, []string{"python3-gi replaces python-gobject"}},
+		{"The Frobnicate method is deprecated in favor of FrobnicateContext.", nil, []string{"FrobnicateContext replaces Frobnicate"}},
+		{"Use libpcre2 rather than libpcre3.", nil, []string{"libpcre2 replaces libpcre3"}},
+		{"Use debhelper-compat in debian/control instead of debian/compat.", nil, []string{"debhelper-compat replaces debian/compat"}},
+		{"ioutil.ReadAll is now deprecated, please use io.ReadAll.", nil, []string{"io.ReadAll replaces ioutil.ReadAll"}},
+		{"Switch from python-nose to python3-pytest.", nil, []string{"python3-pytest replaces python-nose"}},
+		{"Port from GTK2 to GTK3.", nil, []string{"GTK3 replaces GTK2"}},
+		{"libfoo1 is superseded by libfoo2.", nil, []string{"libfoo2 replaces libfoo1"}},
+		{"It implements LZW as used by the GIF and TIFF formats.", nil, []string{"GIF uses LZW", "TIFF uses LZW"}},
+		{"CVE-2024-1234 was fixed by Jane Doe.", nil, []string{"Jane Doe fixed CVE-2024-1234"}},
+		{"Jane Doe is the author of Frobber and the maintainer of Zapp.", nil, []string{"Jane Doe created Frobber"}},
+		{"Frobber is a part of GNOME.", nil, []string{"Frobber part_of GNOME"}},
+		{"PgBouncer relies heavily on libevent and is now using OpenSSL.", nil,
+			[]string{"PgBouncer depends_on libevent", "PgBouncer uses OpenSSL"}},
+		{"Frobber uses either Zstd or Brotli.", nil, []string{"Frobber uses Zstd", "Frobber uses Brotli"}},
+		{"machVMInfo uses the mach_vm_region region system call to add entries.", nil, []string{"machVMInfo uses mach_vm_region"}},
+		{"Totem, which is maintained by the GNOME project, uses GStreamer.", nil, []string{"GNOME maintains Totem", "Totem uses GStreamer"}},
 	}
 	for _, c := range cases {
 		x := graph.Extract([]graph.Text{{ID: "t", Content: c.text}})

@@ -47,6 +47,8 @@ func (x *extractor) wordRule(t token, initial bool) (rule, typ string, conf floa
 		return pathRule(w)
 	case isFileName(w):
 		return "path", "file", confIdent
+	case strings.Contains(w, "-") && versionDotsOnly(w):
+		return identRule(w) // a version inside a package's name: libglib2.0-tests, gir1.2-gtk-3.0
 	case strings.Contains(w, "."):
 		return dottedRule(w)
 	case strings.ContainsAny(w, "-_"):
@@ -54,6 +56,19 @@ func (x *extractor) wordRule(t token, initial bool) (rule, typ string, conf floa
 	}
 	return plainRule(w, lw, initial)
 }
+
+// versionDotsOnly reports a word whose every '.' stands between two
+// digits, as in a version: perl-modules-5.22, libglib2.0-tests.
+func versionDotsOnly(w string) bool {
+	for k := 0; k < len(w); k++ {
+		if w[k] == '.' && (k == 0 || k+1 == len(w) || !isDigitByte(w[k-1]) || !isDigitByte(w[k+1])) {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigitByte(b byte) bool { return b >= '0' && b <= '9' }
 
 // isSum reports words joined by '+' that are no name: a sum of ordinary
 // words or types (sign+digits+decimal, paren+float64), not C++ or
@@ -79,6 +94,9 @@ func codeRule(w string) (rule, typ string, conf float64) {
 		!hasLetters([]string{w}) {
 		return "", "", 0
 	}
+	if strings.HasPrefix(w, "-") {
+		return "", "", 0 // `-race`, `--verbose`: a command-line flag
+	}
 	if codeJargon[w] || numTypeRE.MatchString(w) || len(w) > 2 && w[1] == '.' && w[0] >= 'a' && w[0] <= 'z' {
 		return "", "", 0 // `nil`, `ctx`, `float32`, `g.String()`: words and examples of code
 	}
@@ -87,6 +105,9 @@ func codeRule(w string) (rule, typ string, conf float64) {
 	}
 	if strings.Contains(w, "/") || strings.Contains(w, ".") {
 		if rule, _, _ := pathRule(w); rule == "" && !strings.Contains(w, ".") {
+			if strings.ToLower(w) == w && !wordAlternatives(strings.Split(w, "/")) {
+				return "code", "component", confCode // a package's path: `go/types`
+			}
 			return "", "", 0 // alternatives: `Create/Connect`
 		}
 		return "code", "file", confCode
@@ -132,7 +153,7 @@ func pathRule(w string) (rule, typ string, conf float64) {
 		common = common && (isCommon(p) || codeJargon[strings.ToLower(p)])
 		capital = capital && isCapitalised(p) && !strings.ContainsAny(p, ".-_")
 	}
-	if short || common || capital || genericAcronyms[strings.ToLower(parts[0])] || isCapitalised(parts[0]) && isCommon(parts[0]) ||
+	if short || common || capital || wordAlternatives(parts) || genericAcronyms[strings.ToLower(parts[0])] || isCapitalised(parts[0]) && isCommon(parts[0]) ||
 		len(parts) == 2 && mediaTypes[parts[0]] {
 		return "", "", 0 // alternatives, a protocol's version (HTTP/1.1), a media type (application/json)
 	}
@@ -140,6 +161,28 @@ func pathRule(w string) (rule, typ string, conf float64) {
 		return "path", "technology", confIdent // a module: go.uber.org/atomic
 	}
 	return "path", "file", confIdent
+}
+
+// wordAlternatives reports two English words written as alternatives,
+// sharing a stem or an ending: encrypts/decrypts, patch/unpatch.
+func wordAlternatives(parts []string) bool {
+	if len(parts) != 2 {
+		return false
+	}
+	a, b := strings.ToLower(parts[0]), strings.ToLower(parts[1])
+	for _, p := range []string{a, b} {
+		if len(p) < 3 || strings.ContainsFunc(p, func(r rune) bool { return !unicode.IsLetter(r) }) {
+			return false
+		}
+	}
+	if !isKnownWord(a) && !isKnownWord(b) {
+		return false
+	}
+	shared := 0
+	for shared < min(len(a), len(b)) && a[len(a)-1-shared] == b[len(b)-1-shared] {
+		shared++
+	}
+	return shared >= 3 || strings.Contains(a, b) || strings.Contains(b, a)
 }
 
 // isPlaceholderPath reports an absolute path of ordinary English words
@@ -256,10 +299,10 @@ func identRule(w string) (rule, typ string, conf float64) {
 	if len(parts) >= 2 && macroRE.MatchString(w) {
 		return "macro", "component", confIdent // HAVE_CONFIG_H, AUTOPKGTEST_TMP
 	}
+	if genericAcronyms[parts[0]] && isDigits(parts[len(parts)-1]) && !strings.Contains(w, "_") {
+		return "", "", 0 // UTF-8, utf-8: a generic name and a number
+	}
 	if allUpper(w) {
-		if genericAcronyms[parts[0]] && isDigits(parts[len(parts)-1]) {
-			return "", "", 0 // UTF-8: a generic name and a number
-		}
 		return "acronym", "technology", confAcronym // XML-RPC, NV-CONTROL, FNV-1, DEP-8
 	}
 	if isSnake(w, parts) {
@@ -274,8 +317,10 @@ func identRule(w string) (rule, typ string, conf float64) {
 		return "", "", 0
 	}
 	common, function, short := true, false, true
-	if adjectiveRE.MatchString(last) && (isKnownWord(last) || isKnownWord(adjectiveRE.ReplaceAllString(last, ""))) {
-		return "", "", 0 // IEEE754-compatible, runtime-internal: adjectives
+	if len(parts) == 2 && adjectiveRE.MatchString(last) && (isKnownWord(last) || isKnownWord(adjectiveRE.ReplaceAllString(last, ""))) {
+		// IEEE754-compatible, runtime-internal: adjectives (a longer
+		// name ends in a noun of the same ending: xdg-desktop-portal).
+		return "", "", 0
 	}
 	for _, p := range parts {
 		common = common && (commonWords[p] || codeJargon[p] || isNumeric(p) || isIdentWord(p))
@@ -289,7 +334,9 @@ func identRule(w string) (rule, typ string, conf float64) {
 		return "", "", 0 // a phrase: denial-of-service, copy-on-write
 	case componentSuffixes[last] && !compoundHeads[parts[0]]:
 		return "ident", "service", confIdent
-	case common && len(parts) == 2 && !isAgentNoun(last):
+	case common && len(parts) == 2 && slices.ContainsFunc(parts, func(p string) bool { return isKnownName(p) && !ambiguousTech[p] }) && !isKnownWord(w):
+		return "ident", "component", confIdent // python-mock, dh-python: a package named after its language
+	case common && len(parts) == 2 && !isAgentNoun(last) && !isAbbreviation(parts[0]):
 		return "", "", 0 // ordinary words: error-prone, wake-up, cherry-pick
 	case common:
 		// fraud-detector, superfluous-file-pattern: a name, unless a noun
@@ -297,6 +344,12 @@ func identRule(w string) (rule, typ string, conf float64) {
 		return "identCommon", "component", confIdent
 	}
 	return "ident", "component", confIdent
+}
+
+// isAbbreviation reports the first part of an identifier that is a word of code
+// English seldom writes, no ordinary word: pkg (pkg-config), dh (dh-make).
+func isAbbreviation(p string) bool {
+	return !commonWords[p] && !isCommon(p) && !isNumeric(p) && len(p) <= 4
 }
 
 // allUpper reports a kebab word of capitals and numbers that opens with
@@ -504,6 +557,13 @@ func (x *extractor) mentionAt(toks []token, i int, loud bool) (m mention, typ st
 		return m, "component", confIdent, "docname", true
 	}
 	rule, typ, conf = x.wordRule(toks[i], initial)
+	if rule == "" && toks[i].word && !toks[i].flag && i+1 < len(toks) && toks[i+1].word && namingNouns[toks[i+1].lower] &&
+		strings.Contains(toks[i].text, "/") && toks[i].lower == toks[i].text && !wordAlternatives(strings.Split(toks[i].text, "/")) {
+		rule, typ, conf = "path", "component", confIdent // "the go/build package", "path/filepath package"
+	}
+	if rule == "" && initial && i == 0 && len(toks) > 2 && toks[1].text == ":" && numTypeRE.MatchString(toks[i].text) && toks[i].word {
+		rule, typ, conf = "alnum", "technology", confAlnum // "s2: Fix ...": the label of a change entry
+	}
 	if rule == "" || !inContext(toks, i, rule, initial, loud) || articles[toks[i].lower] {
 		return m, "", 0, "", false // an article in capitals is no part of the title after it: "read The Cobra User Guide"
 	}
@@ -546,6 +606,9 @@ func (x *extractor) mentionAt(toks []token, i int, loud bool) (m mention, typ st
 			conf = confMultiCap
 		}
 		rule = "multicap"
+	}
+	if rule == "initial" && j == i+1 && i == 0 && relationStarts[toks[i].lower] {
+		return m, "", 0, "", false // a verb of relation opening an instruction: "Switch from X to Y"
 	}
 	if rule == "initial" {
 		conf = x.initialConfidence(toks, i, j, strings.ToLower(name))
@@ -672,6 +735,8 @@ func inContext(toks []token, i int, rule string, initial, loud bool) bool {
 		return false // Writers, Breaks, Files: ordinary words (but "Frans Pop")
 	case i > 0 && toks[i-1].word && isNumeric(toks[i-1].text) && utf8.RuneCountInString(w) <= 4 && rule != "known" && rule != "code":
 		return false
+	case i > 1 && toks[i-1].text == "=" && !toks[i-1].spaced && toks[i-2].word && !toks[i].spaced && rule != "code":
+		return false // a setting's value: arch=linux-any, PassCredentials=yes
 	case loud && capsRule && strings.ToUpper(w) == w:
 		return false
 	case rule == "identCommon" && i+1 < len(toks) && toks[i+1].word && isCommonNoun(toks[i+1].text):
@@ -759,6 +824,8 @@ func (x *extractor) initialConfidence(toks []token, i, j int, lw string) float64
 	case j < len(toks) && toks[j].word && (humanVerbs[toks[j].lower] || relationStarts[toks[j].lower]) &&
 		toks[j].lower != "using":
 		return confInitial
+	case j+1 < len(toks) && toks[j].text == "," && toks[j+1].word && (toks[j+1].lower == "which" || toks[j+1].lower == "who"):
+		return confInitial // the subject of a relative clause: "Totem, which is maintained by"
 	case j+1 < len(toks) && (toks[j].text == "and" || toks[j].text == ",") && toks[j+1].word && isCapitalised(toks[j+1].text) &&
 		!commonWords[toks[j+1].lower]:
 		return confInitial
@@ -797,7 +864,7 @@ func inIndex(toks []token, i int) bool {
 // is"), where an instruction's verb is followed by its object
 // ("Relicense the code", "Refactor parser").
 func verbFollows(toks []token, j int) bool {
-	for j < len(toks) && toks[j].word && fillers[toks[j].lower] && !copulas[toks[j].lower] {
+	for j < len(toks) && toks[j].word && (fillers[toks[j].lower] && !copulas[toks[j].lower] || isAdverb(toks[j].lower)) {
 		j++
 	}
 	if j >= len(toks) || !toks[j].word {
@@ -844,6 +911,16 @@ func rareCue(toks []token, i int, initial bool) bool {
 	}
 	if j := i + 1; j < len(toks) && toks[j].word && genericAcronyms[toks[j].lower] {
 		return false // it qualifies a generic acronym: "iterator API"
+	}
+	if j := i + 1; j < len(toks) && toks[j].word && relationStarts[toks[j].lower] && strings.HasSuffix(toks[j].lower, "s") && !copulas[toks[j].lower] {
+		return true // the subject of a verb of relation: "vipw uses", "libfoo depends on"
+	}
+	for k := max(0, i-3); k < i; k++ {
+		for _, r := range relationsByFirst[toks[k].lower] {
+			if end, ok := r.match(toks, k); ok && end == i && len(r.words) > 1 {
+				return true // the object of a phrase of relation: "switched from autotools", "depends on"
+			}
+		}
 	}
 	p := toks[i-1].lower
 	switch {

@@ -64,7 +64,8 @@ func splitSentences(text string) []sentence {
 // word that is no English word.
 func namesComponent(label string) bool {
 	w := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(label), ":"))
-	return w != "" && !strings.ContainsAny(w, " \t") && (!isKnownWord(w) || isUpperWord(w) && !genericAcronyms[strings.ToLower(w)])
+	return w != "" && !strings.ContainsAny(w, " \t") && (!isKnownWord(w) || isUpperWord(w) && !genericAcronyms[strings.ToLower(w)] ||
+		hasDigit(w) && unicode.IsLower([]rune(w)[0])) // s2, x11: letters and digits
 }
 
 func joinTokens(ts []token) string {

@@ -87,11 +87,11 @@ is are was were has have had will would should must can could may might does did
 instead first later today yesterday there here only each both either all every daily weekly nightly`)
 
 // fillers may stand between an entity and a relation ("X also uses Y").
-var fillers = set(`is are was were be been has have had will would should must can could may might also now still
-directly heavily only already just always then currently mostly partly actually really usually`)
+var fillers = set(`is are was were be been has have had will would should must can could may might do does did also now still
+directly heavily only already just always then currently mostly partly actually really usually indeed even`)
 
 // determiners may stand before an entity ("uses the Y").
-var determiners = set(`the a an our their its his her this that these those my your every each all some`)
+var determiners = set(`the a an our their its his her this that these those my your every each all some either both`)
 
 // negations before a relation cancel it ("must not depend on").
 var negations = set(`not never no longer cannot can't don't doesn't didn't won't shouldn't mustn't isn't aren't wasn't weren't without`)

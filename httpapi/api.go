@@ -96,8 +96,8 @@ type API struct {
 }
 
 // DefaultMaxImports is how many imports run at once by default: an
-// import holds the records it parsed until its one transaction commits,
-// so each costs memory in proportion to its size.
+// import is one write transaction as long as its body, and the database
+// takes one write transaction at a time.
 const DefaultMaxImports = 1
 
 // importRetryAfter is the Retry-After of an import refused as busy, in
@@ -153,6 +153,7 @@ func New(eng *cairn.Engine, opts *Options) *API {
 	o.Metrics.CounterFunc("cairn_embeddings_heal_failures_total", "Background embedding passes that failed (the embedder or the store), since start.", a.healSamples(func(h cairn.HealStatus) int64 { return h.Failures }))
 	o.Metrics.GaugeFunc("cairn_embeddings_pending", "Records waiting for a vector of the active embedder after the last background pass.", a.healSamples(func(h cairn.HealStatus) int64 { return int64(h.Pending) }))
 	a.innerVoiceMetrics(o.Metrics)
+	a.codeJobMetrics(o.Metrics)
 	o.Metrics.CounterFunc("cairn_retrieve_degraded_total", "Retrievals answered without a signal the provider normally uses, by reason (embedder_unavailable: ranked by words and recency alone).", a.degradedSamples, "reason")
 
 	a.cop = http.NewCrossOriginProtection()

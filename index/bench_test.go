@@ -18,7 +18,7 @@ var benchRecords = sync.OnceValues(func() ([]memory.IndexRecord, memory.Space) {
 	for range benchSteps {
 		h.step()
 	}
-	recs, _, err := store.ChangesSince(context.Background(), e.Space(), 0)
+	recs, _, err := store.ChangesSince(context.Background(), e.Space(), 0, 0)
 	if err != nil {
 		panic(err)
 	}

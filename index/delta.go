@@ -256,7 +256,10 @@ func (d *deltaData) post(local uint32, terms []string) {
 		pl := d.dict[t]
 		if pl == nil {
 			pl = &plist{}
-			d.dict[t] = pl
+			// A term can be a slice of the record's text (a word kept
+			// as it is): copied, so the dictionary holds the term, not
+			// the whole text.
+			d.dict[strings.Clone(t)] = pl
 		}
 		pl.docs, pl.tfs = append(pl.docs, local), append(pl.tfs, n)
 	}

@@ -20,6 +20,10 @@ type fakeStore struct {
 	recs    map[string]memory.IndexRecord // by kind/id
 	order   []string                      // keys in the order first written
 	changes []string                      // keys, change seq = index + 1
+	// largestRead is the most records one ChangesSince returned; onRead,
+	// when set, is called at each ChangesSince.
+	largestRead int
+	onRead      func()
 }
 
 func newFakeStore() *fakeStore { return &fakeStore{recs: map[string]memory.IndexRecord{}} }
@@ -52,21 +56,28 @@ func (f *fakeStore) LoadIndex(ctx context.Context, space memory.Space, fn func(m
 	return last, nil
 }
 
-func (f *fakeStore) ChangesSince(ctx context.Context, space memory.Space, seq int64) ([]memory.IndexRecord, int64, error) {
+func (f *fakeStore) ChangesSince(ctx context.Context, space memory.Space, seq int64, limit int) ([]memory.IndexRecord, int64, error) {
+	if f.onRead != nil {
+		f.onRead()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	last := int64(len(f.changes))
 	if seq >= last {
-		return nil, max(seq, last), nil
+		return nil, seq, nil
+	}
+	if limit > 0 {
+		last = min(last, seq+int64(limit))
 	}
 	seen := map[string]bool{}
 	var out []memory.IndexRecord
-	for _, k := range f.changes[seq:] {
+	for _, k := range f.changes[seq:last] {
 		if !seen[k] {
 			seen[k] = true
 			out = append(out, f.recs[k])
 		}
 	}
+	f.largestRead = max(f.largestRead, len(out))
 	return out, last, nil
 }
 

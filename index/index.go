@@ -168,15 +168,7 @@ func (x *Index) Space() memory.Space { return x.space }
 // writer that holds it waits for mu.
 func (x *Index) Sync(ctx context.Context, r memory.Reader) error {
 	for attempt := 0; ; attempt++ {
-		err := func() error {
-			x.mu.Lock()
-			defer x.mu.Unlock()
-			err := x.syncLocked(ctx, r)
-			if err == nil && x.o.Background && x.due() {
-				x.startMaintenance()
-			}
-			return err
-		}()
+		err := x.catchUp(ctx, r)
 		var rb rebuildError
 		if !errors.As(err, &rb) {
 			return err
@@ -193,21 +185,59 @@ func (x *Index) Sync(ctx context.Context, r memory.Reader) error {
 	}
 }
 
+// catchUp is Sync without the building. A long replay (a large import
+// just committed) stops whenever the delta holds catchUpFlushes times
+// FlushDocs documents, to write them out as a segment before it goes
+// on, so the delta stays small however far behind the index was.
+func (x *Index) catchUp(ctx context.Context, r memory.Reader) error {
+	limit := catchUpFlushes * x.o.FlushDocs
+	for {
+		x.mu.Lock()
+		done, err := x.syncSome(ctx, r, limit)
+		if err == nil && done && x.o.Background && x.due() {
+			x.startMaintenance()
+		}
+		x.mu.Unlock()
+		if err != nil || done {
+			return err
+		}
+		stg := x.store()
+		if err := x.guard(stg, func() error { return x.flush(ctx, stg, false) }); err != nil {
+			// The replay goes on in memory; maintenance retries later.
+			x.log.Warn("retrieval index maintenance failed", "step", "flush during a replay", "err", err.Error())
+			x.lastErr.Store(&err)
+			limit = 0
+		}
+	}
+}
+
+// catchUpFlushes is how many flushes' worth of documents a replay adds to
+// the delta before it writes them out.
+const catchUpFlushes = 8
+
 // syncLocked is Sync without the building: it returns a rebuildError when
 // the files must be built. The caller holds mu.
-func (x *Index) syncLocked(ctx context.Context, r memory.Reader) (err error) {
+func (x *Index) syncLocked(ctx context.Context, r memory.Reader) error {
+	_, err := x.syncSome(ctx, r, 0)
+	return err
+}
+
+// syncSome is syncLocked that stops, once a page has been replayed,
+// when the delta holds limit documents or more (0: no limit); done says
+// it replayed every change. The caller holds mu.
+func (x *Index) syncSome(ctx context.Context, r memory.Reader, limit int) (done bool, err error) {
 	if x.st != nil && x.st.man != nil {
 		if d := x.damaged.Load(); d != nil && *d == x.st.man.ID {
-			return rebuildError{why: errors.New("maintenance met a damaged segment"), id: *d}
+			return false, rebuildError{why: errors.New("maintenance met a damaged segment"), id: *d}
 		}
 	}
 	stamp, err := x.store().stamp()
 	if err != nil {
-		return x.storageError(err)
+		return false, x.storageError(err)
 	}
 	if x.st == nil || !sameStamp(stamp, x.stamp) {
 		if err := x.load(ctx, r); err != nil {
-			return err
+			return false, err
 		}
 	}
 	st := x.st
@@ -219,20 +249,31 @@ func (x *Index) syncLocked(ctx context.Context, r memory.Reader) (err error) {
 			err = rebuildError{why: c, id: st.man.ID}
 		}
 	}()
-	recs, last, err := r.ChangesSince(ctx, x.space, st.seq)
-	if err != nil {
-		return err
-	}
-	if last != st.seq {
+	// The changes are replayed a page at a time, so a long history (a
+	// large import) costs the memory of one page, not of every record it
+	// changed.
+	for {
+		recs, last, err := r.ChangesSince(ctx, x.space, st.seq, catchUpPage)
+		if err != nil {
+			return false, err
+		}
+		if last == st.seq {
+			return true, nil
+		}
 		ref, err := r.ChangeRef(ctx, last)
 		if err != nil {
-			return err
+			return false, err
 		}
 		st.putAll(recs, x.wv)
 		st.seq, st.seqRef = last, ref
+		if limit > 0 && st.memDocs() >= limit {
+			return false, nil
+		}
 	}
-	return nil
 }
+
+// catchUpPage is how many changes Sync reads and applies at a time.
+const catchUpPage = 1024
 
 // recoverCorruption turns a recovered corruption panic into its error;
 // any other panic goes on.

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -484,4 +485,117 @@ func TestLevels(t *testing.T) {
 		}
 	}
 	_ = slices.Max([]int{1})
+}
+
+// TestCatchUpReadsAPageAtATime: an index far behind the store (a large
+// import committed since its last sync) replays the changes a page at a
+// time, holding at most catchUpPage records read from the store at once,
+// and ends as an index that followed every change as it came.
+func TestCatchUpReadsAPageAtATime(t *testing.T) {
+	store := newFakeStore()
+	h := newHistory(21, store, testEmbedder)
+	ref := openMem(t)
+	behind := openMem(t)
+	h.step()
+	syncX(t, behind, store) // then it falls behind
+	for i := range 4000 {
+		h.step()
+		if i%40 == 39 {
+			syncX(t, ref, store)
+		}
+	}
+	syncX(t, ref, store)
+	store.mu.Lock()
+	changes := len(store.changes)
+	store.largestRead = 0
+	store.mu.Unlock()
+	if changes < 3*catchUpPage {
+		t.Fatalf("the history made %d changes: too few to need several pages of %d", changes, catchUpPage)
+	}
+	syncX(t, behind, store)
+	if store.largestRead > catchUpPage {
+		t.Fatalf("catching up on %d changes read %d records at once; want at most %d", changes, store.largestRead, catchUpPage)
+	}
+	ps := probes(22, 20)
+	same(t, "caught up a page at a time", describe(t, ref, ps), describe(t, behind, ps))
+}
+
+// TestCatchUpWritesOutAsItGoes: a long replay writes the delta out
+// whenever it holds catchUpFlushes flushes' worth of documents, so it
+// never holds many more, and the files it leaves answer as an index that
+// followed every change.
+func TestCatchUpWritesOutAsItGoes(t *testing.T) {
+	store := newFakeStore()
+	h := newHistory(23, store, testEmbedder)
+	ref := openMem(t)
+	const flushDocs = 20
+	dir := t.TempDir()
+	behind := openDir(t, dir, flushDocs)
+	h.step()
+	syncX(t, behind, store)
+	for range 6000 {
+		h.step()
+	}
+	most := 0
+	store.onRead = func() { most = max(most, behind.st.memDocs()) } // Sync holds mu
+	syncX(t, behind, store)
+	store.onRead = nil
+	if limit := catchUpFlushes*flushDocs + catchUpPage; most > limit {
+		t.Fatalf("the delta held %d documents during the replay; want at most %d", most, limit)
+	}
+	if st := behind.Status(); st.Segments < 2 {
+		t.Fatalf("the replay left %d segments; want it to have written out several", st.Segments)
+	}
+	syncX(t, ref, store)
+	ps := probes(24, 20)
+	same(t, "written out while catching up", describe(t, ref, ps), describe(t, behind, ps))
+	fresh := openDir(t, dir, flushDocs)
+	syncX(t, fresh, store)
+	same(t, "a fresh process on those files", describe(t, ref, ps), describe(t, fresh, ps))
+}
+
+// TestIndexKeepsNoRecordText: the delta's dictionary keeps each term,
+// never the text it came from. Records whose one rare word is kept as it
+// is (a number, an id) are synced and dropped from the store; once they
+// are, the index holds a small part of their text's size.
+func TestIndexKeepsNoRecordText(t *testing.T) {
+	store := newFakeStore()
+	x := openMem(t)
+	syncX(t, x, store)
+	const n, size = 256, 64 << 10
+	pad := strings.Repeat("deploy staging checkout ", size/24)
+	base := heapLive()
+	for i := range n {
+		// A fresh string per record, as a store's row gives.
+		text := fmt.Sprintf("build 4%07d %s", i, pad)
+		store.put(memory.IndexRecord{Type: memory.TargetObservation, ID: fmt.Sprintf("obs_%d", i), Content: text, TS: int64(i), Position: -1})
+	}
+	syncX(t, x, store)
+	store.mu.Lock()
+	clear(store.recs)
+	store.mu.Unlock()
+	grown := int64(heapLive()) - int64(base)
+	if limit := int64(n * size / 8); grown > limit {
+		t.Fatalf("after syncing %d records of %d KiB and dropping them, the index holds %d KiB; want at most %d KiB", n, size>>10, grown>>10, limit>>10)
+	}
+	t.Logf("the index holds %d KiB of the records' %d KiB", grown>>10, n*size>>10)
+	var hits []string
+	err := x.Read(func(v *View) error {
+		f := v.Filter(memory.Scope{})
+		for _, d := range v.Scores(lexical.Analyze([]string{"40000007"}), f, f.Allow, make([]float32, v.Docs()), nil) {
+			hits = append(hits, v.ID(d))
+		}
+		return nil
+	})
+	if err != nil || !slices.Equal(hits, []string{"obs_7"}) {
+		t.Fatalf("the rare word finds %v (%v); want obs_7", hits, err)
+	}
+}
+
+// heapLive is the live heap after a collection.
+func heapLive() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
 }

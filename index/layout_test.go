@@ -69,7 +69,7 @@ func writeLayoutCase(t testing.TB, steps int) (names []string, files map[string]
 	for range steps {
 		h.step()
 	}
-	recs, _, err := store.ChangesSince(ctx, space, 0)
+	recs, _, err := store.ChangesSince(ctx, space, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,6 +142,15 @@ func stem(w string) string {
 	}
 	s := english.Stem(w, true)
 	if stemsHeld.Load() < stemCacheSize {
+		// w (and a stem that is a slice of it) can be a slice of a whole
+		// record's text: the cache keeps copies, so it holds words, not
+		// the texts they came from.
+		w = strings.Clone(w)
+		if strings.HasPrefix(w, s) {
+			s = w[:len(s)]
+		} else {
+			s = strings.Clone(s)
+		}
 		if _, loaded := stems.LoadOrStore(w, s); !loaded {
 			stemsHeld.Add(1)
 		}

@@ -129,6 +129,9 @@ type CodeChange struct {
 	// DeleteFiles removes the file records named by RepoID and Path.
 	DeleteFiles []CodeFile
 	Guards      []CodeGuard
+	// Repo, when set, registers or updates the repository in the same
+	// transaction (a whole index's last step: its indexed_at).
+	Repo *CodeRepo
 }
 
 // CodeGuard expects a stored entity to be in State with ArtifactHash

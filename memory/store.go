@@ -180,9 +180,13 @@ type Reader interface {
 	// LoadIndex calls fn for every searchable record, with its vector in
 	// space, and returns the change sequence number the load reflects.
 	LoadIndex(ctx context.Context, space Space, fn func(IndexRecord) error) (int64, error)
-	// ChangesSince returns the current state of every record changed after
-	// change seq (with its vector in space), and the newest change's seq.
-	ChangesSince(ctx context.Context, space Space, seq int64) ([]IndexRecord, int64, error)
+	// ChangesSince returns the current state of every record changed in
+	// the first limit changes after change seq (every change after it when
+	// limit <= 0), with its vector in space, and the seq of the last
+	// change read (seq itself when there is none): a caller that follows
+	// a long history reads it a page at a time by calling again from
+	// there.
+	ChangesSince(ctx context.Context, space Space, seq int64, limit int) ([]IndexRecord, int64, error)
 	// ChangeRef returns a fingerprint of change seq (its kind and record),
 	// or "" when the store has no such change: a persisted index checks
 	// with it that it was built from this store's history.

@@ -147,7 +147,7 @@ func TestChangeLogFollowsCommitOrder(t *testing.T) {
 	changed := func(since int64) []string {
 		var ids []string
 		if err := db.Snapshot(ctx, func(r memory.Reader) error {
-			recs, _, err := r.ChangesSince(ctx, memory.Space{}, since)
+			recs, _, err := r.ChangesSince(ctx, memory.Space{}, since, 0)
 			for _, rec := range recs {
 				ids = append(ids, rec.ID)
 			}

@@ -48,7 +48,7 @@ func (f *fakeStore) LoadIndex(context.Context, memory.Space, func(memory.IndexRe
 	return 0, nil
 }
 
-func (f *fakeStore) ChangesSince(context.Context, memory.Space, int64) ([]memory.IndexRecord, int64, error) {
+func (f *fakeStore) ChangesSince(context.Context, memory.Space, int64, int) ([]memory.IndexRecord, int64, error) {
 	return nil, 0, nil
 }
 

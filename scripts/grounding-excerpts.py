@@ -9,6 +9,8 @@ copies them word for word from where they live on the machine that made
 the fixture, so anyone can check each excerpt against its origin:
 
     python3 scripts/grounding-excerpts.py > /tmp/sources.txt
+    python3 scripts/grounding-excerpts.py --second >> /tmp/sources.txt
+    python3 scripts/grounding-excerpts.py --third >> /tmp/sources.txt
 
 and compare with the "source" blocks of claims.txt. It needs
 ../shared/datasets/locomo/locomo10.json (or testdata/locomo/locomo10.json),
@@ -38,6 +40,14 @@ LOCOMO = {
     "conv-49": ["D1:2", "D1:4", "D18:1", "D2:1", "D22:2", "D1:11"],
 }
 
+# The second batch, added to give the tune half more of each class; its
+# answers were labelled before the verifier was tuned on them.
+LOCOMO2 = {
+    "conv-50": ["D1:2", "D2:1", "D2:8", "D2:10", "D4:1", "D4:7", "D3:7", "D3:9", "D6:3", "D6:11", "D5:5", "D4:26"],
+    "conv-47": ["D1:5", "D1:7", "D1:20", "D2:10", "D2:17", "D3:9", "D4:4", "D4:6", "D3:8"],
+    "conv-49": ["D2:6", "D2:11", "D3:1", "D4:1", "D4:6", "D4:10", "D5:1", "D5:7", "D5:17", "D4:15", "D3:16"],
+}
+
 DEBIAN = {
     "openssh-client": ["1:9.2p1-2+deb12u6", "1:9.2p1-2+deb12u5", "1:9.2p1-2+deb12u4", "1:9.2p1-2+deb12u3"],
     "tzdata": ["2025b-0+deb12u1", "2025a-0+deb12u1", "2024b-0+deb12u1", "2024a-0+deb12u1", "2023d-0+deb12u1"],
@@ -48,6 +58,15 @@ DEBIAN = {
     "python3.11": ["3.11.2-6+deb12u6", "3.11.2-6+deb12u5", "3.11.2-6+deb12u4", "3.11.2-6+deb12u3"],
     "bash": ["5.2.15-2", "5.2-3", "5.2-2", "5.2-1"],
     "coreutils": ["9.1-1", "8.32-4", "8.32-3", "8.32-2"],
+}
+
+DEBIAN2 = {
+    "libssl3": ["3.0.19-1~deb12u2", "3.0.17-1~deb12u3", "3.0.17-1~deb12u2", "3.0.16-1~deb12u1", "3.0.15-1~deb12u1"],
+    "libxml2": ["2.9.14+dfsg-1.3~deb12u5", "2.9.14+dfsg-1.3~deb12u4", "2.9.14+dfsg-1.3~deb12u3", "2.9.14+dfsg-1.3",
+                "2.9.14+dfsg-1.2"],
+    "tar": ["1.34+dfsg-1.2+deb12u1", "1.34+dfsg-1.2", "1.32+dfsg-1"],
+    "wget": ["1.21.3-1+deb12u1", "1.21-1"],
+    "gzip": ["1.12-1"],
 }
 
 # README paragraphs: (module directory in the module cache, short name,
@@ -78,13 +97,53 @@ READMES = [
         "The roots, sampling, and logging features", "New releases of the SDK target"]),
 ]
 
+READMES2 = [
+    ("github.com/oklog/ulid/v2@v2.1.2/README.md", "ulid", [
+        "A GUID/UUID can be suboptimal+", "A ULID however:+", "ULIDs are constructed from two things", "Random data is taken from"]),
+    ("github.com/dlclark/regexp2@v1.10.0/README.md", "regexp2", [
+        "Regexp2 is a feature-rich", "The engine is ported from", "The internals of `regexp2`", "The only error that"]),
+    ("github.com/hashicorp/golang-lru/v2@v2.0.7/README.md", "golang-lru", ["This provides the `lru` package"]),
+    ("github.com/rivo/uniseg@v0.4.7/README.md", "uniseg", [
+        "This Go package implements", "This package provides tools to iterate", "Line breaking, also known as"]),
+]
 
-def locomo():
+# The third batch, a held-out set: labelled and committed before the
+# verifier was run on it, and never tuned on.
+LOCOMO3 = {
+    "conv-30": ["D18:2", "D8:13", "D17:4", "D18:13", "D8:4", "D9:5"],
+    "conv-42": ["D21:1", "D21:4", "D22:9", "D19:1", "D28:25", "D18:8"],
+    "conv-43": ["D27:4", "D12:4", "D24:14", "D26:21", "D8:3", "D17:9"],
+    "conv-44": ["D15:5", "D22:7", "D19:2", "D22:1", "D8:7", "D21:7"],
+}
+
+DEBIAN3 = {
+    "libexpat1": ["2.5.0-1+deb12u1", "2.5.0-1", "2.4.8-2", "2.4.7-1"],
+    "libsqlite3-0": ["3.40.1-2+deb12u2", "3.40.1-2+deb12u1", "3.40.1-2", "3.40.0-2"],
+    "less": ["590-2.1~deb12u2", "590-2.1", "590-1.2", "590-2"],
+    "unzip": ["6.0-27", "6.0-26", "6.0-25", "6.0-24"],
+    "libzstd1": ["1.5.4+dfsg2-5", "1.5.4+dfsg2-3", "1.5.4+dfsg2-2", "1.5.2+dfsg2-3"],
+}
+
+READMES3 = [
+    ("github.com/andybalholm/brotli@v1.1.1/README.md", "brotli", [
+        "This package is a brotli compressor", "I have been working on new compression", "I am using it in production"]),
+    ("github.com/google/uuid@v1.6.0/README.md", "uuid", ["The uuid package generates", "This package is based on"]),
+    ("github.com/jmoiron/sqlx@v1.3.5/README.md", "sqlx", [
+        "sqlx is a library which provides", "Major additional concepts are:+", "`BindDriver` allows users to control",
+        "Compatibility with the most recent two versions"]),
+    ("github.com/lib/pq@v1.10.9/README.md", "pq", ["This package is currently in maintenance mode", "For users that require new features"]),
+    ("github.com/google/go-cmp@v0.7.0/README.md", "go-cmp", [
+        "This package is intended to be a more powerful", "* When the default behavior of equality",
+        "* If no custom equality functions are used"]),
+]
+
+
+def locomo(convs=LOCOMO):
     path = os.path.join(ROOT, "..", "shared", "datasets", "locomo", "locomo10.json")
     if not os.path.exists(path):
         path = os.path.join(ROOT, "testdata", "locomo", "locomo10.json")
     data = {c["sample_id"]: c for c in json.load(open(path))}
-    for conv, ids in LOCOMO.items():
+    for conv, ids in convs.items():
         turns = {}
         for k, v in data[conv]["conversation"].items():
             if k.startswith("session_") and isinstance(v, list):
@@ -98,8 +157,8 @@ def locomo():
             yield f"locomo/{conv}/{d}", f"LoCoMo {conv} {d}", text
 
 
-def debian():
-    for pkg, versions in DEBIAN.items():
+def debian(pkgs=DEBIAN):
+    for pkg, versions in pkgs.items():
         lines = gzip.open(f"/usr/share/doc/{pkg}/changelog.Debian.gz", "rt").read().split("\n")
         for ver in versions:
             start = next(i for i, l in enumerate(lines) if l and not l.startswith(" ") and f"({ver})" in l)
@@ -108,9 +167,9 @@ def debian():
             yield f"debian/{src}/{ver}", f"/usr/share/doc/{pkg}/changelog.Debian.gz", "\n".join(l.rstrip() for l in lines[start:end + 1])
 
 
-def readmes():
+def readmes(files=READMES):
     cache = subprocess.run(["go", "env", "GOMODCACHE"], capture_output=True, text=True, check=True).stdout.strip()
-    for rel, name, openings in READMES:
+    for rel, name, openings in files:
         lines = open(os.path.join(cache, rel)).read().split("\n")
         for n, opening in enumerate(openings, 1):
             more = opening.endswith("+")
@@ -131,7 +190,12 @@ def readmes():
 
 
 def main():
-    for gen in (locomo, debian, readmes):
+    gens = [locomo, debian, readmes]
+    if sys.argv[1:] == ["--second"]:
+        gens = [lambda: locomo(LOCOMO2), lambda: debian(DEBIAN2), lambda: readmes(READMES2)]
+    if sys.argv[1:] == ["--third"]:
+        gens = [lambda: locomo(LOCOMO3), lambda: debian(DEBIAN3), lambda: readmes(READMES3)]
+    for gen in gens:
         for sid, origin, text in gen():
             print(f"source {sid} | {origin}")
             for line in text.split("\n"):

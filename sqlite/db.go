@@ -107,15 +107,19 @@ func Open(path string, opts *Options) (*DB, error) {
 	base := "file:" + (&url.URL{Path: path}).EscapedPath()
 	// Reads go through a memory map of the file's first 256 MiB: a small
 	// database is read without copying pages, and a large one does not
-	// count gigabytes of mapped pages in the process's RSS.
-	common := "_pragma=busy_timeout(" + busy + ")&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)&_pragma=secure_delete(1)&_pragma=mmap_size(268435456)&_pragma=temp_store(MEMORY)"
-	w, err := sql.Open("sqlite", base+"?_txlock=immediate&"+common)
+	// count gigabytes of mapped pages in the process's RSS. The write
+	// connection maps nothing: the pages a write reads (a large import
+	// or the vectors stored after it reads hundreds of MiB) would count
+	// once more in the RSS, beside the readers' maps of the same file.
+	common := "_pragma=busy_timeout(" + busy + ")&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)&_pragma=secure_delete(1)&_pragma=temp_store(MEMORY)"
+	mapped := common + "&_pragma=mmap_size(268435456)"
+	w, err := sql.Open("sqlite", base+"?_txlock=immediate&"+common+"&_pragma=mmap_size(0)")
 	if err != nil {
 		return nil, memory.Wrap(memory.CodeDBError, err, "opening database %s", path)
 	}
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
-	db := &DB{path: path, w: w, retries: o.WriteRetries, log: o.Logger, now: o.Now, dsn: base + "?" + common,
+	db := &DB{path: path, w: w, retries: o.WriteRetries, log: o.Logger, now: o.Now, dsn: base + "?" + mapped,
 		busyMs: o.BusyTimeout.Milliseconds()}
 	db.Store = sqlstore.New(backend{db}, &dialect)
 	if err := db.migrate(context.Background()); err != nil {
@@ -124,7 +128,7 @@ func Open(path string, opts *Options) (*DB, error) {
 	}
 	db.ledger = SchemaVersion() >= ledgerVersion
 	db.scrubs = SchemaVersion() >= scrubVersion
-	r, err := sql.Open("sqlite", base+"?_pragma=query_only(1)&"+common)
+	r, err := sql.Open("sqlite", base+"?_pragma=query_only(1)&"+mapped)
 	if err != nil {
 		w.Close()
 		return nil, memory.Wrap(memory.CodeDBError, err, "opening database %s", path)

@@ -68,17 +68,20 @@ func (r reader) LoadIndex(ctx context.Context, space memory.Space, fn func(memor
 }
 
 // ChangesSince implements memory.Reader.
-func (r reader) ChangesSince(ctx context.Context, space memory.Space, since int64) ([]memory.IndexRecord, int64, error) {
-	last, err := lastChange(ctx, r.q)
-	if err != nil || last <= since {
-		return nil, since, r.s.d.Error(err, "reading changes")
-	}
+func (r reader) ChangesSince(ctx context.Context, space memory.Space, since int64, limit int) ([]memory.IndexRecord, int64, error) {
 	type ref struct{ kind, id string }
 	var refs []ref
 	seen := map[ref]bool{}
-	err = EachRow(ctx, r.q, "SELECT kind, ref FROM changes WHERE seq > ? ORDER BY seq", []any{since}, func(s Scanner) error {
+	last := since
+	query := "SELECT seq, kind, ref FROM changes WHERE seq > ? ORDER BY seq"
+	args := []any{since}
+	if limit > 0 {
+		query += " LIMIT ?"
+		args = append(args, limit)
+	}
+	err := EachRow(ctx, r.q, query, args, func(s Scanner) error {
 		var c ref
-		if err := s.Scan(&c.kind, &c.id); err != nil {
+		if err := s.Scan(&last, &c.kind, &c.id); err != nil {
 			return err
 		}
 		if _, ok := KindOf(memory.VectorKind(c.kind)); !ok {

@@ -143,6 +143,9 @@ func validateCodeChange(c memory.CodeChange) error {
 			return invalidParams("guard on %s: unknown state %q", g.Key, g.State)
 		}
 	}
+	if r := c.Repo; r != nil && (r.ID == "" || r.Root == "") {
+		return invalidParams("a code repository needs an id and a root (got %q, %q)", r.ID, r.Root)
+	}
 	return nil
 }
 
@@ -152,8 +155,7 @@ func (s *Store) PutCodeRepo(ctx context.Context, r memory.CodeRepo) error {
 		return invalidParams("a code repository needs an id and a root (got %q, %q)", r.ID, r.Root)
 	}
 	return s.b.Write(ctx, "storing a code repository", func(tx Querier) error {
-		_, err := tx.Exec(ctx, `INSERT INTO code_repos (id, root, indexed_at) VALUES (?, ?, ?)
-			ON CONFLICT (id) DO UPDATE SET root = excluded.root, indexed_at = excluded.indexed_at`, r.ID, r.Root, r.IndexedAt)
+		_, err := tx.Exec(ctx, upsertCodeRepo, r.ID, r.Root, r.IndexedAt)
 		return err
 	})
 }
@@ -236,10 +238,17 @@ func (s *Store) applyCode(ctx context.Context, tx Querier, c memory.CodeChange) 
 			return err
 		}
 	}
+	if r := c.Repo; r != nil {
+		if _, err := tx.Exec(ctx, upsertCodeRepo, r.ID, r.Root, r.IndexedAt); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
 const (
+	upsertCodeRepo = `INSERT INTO code_repos (id, root, indexed_at) VALUES (?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET root = excluded.root, indexed_at = excluded.indexed_at`
 	insertCodeEntity = `INSERT INTO code_entities (repo_id, key, path, symbol, kind, language, start_line, end_line,
 		method, state, artifact_hash, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	upsertCodeEntity = insertCodeEntity + `

@@ -134,6 +134,7 @@ func testCodeGuards(t *testing.T, s memory.Store) {
 			Transitions: []memory.CodeTransition{{RepoID: "r", Key: e.Key, From: memory.StateProposed, To: memory.StateProposed, ArtifactHash: a2.Hash, At: 2}},
 			Files:       []memory.CodeFile{{RepoID: "r", Path: "f.go", Method: "ast"}},
 			Guards:      guards,
+			Repo:        &memory.CodeRepo{ID: "r", Root: "/r", IndexedAt: 9},
 		}
 	}
 	for name, g := range map[string]memory.CodeGuard{
@@ -152,6 +153,9 @@ func testCodeGuards(t *testing.T, s memory.Store) {
 		if after := codeSnapshot(t, s, "r", keys, hashes, nil); after != before {
 			t.Fatalf("%s: a failed guard wrote something:\n before %s\n after  %s", name, before, after)
 		}
+		if _, err := s.CodeRepo(ctx, "r"); !memory.IsCode(err, memory.CodeNotFound) {
+			t.Fatalf("%s: a failed guard registered the change's repository: %v", name, err)
+		}
 	}
 	applyCode(t, s, write(memory.CodeGuard{RepoID: "r", Key: e.Key, State: memory.StateProposed, ArtifactHash: a1.Hash},
 		memory.CodeGuard{RepoID: "r", Key: "f.go::G"}))
@@ -160,6 +164,9 @@ func testCodeGuards(t *testing.T, s memory.Store) {
 		t.Fatal(err)
 	}
 	sameJSON(t, "entities after the guarded write", got, []memory.CodeEntity{next, codeEntity("r", "f.go", "G", memory.StateProposed, a2.Hash)})
+	if r, err := s.CodeRepo(ctx, "r"); err != nil || r != (memory.CodeRepo{ID: "r", Root: "/r", IndexedAt: 9}) {
+		t.Fatalf("the change's repository: %+v, %v", r, err)
+	}
 	if _, err := s.Artifact(ctx, a2.Hash); err != nil {
 		t.Fatalf("Artifact after the guarded write: %v", err)
 	}
@@ -179,6 +186,7 @@ func testCodeBadInput(t *testing.T, s memory.Store) {
 		"guard key":        {Guards: []memory.CodeGuard{{RepoID: "r"}}},
 		"guard state":      {Guards: []memory.CodeGuard{{RepoID: "r", Key: "k", State: "GONE"}}},
 		"delete file path": {DeleteFiles: []memory.CodeFile{{RepoID: "r"}}},
+		"repo root":        {Repo: &memory.CodeRepo{ID: "r"}},
 		"bad after good":   {Artifacts: []memory.Artifact{a}, Entities: []memory.CodeEntity{{RepoID: "r", Key: "k", State: ""}}},
 		"content mismatch": {Artifacts: []memory.Artifact{{Hash: a.Hash, Type: memory.ArtifactCode, Content: "y"}}},
 	}

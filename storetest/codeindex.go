@@ -86,7 +86,7 @@ func testCodeEntityNames(t *testing.T, s memory.Store) {
 	var changed []memory.IndexRecord
 	if err := s.Snapshot(ctx, func(r memory.Reader) error {
 		var err error
-		changed, _, err = r.ChangesSince(ctx, memory.Space{}, last)
+		changed, _, err = r.ChangesSince(ctx, memory.Space{}, last, 0)
 		return err
 	}); err != nil {
 		t.Fatal(err)

@@ -33,7 +33,7 @@ func changedSince(t *testing.T, s memory.Store, seq int64) []string {
 	t.Helper()
 	var out []string
 	err := s.Snapshot(ctx, func(r memory.Reader) error {
-		recs, _, err := r.ChangesSince(ctx, spA, seq)
+		recs, _, err := r.ChangesSince(ctx, spA, seq, 0)
 		for _, rec := range recs {
 			k := string(rec.Kind) + "/" + rec.ID
 			if rec.Gone {

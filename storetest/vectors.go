@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -469,7 +470,7 @@ func testRewriteMakesPending(t *testing.T, s memory.Store) {
 	// In-memory indexes hear of every record whose text changed.
 	var changed []string
 	err = s.Snapshot(ctx, func(r memory.Reader) error {
-		recs, _, err := r.ChangesSince(ctx, spA, seq)
+		recs, _, err := r.ChangesSince(ctx, spA, seq, 0)
 		for _, rec := range recs {
 			changed = append(changed, kindID{rec.Kind, rec.ID}.String()+"="+rec.Content)
 		}
@@ -581,7 +582,7 @@ func testLoadIndex(t *testing.T, s memory.Store) {
 
 	// The load's sequence number is where changes start: nothing since.
 	err := s.Snapshot(ctx, func(r memory.Reader) error {
-		recs, seq, err := r.ChangesSince(ctx, spA, last)
+		recs, seq, err := r.ChangesSince(ctx, spA, last, 0)
 		if err != nil {
 			return err
 		}
@@ -602,7 +603,7 @@ func changesSince(t *testing.T, s memory.Store, sp memory.Space, since int64) (m
 	var keys []string
 	var last int64
 	err := s.Snapshot(ctx, func(r memory.Reader) error {
-		recs, seq, err := r.ChangesSince(ctx, sp, since)
+		recs, seq, err := r.ChangesSince(ctx, sp, since, 0)
 		for _, rec := range recs {
 			k := kindID{rec.Kind, rec.ID}.String()
 			if _, dup := out[k]; dup {
@@ -682,6 +683,31 @@ func testChangesSince(t *testing.T, s memory.Store) {
 	}
 	if rec := recs["observation/o4"]; rec.CapsuleID != "c1" || rec.Position != 3 {
 		t.Errorf("o4 placed in %q at %d; want c1 at 3", rec.CapsuleID, rec.Position)
+	}
+	// Read a page of two changes at a time, the same records come, in
+	// pages that end at the change they say, the last at the newest.
+	paged := map[string]bool{}
+	for since := seq0; since != seq1; {
+		err := s.Snapshot(ctx, func(r memory.Reader) error {
+			page, upto, err := r.ChangesSince(ctx, spA, since, 2)
+			if err != nil {
+				return err
+			}
+			if upto <= since || upto > seq1 || len(page) > 2 {
+				t.Fatalf("ChangesSince(%d, limit 2) = %d records up to change %d; want at most 2, after %d and at most %d", since, len(page), upto, since, seq1)
+			}
+			for _, rec := range page {
+				paged[kindID{rec.Kind, rec.ID}.String()] = true
+			}
+			since = upto
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := sorted(slices.Collect(maps.Keys(paged))); !slices.Equal(got, want) {
+		t.Fatalf("ChangesSince a page at a time = %v; want %v", got, want)
 	}
 	// Vectors come in the space asked for.
 	recs, _, _ = changesSince(t, s, spDim, seq0)
@@ -823,7 +849,7 @@ func testSnapshotIsolation(t *testing.T, s memory.Store) {
 		if !got[0].Gone {
 			t.Errorf("the snapshot's Records saw a later write: %+v", got[0])
 		}
-		changes, seq, err := r.ChangesSince(ctx, spA, last)
+		changes, seq, err := r.ChangesSince(ctx, spA, last, 0)
 		if err != nil {
 			return err
 		}

@@ -310,8 +310,10 @@ func (v Verifier) checkClaim(m matcher, c claim, pieces []citedPiece, valid []va
 		if !best.ok && len(p.conjuncts) > 0 {
 			// No piece holds the whole list: each member on its own.
 			all, ccr := partSupport{ok: true, score: 1}, []int(nil)
+			strict := m
+			strict.strict = true // each member on its own must be said as the claim says it
 			for _, q := range p.conjuncts {
-				b, qcr := v.bestSupport(m, q, pieces)
+				b, qcr := v.bestSupport(strict, q, pieces)
 				if !b.ok {
 					all = b
 					break
@@ -397,15 +399,27 @@ func quotingPieces(c claim, pieces []citedPiece, valid []validCitation) []int {
 	for i, p := range pieces {
 		ok := slices.Contains(p.quotes, text)
 		for _, v := range valid {
-			if v.source == p.src && quoteKey(v.Span) == text && strings.HasPrefix(p.quotes[0], text) {
+			if len(p.quotes) > 0 && v.source == p.src && quoteKey(v.Span) == text && strings.HasPrefix(p.quotes[0], text) {
 				ok = true
 			}
 		}
-		if ok && !slices.ContainsFunc(out, func(k int) bool { return pieces[k].src == p.src }) {
+		if ok && labelsHeld(c.labels, &p.srcPiece) && !slices.ContainsFunc(out, func(k int) bool { return pieces[k].src == p.src }) {
 			out = append(out, i)
 		}
 	}
 	return out
+}
+
+// labelsHeld reports whether a piece or its source's label holds every
+// word of a claim's label.
+func labelsHeld(labels []token, pc *srcPiece) bool {
+	for _, l := range labels {
+		same := func(t token) bool { return t.low == l.low }
+		if !slices.ContainsFunc(pc.a.toks, same) && !slices.ContainsFunc(pc.extra, same) {
+			return false
+		}
+	}
+	return true
 }
 
 // quoteKey is a text as quotes are compared: normalised, without markers

@@ -224,7 +224,7 @@ func TestGroundingVerifierOnFixture(t *testing.T) {
 	all := run(t, synth.Verifier{}, items, nil, func(it item, v synth.Verdict) {
 		t.Logf("miss %s/%s (want refuse=%v): coverage %.2f, notes %q", it.scenario, it.kind, it.refuse, v.Response.CoverageRatio, v.Response.Notes)
 		for i, c := range v.Claims {
-			t.Logf("    claim %d scored %.3f (supported %v): %q", i+1, c.Score, c.Supported, c.Text)
+			t.Logf("    claim %d scored %.3f (supported %v): %q %s", i+1, c.Score, c.Supported, c.Text, c.Reason)
 		}
 	})
 	t.Logf("at the default threshold:\n%s\n%s\n%s\n%s", header, row("dev", run(t, synth.Verifier{}, items, dev, nil)),
@@ -240,9 +240,12 @@ func TestGroundingVerifierOnFixture(t *testing.T) {
 }
 
 // The floors the fixture holds the verifier to (measured; see
-// docs/BENCHMARKS.md).
+// docs/BENCHMARKS.md). Refusal precision went from 0.75 to 0.74 when a
+// modifier had to go with its noun: "She does backend work" for "works
+// as a backend engineer" and "The boiler engineer replaced the valve" for
+// "The boiler was serviced; the engineer replaced the valve" are refused.
 const (
-	refusalPrecisionFloor = 0.75
+	refusalPrecisionFloor = 0.74
 	refusalRecallFloor    = 0.98
 	acceptPrecisionFloor  = 0.98
 )

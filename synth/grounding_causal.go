@@ -45,6 +45,20 @@ func causalAt(toks []token, i int) int {
 		}
 	case "therefore", "thus", "hence", "consequently":
 		return causeBefore
+	case "caused", "causes", "cause":
+		if next(1) == "by" {
+			return causeAfter // "X was caused by Y"
+		}
+		if i > 0 && toks[i-1].isWord() && !determiners[toks[i-1].low] && next(1) != "of" {
+			return causeBefore // "Y caused X"
+		}
+	case "leads", "led", "lead", "results", "resulted", "result":
+		switch next(1) {
+		case "to", "in":
+			return causeBefore // "Y leads to X", "Y resulted in X"
+		case "from":
+			return causeAfter // "X results from Y"
+		}
 	case "this", "which", "that":
 		if next(1) == "means" || (next(1) == "is" && next(2) == "why") {
 			return causeBefore
@@ -107,9 +121,19 @@ func findCausal(toks []token, from, to int) (causal, bool) {
 		if dir == 0 {
 			continue
 		}
-		width := 1
-		if toks[k].low == "due" || toks[k].low == "this" || toks[k].low == "which" || toks[k].low == "that" {
-			width = 2
+		width := causalWidth(toks, k)
+		// Cause and effect stand in the connective's sentence.
+		for j := k - 1; j >= from; j-- {
+			if p := toks[j].punct; p == '.' || p == '!' || p == '?' {
+				from = j + 1
+				break
+			}
+		}
+		for j := k + 1; j < to; j++ {
+			if p := toks[j].punct; p == '.' || p == '!' || p == '?' {
+				to = j
+				break
+			}
 		}
 		if dir == causeAfter && atStart(toks, from, k) {
 			// "Because Y, X": the cause runs to the comma.
@@ -129,6 +153,20 @@ func findCausal(toks []token, from, to int) (causal, bool) {
 		return causal{cause: before, effect: after}, true
 	}
 	return causal{}, false
+}
+
+// causalWidth is how many words the causal connective at k takes: "due
+// to", "this means", "caused by", "leads to" two, the others one.
+func causalWidth(toks []token, k int) int {
+	switch toks[k].low {
+	case "due", "this", "which", "that", "leads", "led", "lead", "results", "resulted", "result":
+		return 2
+	case "caused", "causes", "cause":
+		if k+1 < len(toks) && toks[k+1].low == "by" {
+			return 2
+		}
+	}
+	return 1
 }
 
 // atStart reports whether k is the first word of toks[from:].

@@ -15,11 +15,14 @@ import (
 
 // claim is a sentence of the answer that makes a claim.
 type claim struct {
-	text  string // without markers and ids
-	raw   string // as the answer has it
-	line  int    // the answer's line it stands on (-1: a declared claim)
-	parts []claimPart
-	vec   []float32
+	text string // without markers and ids
+	raw  string // as the answer has it
+	line int    // the answer's line it stands on (-1: a declared claim)
+	// labels are the words of the label the claim stands under: a
+	// source it quotes must hold them too.
+	labels []token
+	parts  []claimPart
+	vec    []float32
 }
 
 // claimPart is a clause of a claim (with the subject or verb it shares
@@ -63,12 +66,18 @@ func answerClaims(d Draft, sources []Source, lex *lexicon.Lexicon) []claim {
 	} else {
 		sents = answerSentences(d.Answer, sources)
 	}
+	var context strings.Builder
+	for _, src := range sources {
+		context.WriteString(strings.ToLower(src.Text))
+		context.WriteByte('\n')
+	}
+	names := contextNames(sources, lex)
 	var out []claim
 	for _, s := range sents {
 		if strings.HasSuffix(strings.TrimRight(s.text, `"')”’ `), "?") {
 			continue // a question asks; it claims nothing
 		}
-		if c, ok := makeClaim(s.text, s.heading, lex); ok && len(c.parts) > 0 {
+		if c, ok := makeClaim(s.text, s.heading, context.String(), names, lex); ok && len(c.parts) > 0 {
 			c.raw, c.line = s.raw, s.line
 			out = append(out, c)
 		}
@@ -76,11 +85,15 @@ func answerClaims(d Draft, sources []Source, lex *lexicon.Lexicon) []claim {
 	return out
 }
 
-// answerSentences splits an answer into sentences, keeping the heading
-// each list item stands under.
+// answerSentences splits an answer into sentences, keeping the label
+// each stands under: a label line's ("Caroline:") over the list items or
+// the lines below it (up to a blank line, a line after its list, or the
+// next label), and a label opening a sentence ("payments-api: Orders are
+// stored in postgres.") over that sentence. A label is no sentence of
+// its own: it came from the prompt.
 func answerSentences(answer string, sources []Source) []answerSentence {
 	var out []answerSentence
-	heading := ""
+	heading, inList := "", false
 	for n, line := range strings.Split(answer, "\n") {
 		raw := strings.TrimSpace(line)
 		item := bulletRE.MatchString(raw)
@@ -88,27 +101,50 @@ func answerSentences(answer string, sources []Source) []answerSentence {
 		clean := strings.TrimSpace(stripIDs(stripMarkers(body), sources))
 		switch {
 		case clean == "":
+			if raw == "" {
+				heading = "" // a blank line ends what a label stands over
+			}
 			continue
 		case isLabelLine(clean):
-			heading = strings.TrimSuffix(clean, ":")
+			heading, inList = strings.TrimSuffix(clean, ":"), false
 			continue
 		case sourcesLabelRE.MatchString(clean):
 			continue
-		case !item:
-			heading = ""
+		case item:
+			inList = true
+		case inList:
+			heading, inList = "", false // a line after the list is not under its label
 		}
+		label, labelRaw := "", ""
 		for _, s := range splitSentences(body) {
-			out = append(out, answerSentence{raw: s, text: stripIDs(stripMarkers(s), sources), heading: heading, line: n})
+			text := stripIDs(stripMarkers(s), sources)
+			if t := strings.TrimSpace(text); isLabelLine(t) {
+				// "payments-api:" before a sentence: that sentence's label.
+				label, labelRaw = strings.TrimSuffix(t, ":"), s
+				continue
+			}
+			if label != "" && !item {
+				heading = "" // a line with a label of its own is not under the one above
+			}
+			sent := answerSentence{raw: s, text: text, heading: strings.TrimSpace(heading + " " + label), line: n}
+			if whole := labelRaw + " " + s; labelRaw != "" && strings.Contains(body, whole) {
+				sent.raw = whole // the label goes with its sentence when that is removed
+			}
+			out = append(out, sent)
+			label, labelRaw = "", ""
 		}
 	}
 	return out
 }
 
 // isLabelLine reports whether a line is only a label: a few words and a
-// colon ("Caroline:", "tzdata 2024b:", "payments-api:").
+// colon ("Caroline:", "tzdata 2024b:", "payments-api:", "openssl
+// 3.0.15-1~deb12u1:"), without brackets or quotes ("auth-service
+// (service) auth-service:" quotes a source).
 func isLabelLine(s string) bool {
 	head, ok := strings.CutSuffix(s, ":")
-	return ok && head != "" && len(strings.Fields(head)) <= 3 && !strings.ContainsAny(head, ".!?:;")
+	return ok && head != "" && len(strings.Fields(head)) <= 3 && !strings.ContainsAny(head, "!?:;()[]{}\"") &&
+		!strings.Contains(head+" ", ". ") // a version's stops ("openssl 3.0.15-1~deb12u1:") are no sentence's end
 }
 
 // stripIDs removes the ids of the context's sources from a sentence
@@ -133,13 +169,19 @@ func makesClaim(sentence string, lex *lexicon.Lexicon) bool {
 	if strings.HasSuffix(strings.TrimRight(sentence, `"')”’ `), "?") {
 		return false
 	}
-	_, ok := makeClaim(sentence, "", lex)
+	_, ok := makeClaim(sentence, "", "", nil, lex)
 	return ok
 }
 
 // makeClaim analyses a sentence under a heading; ok is false when it
-// makes no claim (it says nothing but "Here is what I found").
-func makeClaim(text, heading string, lex *lexicon.Lexicon) (claim, bool) {
+// makes no claim (it says nothing but "Here is what I found"). A word
+// opening it that the sources use as a name (names) is a name. The
+// label's words are needed, except words that frame the answer
+// ("Summary:") and, over a sentence with a subject of its own, a word
+// that no source of the context (lower-cased in context) holds: a
+// heading the answer gave its list ("Infrastructure:"), which cannot put
+// a claim under another source's label.
+func makeClaim(text, heading, context string, names map[string]bool, lex *lexicon.Lexicon) (claim, bool) {
 	body, label := text, heading
 	if words := lexical.Label(text); len(words) > 0 {
 		if i := strings.IndexByte(text, ':'); i > 0 && strings.TrimSpace(text[i+1:]) != "" {
@@ -147,6 +189,7 @@ func makeClaim(text, heading string, lex *lexicon.Lexicon) (claim, bool) {
 		}
 	}
 	toks := tokenize(body, "", lex)
+	promoteNames(toks, names)
 	referenceNouns(toks)
 	says := false
 	for _, t := range toks {
@@ -157,19 +200,42 @@ func makeClaim(text, heading string, lex *lexicon.Lexicon) (claim, bool) {
 	if !says {
 		return claim{}, false
 	}
+	a := analyse(toks, lex, true)
+	// A heading of the answer's own ("Infrastructure:") over a sentence
+	// with a subject of its own: no source's label, nothing to find.
+	heads := !opensWithVerb(a) && !opensWithPronoun(toks)
 	var labels []token
 	for _, t := range tokenize(label, "", lex) {
-		if t.needsSupport() {
+		own := heads && !strings.Contains(context, t.low)
+		if t.needsSupport() && !own && !metaWords[t.low] && !labelFrames[t.low] && !interjections[t.low] {
 			labels = append(labels, asLabel(t))
 		}
 	}
-	c := claim{text: text}
-	for _, p := range claimParts(analyse(toks, lex, true), lex) {
+	c := claim{text: text, labels: labels}
+	for _, p := range claimParts(a, lex) {
 		p.labels = labels
 		c.parts = append(c.parts, p)
 	}
 	return c, true
 }
+
+// opensWithPronoun reports whether a sentence's first word is a personal
+// pronoun, which a label over it names ("Caroline: She went ...").
+func opensWithPronoun(toks []token) bool {
+	for _, t := range toks {
+		if t.isWord() {
+			return personalPronouns[t.low] || possessives[t.low]
+		}
+	}
+	return false
+}
+
+var possessives = termsOf(`his her their its my our your`)
+
+// labelFrames are the words of labels that frame an answer ("Summary:",
+// "Key points:", "In short:") rather than name what it is about.
+var labelFrames = termsOf(`overview key points point short brief tldr tl dr background conclusion conclusions highlights facts answer
+	result results finding findings update updates status timeline recap`)
 
 // references are the nouns that name an item by its number ("version
 // 5.2-3", "the deb12u13 upload", "release 2025b"): next to a number they
@@ -318,6 +384,26 @@ func trimJoin(toks []token) []token {
 	return append([]token(nil), toks...)
 }
 
+// gappedSubject reports whether a clause without a verb opens with a
+// subject of its own: a noun phrase followed by a preposition that
+// follows the first clause's verb p ("... runs on Kubernetes and the
+// batch jobs on Nomad").
+func gappedSubject(a analysis, p int, first [2]int, own []token) bool {
+	k := 0
+	for k < len(own) && own[k].isWord() && (own[k].noun || own[k].adj || determiners[own[k].low] || own[k].poss) {
+		k++
+	}
+	if k == 0 || k >= len(own) || !own[k].isWord() || !prepositions[own[k].low] {
+		return false
+	}
+	for i := p + 1; i < first[1]; i++ {
+		if a.toks[i].isWord() && a.toks[i].low == own[k].low {
+			return true
+		}
+	}
+	return false
+}
+
 // inherited is what a later clause takes from the first one: its
 // subject and verb when the clause has no verb, its subject when the
 // clause opens with its verb, nothing otherwise.
@@ -336,6 +422,14 @@ func inherited(a analysis, first [2]int, own []token) []token {
 	}
 	end := p // the subject: up to the verb
 	switch {
+	case !hasVerb && gappedSubject(a, p, first, own):
+		// "... and the batch jobs on Nomad", "Bdale was thanked for X, and
+		// Steve for Y": a subject of its own, the verb left out.
+		from := p
+		for from > first[0] && a.toks[from-1].isWord() && (auxiliaries[a.toks[from-1].low] || a.toks[from-1].kind == kNeg) {
+			from--
+		}
+		return slices.Clone(a.toks[from : p+1])
 	case !hasVerb:
 		end = p + 1
 		if a.cop[c] {

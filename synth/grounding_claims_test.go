@@ -37,6 +37,13 @@ type claimsCase struct {
 	draft        synth.Draft
 	sentences    []labelled
 	expect       string // accept or refuse, as written
+	// second: the answer is of the second batch, labelled after the
+	// verifier was first tuned (claims.txt's "# The second batch").
+	second bool
+	// third: the answer is of the third batch (claims.txt's "# The third
+	// batch"), a held-out set labelled and committed before the verifier
+	// was run on it: its half is "held-out", and nothing tunes on it.
+	third bool
 }
 
 // groundingHalf puts an answer in the tune or the test half by the first
@@ -61,6 +68,7 @@ func loadClaims(t testing.TB) []claimsCase {
 	var context []string
 	var scenario, lastSource string
 	var cur *claimsCase
+	second, third := false, false
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	line := 0
@@ -84,6 +92,10 @@ func loadClaims(t testing.TB) []claimsCase {
 		line++
 		l := sc.Text()
 		switch {
+		case strings.HasPrefix(l, "# The second batch"):
+			second = true
+		case strings.HasPrefix(l, "# The third batch"):
+			second, third = false, true
 		case l == "" || strings.HasPrefix(l, "#"):
 		case l == ">" || strings.HasPrefix(l, "> "):
 			if lastSource == "" {
@@ -106,7 +118,12 @@ func loadClaims(t testing.TB) []claimsCase {
 			}
 		case strings.HasPrefix(l, "answer "):
 			id := strings.TrimPrefix(l, "answer ")
-			cases = append(cases, claimsCase{id: id, scenario: scenario, half: groundingHalf(id), draft: synth.Draft{Sources: []synth.Citation{}}})
+			half := groundingHalf(id)
+			if third {
+				half = "held-out"
+			}
+			cases = append(cases, claimsCase{id: id, scenario: scenario, half: half, second: second, third: third,
+				draft: synth.Draft{Sources: []synth.Citation{}}})
 			cur = &cases[len(cases)-1]
 			for i, sid := range context {
 				cur.sources = append(cur.sources, synth.Source{ID: sid, Type: "memory", Text: strings.Join(lines[sid], "\n"), Relevance: 1 - float64(i)/20})
@@ -264,8 +281,10 @@ func scoreClaims(t testing.TB, v synth.Verifier, cases []claimsCase, half string
 			}
 		}
 		// Pair claims with sentences in order: a claim is its sentence's
-		// text, or (when the verifier did not split two sentences) holds
-		// several sentences, which share its verdict.
+		// text, or part of it (a sentence the verifier split in two is
+		// supported when both parts are), or (when the verifier did not
+		// split two sentences) holds several sentences, which share its
+		// verdict.
 		next, covering := 0, false
 		for _, s := range c.sentences {
 			var check *synth.ClaimCheck
@@ -274,6 +293,12 @@ func scoreClaims(t testing.TB, v synth.Verifier, cases []claimsCase, half string
 				if ck != "" && strings.Contains(sk, ck) {
 					check, covering = &verdict.Claims[next], false
 					next++
+					for next < len(verdict.Claims) && pairKey(verdict.Claims[next].Text) != "" && strings.Contains(sk, pairKey(verdict.Claims[next].Text)) {
+						if !verdict.Claims[next].Supported {
+							check = &verdict.Claims[next]
+						}
+						next++
+					}
 					break
 				}
 				if sk != "" && strings.Contains(ck, sk) {
@@ -350,7 +375,7 @@ func (f claimFigures) String() string {
 func TestClaimsFixtureIsSound(t *testing.T) {
 	cases := loadClaims(t)
 	claims := 0
-	classes := map[string]map[string]bool{"tune": {}, "test": {}}
+	classes := map[string]map[string]bool{"tune": {}, "test": {}, "held-out": {}}
 	halves := map[string]int{}
 	norm := func(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
 	for _, c := range cases {
@@ -390,12 +415,13 @@ func TestClaimsFixtureIsSound(t *testing.T) {
 	}
 	for k := range all {
 		for h, in := range classes {
-			if !in[k] && !strings.HasPrefix(k, "bad/negation") && !strings.HasPrefix(k, "bad/invented") {
+			if !in[k] && (h == "held-out" || !strings.HasPrefix(k, "bad/negation") && !strings.HasPrefix(k, "bad/invented")) {
 				t.Errorf("the %s half has no %s claim", h, k)
 			}
 		}
 	}
-	t.Logf("%d answers (tune %d, test %d), %d claims, classes %d", len(cases), halves["tune"], halves["test"], claims, len(all))
+	t.Logf("%d answers (tune %d, test %d, held out %d), %d claims, classes %d", len(cases), halves["tune"], halves["test"], halves["held-out"],
+		claims, len(all))
 }
 
 // The verifier on the labelled claims, each half apart; run with -v for
@@ -412,6 +438,10 @@ func TestGroundingClaims(t *testing.T) {
 	for _, half := range []string{"tune", "test"} {
 		f := scoreClaims(t, synth.Verifier{}, cases, half)
 		t.Logf("%s half: %v", half, f)
+		for _, second := range []bool{false, true} {
+			batch := slices.DeleteFunc(slices.Clone(cases), func(c claimsCase) bool { return c.second != second })
+			t.Logf("%s half, %s batch: %v", half, map[bool]string{false: "first", true: "second"}[second], scoreClaims(t, synth.Verifier{}, batch, half))
+		}
 		// The test half's misses are shown only when asked for: the
 		// verifier is tuned on the tune half.
 		if half == "tune" || os.Getenv("CAIRN_GROUNDING_TEST_MISSES") != "" {
@@ -429,13 +459,51 @@ func TestGroundingClaims(t *testing.T) {
 		got, want float64
 		atMost    bool
 	}{
-		{"fabricated claims accepted", test.fabricatedRate(), 3.0 / 91, true},
-		{"faithful claims accepted", test.faithfulRate(), 0.70, false},
+		{"fabricated claims accepted", test.fabricatedRate(), 4.0 / 126, true},
+		{"faithful claims accepted", test.faithfulRate(), 0.65, false},
 		{"refusal recall", test.refusalRecall(), 0.95, false},
-		{"refusal precision", test.refusalPrecision(), 0.65, false},
+		{"refusal precision", test.refusalPrecision(), 0.58, false},
 	} {
 		if c.atMost && c.got > c.want+1e-9 || !c.atMost && c.got < c.want-1e-9 {
 			t.Errorf("test half: %s %.3f, floor %.3f", c.name, c.got, c.want)
+		}
+	}
+}
+
+// The verifier on the third batch, held out whole: labelled and
+// committed before the verifier was first run on it, and read once when
+// tuning on the tune half had ended (docs/BENCHMARKS.md, "Grounding
+// verifier"). Its figures are floors, so a change that makes it worse
+// fails; its misses are shown only when asked for
+// (CAIRN_GROUNDING_TEST_MISSES=1), since nothing may be tuned on it.
+func TestGroundingClaimsHeldOut(t *testing.T) {
+	f := scoreClaims(t, synth.Verifier{}, loadClaims(t), "held-out")
+	t.Logf("held-out batch: %v", f)
+	if os.Getenv("CAIRN_GROUNDING_TEST_MISSES") != "" {
+		for _, m := range f.misses {
+			t.Logf("  held-out miss: %s", m)
+		}
+	}
+	if f.answers == 0 {
+		t.Fatal("no held-out answers")
+	}
+	if f.badOnlyRefused != f.badOnly || f.badOnly == 0 {
+		t.Errorf("answers made only of fabricated claims: %d of %d refused, want all", f.badOnlyRefused, f.badOnly)
+	}
+	// Measured at the one read (far from the targets: fabricated claims
+	// accepted at most 2%, faithful at least 85%, refusal precision 0.95).
+	for _, c := range []struct {
+		name      string
+		got, want float64
+		atMost    bool
+	}{
+		{"fabricated claims accepted", f.fabricatedRate(), 5.0 / 54, true},
+		{"faithful claims accepted", f.faithfulRate(), 37.0 / 78, false},
+		{"refusal recall", f.refusalRecall(), 0.95, false},
+		{"refusal precision", f.refusalPrecision(), 0.39, false},
+	} {
+		if c.atMost && c.got > c.want+1e-9 || !c.atMost && c.got < c.want-1e-9 {
+			t.Errorf("held-out batch: %s %.3f, floor %.3f", c.name, c.got, c.want)
 		}
 	}
 }
@@ -482,5 +550,200 @@ func TestGroundingSynonymCosines(t *testing.T) {
 	for _, p := range [][2]string{{"yoga", "pottery"}, {"surrogacy", "adoption"}, {"coffee", "clothing"}, {"almond", "coconut"}, {"clothing", "gear"},
 		{"alpine", "scratch"}, {"hot", "aerial"}, {"cat", "dog"}, {"late", "early"}, {"weaker", "stronger"}, {"monday", "tuesday"}, {"london", "california"}} {
 		t.Logf("substitution %-12s %-12s %s", p[0], p[1], cos(p[0], p[1]))
+	}
+}
+
+// The verifier on the tune half alone, for tuning (run with
+// CAIRN_GROUNDING_TUNE=1 -v): its figures, those of its two folds (a
+// second hash of the answer id, to see whether a change holds on the
+// fold it was not made for), and its misses. The test half is not read.
+func TestGroundingClaimsTune(t *testing.T) {
+	if os.Getenv("CAIRN_GROUNDING_TUNE") == "" {
+		t.Skip("set CAIRN_GROUNDING_TUNE=1 to see the tune half's figures and misses")
+	}
+	var tune []claimsCase
+	for _, c := range loadClaims(t) {
+		if c.half == "tune" {
+			tune = append(tune, c)
+		}
+	}
+	f := scoreClaims(t, synth.Verifier{}, tune, "tune")
+	t.Logf("tune half: %v", f)
+	for _, fold := range []string{"A", "B"} {
+		var in []claimsCase
+		for _, c := range tune {
+			if tuneFold(c.id) == fold {
+				in = append(in, c)
+			}
+		}
+		t.Logf("fold %s: %v", fold, scoreClaims(t, synth.Verifier{}, in, "tune"))
+	}
+	for _, second := range []bool{false, true} {
+		var in []claimsCase
+		for _, c := range tune {
+			if c.second == second {
+				in = append(in, c)
+			}
+		}
+		t.Logf("second batch %v: %v", second, scoreClaims(t, synth.Verifier{}, in, "tune"))
+	}
+	for _, m := range f.misses {
+		t.Logf("  miss: %s", m)
+	}
+}
+
+// tuneFold puts a tune-half answer in fold A or B by the second byte of
+// the SHA-256 of its id.
+func tuneFold(id string) string {
+	if sha256.Sum256([]byte(id))[1]%2 == 0 {
+		return "A"
+	}
+	return "B"
+}
+
+// perturbWord is a word as the perturbations see one.
+var perturbWord = regexp.MustCompile(`[A-Za-z][A-Za-z-]*`)
+
+// perturbStop are words too common to exchange.
+var perturbStop = strings.Fields(`the and that this with from have has had was were are for not but its their they them she her his him you your our about into over than then when what which while will would could should been being some more most very just also only like after before because there here other such each every many much made make went said says`)
+
+// perturbContent are the lower-case words of four letters or more that
+// are not too common.
+func perturbContent(s string) []string {
+	var out []string
+	for _, w := range perturbWord.FindAllString(s, -1) {
+		if len(w) >= 4 && !slices.Contains(perturbStop, strings.ToLower(w)) && strings.ToLower(w) == w {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// perturbNames are the capitalised words after the first.
+func perturbNames(s string) []string {
+	var out []string
+	for i, w := range perturbWord.FindAllStringIndex(s, -1) {
+		x := s[w[0]:w[1]]
+		if i > 0 && len(x) >= 3 && x[0] >= 'A' && x[0] <= 'Z' && strings.ToLower(x[1:]) == x[1:] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// replaceFirstWord replaces the first whole-word occurrence of old.
+func replaceFirstWord(s, old, new string) string {
+	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(old) + `\b`)
+	done := false
+	return re.ReplaceAllStringFunc(s, func(m string) string {
+		if done {
+			return m
+		}
+		done = true
+		return new
+	})
+}
+
+// The tune half's faithful claims made unfaithful by rote, to see how
+// far a change lets fabrications through where the tune half's own
+// fabricated claims are too few to tell (run with CAIRN_GROUNDING_TUNE=1
+// -v; CAIRN_GROUNDING_TEST_MISSES=1 lists those accepted): the first and
+// last lower-case content words exchanged, the last replaced by a word of
+// a source the answer does not cite, the middle one by another word of a
+// cited source, an invented tail added, a capitalised name replaced by
+// another of the scenario. Most are fabrications, some are word salad,
+// a few may still be true; the counts compare versions, they are no
+// error rate. The test half is not read.
+func TestGroundingClaimsPerturbed(t *testing.T) {
+	if os.Getenv("CAIRN_GROUNDING_TUNE") == "" {
+		t.Skip("set CAIRN_GROUNDING_TUNE=1 to check the tune half's claims made unfaithful")
+	}
+	cases := loadClaims(t)
+	v := synth.Verifier{}
+	counts := map[string][2]int{}
+	var accepted []string
+	for _, c := range cases {
+		if c.half != "tune" {
+			continue
+		}
+		cited, other := "", ""
+		for _, s := range c.sources {
+			if slices.ContainsFunc(c.draft.Sources, func(ct synth.Citation) bool { return ct.SourceID == s.ID }) {
+				cited += " " + s.Text
+			} else {
+				other += " " + s.Text
+			}
+		}
+		lowCited := strings.ToLower(cited)
+		for _, s := range c.sentences {
+			if s.label != "ok" {
+				continue
+			}
+			text := strings.TrimSpace(s.text)
+			content := perturbContent(text)
+			var variants [][2]string
+			if len(content) >= 2 {
+				a, b := content[0], content[len(content)-1]
+				if a != b {
+					x := replaceFirstWord(text, a, "\x00")
+					x = replaceFirstWord(x, b, a)
+					x = strings.Replace(x, "\x00", b, 1)
+					variants = append(variants, [2]string{"swap", x})
+				}
+			}
+			for _, w := range perturbContent(other) {
+				if !strings.Contains(lowCited, strings.ToLower(w)) && len(content) > 0 {
+					variants = append(variants, [2]string{"moved", replaceFirstWord(text, content[len(content)-1], w)})
+					break
+				}
+			}
+			for _, w := range perturbContent(cited) {
+				if len(content) > 0 && !strings.Contains(strings.ToLower(text), strings.ToLower(w)) && !slices.Contains(content, w) {
+					variants = append(variants, [2]string{"exchanged", replaceFirstWord(text, content[len(content)/2], w)})
+					break
+				}
+			}
+			base := strings.TrimRight(text, ".!")
+			variants = append(variants, [2]string{"tail", base + " at the community pool."}, [2]string{"tail2", base + ", encrypted with a customer-managed key."},
+				[2]string{"tail3", base + " for the second time."})
+			allNames := perturbNames(other + " " + cited)
+			for _, n := range perturbNames(" " + text) {
+				for _, m := range allNames {
+					if m != n && !strings.Contains(text, m) {
+						variants = append(variants, [2]string{"name", replaceFirstWord(text, n, m)})
+						break
+					}
+				}
+				break
+			}
+			for _, vr := range variants {
+				if vr[1] == text {
+					continue
+				}
+				d := synth.Draft{Answer: vr[1], Sources: c.draft.Sources}
+				verdict := v.Check(context.Background(), d, c.sources)
+				ok := len(verdict.Claims) > 0 && !slices.ContainsFunc(verdict.Claims, func(ck synth.ClaimCheck) bool { return !ck.Supported })
+				n := counts[vr[0]]
+				n[1]++
+				if ok {
+					n[0]++
+					accepted = append(accepted, fmt.Sprintf("%s %s: %q (from %q)", c.id, vr[0], vr[1], text))
+				}
+				counts[vr[0]] = n
+			}
+		}
+	}
+	tot := [2]int{}
+	var parts []string
+	for _, k := range []string{"swap", "moved", "exchanged", "tail", "tail2", "tail3", "name"} {
+		parts = append(parts, fmt.Sprintf("%s %d/%d", k, counts[k][0], counts[k][1]))
+		tot[0] += counts[k][0]
+		tot[1] += counts[k][1]
+	}
+	t.Logf("tune half made unfaithful: accepted %d/%d: %s", tot[0], tot[1], strings.Join(parts, ", "))
+	if os.Getenv("CAIRN_GROUNDING_TEST_MISSES") != "" {
+		for _, a := range accepted {
+			t.Logf("  accepted: %s", a)
+		}
 	}
 }

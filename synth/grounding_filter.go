@@ -41,6 +41,7 @@ func keepSupported(d Draft, claims []claim, checks []ClaimCheck) string {
 		}
 	}
 	var out []string
+	var overList []bool // a label line over list items
 	for i, l := range lines {
 		if touched[i] {
 			l = tidyLine(l)
@@ -49,8 +50,9 @@ func keepSupported(d Draft, claims []claim, checks []ClaimCheck) string {
 			}
 		}
 		out = append(out, l)
+		overList = append(overList, i+1 < len(lines) && bulletRE.MatchString(strings.TrimSpace(lines[i+1])))
 	}
-	return strings.TrimSpace(strings.Join(dropBareLabels(out), "\n"))
+	return strings.TrimSpace(strings.Join(dropBareLabels(out, overList), "\n"))
 }
 
 // tidyLine collapses the spaces a removal left; a line left with nothing
@@ -64,14 +66,21 @@ func tidyLine(l string) string {
 	return indent + body
 }
 
-// dropBareLabels drops a label line ("Caroline:") that no list item
-// follows any more.
-func dropBareLabels(lines []string) []string {
+// dropBareLabels drops a label line ("Caroline:") that stands over
+// nothing any more: followed by a blank line, another label or the end,
+// or, over a list, by no list item.
+func dropBareLabels(lines []string, overList []bool) []string {
 	var out []string
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
-		if isLabelLine(t) && (i+1 == len(lines) || !bulletRE.MatchString(strings.TrimSpace(lines[i+1]))) {
-			continue
+		if isLabelLine(t) {
+			next := ""
+			if i+1 < len(lines) {
+				next = strings.TrimSpace(lines[i+1])
+			}
+			if next == "" || isLabelLine(next) || overList[i] && !bulletRE.MatchString(next) {
+				continue
+			}
 		}
 		out = append(out, l)
 	}

@@ -2,6 +2,7 @@ package synth_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -106,6 +107,69 @@ func TestGroundedSeamDropsUnsupportedSentences(t *testing.T) {
 	for _, sent := range ans.Sentences {
 		if strings.Contains(sent.Text, "rotated") || len(sent.Spans) == 0 {
 			t.Fatalf("sentence %+v", sent)
+		}
+	}
+}
+
+// A label that came from the prompt is no claim, wherever it stands: on
+// a line of its own, or opening a line whose sentence starts with a
+// capital ("payments-api: Orders are stored in postgres."). The sentence
+// after it needs the label, so a claim put under another source's label
+// is unsupported, and removing it takes its label along.
+func TestLabelsAreNoClaims(t *testing.T) {
+	srcs := []synth.Source{
+		{ID: "a", Type: "thought", Text: "payments-api: orders are stored in postgres. The service runs on Kubernetes."},
+		{ID: "b", Type: "thought", Text: "billing: retries are capped at five."},
+		{ID: "c", Type: "thought", Text: "Caroline: I went to a support group yesterday."},
+	}
+	cites := []synth.Citation{{SourceID: "a", Span: "orders are stored in postgres"}, {SourceID: "a", Span: "The service runs on Kubernetes."},
+		{SourceID: "b", Span: "retries are capped at five"}, {SourceID: "c", Span: "I went to a support group yesterday"}}
+	for _, tc := range []struct {
+		answer    string
+		claims    []string // the claims, in order
+		supported []bool
+		kept      string // the answer once unsupported claims are out
+	}{
+		{"payments-api: Orders are stored in postgres. billing: Retries are capped at five.",
+			[]string{"Orders are stored in postgres.", "Retries are capped at five."}, []bool{true, true},
+			"payments-api: Orders are stored in postgres. billing: Retries are capped at five."},
+		// The label is what the sentence is about: billing's retries are not payments-api's.
+		{"payments-api: Orders are stored in postgres. payments-api: Retries are capped at five. billing: Retries are capped at five.",
+			[]string{"Orders are stored in postgres.", "Retries are capped at five.", "Retries are capped at five."}, []bool{true, false, true},
+			"payments-api: Orders are stored in postgres. billing: Retries are capped at five."},
+		{"payments-api: The service runs on Nomad.\nbilling: Retries are capped at five.\nCaroline: She went to a support group yesterday.",
+			[]string{"The service runs on Nomad.", "Retries are capped at five.", "She went to a support group yesterday."}, []bool{false, true, true},
+			"billing: Retries are capped at five.\nCaroline: She went to a support group yesterday."},
+		{"Melanie: She went to a support group yesterday.\npayments-api: Orders are stored in postgres.\nbilling: Retries are capped at five.",
+			[]string{"She went to a support group yesterday.", "Orders are stored in postgres.", "Retries are capped at five."}, []bool{false, true, true},
+			"payments-api: Orders are stored in postgres.\nbilling: Retries are capped at five."},
+		// A label line over a plain line stands over it too.
+		{"billing:\nOrders are stored in postgres.\n\npayments-api:\nOrders are stored in postgres.\nbilling: Retries are capped at five.",
+			[]string{"Orders are stored in postgres.", "Orders are stored in postgres.", "Retries are capped at five."}, []bool{false, true, true},
+			"payments-api:\nOrders are stored in postgres.\nbilling: Retries are capped at five."},
+		// With brackets it is no label but a quote of a source (an
+		// entity's "payments-api (service)" before an observation).
+		{"payments-api (service) payments-api: Orders are stored in postgres.",
+			[]string{"payments-api (service) payments-api:", "Orders are stored in postgres."}, []bool{true, true},
+			"payments-api (service) payments-api: Orders are stored in postgres."},
+		// A word that only frames the answer is no label to find.
+		{"Summary: Orders are stored in postgres. Retries are capped at five.",
+			[]string{"Orders are stored in postgres.", "Retries are capped at five."}, []bool{true, true},
+			"Summary: Orders are stored in postgres. Retries are capped at five."},
+	} {
+		r := synth.Verifier{MinSources: 1}.Verify(context.Background(), synth.Draft{Answer: tc.answer, Sources: cites}, srcs)
+		var got []string
+		var sup []bool
+		for _, c := range r.Claims {
+			got = append(got, c.Text)
+			sup = append(sup, c.Supported)
+		}
+		if strings.Join(got, "|") != strings.Join(tc.claims, "|") || fmt.Sprint(sup) != fmt.Sprint(tc.supported) {
+			t.Errorf("%q: claims %q supported %v, want %q %v", tc.answer, got, sup, tc.claims, tc.supported)
+			continue
+		}
+		if r.Refused || r.Answer != tc.kept {
+			t.Errorf("%q: answer %q (refused %v, %s), want %q", tc.answer, r.Answer, r.Refused, r.Notes, tc.kept)
 		}
 	}
 }

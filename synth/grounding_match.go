@@ -38,6 +38,10 @@ type matcher struct {
 	// synonymRank is how many of each word's most frequent senses may be
 	// shared for two words to count as synonyms (0: none).
 	synonymRank int
+	// strict: a light verb of the piece stands for no other verb of the
+	// part (a list's members, checked one by one: "John and Maria
+	// volunteered" is not "we went" of John's).
+	strict bool
 }
 
 // same reports whether the piece's token t may stand for the claim's
@@ -58,6 +62,9 @@ func (m matcher) same(c, t token) bool {
 	if c.stem == t.stem || c.low == t.low {
 		return true
 	}
+	if c.kind == kContent && t.kind == kContent && (derived(c.low, t.low) || derived(t.low, c.low)) {
+		return true // "diet" and "dietary", "health" and "healthy"
+	}
 	if m.lex == nil || t.kind == kName && !m.lex.Known(t.low) {
 		return false
 	}
@@ -67,6 +74,28 @@ func (m matcher) same(c, t token) bool {
 		}
 	}
 	return m.synonymRank > 0 && m.lex.Synonyms(c.low, t.low, m.synonymRank) && !m.lex.Antonyms(c.low, t.low)
+}
+
+// adjectiveSuffixes make an adjective of a noun ("dietary", "healthy",
+// "musical").
+var adjectiveSuffixes = []string{"y", "al", "ary", "ic", "ical", "ful", "ous", "ive"}
+
+// derived reports whether long is short with an adjective's suffix: the
+// same thing said of something ("his diet", "dietary changes").
+func derived(short, long string) bool {
+	if len(short) < 4 || len(long) <= len(short) {
+		return false
+	}
+	base := short
+	if strings.HasSuffix(base, "e") {
+		base = base[:len(base)-1]
+	}
+	for _, suf := range adjectiveSuffixes {
+		if long == short+suf || long == base+suf {
+			return true
+		}
+	}
+	return false
 }
 
 // support is how piece pc supports part p. Every name, number, noun and
@@ -87,7 +116,16 @@ func (m matcher) support(p claimPart, pc *srcPiece, threshold float64) partSuppo
 		why = m.antonymIn(p, pc, best)
 	}
 	if why == "" {
-		why = verbSwapped(p, pc, cands, best)
+		why = m.verbSwapped(p, pc, cands, best)
+	}
+	if why == "" {
+		why = intentDropped(p, pc, best)
+	}
+	if why == "" {
+		why = modifierDetached(p, pc, cands)
+	}
+	if why == "" {
+		why = verbDemoted(p, pc, best)
 	}
 	switch {
 	case missing != "":
@@ -116,8 +154,11 @@ func (m matcher) candidates(p claimPart, pc *srcPiece) (cands [][]int, matched i
 				cands[k] = append(cands[k], j)
 			}
 		}
-		if len(cands[k]) == 0 && slices.ContainsFunc(pc.extra, func(t token) bool { return m.same(c, t) }) {
-			cands[k] = append(cands[k], -1) // the source's label or heading: only when the piece lacks it
+		if len(cands[k]) == 0 && (p.a.role[i] != roleObj || c.kind != kContent) && slices.ContainsFunc(pc.extra, func(t token) bool { return m.same(c, t) }) {
+			// The source's label or heading, only when the piece lacks it,
+			// and not as what the claim's verb acts on: "adds a new
+			// bookworm" is not said by an entry headed "bookworm".
+			cands[k] = append(cands[k], -1)
 		}
 		if len(cands[k]) > 0 {
 			matched++
@@ -139,14 +180,16 @@ func (m matcher) candidates(p claimPart, pc *srcPiece) (cands [][]int, matched i
 // trip"), or use another where the source has one of them.
 var lightVerbs = termsOf(`be am is are was were been have has had get gets got gotten go goes went gone make makes made take takes took taken
 	do does did done give gives gave given come comes came put puts use uses used show shows showed shown keep keeps kept
-	add adds added include includes included provide provides provided offer offers offered contain contains contained`)
+	add adds added include includes included provide provides provided offer offers offered contain contains contained
+	being having getting going making taking doing giving coming putting using showing keeping adding including providing
+	offering containing`)
 
 // verbSwapped returns a reason when the part's verb is not in the piece
 // and the piece's clause has a verb of its own in its place: "Omar
 // reviewed the release" is not "Omar approved the release". A light verb
 // on either side, or a piece without a verb ("New patch to fix a leak"),
 // lets the claim say it in its words.
-func verbSwapped(p claimPart, pc *srcPiece, cands [][]int, choice []int) string {
+func (m matcher) verbSwapped(p claimPart, pc *srcPiece, cands [][]int, choice []int) string {
 	home := -1
 	for _, j := range choice {
 		if j >= 0 && pc.a.role[j] != roleTime {
@@ -158,7 +201,7 @@ func verbSwapped(p claimPart, pc *srcPiece, cands [][]int, choice []int) string 
 		return ""
 	}
 	pv := pc.a.toks[pc.a.pred[home]]
-	if !pv.verb || lightVerbs[pv.low] || slices.Contains(choice, pc.a.pred[home]) {
+	if !pv.verb || lightVerbs[pv.low] && !m.strict || slices.Contains(choice, pc.a.pred[home]) {
 		return ""
 	}
 	for k, i := range p.need {
@@ -170,15 +213,70 @@ func verbSwapped(p claimPart, pc *srcPiece, cands [][]int, choice []int) string 
 	return ""
 }
 
+// verbDemoted returns a reason when the verb that heads the piece's
+// clause stands in the claim as a noun or an adjective, while the claim's
+// clause has no verb, or one that is a noun in the piece: "Helmut Grohne
+// musl the build on fixed" is not "Helmut Grohne fixed the build on
+// musl". A claim that names the deed with a light verb ("Caroline's talk
+// was powerful") keeps a verb of its own.
+func verbDemoted(p claimPart, pc *srcPiece, choice []int) string {
+	at := map[int]int{}
+	for k, i := range p.need {
+		at[i] = k
+	}
+	for k, i := range p.need {
+		j := choice[k]
+		if j < 0 || p.a.toks[i].verb {
+			continue
+		}
+		sv := pc.a.toks[j]
+		if pc.a.pred[pc.a.clause[j]] != j || !sv.verb || lightVerbs[sv.low] {
+			continue
+		}
+		cp := p.a.pred[p.a.clause[i]]
+		if cp >= 0 {
+			k2, ok := at[cp]
+			if !ok || choice[k2] < 0 || pc.a.toks[choice[k2]].verb {
+				continue
+			}
+		}
+		return fmt.Sprintf("the source's verb %q is not the claim's", sv.text)
+	}
+	return ""
+}
+
+// intentDropped returns a reason when the piece only means, wants or
+// plans to do what the claim says is done: "Nina opened a bakery" is not
+// "I want to open a bakery". A claim that keeps a word of intent, of the
+// future or of a possibility ("wants to", "plans to", "will", "is going
+// to", "might"), or says it as a purpose ("to get stronger"), may say it.
+func intentDropped(p claimPart, pc *srcPiece, choice []int) string {
+	for k, i := range p.need {
+		j := choice[k]
+		if !p.a.toks[i].verb || j < 2 || pc.a.toks[j-1].low != "to" || !attitudes[pc.a.toks[j-2].low] || i > 0 && p.a.toks[i-1].low == "to" {
+			continue // a claim's "to get stronger" is a purpose too, not a deed
+		}
+		if slices.ContainsFunc(p.a.toks, func(t token) bool { return attitudes[t.low] || intentWords[t.low] }) {
+			return ""
+		}
+		return fmt.Sprintf("the source says %q %s, not that it was done", pc.a.toks[j-2].text, pc.a.toks[j].text)
+	}
+	return ""
+}
+
+// intentWords say that a claim is about what is meant, to come, or may be.
+var intentWords = termsOf(`will ll would shall should could might may can`)
+
 // core reports whether the claim's word at i must be in the piece that
-// supports it: every word but the verb that heads its clause and adverbs,
-// which may be said in other words ("attended" for "went to").
+// supports it: every word but the verb that heads its clause, light verbs
+// ("using", "shows") and adverbs, which may be said in other words
+// ("attended" for "went to").
 func core(a analysis, i int) bool {
 	t := a.toks[i]
 	if t.kind == kName || t.kind == kNumber || t.noun || t.adj {
 		return true
 	}
-	return t.verb && a.pred[a.clause[i]] != i
+	return t.verb && a.pred[a.clause[i]] != i && !lightVerbs[t.low]
 }
 
 // antonymIn returns a reason when a word of the part is the opposite of a
@@ -342,10 +440,20 @@ func clauseCost(p claimPart, pc *srcPiece, choice []int) (int, string, int) {
 	cost := 0
 	relative := home > 0 && startsRelative(pc, home)
 	for k, j := range choice {
-		if j < 0 || pc.a.role[j] == roleTime || pc.a.clause[j] == home {
+		if j < 0 || pc.a.clause[j] == home {
 			continue
 		}
-		if relative && pc.a.toks[j].noun && !antecedentOf(pc, home, j) || slotTaken(p, pc, choice, home, p.need[k]) {
+		if pc.a.role[j] == roleTime {
+			// A time may come from another clause of the sentence, unless
+			// the clause has a time of its own ("took two weeks"), or from
+			// another sentence.
+			if pc.window || timeTaken(pc, choice, home) {
+				cost += 1000
+			}
+			continue
+		}
+		if relative && pc.a.toks[j].noun && !antecedentOf(pc, home, j) || slotTaken(p, pc, choice, home, p.need[k]) ||
+			pc.window && !addsDetail(p.a, p.need[k]) {
 			cost += 1000
 		}
 	}
@@ -353,6 +461,25 @@ func clauseCost(p claimPart, pc *srcPiece, choice []int) (int, string, int) {
 		return cost, "the source says it of different things: its words stand in different clauses", home
 	}
 	return 0, "", home
+}
+
+// timeTaken reports whether clause home of the piece has a time word the
+// part does not use.
+func timeTaken(pc *srcPiece, choice []int, home int) bool {
+	for u, t := range pc.a.toks {
+		if pc.a.clause[u] == home && pc.a.role[u] == roleTime && t.kind != kFn && !slices.Contains(choice, u) {
+			return true
+		}
+	}
+	return false
+}
+
+// addsDetail reports whether the claim's word at i is the object of a
+// preposition (where, with whom, of what): the sentence of a source that
+// says who did what to whom, and of what kind, must say it all; a
+// sentence beside it may add only such details.
+func addsDetail(a analysis, i int) bool {
+	return strings.HasPrefix(a.role[i], "p:")
 }
 
 // slotTaken reports whether the home clause of the piece has, in the role

@@ -20,7 +20,9 @@ import (
 type srcPiece struct {
 	src  int // the source's index in the context
 	text string
-	a    analysis
+	// window: the piece is two or more sentences of the source together.
+	window bool
+	a      analysis
 	// extra are the source's label, heading and signature words: every
 	// piece of the source holds them, outside its clauses.
 	extra []token
@@ -92,14 +94,28 @@ func (b *pieceBuilder) item(it item) {
 		}
 	}
 	sents := sourceSentences(body)
+	var window [][]token
 	for i, s := range sents {
 		if i > 0 {
 			label = ""
 		}
 		if strings.HasSuffix(s, "?") {
+			window = nil
 			continue // a question asks; it does not say
 		}
-		b.add(s, lineLabel, label, true)
+		toks := b.add(s, lineLabel, label, true)
+		window = append(window, toks)
+		if len(window) > windowSentences {
+			window = window[1:]
+		}
+		for k := len(window) - 2; k >= 0; k-- {
+			var joined []token
+			for _, w := range window[k:] {
+				joined = append(joined, w...)
+			}
+			b.out = append(b.out, srcPiece{src: b.src, text: s, a: analyse(slices.Clone(joined), b.lex, false),
+				extra: append(slices.Clip(b.extra), lineLabel...), window: true})
+		}
 		if i+1 < len(sents) && resultRE.MatchString(sents[i+1]) {
 			next := sents[i+1]
 			if m := exampleRE.FindString(next); m != "" {
@@ -118,7 +134,7 @@ func (b *pieceBuilder) item(it item) {
 // their bill") stands for the subject of the sentence before; a chat's
 // sentence without a subject ("Started when I was young") has the
 // speaker's.
-func (b *pieceBuilder) add(s string, lineLabel []token, label string, sentence bool) {
+func (b *pieceBuilder) add(s string, lineLabel []token, label string, sentence bool) []token {
 	toks := tokenize(s, b.speaker, b.lex)
 	if b.speaker != "" {
 		dropVocatives(toks)
@@ -126,7 +142,8 @@ func (b *pieceBuilder) add(s string, lineLabel []token, label string, sentence b
 	toks = resolvePronouns(toks, b.antecedent)
 	a := analyse(toks, b.lex, false)
 	if b.speaker != "" && opensWithVerb(a) {
-		a = analyse(append([]token{{text: b.speaker, low: b.speaker, stem: b.extra[0].stem, kind: kName, noun: true}}, toks...), b.lex, false)
+		toks = append([]token{{text: b.speaker, low: b.speaker, stem: b.extra[0].stem, kind: kName, noun: true}}, toks...)
+		a = analyse(toks, b.lex, false)
 	}
 	if sentence {
 		b.antecedent = subjectOf(a)
@@ -140,7 +157,16 @@ func (b *pieceBuilder) add(s string, lineLabel []token, label string, sentence b
 		b.lead = ""
 	}
 	b.out = append(b.out, srcPiece{src: b.src, text: s, a: a, extra: append(slices.Clip(b.extra), lineLabel...), quotes: quotes})
+	return toks
 }
+
+// windowSentences is how many sentences of a source in a row may
+// support one part of a claim together ("I attended this awesome event
+// recently. It was like a car lover's paradise! They had so many classic
+// cars on show"). Only the sentence holding the part's clause may say
+// who did what to whom, and of what kind; the others may add only a
+// preposition's object (addsDetail).
+const windowSentences = 3
 
 // thirdPerson are the pronouns that may stand for the subject of the
 // sentence before; possessive ones make it a possessor.
@@ -155,10 +181,14 @@ func resolvePronouns(toks []token, antecedent []token) []token {
 		return toks
 	}
 	named := slices.ContainsFunc(antecedent, func(t token) bool { return t.kind == kName && !firstPerson[strings.ToLower(t.text)] })
+	speaker := slices.ContainsFunc(antecedent, func(t token) bool { return firstPerson[strings.ToLower(t.text)] })
 	var out []token
 	for i, t := range toks {
 		poss, ok := thirdPerson[t.low]
-		if !ok || !t.isWord() || (t.low == "he" || t.low == "she" || t.low == "him" || t.low == "his") && !named || firstClauseEnded(toks, i) {
+		personal := t.low == "he" || t.low == "she" || t.low == "him" || t.low == "his"
+		if !ok || !t.isWord() || personal && !named || !personal && speaker || firstClauseEnded(toks, i) {
+			// "It was like a car lover's paradise" after "I attended this
+			// event": "it" is not the speaker.
 			out = append(out, t)
 			continue
 		}

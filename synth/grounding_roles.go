@@ -77,7 +77,7 @@ func analyse(toks []token, lex *lexicon.Lexicon, forClaim bool) analysis {
 		p, cop, passive := predicate(toks, starts[k], end)
 		a.pred, a.cop = append(a.pred, p), append(a.cop, cop)
 		for i := starts[k]; i < end; i++ {
-			if toks[i].noun {
+			if toks[i].noun || personalPronoun(toks, i) {
 				a.role[i] = nounRole(toks, starts[k], i, p, cop, passive)
 			}
 		}
@@ -90,6 +90,20 @@ func analyse(toks []token, lex *lexicon.Lexicon, forClaim bool) analysis {
 		}
 	}
 	return a
+}
+
+// personalPronouns stand for someone or something the clause does not
+// name; their roles are read like a noun's.
+var personalPronouns = termsOf(`i you he she it we they me him us them her`)
+
+// personalPronoun reports whether the token at i is a personal pronoun
+// ("her" only before no noun: "gave her the pendant", not "her mother").
+func personalPronoun(toks []token, i int) bool {
+	t := toks[i]
+	if !t.isWord() || t.kind != kFn || !personalPronouns[t.low] {
+		return false
+	}
+	return t.low != "her" || i+1 >= len(toks) || !(toks[i+1].noun || toks[i+1].adj)
 }
 
 // tagWords marks content words as verbs, nouns or adjectives, from what
@@ -147,8 +161,12 @@ func tagOf(toks []token, i int, c lexicon.Counts, inflectedVerb bool) (verb, nou
 		return true, false, false // an instruction or a changelog's line: "Speed up symbol counting", "Fix build on musl"
 	}
 	switch {
+	case c == lexicon.Counts{} && len(t.low) > 5 && strings.HasSuffix(t.low, "ly"):
+		return false, false, false // an adverb WordNet does not know: "canonically", "lexicographically"
 	case c == lexicon.Counts{}:
 		return false, true, false // a word WordNet does not know: a thing's name
+	case c.Has(lexicon.Adv) && !c.Has(lexicon.Verb) && !c.Has(lexicon.Noun) && !c.Has(lexicon.Adj):
+		return false, false, false // only an adverb: "regularly"
 	case afterAux && c.Has(lexicon.Verb):
 		return true, false, false
 	case afterDet:
@@ -569,6 +587,9 @@ func npInternal(u token) bool {
 // time: "on the day", "two weekends ago").
 func np(toks []token, i int, set map[string]bool) bool {
 	for j := i; j < len(toks) && j <= i+2; j++ {
+		if j > i && timeAdverbs[toks[j].low] {
+			return false // "a support group yesterday": the group is no time
+		}
 		if set[toks[j].low] {
 			return true
 		}
@@ -578,6 +599,10 @@ func np(toks []token, i int, set map[string]bool) bool {
 	}
 	return false
 }
+
+// timeAdverbs are times that stand alone, never the noun a phrase ends
+// with.
+var timeAdverbs = termsOf(`yesterday today tomorrow tonight recently lately earlier later soon`)
 
 // nearYear reports whether a short number stands beside a year, as the
 // month and day of a date ("2026-07-28", "08 May 2025").

@@ -179,3 +179,110 @@ func TestVerifierReadsStructure(t *testing.T) {
 		}
 	}
 }
+
+// A claim may rest on two or three sentences of a source in a row, the
+// others adding only a preposition's object to the sentence that says
+// who did what; a cause may be said with "caused by"; what a source only
+// wants or plans is not done.
+func TestVerifierReadsAcrossSentences(t *testing.T) {
+	src := []synth.Source{
+		{ID: "h", Text: "Dave: I attended a car show last weekend. It was like a paradise! They had so many classic cars on display."},
+		{ID: "i", Text: "The outage was caused by an expired certificate. The fix took an hour."},
+		{ID: "j", Text: "Nina: I want to open a bakery next year. I've been baking bread since I was a kid."},
+	}
+	var cites []synth.Citation
+	for _, s := range src {
+		cites = append(cites, synth.Citation{SourceID: s.ID, Span: s.Text[:15]})
+	}
+	for _, tc := range []struct {
+		claim     string
+		supported bool
+	}{
+		{"Dave attended a car show with many classic cars.", true},
+		{"Dave attended a car show last weekend.", true},
+		{"Dave attended a classic car show.", false}, // "classic" is said of the cars, in another sentence
+		{"An expired certificate caused the outage.", true},
+		{"The outage caused an expired certificate.", false},
+		{"The certificate expired because of the outage.", false},
+		{"The fix took an hour.", true},
+		{"The outage took an hour.", false},
+		{"Nina wants to open a bakery next year.", true},
+		{"Nina plans to open a bakery next year.", true},
+		{"Nina opened a bakery.", false},
+		{"Nina has opened a bakery.", false},
+		{"Nina is opening a bakery next year.", false},
+		{"Nina has been baking bread since she was a kid.", true},
+		{"Nina has been baking cakes since she was a kid.", false},
+	} {
+		res := synth.Verifier{MinSources: 1, MinCoverage: 1}.Check(context.Background(), synth.Draft{Answer: tc.claim, Sources: cites}, src)
+		if len(res.Claims) != 1 {
+			t.Errorf("%q: %d claims", tc.claim, len(res.Claims))
+			continue
+		}
+		if c := res.Claims[0]; c.Supported != tc.supported {
+			t.Errorf("%q: supported %v, want %v (%s)", tc.claim, c.Supported, tc.supported, c.Reason)
+		}
+	}
+}
+
+// A modifier goes with the noun it modifies in the source, the source's
+// verb is the claim's, and a word the sources use as a name is a name at
+// the start of a claim too.
+func TestVerifierReadsNounPhrases(t *testing.T) {
+	src := []synth.Source{
+		{ID: "a", Text: "Caroline: I went to a LGBTQ support group yesterday and it was so powerful."},
+		{ID: "b", Text: "John: My old area was hit by a nasty flood last week."},
+		{ID: "c", Text: "tar (1.34+dfsg-1.2+deb12u1) bookworm; urgency=medium\n\n  * Fix handling of extended header prefixes (CVE-2023-39804)\n\n" +
+			" -- Salvatore Bonaccorso <carnil@debian.org>  Sat, 20 Jan 2024 10:27:07 +0100"},
+		{ID: "d", Text: "James: I've been playing my favourite game called Apex Legends with my team."},
+		{ID: "e", Text: "John: Nice one, James! I bought a new laptop with a huge screen."},
+	}
+	var cites []synth.Citation
+	for _, s := range src {
+		cites = append(cites, synth.Citation{SourceID: s.ID, Span: s.Text[:12]})
+	}
+	for _, tc := range []struct {
+		claim     string
+		supported bool
+	}{
+		{"Caroline went to a LGBTQ support group yesterday.", true},
+		{"Caroline went to a LGBTQ powerful group yesterday.", false}, // "powerful" said of the visit, not of the group
+		{"John's old area was hit by a nasty flood last week.", true},
+		{"John's old week was hit by a nasty flood last area.", false},
+		{"tar 1.34+dfsg-1.2+deb12u1 fixes the extended header prefix handling.", true}, // "handling of ... prefixes"
+		{"John bought a new laptop with a huge screen.", true},
+		{"John bought a huge laptop with a new screen.", false},
+		{"James plays his favourite game Apex Legends with his team.", true}, // "James" opens the claim, and is a name
+		{"Salvatore Bonaccorso fixed the bookworm header.", false},           // a word of the entry's heading is not what it fixes
+		{"John bought a new laptop.", true},
+		{"John laptop a new bought.", false}, // the source's verb stands as a noun, the claim has none
+	} {
+		res := synth.Verifier{MinSources: 1, MinCoverage: 1}.Check(context.Background(), synth.Draft{Answer: tc.claim, Sources: cites}, src)
+		if got := len(res.Claims) == 1 && res.Claims[0].Supported; got != tc.supported {
+			t.Errorf("%q: supported %v, want %v (%+v)", tc.claim, got, tc.supported, res.Claims)
+		}
+	}
+}
+
+// A light verb that heads no clause ("using") may be left out by the
+// source, an adverb WordNet does not know ("canonically") is no noun, and
+// a noun may stand for its adjective ("diet" for "dietary").
+func TestVerifierLightVerbsAndAdverbs(t *testing.T) {
+	src := []synth.Source{
+		{ID: "a", Text: "The examples cover hybrid search with Ollama (Reciprocal Rank Fusion)."},
+		{ID: "b", Text: "ULID: Canonically encoded as a 26 character string"},
+		{ID: "c", Text: "Evan: I made some dietary changes, like cutting down on sugary snacks."},
+	}
+	cites := []synth.Citation{{SourceID: "a", Span: "hybrid search with Ollama"}, {SourceID: "b", Span: "Canonically encoded"},
+		{SourceID: "c", Span: "I made some dietary changes"}}
+	for claim, want := range map[string]bool{
+		"One example does hybrid search with Ollama using Reciprocal Rank Fusion.":     true,
+		"One example does hybrid search with Ollama replacing Reciprocal Rank Fusion.": false, // "replacing" is no light verb
+		"A ULID is canonically encoded as a 26 character string.":                      true,
+	} {
+		res := synth.Verifier{MinSources: 1, MinCoverage: 1}.Check(context.Background(), synth.Draft{Answer: claim, Sources: cites}, src)
+		if got := len(res.Claims) == 1 && res.Claims[0].Supported; got != want {
+			t.Errorf("%q: supported %v, want %v (%+v)", claim, got, want, res.Claims)
+		}
+	}
+}

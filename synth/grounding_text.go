@@ -101,7 +101,7 @@ func sentencesOf(text string, colons bool) []string {
 				}
 				r, _ := utf8.DecodeRuneInString(strings.TrimLeft(line[j:], " "))
 				lower := unicode.IsLower(r) && c != ':' && !strings.HasSuffix(line[start:i], "etc")
-				if !lower && !unicode.IsUpper(r) && !unicode.IsDigit(r) && !strings.ContainsRune(`"'([“‘@`, r) {
+				if !lower && !unicode.IsUpper(r) && !unicode.IsDigit(r) && !strings.ContainsRune(`"'([“‘@-<>*#$~`+"`", r) {
 					continue
 				}
 			}

@@ -154,7 +154,38 @@ func tokenize(text, speaker string, lex *lexicon.Lexicon) []token {
 		out = appendWord(out, w, start, speaker, lex)
 		start = false
 	}
+	lighten(out)
 	return out
+}
+
+// attitudes are verbs of intending and hoping: "wants to build", "plans
+// to keep", "hopes his music can": what follows is the claim; "going to"
+// and "will" say as much.
+var attitudes = termsOf(`want wants wanted wanting plan plans planned planning hope hopes hoped hoping intend intends intended
+	intending aim aims aimed aiming wish wishes wished going`)
+
+// timeParticles end a time ("two weeks ago", "a few years back", "a few
+// days earlier"): they say when, as the time's words do.
+var timeParticles = termsOf(`ago back earlier before prior`)
+
+// lighten makes light the words that only frame a claim: an attitude
+// verb before "to" (or "hope" before its clause), a time's particle.
+func lighten(toks []token) {
+	for i := range toks {
+		t := &toks[i]
+		if t.kind != kContent {
+			continue
+		}
+		next := ""
+		if i+1 < len(toks) {
+			next = toks[i+1].low
+		}
+		switch {
+		case attitudes[t.low] && (next == "to" || strings.HasPrefix(t.low, "hop") && next != "" && toks[i+1].isWord()),
+			timeParticles[t.low] && i > 0 && timeWords[toks[i-1].low]:
+			t.kind = kFn
+		}
+	}
 }
 
 // appendWord appends a word's tokens: the word, and what a contraction or
@@ -288,3 +319,43 @@ func isName(w string, start bool, lex *lexicon.Lexicon) bool {
 // have been seen as a common word in WordNet's concordance (its tag
 // counts, plus one per part of speech) and still be read as a name.
 const rareWord = 3
+
+// contextNames are the words the sources use as names: a speaker's or a
+// label's ("James: ..."), and a capitalised word after the start of a
+// sentence that is not a common word there ("Thanks, James!"). A
+// sentence of a claim may open with one ("James plays Apex Legends"),
+// where a word WordNet knows well ("James" as the plural of "jam", "Will",
+// "Grace") would otherwise be read as a common word.
+func contextNames(sources []Source, lex *lexicon.Lexicon) map[string]bool {
+	names := map[string]bool{}
+	for _, src := range sources {
+		for _, line := range strings.Split(src.Text, "\n") {
+			if words := lexical.Label(line); len(words) == 1 {
+				names[words[0]] = true
+			}
+			for _, t := range tokenize(line, "", lex) {
+				if t.kind == kName && !t.start && t.text != strings.ToUpper(t.text) && isCapitalised(t.text) {
+					names[t.low] = true
+				}
+			}
+		}
+	}
+	return names
+}
+
+// isCapitalised reports whether a word opens with a capital and goes on
+// in lower case ("James", not "CLI" or "GitHub").
+func isCapitalised(w string) bool {
+	r, n := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r) && !strings.ContainsFunc(w[n:], unicode.IsUpper)
+}
+
+// promoteNames makes a word opening a sentence a name when the sources
+// use it as one.
+func promoteNames(toks []token, names map[string]bool) {
+	for i, t := range toks {
+		if t.start && t.kind == kContent && names[t.low] && isCapitalised(t.text) {
+			toks[i].kind, toks[i].noun, toks[i].stem = kName, true, t.low
+		}
+	}
+}

@@ -30,7 +30,9 @@ const MaxImportBytes = 1 << 30
 
 // ImportOptions tune an import.
 type ImportOptions struct {
-	// Progress, when set, is called as records are written.
+	// Progress, when set, is called as records are written: total is -1
+	// while JSON Lines are still being read, and the number of records
+	// once they are all written.
 	Progress func(done, total int)
 	// EmbedProgress, when set, is called as the imported records are
 	// embedded, after they are written.
@@ -62,38 +64,255 @@ type ImportReport struct {
 	Pending  int `json:"pending"`
 }
 
-// Import reads a file of records (FormatJSONL or FormatParity, detected from
-// the content) and writes it all in one transaction: every record, or, when
-// any record is invalid or clashes with the database, none. Errors name the
-// line or record at fault.
+// count adds the records of d to the report.
+func (rep *ImportReport) count(d memory.Dump) {
+	rep.Observations += len(d.Observations) + len(d.Logged)
+	rep.Capsules += len(d.Capsules)
+	rep.Summaries += len(d.Summaries)
+	rep.Pins += len(d.Pins)
+	rep.Thoughts += len(d.Thoughts)
+	rep.Entities += len(d.Entities)
+	rep.EntityObservations += len(d.KGObservations)
+	rep.Edges += len(d.Edges)
+	rep.Code += len(d.CodeRepos) + len(d.Artifacts) + len(d.CodeFiles) + len(d.CodeEntities) +
+		len(d.CodeLedger) + len(d.Episodes) + len(d.HydrationRows) + len(d.Gates)
+}
+
+// Import reads a file of records (FormatJSONL or FormatParity, detected
+// from the content) and writes it in one transaction: every record, or,
+// when any record is invalid or clashes with the database, none. Errors
+// name the line or record at fault.
+//
+// JSON Lines are written as they are read, a part of at most partRecords
+// records at a time, into that one transaction, so an import holds one
+// part in memory, not the file. Records that may name a record on a later
+// line (capsules, observations to record that name a capsule or a
+// session, summaries, pins, entity observations, edges and code memory)
+// are held and written last, in the order a whole file is written in, so
+// the outcome does not depend on where the parts fall.
 func (m *Mover) Import(ctx context.Context, r io.Reader, opts ImportOptions) (ImportReport, error) {
-	dump, lines, rep, err := m.read(ctx, r)
+	rep := ImportReport{Format: FormatJSONL}
+	in := &boundedReader{r: r, left: MaxImportBytes}
+	br := bufio.NewReaderSize(in, 64<<10)
+	// first is the input up to its first line that is not blank.
+	var first []byte
+	for {
+		line, err := readLine(br)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return rep, readError(err)
+		}
+		first = append(first, line...)
+		if err != nil || len(bytes.TrimSpace(line)) > 0 {
+			break
+		}
+	}
+	if head := bytes.TrimSpace(first); len(head) > 0 && json.Valid(head) && !isParityDataset(head) {
+		return m.importJSONL(ctx, io.MultiReader(bytes.NewReader(first), br), in, opts, rep)
+	}
+	// A parity dataset is one JSON document: it is read whole, as is
+	// input that is neither format (for its error).
+	rest, err := io.ReadAll(br)
+	if err != nil {
+		return rep, readError(err)
+	}
+	if in.over {
+		return rep, tooBig()
+	}
+	data := append(first, rest...)
+	if !isParityDataset(data) {
+		return m.importJSONL(ctx, bytes.NewReader(data), in, opts, rep)
+	}
+	rep.Format = FormatParity
+	dump, skipped, err := m.parseParity(ctx, data)
+	rep.Skipped = skipped
 	if err != nil {
 		return rep, err
 	}
-	total := dump.Len()
-	if total == 0 {
+	if dump.Len() == 0 {
 		return rep, memory.Errorf(memory.CodeInvalidParams, "the import holds no records")
 	}
-	if err := checkCodeDump(dump); err != nil {
-		return rep, lines.name(err)
-	}
+	total := dump.Len()
 	progress := func(done int) {
 		if opts.Progress != nil {
 			opts.Progress(done, total)
 		}
 	}
 	if err := m.Store.Import(ctx, dump, progress); err != nil {
-		return rep, lines.name(err)
+		return rep, err
 	}
-	rep.Observations = len(dump.Observations) + len(dump.Logged)
-	rep.Capsules, rep.Summaries, rep.Pins = len(dump.Capsules), len(dump.Summaries), len(dump.Pins)
-	rep.Thoughts, rep.Entities = len(dump.Thoughts), len(dump.Entities)
-	rep.EntityObservations, rep.Edges = len(dump.KGObservations), len(dump.Edges)
-	rep.Code = len(dump.CodeRepos) + len(dump.Artifacts) + len(dump.CodeFiles) + len(dump.CodeEntities) +
-		len(dump.CodeLedger) + len(dump.Episodes) + len(dump.HydrationRows) + len(dump.Gates)
+	rep.count(dump)
 	rep.Embedded, rep.Pending = m.embed(ctx, opts.EmbedProgress, true)
 	return rep, nil
+}
+
+// importJSONL writes JSON Lines read from r (in says whether the input
+// was cut short or failed) through the store's Load, a part at a time.
+func (m *Mover) importJSONL(ctx context.Context, r io.Reader, in *boundedReader, opts ImportOptions, rep ImportReport) (ImportReport, error) {
+	loader, ok := m.Store.(memory.Loader)
+	if !ok {
+		return rep, memory.Errorf(memory.CodeInternal, "this store cannot import JSON Lines")
+	}
+	p := m.newParts(r, in)
+	first, err := p.next()
+	if err != nil {
+		return rep, err
+	}
+	if first.Len() == 0 {
+		return rep, memory.Errorf(memory.CodeInvalidParams, "the import holds no records")
+	}
+	next := func() (memory.Dump, error) {
+		if first.Len() > 0 {
+			d := first
+			first = memory.Dump{}
+			return d, nil
+		}
+		return p.next()
+	}
+	progress := func(done int) {
+		if opts.Progress != nil {
+			opts.Progress(done, -1)
+		}
+	}
+	if err := loader.Load(ctx, next, progress, nil); err != nil {
+		if p.failed == nil {
+			// The store's error about a record of the part it was
+			// writing: name its line.
+			err = p.lines.name(err)
+		}
+		return rep, err
+	}
+	written := p.written
+	written.Format = rep.Format
+	if opts.Progress != nil {
+		n := written.Observations + written.Capsules + written.Summaries + written.Pins + written.Thoughts +
+			written.Entities + written.EntityObservations + written.Edges + written.Code
+		opts.Progress(n, n)
+	}
+	written.Embedded, written.Pending = m.embed(ctx, opts.EmbedProgress, true)
+	return written, nil
+}
+
+// Bounds of one part of a JSON Lines import: it ends at partRecords
+// records or once its lines pass partBytes.
+const (
+	partRecords = 1000
+	partBytes   = 8 << 20
+)
+
+// parts reads JSON Lines a part at a time: the records that can be
+// written as soon as they are read, then, once the input ends, the held
+// ones.
+type parts struct {
+	m    *Mover
+	sc   *bufio.Scanner
+	in   *boundedReader
+	now  int64
+	line int
+	eof  bool
+	// held are the records written last, with their lines; heldGiven
+	// says they were.
+	held      memory.Dump
+	heldLines recordLines
+	heldGiven bool
+	// lines are the lines of the part last given, for the store's errors
+	// about its records; failed is the error next gave, if any (it names
+	// its line already).
+	lines  recordLines
+	failed error
+	// written counts the records of the parts given.
+	written ImportReport
+}
+
+func (m *Mover) newParts(r io.Reader, in *boundedReader) *parts {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 4*m.MaxBytes+1<<20)
+	return &parts{m: m, sc: sc, in: in, now: m.Now(), heldLines: recordLines{}}
+}
+
+// next returns the next part; an empty one once every record was given.
+func (p *parts) next() (memory.Dump, error) {
+	d, lines, err := p.read()
+	switch {
+	case err != nil:
+		p.failed = err
+		return memory.Dump{}, err
+	case d.Len() == 0 && !p.heldGiven:
+		p.heldGiven = true
+		d, lines = p.held, p.heldLines
+		p.held, p.heldLines = memory.Dump{}, nil
+		if err := checkCodeDump(d); err != nil {
+			p.failed = lines.name(err)
+			return memory.Dump{}, p.failed
+		}
+	}
+	p.lines = lines
+	p.written.count(d)
+	return d, nil
+}
+
+// read parses lines until a part is full or the input ends. Blank lines
+// are skipped; held records go to p.held.
+func (p *parts) read() (memory.Dump, recordLines, error) {
+	var d memory.Dump
+	lines := recordLines{}
+	size := 0
+	for !p.eof && d.Len() < partRecords && size < partBytes {
+		if !p.sc.Scan() {
+			p.eof = true
+			if err := p.scanError(); err != nil {
+				return d, lines, err
+			}
+			break
+		}
+		p.line++
+		text := bytes.TrimSpace(p.sc.Bytes())
+		if len(text) == 0 {
+			continue
+		}
+		size += len(text)
+		rec, err := p.m.parseLine(text, p.now)
+		if err != nil {
+			if ferr := p.inputError(); ferr != nil {
+				// A line cut short by the limit or by a failed read
+				// reads as broken: say why instead.
+				return d, lines, ferr
+			}
+			return d, lines, memory.Prefixed(err, "line %d: ", p.line)
+		}
+		into, at := &d, lines
+		if !rec.streamed() {
+			into, at = &p.held, p.heldLines
+		}
+		rec.addTo(into)
+		at[rec.section()] = append(at[rec.section()], p.line)
+	}
+	return d, lines, nil
+}
+
+// scanError is why the input ended, when it did not simply end.
+func (p *parts) scanError() error {
+	if err := p.inputError(); err != nil {
+		return err
+	}
+	if err := p.sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return memory.Wrap(memory.CodeInvalidParams, err, "line %d is over %d bytes", p.line+1, 4*p.m.MaxBytes+1<<20)
+		}
+		return memory.Wrap(memory.CodeInvalidParams, err, "line %d cannot be read", p.line+1)
+	}
+	return nil
+}
+
+// inputError is the input's own failure: over the limit, or a read that
+// failed.
+func (p *parts) inputError() error {
+	switch {
+	case p.in.over:
+		return tooBig()
+	case p.in.err != nil:
+		return readError(p.in.err)
+	}
+	return nil
 }
 
 func isParityDataset(data []byte) bool {
@@ -106,58 +325,6 @@ func isParityDataset(data []byte) bool {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	return dec.Decode(&probe) == nil && probe.Format == FormatParity && !dec.More()
-}
-
-// read parses an import as it arrives. JSON Lines, whose first line that
-// is not blank is a JSON object on its own, is read line by line, so the input is never
-// held whole (only the records parsed from it); anything else (a parity
-// dataset, which is one JSON document, or input that is neither) is read
-// whole, up to MaxImportBytes, and parsed then.
-func (m *Mover) read(ctx context.Context, r io.Reader) (memory.Dump, recordLines, ImportReport, error) {
-	rep := ImportReport{Format: FormatJSONL}
-	in := &boundedReader{r: r, left: MaxImportBytes}
-	br := bufio.NewReaderSize(in, 64<<10)
-	// first is the input up to its first line that is not blank.
-	var first []byte
-	for {
-		line, err := readLine(br)
-		if err != nil && !errors.Is(err, io.EOF) {
-			return memory.Dump{}, nil, rep, readError(err)
-		}
-		first = append(first, line...)
-		if err != nil || len(bytes.TrimSpace(line)) > 0 {
-			break
-		}
-	}
-	head := bytes.TrimSpace(first)
-	if len(head) > 0 && json.Valid(head) && !isParityDataset(head) {
-		dump, lines, err := m.parseJSONL(io.MultiReader(bytes.NewReader(first), br))
-		// A line cut short by the limit or by a failed read reads as
-		// broken: say why instead.
-		switch {
-		case in.over:
-			err = tooBig()
-		case in.err != nil:
-			err = readError(in.err)
-		}
-		return dump, lines, rep, err
-	}
-	rest, err := io.ReadAll(br)
-	if err != nil {
-		return memory.Dump{}, nil, rep, readError(err)
-	}
-	if in.over {
-		return memory.Dump{}, nil, rep, tooBig()
-	}
-	data := append(first, rest...)
-	if isParityDataset(data) {
-		rep.Format = FormatParity
-		dump, skipped, err := m.parseParity(ctx, data)
-		rep.Skipped = skipped
-		return dump, nil, rep, err
-	}
-	dump, lines, err := m.parseJSONL(bytes.NewReader(data))
-	return dump, lines, rep, err
 }
 
 // readLine reads up to and including the next newline, or all of a
@@ -227,68 +394,74 @@ func (l recordLines) name(err error) error {
 	return err
 }
 
-// parseJSONL reads JSON Lines. Blank lines are skipped.
-func (m *Mover) parseJSONL(r io.Reader) (memory.Dump, recordLines, error) {
-	var d memory.Dump
-	lines := recordLines{}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(nil, 4*m.MaxBytes+1<<20)
-	now := m.Now()
-	line := 0
-	for sc.Scan() {
-		line++
-		text := bytes.TrimSpace(sc.Bytes())
-		if len(text) == 0 {
-			continue
-		}
-		section, err := m.parseLine(&d, text, now)
-		if err != nil {
-			return d, lines, memory.Prefixed(err, "line %d: ", line)
-		}
-		lines[section] = append(lines[section], line)
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return d, lines, memory.Wrap(memory.CodeInvalidParams, err, "line %d is over %d bytes", line+1, 4*m.MaxBytes+1<<20)
-		}
-		return d, lines, memory.Wrap(memory.CodeInvalidParams, err, "line %d cannot be read", line+1)
-	}
-	return d, lines, nil
-}
-
 // recordKeys are the keys of the records Export writes, one to a line.
 var recordKeys = map[string]bool{"observation": true, "capsule": true, "summary": true, "pin": true,
 	"thought": true, "kg_entity": true, "kg_observation": true, "kg_edge": true,
 	"code_repo": true, "code_artifact": true, "code_file": true, "code_entity": true, "code_transition": true,
 	"code_episode": true, "code_hydration": true, "code_gate": true}
 
-// parseLine reads one line into d and returns the section it joined.
-func (m *Mover) parseLine(d *memory.Dump, text []byte, now int64) (memory.Section, error) {
+// parsedLine is one line of JSON Lines: a record as Export writes it, or
+// an observation to record.
+type parsedLine struct {
+	rec    memory.Record
+	logged *memory.NewObservation
+}
+
+func (l parsedLine) section() memory.Section {
+	if l.logged != nil {
+		return memory.SectionLogged
+	}
+	return l.rec.Section()
+}
+
+func (l parsedLine) addTo(d *memory.Dump) {
+	if l.logged != nil {
+		d.Logged = append(d.Logged, *l.logged)
+		return
+	}
+	d.Add(l.rec)
+}
+
+// streamed reports whether the record can be written as soon as it is
+// read: it names no record another line may hold. An observation to
+// record that names a capsule or a session joins that capsule (or the
+// session's open one), which a later line may create.
+func (l parsedLine) streamed() bool {
+	if l.logged != nil {
+		return l.logged.CapsuleID == "" && l.logged.Scope.SessionID == ""
+	}
+	switch l.rec.Section() {
+	case memory.SectionObservations, memory.SectionThoughts, memory.SectionEntities:
+		return true
+	}
+	return false
+}
+
+// parseLine reads one line that is not blank.
+func (m *Mover) parseLine(text []byte, now int64) (parsedLine, error) {
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(text, &keys); err != nil {
-		return "", memory.Errorf(memory.CodeInvalidParams, "not a JSON object")
+		return parsedLine{}, memory.Errorf(memory.CodeInvalidParams, "not a JSON object")
 	}
 	if len(keys) == 1 {
 		for k := range keys {
 			if recordKeys[k] {
 				var rec memory.Record
 				if err := memory.DecodeStrict(text, &rec); err != nil {
-					return "", err
+					return parsedLine{}, err
 				}
 				if err := m.checkRecord(&rec); err != nil {
-					return "", err
+					return parsedLine{}, err
 				}
-				d.Add(rec)
-				return rec.Section(), nil
+				return parsedLine{rec: rec}, nil
 			}
 		}
 	}
 	o, err := m.Logged(text, now)
 	if err != nil {
-		return "", err
+		return parsedLine{}, err
 	}
-	d.Logged = append(d.Logged, o)
-	return memory.SectionLogged, nil
+	return parsedLine{logged: &o}, nil
 }
 
 // parityDataset is the shape of a kindling-parity dataset.json.

@@ -22,7 +22,9 @@ about 2 KiB a line made as they are sent, and report how the server
 answered and its peak resident memory (from the operating system, after it
 stops). The server runs at most a few imports at once and answers the rest
 503 with Retry-After; with --retry (the default) such a client waits as told
-and sends its import again, until every import is written.`,
+and sends its import again, until every import is written. Then one search
+makes the retrieval index catch up on what the imports wrote, before the
+server stops.`,
 		Example: `  cairn bench imports
   cairn bench imports --clients 6 --size 250MiB --json`,
 		Args: usageArgs(cobra.NoArgs),
@@ -41,8 +43,8 @@ and sends its import again, until every import is written.`,
 				return err
 			}
 			return a.show(rep, func() error {
-				fmt.Fprintf(a.out, "%d imports of %d MiB sent at once: %d written (%d records), %d failed, %d busy answers, %.1f s\n",
-					rep.Clients, rep.BodyBytes>>20, rep.Accepted, rep.Records, rep.Failed, rep.Busy, rep.Seconds)
+				fmt.Fprintf(a.out, "%d imports of %d MiB sent at once: %d written (%d records), %d failed, %d busy answers, %.1f s; a search after them %.1f s\n",
+					rep.Clients, rep.BodyBytes>>20, rep.Accepted, rep.Records, rep.Failed, rep.Busy, rep.Seconds, rep.SearchSeconds)
 				fmt.Fprintf(a.out, "server resident memory: %.0f MiB at start, %.0f MiB at peak (sampled peaks: %.0f MiB anonymous, %.0f MiB file-backed)\n",
 					rep.StartRSSMiB, rep.PeakRSSMiB, rep.PeakAnonMiB, rep.PeakFileMiB)
 				for _, e := range rep.Errors {

@@ -228,6 +228,9 @@ func (a *app) serveHTTP(ctx context.Context, addr string, limits httpapi.Options
 	case <-ctx.Done():
 	}
 	fmt.Fprintln(a.err, "cairn: shutting down; finishing requests in flight")
+	// Index jobs stop first (nothing of an unfinished one is written), so
+	// a request waiting on one answers now rather than hold the shutdown.
+	eng.StopCodeIndexJobs()
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {

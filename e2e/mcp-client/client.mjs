@@ -19,7 +19,7 @@ const expectedTools = ["retrieve", "log", "capsule_open", "summary_set", "capsul
   "kg_entities", "kg_observe", "kg_observation_delete", "kg_edge_create", "kg_edge_delete", "kg_edges", "inner_voice_retrieve",
   "inner_voice", "kg_candidates", "knowledgegraph_moderate", "maintenance_ops",
   "inner_voice_sessions", "inner_voice_session", "inner_voice_session_delete",
-  "code_index", "code_hydrate", "code_propose", "code_promote", "code_verify", "code_entities", "code_artifact_forget",
+  "code_index", "code_index_status", "code_index_jobs", "code_index_cancel", "code_hydrate", "code_propose", "code_promote", "code_verify", "code_entities", "code_artifact_forget",
   "introspect_hydration", "introspect_entity", "introspect_gates",
   "context_session_start", "context_pre_compact", "record_history",
   "status", "doctor", "reembed", "config"];
@@ -256,8 +256,27 @@ async function main() {
   const repoId = "e2e-" + mode;
   fs.writeFileSync(path.join(repo, "auth.go"), "package auth\n\n// ValidateToken checks a token.\nfunc ValidateToken(t string) bool {\n\treturn t != \"\"\n}\n\n// Refresh renews a token.\nfunc Refresh(t string) string {\n\treturn t + \"!\"\n}\n");
   try {
-    const idx = await ok("code_index", { root: repo, repo_id: repoId });
-    check(idx.promoted === 2 && idx.entities === 2, "code_index: " + JSON.stringify(idx));
+    // Over HTTP the index runs as a job: wait joins it and answers with
+    // its report, which the job's status keeps. Over stdio it runs in the
+    // call and there are no jobs.
+    const idx = await ok("code_index", { root: repo, repo_id: repoId, wait: true });
+    check(idx.state === "done" && idx.promoted === 2 && idx.entities === 2, "code_index: " + JSON.stringify(idx));
+    if (mode === "http") {
+      const st = await ok("code_index_status", { job_id: idx.job.job_id });
+      check(st.state === "done" && st.result.promoted === 2 && st.progress.files_total === 1, "code_index_status: " + JSON.stringify(st));
+      const jobs = await ok("code_index_jobs", { repo_id: repoId });
+      check(jobs.jobs.length === 1 && jobs.jobs[0].job_id === idx.job.job_id, "code_index_jobs: " + JSON.stringify(jobs));
+      const again = await ok("code_index", { root: repo, repo_id: repoId });
+      check((again.state === "running" || again.state === "queued") && again.repository.entities === 2 && again.repository.indexed, "code_index as a job: " + JSON.stringify(again));
+      const cancelled = await ok("code_index_cancel", { job_id: again.job.job_id });
+      check(cancelled.state === "cancelled" || cancelled.state === "done", "code_index_cancel: " + JSON.stringify(cancelled));
+      await fails("code_index_status", { job_id: "job_missing" }, "not_found");
+    } else {
+      check(idx.job === undefined, "code_index in the call: " + JSON.stringify(idx));
+      await fails("code_index_status", { job_id: "job_missing" }, "feature_disabled");
+      await fails("code_index_jobs", {}, "feature_disabled");
+      await fails("code_index_cancel", { job_id: "job_missing" }, "feature_disabled");
+    }
     const h1 = await ok("code_hydrate", { query: "fix ValidateToken", episode_id: "ep-1-" + mode, session_id: "sess-" + mode, repo_id: repoId });
     check(h1.hydration_blocks[0].entity_key === "auth.go::ValidateToken" && h1.tracking.ok, "code_hydrate: " + JSON.stringify(h1.hydration_blocks));
     const h2 = await ok("code_hydrate", { query: "unrelated words", episode_id: "ep-2-" + mode, session_id: "sess-" + mode, repo_id: repoId });

@@ -55,7 +55,11 @@ type ImportsReport struct {
 	// read through memory maps) seen by sampling every 100 ms (Linux).
 	PeakAnonMiB float64 `json:"peakAnonMiB"`
 	PeakFileMiB float64 `json:"peakFileMiB"`
-	Seconds     float64 `json:"seconds"`
+	// Seconds is how long the imports took; SearchSeconds the search
+	// sent after them, which makes the retrieval index catch up on what
+	// they wrote.
+	Seconds       float64 `json:"seconds"`
+	SearchSeconds float64 `json:"searchSeconds"`
 }
 
 // RunImports starts `cairn serve` on a new database in a temporary
@@ -121,14 +125,44 @@ func RunImports(ctx context.Context, o ImportsOptions) (ImportsReport, error) {
 		})
 	}
 	wg.Wait()
+	if rep.Accepted > 0 {
+		// A search makes the retrieval index catch up on every record
+		// imported, as the first search after an import would: the peak
+		// counts that too, not only what came before the answer.
+		searched := time.Now()
+		if err := search(ctx, base); err != nil {
+			rep.Errors = append(rep.Errors, "the search after the imports: "+err.Error())
+		}
+		rep.SearchSeconds = time.Since(searched).Seconds()
+		fmt.Fprintf(o.Progress, "a search after the imports answered in %.1f s\n", rep.SearchSeconds)
+	}
 	close(stopSampling)
 	<-sampled
-	rep.Seconds = time.Since(start).Seconds()
+	rep.Seconds = time.Since(start).Seconds() - rep.SearchSeconds
 	if err := stopServeProcess(srv); err != nil && srv.ProcessState == nil {
 		return rep, memory.Wrap(memory.CodeInternal, err, "stopping cairn serve: %v", err)
 	}
 	rep.PeakRSSMiB = maxRSSMiB(srv.ProcessState)
 	return rep, nil
+}
+
+// search sends one retrieval (POST /v1/retrieve) and waits for its answer.
+func search(ctx context.Context, base string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/retrieve", strings.NewReader(`{"query":"which client sent the import line about the window table?"}`))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("status %d: %.200s", resp.StatusCode, body)
+	}
+	return nil
 }
 
 // importResult is how one client's import ended.

@@ -1,0 +1,4 @@
+package transfer
+
+// PartRecords is the most records one part of a JSON Lines import holds.
+const PartRecords = partRecords

@@ -12,6 +12,7 @@ import (
 	"github.com/cairnhq/cairn/code"
 	"github.com/cairnhq/cairn/embed"
 	"github.com/cairnhq/cairn/graph"
+	"github.com/cairnhq/cairn/heal"
 	"github.com/cairnhq/cairn/index"
 	"github.com/cairnhq/cairn/llm"
 	"github.com/cairnhq/cairn/maintain"
@@ -199,7 +200,7 @@ type Engine struct {
 	embedder     embed.Embedder
 	embedOnWrite bool
 	// heal embeds pending records in the background (nil: it does not).
-	heal *healer
+	heal *heal.Healer
 	// scrub retries a write-ahead log's scrub a forget left pending (nil:
 	// it does not).
 	scrub *scrubber
@@ -402,7 +403,7 @@ func (e *Engine) Close() error {
 		e.codeJobs.Close()
 	}
 	if e.heal != nil {
-		e.heal.stop()
+		e.heal.Stop()
 	}
 	if e.scrub != nil {
 		e.scrub.stop()

@@ -63,7 +63,7 @@ var dialect = sqlstore.Dialect{
 	// Without statistics, SQLite reads a table by its primary key rather
 	// than by an index on a generated column.
 	IndexedBy: func(index string) string { return " INDEXED BY " + index },
-	Current:  "active = 1",
+	Current:   "active = 1",
 	ContainsFold: func(col string) string {
 		return "instr(lower(" + col + "), lower(?)) > 0"
 	},

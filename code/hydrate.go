@@ -149,6 +149,9 @@ func (m *Memory) hydrateOnce(ctx context.Context, in HydrateRequest) (HydrateRes
 
 	at := m.now()
 	f := &filling{m: m, x: x, repo: repo, ep: &ep, in: in, at: at, stamp: at.UTC().Format(time.RFC3339), res: &res, seen: map[int]bool{}}
+	if f.arts, err = m.store.Artifacts(ctx, artifactsOf(x, picks)); err != nil {
+		return HydrateResult{}, err
+	}
 	for _, p := range picks {
 		if err := f.add(ctx, p); err != nil {
 			return HydrateResult{}, err
@@ -257,6 +260,20 @@ type filling struct {
 	res   *HydrateResult
 	seen  map[int]bool
 	rows  []memory.HydrationRow
+	arts  map[string]memory.Artifact // the picks' artifacts, read at once
+}
+
+// artifactsOf lists the artifact hashes of picks' entities, once each.
+func artifactsOf(x *catalog, picks []pick) []string {
+	seen := map[string]bool{}
+	var hs []string
+	for _, p := range picks {
+		if h := x.ents[p.i].ArtifactHash; !seen[h] {
+			seen[h] = true
+			hs = append(hs, h)
+		}
+	}
+	return hs
 }
 
 // add adds pick p's entity as a block, unless it was added already, is
@@ -268,9 +285,12 @@ func (f *filling) add(ctx context.Context, p pick) error {
 	f.seen[p.i] = true
 	res, x := f.res, f.x
 	e := x.ents[p.i]
-	art, err := f.m.store.Artifact(ctx, e.ArtifactHash)
-	if err != nil {
-		return err
+	art, ok := f.arts[e.ArtifactHash]
+	if !ok {
+		var err error
+		if art, err = f.m.store.Artifact(ctx, e.ArtifactHash); err != nil {
+			return err
+		}
 	}
 	if art.Redacted { // forgotten since the entity was read
 		res.Stale = append(res.Stale, Left{EntityKey: e.Key, Reason: "its artifact was forgotten"})

@@ -82,7 +82,8 @@ func (m *Memory) loadKeys(ctx context.Context, c *catalog, keys []string) error 
 	if len(missing) == 0 {
 		return nil
 	}
-	ents, err := m.store.CodeEntities(ctx, memory.CodeEntityFilter{RepoID: c.repo, States: liveStates, Keys: missing, Readable: true})
+	// A forgotten artifact is reported stale when its entity is filled.
+	ents, err := m.store.CodeEntities(ctx, memory.CodeEntityFilter{RepoID: c.repo, States: liveStates, Keys: missing})
 	for _, e := range ents {
 		c.add(e)
 	}
@@ -181,12 +182,34 @@ func (m *Memory) rank(v *index.View, repo, query string, qv []float32) []scored 
 			}
 		}
 	}
-	prefix := memory.CodeEntityID(repo, "")
-	var top []scored
+	// The best maxRetrieved, kept sorted as they come (score, then id:
+	// documents compared without building their ids); only theirs are
+	// read.
+	type cand struct {
+		d uint32
+		c scored
+	}
+	better := func(a, b cand) int {
+		switch {
+		case a.c.score > b.c.score:
+			return -1
+		case a.c.score < b.c.score:
+			return 1
+		}
+		return v.CompareIDs(a.d, b.d)
+	}
+	top := make([]cand, 0, maxRetrieved+1)
 	consider := func(d uint32, c scored) {
 		c.score = r.Lexical*c.bm25 + r.Semantic*c.sim
-		c.key = strings.TrimPrefix(v.ID(d), prefix)
-		top = append(top, c)
+		x := cand{d, c}
+		if len(top) == maxRetrieved && better(x, top[len(top)-1]) >= 0 {
+			return
+		}
+		at, _ := slices.BinarySearchFunc(top, x, better)
+		top = slices.Insert(top, at, x)
+		if len(top) > maxRetrieved {
+			top = top[:maxRetrieved]
+		}
 	}
 	if best > 0 {
 		for _, d := range touched {
@@ -201,16 +224,13 @@ func (m *Memory) rank(v *index.View, repo, query string, qv []float32) []scored 
 	for d, sim := range sims {
 		consider(d, scored{sim: sim, semantic: true})
 	}
-	slices.SortFunc(top, func(a, b scored) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
-		}
-		return strings.Compare(a.key, b.key)
-	})
-	return top[:min(len(top), maxRetrieved)]
+	prefix := memory.CodeEntityID(repo, "")
+	out := make([]scored, len(top))
+	for k, x := range top {
+		out[k] = x.c
+		out[k].key = strings.TrimPrefix(v.ID(x.d), prefix)
+	}
+	return out
 }
 
 // read calls fn with a view of the retrieval index brought up to the

@@ -243,6 +243,8 @@ type CodeStore interface {
 	// CodeEntitiesByKey finds an entity key in every repository holding it.
 	CodeEntitiesByKey(ctx context.Context, key string) ([]CodeEntity, error)
 	Artifact(ctx context.Context, hash string) (Artifact, error)
+	// Artifacts returns the artifacts of hashes that exist, by hash.
+	Artifacts(ctx context.Context, hashes []string) (map[string]Artifact, error)
 	// RedactArtifact forgets an artifact: its content becomes
 	// RedactedContent and the original text is overwritten. Its hash, type
 	// and time remain, so the entities, ledger entries, hydration rows and

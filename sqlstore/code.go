@@ -433,6 +433,25 @@ func (s *Store) Artifact(ctx context.Context, hash string) (memory.Artifact, err
 	return a, err
 }
 
+// Artifacts implements memory.CodeStore.
+func (s *Store) Artifacts(ctx context.Context, hashes []string) (map[string]memory.Artifact, error) {
+	out := make(map[string]memory.Artifact, len(hashes))
+	if len(hashes) == 0 {
+		return out, nil
+	}
+	err := s.b.Read(ctx, "reading artifacts", func(tx Querier) error {
+		clear(out)
+		q := s.d.NewQuery("SELECT " + artifactColumns + " FROM code_artifacts a WHERE true")
+		q.In("a.hash", hashes)
+		return EachRow(ctx, tx, q.SQL(), q.Args(), func(sc Scanner) error {
+			a, err := scanArtifact(sc)
+			out[a.Hash] = a
+			return err
+		})
+	})
+	return out, err
+}
+
 // RedactArtifact implements memory.CodeStore.
 func (s *Store) RedactArtifact(ctx context.Context, hash string, at int64) (memory.Artifact, error) {
 	var a memory.Artifact

@@ -12,6 +12,7 @@ import (
 	"github.com/cairnhq/cairn/code"
 	"github.com/cairnhq/cairn/embed"
 	"github.com/cairnhq/cairn/graph"
+	"github.com/cairnhq/cairn/heal"
 	"github.com/cairnhq/cairn/index"
 	"github.com/cairnhq/cairn/llm"
 	"github.com/cairnhq/cairn/maintain"
@@ -199,7 +200,7 @@ type Engine struct {
 	embedder     embed.Embedder
 	embedOnWrite bool
 	// heal embeds pending records in the background (nil: it does not).
-	heal *healer
+	heal *heal.Healer
 	// scrub retries a write-ahead log's scrub a forget left pending (nil:
 	// it does not).
 	scrub *scrubber
@@ -377,7 +378,7 @@ func (e *Engine) wireServices(o Options, recall *retrieve.InnerVoice) {
 		roots := slices.Clone(o.CodeRoots)
 		e.codeRoots = &roots
 	}
-	e.code = code.New(e.store, code.Options{ETVTTL: o.ETVTTL, MaxFileBytes: o.MaxCodeFileBytes, Embedder: o.Embedder,
+	e.code = code.New(e.store, code.Options{ETVTTL: o.ETVTTL, MaxFileBytes: o.MaxCodeFileBytes, Embedder: o.Embedder, Index: e.index,
 		Now: o.Now, NewID: e.newID, Logger: o.Logger, Redact: e.checks.redactCount})
 	if o.CodeRootsOnly {
 		e.codeJobs = e.code.NewJobs(o.CodeIndexJobs)
@@ -402,7 +403,7 @@ func (e *Engine) Close() error {
 		e.codeJobs.Close()
 	}
 	if e.heal != nil {
-		e.heal.stop()
+		e.heal.Stop()
 	}
 	if e.scrub != nil {
 		e.scrub.stop()

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/cairnhq/cairn/embed"
+	"github.com/cairnhq/cairn/index"
 	"github.com/cairnhq/cairn/memory"
 )
 
@@ -23,7 +24,7 @@ func (e *Engine) embedRecords(ctx context.Context, jobs []memory.EmbedJob) (int,
 		batch := jobs[i:min(i+embedBatch, len(jobs))]
 		texts := make([]string, len(batch))
 		for j, b := range batch {
-			texts[j] = b.Content
+			texts[j] = index.EmbedText(b.Kind, b.Content)
 		}
 		vecs, err := e.embedder.Embed(ctx, texts)
 		if err == nil {

@@ -104,7 +104,13 @@ func (v *Verifier) Stats() ETVStats {
 // Check verifies e, whose repository root is root, against the disk.
 // maxBytes bounds the file size read (0: no bound).
 func (v *Verifier) Check(root string, e memory.CodeEntity, maxBytes int64) ETVResult {
-	ft, hit := v.truth(root, e.Path, maxBytes)
+	ft, hit := v.cached(root, e.Path)
+	if !hit {
+		if res, ok := v.inPlace(root, e, maxBytes); ok {
+			return res
+		}
+		ft, hit = v.truth(root, e.Path, maxBytes)
+	}
 	res := ETVResult{LastCheck: ft.checked, CacheHit: hit, VaultHash: e.ArtifactHash, DiskExists: ft.exists}
 	symbol := e.Symbol
 	switch {
@@ -128,6 +134,35 @@ func (v *Verifier) Check(root string, e memory.CodeEntity, maxBytes int64) ETVRe
 		}
 	}
 	return res
+}
+
+// inPlace verifies e without parsing its file when the file's lines
+// StartLine..EndLine still hash to e's artifact: a symbol's text is
+// exactly those lines (Symbol.Text), so the disk holds the vault's text
+// where the index found it. Otherwise (the file changed, the symbol moved,
+// the file cannot be read) it reports false and Check parses the file.
+// A fresh process thus verifies what it hydrates by reading, not parsing.
+func (v *Verifier) inPlace(root string, e memory.CodeEntity, maxBytes int64) (ETVResult, bool) {
+	if e.StartLine < 1 || e.EndLine < e.StartLine {
+		return ETVResult{}, false
+	}
+	abs, err := Confine(root, e.Path)
+	if err != nil {
+		return ETVResult{}, false
+	}
+	st, err := os.Stat(abs)
+	if err != nil || !st.Mode().IsRegular() || (maxBytes > 0 && st.Size() > maxBytes) {
+		return ETVResult{}, false
+	}
+	src, err := os.ReadFile(abs)
+	if err != nil {
+		return ETVResult{}, false
+	}
+	if h := HashArtifact(newSrcLines(src).text(e.StartLine, e.EndLine)); h != e.ArtifactHash {
+		return ETVResult{}, false
+	}
+	return ETVResult{LastCheck: v.now(), VaultHash: e.ArtifactHash, DiskHash: e.ArtifactHash, DiskExists: true,
+		Reason: "ETV: disk hash matches vault hash (" + short(e.ArtifactHash) + ")"}, true
 }
 
 // Prime caches what an index just read of a file, so the gates it
@@ -155,6 +190,31 @@ func symbolHashes(syms []Symbol) map[string]string {
 		m[s.Name] = HashArtifact(s.Text)
 	}
 	return m
+}
+
+// cached returns the cache's entry for rel when it is younger than the TTL
+// and the file's size and modification time are unchanged (counted as a
+// hit).
+func (v *Verifier) cached(root, rel string) (fileTruth, bool) {
+	if v.ttl <= 0 {
+		return fileTruth{}, false
+	}
+	abs, err := Confine(root, rel)
+	if err != nil {
+		return fileTruth{}, false
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return fileTruth{}, false
+	}
+	v.mu.Lock()
+	ft, ok := v.cache[abs]
+	v.mu.Unlock()
+	if ok && v.now().Sub(ft.checked) < v.ttl && ft.size == st.Size() && ft.mod == st.ModTime().UnixNano() {
+		v.count(true)
+		return ft, true
+	}
+	return fileTruth{}, false
 }
 
 // truth returns what the disk holds for rel, from the cache when the entry

@@ -136,7 +136,7 @@ func TestFailureMode3_UnboundedHydrationRejected(t *testing.T) {
 // lossy wraps a store and loses or alters hydration rows and episodes, as
 // a damaged tracking table would.
 type lossy struct {
-	memory.CodeStore
+	memory.Store
 	dropRow      string // entity key whose rows vanish
 	alterRow     string // entity key whose rows are altered
 	dropEpisode  string // episode that vanishes
@@ -144,7 +144,7 @@ type lossy struct {
 }
 
 func (l *lossy) SessionHydrationRows(ctx context.Context, s string) ([]memory.HydrationRow, error) {
-	rows, err := l.CodeStore.SessionHydrationRows(ctx, s)
+	rows, err := l.Store.SessionHydrationRows(ctx, s)
 	var out []memory.HydrationRow
 	for _, r := range rows {
 		switch r.Key {
@@ -159,7 +159,7 @@ func (l *lossy) SessionHydrationRows(ctx context.Context, s string) ([]memory.Hy
 }
 
 func (l *lossy) SessionEpisodes(ctx context.Context, s string) ([]memory.Episode, error) {
-	eps, err := l.CodeStore.SessionEpisodes(ctx, s)
+	eps, err := l.Store.SessionEpisodes(ctx, s)
 	var out []memory.Episode
 	for _, e := range eps {
 		if e.ID != l.dropEpisode {
@@ -186,7 +186,7 @@ func TestFailureMode4_TrackingLossDetected(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			l := tc.l
 			f := newFixture(t, files)
-			l.CodeStore = f.store
+			l.Store = f.store
 			f.index(code.ApprovalImplicit)
 			f.hydrate("e1", "a.go", 0, 0)
 			f.hydrate("e2", "b.go", 0, 0)

@@ -25,8 +25,10 @@ func ValidHash(h string) bool {
 // it still resolve; the entities whose artifact it is are neither searched
 // nor hydrated any more (a hydration that tracked one reports it stale),
 // until their text is stored again (a proposal of the same text, or an
-// index that reads the file anew). Every process drops its search index of
-// the repositories concerned. Forgetting twice changes nothing.
+// index that reads the file anew). The entities leave the retrieval index,
+// and its files no longer hold their text when the call returns (should
+// that step fail, the next maintenance rewrites them). Forgetting twice
+// changes nothing.
 func (m *Memory) ForgetArtifact(ctx context.Context, hash string) (memory.Artifact, error) {
 	if !ValidHash(hash) {
 		return memory.Artifact{}, memory.Errorf(memory.CodeInvalidParams, "artifact hash %q: want 64 lowercase hex digits (the SHA-256 of its content)", hash)
@@ -35,10 +37,11 @@ func (m *Memory) ForgetArtifact(ctx context.Context, hash string) (memory.Artifa
 	if err != nil {
 		return a, err
 	}
-	m.mu.Lock()
-	delete(m.vecs, hash)
-	clear(m.indexes)
-	m.mu.Unlock()
+	if m.snap != nil {
+		if err := m.snap.Snapshot(ctx, func(r memory.Reader) error { return m.index.Forget(ctx, r) }); err != nil {
+			m.log.Warn("the forgotten code stays in the retrieval index's files until its next maintenance", "err", memory.Public(err).Message)
+		}
+	}
 	m.log.Info("artifact forgotten", "artifact", short(hash))
 	return a, nil
 }

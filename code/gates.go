@@ -169,7 +169,6 @@ func (m *Memory) promoteOnce(ctx context.Context, in PromoteRequest) (PromoteRes
 	if _, err := m.store.ApplyEpisode(ctx, memory.EpisodeChange{Episode: ep, Gates: res.Evaluated, Code: change}); err != nil {
 		return PromoteResult{}, err
 	}
-	m.invalidate(repo.ID)
 	return res, nil
 }
 

@@ -110,7 +110,11 @@ func (m *Memory) hydrateOnce(ctx context.Context, in HydrateRequest) (HydrateRes
 	if err != nil {
 		return HydrateResult{}, err
 	}
-	x, err := m.index(ctx, repo)
+	x := newCatalog(repo.ID)
+	if err := m.loadNamed(ctx, x, queryWords(in.Query)); err != nil {
+		return HydrateResult{}, err
+	}
+	found, err := m.search(ctx, x, in.Query)
 	if err != nil {
 		return HydrateResult{}, err
 	}
@@ -125,7 +129,6 @@ func (m *Memory) hydrateOnce(ctx context.Context, in HydrateRequest) (HydrateRes
 		EpisodeID: ep.ID, SessionID: ep.SessionID, RepoID: repo.ID, BudgetTokens: in.BudgetTokens, BudgetEntities: in.BudgetEntities,
 		Blocks: []Block{}, Pruned: []Left{}, Stale: []Left{}, Tracking: track, Semantic: x.semantic,
 	}
-	found := m.search(ctx, x, in.Query)
 	relevance := make(map[int]float64, len(found))
 	for _, c := range found {
 		relevance[c.i] = c.score
@@ -136,12 +139,19 @@ func (m *Memory) hydrateOnce(ctx context.Context, in HydrateRequest) (HydrateRes
 	if seq > 0 {
 		seq++ // this episode's own earlier hydrations count too
 	}
-	picks = trackedPicks(picks, x, tracked(eps, byEp, seq), repo.ID, &res)
+	ts := tracked(eps, byEp, seq)
+	if err := m.loadKeys(ctx, x, trackedKeys(ts, repo.ID)); err != nil {
+		return HydrateResult{}, err
+	}
+	picks = trackedPicks(picks, x, ts, repo.ID, &res)
 	nTracked := len(picks) - nAnchors
 	picks = retrievedPicks(picks, found)
 
 	at := m.now()
 	f := &filling{m: m, x: x, repo: repo, ep: &ep, in: in, at: at, stamp: at.UTC().Format(time.RFC3339), res: &res, seen: map[int]bool{}}
+	if f.arts, err = m.store.Artifacts(ctx, artifactsOf(x, picks)); err != nil {
+		return HydrateResult{}, err
+	}
 	for _, p := range picks {
 		if err := f.add(ctx, p); err != nil {
 			return HydrateResult{}, err
@@ -189,9 +199,20 @@ func checkHydrate(in *HydrateRequest) error {
 	return nil
 }
 
+// trackedKeys are the keys of repo's entities among ts.
+func trackedKeys(ts []Tracked, repo string) []string {
+	var keys []string
+	for _, t := range ts {
+		if t.RepoID == repo {
+			keys = append(keys, t.Key)
+		}
+	}
+	return keys
+}
+
 // trackedPicks appends the entities of repo hydrated in earlier episodes
 // of the session (invariant 1); those no longer live are reported stale.
-func trackedPicks(picks []pick, x *repoIndex, ts []Tracked, repo string, res *HydrateResult) []pick {
+func trackedPicks(picks []pick, x *catalog, ts []Tracked, repo string, res *HydrateResult) []pick {
 	for _, t := range ts {
 		if t.RepoID != repo {
 			continue
@@ -230,7 +251,7 @@ func retrievedPicks(picks []pick, found []scored) []pick {
 // collects the episode's new rows.
 type filling struct {
 	m     *Memory
-	x     *repoIndex
+	x     *catalog
 	repo  memory.CodeRepo
 	ep    *memory.Episode
 	in    HydrateRequest
@@ -239,6 +260,20 @@ type filling struct {
 	res   *HydrateResult
 	seen  map[int]bool
 	rows  []memory.HydrationRow
+	arts  map[string]memory.Artifact // the picks' artifacts, read at once
+}
+
+// artifactsOf lists the artifact hashes of picks' entities, once each.
+func artifactsOf(x *catalog, picks []pick) []string {
+	seen := map[string]bool{}
+	var hs []string
+	for _, p := range picks {
+		if h := x.ents[p.i].ArtifactHash; !seen[h] {
+			seen[h] = true
+			hs = append(hs, h)
+		}
+	}
+	return hs
 }
 
 // add adds pick p's entity as a block, unless it was added already, is
@@ -250,21 +285,24 @@ func (f *filling) add(ctx context.Context, p pick) error {
 	f.seen[p.i] = true
 	res, x := f.res, f.x
 	e := x.ents[p.i]
-	tokens := x.tokens[p.i]
+	art, ok := f.arts[e.ArtifactHash]
+	if !ok {
+		var err error
+		if art, err = f.m.store.Artifact(ctx, e.ArtifactHash); err != nil {
+			return err
+		}
+	}
+	if art.Redacted { // forgotten since the entity was read
+		res.Stale = append(res.Stale, Left{EntityKey: e.Key, Reason: "its artifact was forgotten"})
+		return nil
+	}
+	tokens := tokensOf(art.Content)
 	if len(res.Blocks) >= f.in.BudgetEntities || res.TotalTokens+tokens > f.in.BudgetTokens {
 		f.prune(p, e.Key, tokens)
 		return nil
 	}
 	if etv := f.m.verifier.Check(f.repo.Root, e, f.m.maxBytes); etv.IsStale {
 		res.Stale = append(res.Stale, Left{EntityKey: e.Key, Reason: etv.Reason})
-		return nil
-	}
-	art, err := f.m.store.Artifact(ctx, e.ArtifactHash)
-	if err != nil {
-		return err
-	}
-	if art.Redacted { // forgotten since the search index was built
-		res.Stale = append(res.Stale, Left{EntityKey: e.Key, Reason: "its artifact was forgotten"})
 		return nil
 	}
 	text, redactions := art.Content, 0
@@ -309,7 +347,7 @@ func (f *filling) prune(p pick, key string, tokens int) {
 // then the entities whose symbol it mentions, in query order. Within a
 // file, named symbols come first, then the most relevant to the query
 // (relevance: the search scores), then source order.
-func (m *Memory) anchors(x *repoIndex, query string, relevance map[int]float64) []pick {
+func (m *Memory) anchors(x *catalog, query string, relevance map[int]float64) []pick {
 	fileToks, mentions := queryMentions(query, x)
 	byRelevance := func(hits []int) []int {
 		hits = slices.Clone(hits)

@@ -139,10 +139,11 @@ func (m *Memory) indexRepo(ctx context.Context, in IndexRequest) (IndexReport, e
 			return rep, err
 		}
 	}
-	m.invalidate(in.RepoID)
+	embedded := m.embedPending(ctx)
+	m.writeIndex(ctx)
 	m.log.Info("code index", "repo", in.RepoID, "files", rep.Files, "changed", rep.Changed, "unchanged", rep.Unchanged,
 		"removed", rep.Removed, "skipped", rep.Skipped, "proposed", rep.Proposed, "promoted", rep.Promoted,
-		"tombstoned", rep.Tombstoned, "regex", rep.Regex)
+		"tombstoned", rep.Tombstoned, "regex", rep.Regex, "embedded", embedded)
 	return rep, nil
 }
 

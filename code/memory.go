@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/cairnhq/cairn/embed"
+	"github.com/cairnhq/cairn/index"
 	"github.com/cairnhq/cairn/memory"
 )
 
@@ -40,9 +40,14 @@ type Options struct {
 	// Redact, when set, rewrites the text of every hydrated block (the
 	// secret redactor) and says how many secrets it replaced.
 	Redact func(text string) (string, int)
-	// Ranking weighs the fields and signals of retrieved candidates; the
-	// zero value is DefaultRanking.
+	// Ranking weighs the signals of retrieved candidates; the zero value
+	// is DefaultRanking.
 	Ranking Ranking
+	// Index is the retrieval index that holds the code entities, shared
+	// with retrieve (it follows the store's change log, which the store
+	// must expose through memory.Snapshotter). Nil: an index in this
+	// process's memory, over Embedder's space.
+	Index *index.Index
 }
 
 // Memory is the code-memory service over a store. It is safe for
@@ -57,10 +62,8 @@ type Memory struct {
 	log      *slog.Logger
 	ranking  Ranking
 	redact   func(string) (string, int)
-
-	mu      sync.Mutex
-	indexes map[string]*repoIndex // by repository id
-	vecs    map[string][]float32  // entity vectors by artifact hash
+	index    *index.Index
+	snap     memory.Snapshotter // nil: the store takes no snapshots
 }
 
 // New returns the service over store.
@@ -80,10 +83,15 @@ func New(store memory.CodeStore, o Options) *Memory {
 	if o.NewID == nil {
 		panic("code.New: Options.NewID is required")
 	}
+	if o.Index == nil {
+		// An index without a directory keeps to memory and cannot fail.
+		o.Index, _ = index.Open(index.Options{Embedder: o.Embedder, Logger: o.Logger})
+	}
+	snap, _ := store.(memory.Snapshotter)
 	return &Memory{
 		store: store, verifier: NewVerifier(o.ETVTTL, o.Now, o.Logger), embedder: o.Embedder,
 		maxBytes: o.MaxFileBytes, now: o.Now, newID: o.NewID, log: o.Logger, ranking: o.Ranking, redact: o.Redact,
-		indexes: map[string]*repoIndex{}, vecs: map[string][]float32{},
+		index: o.Index, snap: snap,
 	}
 }
 

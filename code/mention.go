@@ -38,29 +38,52 @@ const (
 // plainMentionMaxHits entities. Common words ("handle", "copy") that
 // happen to be names are left to ranking, where the name field weighs
 // them.
-func queryMentions(query string, x *repoIndex) (files []string, syms []mention) {
+func queryMentions(query string, x *catalog) (files []string, syms []mention) {
+	raw := strings.Fields(query)
+	eachQueryToken(query, func(tok string, strong, initial bool) {
+		switch {
+		case LanguageOf(tok) != "" || strings.Contains(tok, "/"):
+			files = append(files, tok)
+		case len(tok) < 3 || lexical.Stopwords[strings.ToLower(tok)] && tok == strings.ToLower(tok):
+		case len(x.bySymbol[tok]) == 0:
+		case strong || looksLikeCode(tok):
+			syms = append(syms, mention{tok, codeMentionLimit})
+		case capitalised(tok) && (!initial || len(raw) == 1):
+			syms = append(syms, mention{tok, capsMentionLimit})
+		case len(x.bySymbol[tok]) <= plainMentionMaxHits && !commonWord(tok):
+			syms = append(syms, mention{tok, plainMentionLimit})
+		}
+	})
+	return files, syms
+}
+
+// queryWords are the words of a query that may name a file or a symbol
+// (queryMentions reads them): the entities so named are loaded before the
+// query's mentions are told apart.
+func queryWords(query string) []string {
+	var words []string
+	eachQueryToken(query, func(tok string, _, _ bool) {
+		if len(tok) >= 3 || LanguageOf(tok) != "" || strings.Contains(tok, "/") {
+			words = append(words, tok)
+		}
+	})
+	return words
+}
+
+// eachQueryToken calls fn for every word of query, stripped of quotes,
+// brackets and trailing punctuation; strong says the word came in
+// backticks or a call, initial that it starts a sentence.
+func eachQueryToken(query string, fn func(tok string, strong, initial bool)) {
 	raw := strings.Fields(query)
 	for k, r := range raw {
 		strong := strings.ContainsAny(r, "`(")
 		initial := k == 0 || strings.ContainsAny(raw[k-1][len(raw[k-1])-1:], ".!?:")
 		for _, tok := range strings.FieldsFunc(r, func(c rune) bool { return strings.ContainsRune("`'\",;()[]{}<>!?", c) }) {
-			tok = strings.TrimRight(strings.TrimPrefix(tok, "./"), ".:")
-			switch {
-			case tok == "":
-			case LanguageOf(tok) != "" || strings.Contains(tok, "/"):
-				files = append(files, tok)
-			case len(tok) < 3 || lexical.Stopwords[strings.ToLower(tok)] && tok == strings.ToLower(tok):
-			case len(x.bySymbol[tok]) == 0:
-			case strong || looksLikeCode(tok):
-				syms = append(syms, mention{tok, codeMentionLimit})
-			case capitalised(tok) && (!initial || len(raw) == 1):
-				syms = append(syms, mention{tok, capsMentionLimit})
-			case len(x.bySymbol[tok]) <= plainMentionMaxHits && !commonWord(tok):
-				syms = append(syms, mention{tok, plainMentionLimit})
+			if tok = strings.TrimRight(strings.TrimPrefix(tok, "./"), ".:"); tok != "" {
+				fn(tok, strong, initial)
 			}
 		}
 	}
-	return files, syms
 }
 
 // looksLikeCode reports an identifier no prose word looks like: one with

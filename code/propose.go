@@ -89,7 +89,7 @@ func (m *Memory) proposeOnce(ctx context.Context, in ProposeRequest) (Proposal, 
 	if err := m.store.PutCodeRepo(ctx, memory.CodeRepo{ID: repo.ID, Root: repo.Root, IndexedAt: max(at, repo.IndexedAt+1)}); err != nil {
 		return Proposal{}, err
 	}
-	m.invalidate(repo.ID)
+	m.embedPending(ctx)
 	m.log.Info("code proposal", "entity", in.Key, "episode", ep.ID, "artifact", short(art.Hash), "type", string(in.Type))
 	return Proposal{Entity: e, Artifact: art.Hash, Changed: true}, nil
 }

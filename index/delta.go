@@ -62,6 +62,9 @@ func newDelta(base uint32) *part {
 type analysis struct {
 	terms []string
 	words []int32
+	// length is a code entity's length for BM25: its code's terms, not
+	// its fields' (set for code entities only).
+	length int
 }
 
 // searchable reports whether the tiered retrieval ranks records of kind.
@@ -78,9 +81,15 @@ func recordKind(rec *memory.IndexRecord) memory.VectorKind {
 	return rec.Kind
 }
 
+// isCode reports whether records of kind are code entities.
+func isCode(kind memory.VectorKind) bool { return kind == memory.VectorCodeEntity }
+
 func groupOf(kind memory.VectorKind) int {
-	if searchable(kind) {
+	switch {
+	case searchable(kind):
 		return groupSearchable
+	case isCode(kind):
+		return groupCode
 	}
 	return groupInner
 }
@@ -90,6 +99,10 @@ func isStopword(w string) bool { return lexical.Stopwords[w] }
 // analyse derives rec's analysis; records tiered retrieval does not rank
 // have none.
 func analyse(wv embed.WordVectors, rec *memory.IndexRecord) analysis {
+	if !rec.Gone && isCode(recordKind(rec)) {
+		terms, length := codeDocTerms(rec.Content)
+		return analysis{terms: terms, length: length}
+	}
 	if rec.Gone || !searchable(recordKind(rec)) {
 		return analysis{}
 	}
@@ -169,6 +182,15 @@ func (st *state) put(rec *memory.IndexRecord, a analysis) {
 		p.lexTotal += float64(min(length, 0xffff))
 		st.lexDocs++
 		st.lexTotal += float64(min(length, 0xffff))
+	}
+	if isCode(kind) {
+		flags |= attrCode
+		length = a.length
+		d.post(local, a.terms)
+		p.codeDocs++
+		p.codeTotal += float64(min(length, 0xffff))
+		st.codeDocs++
+		st.codeTotal += float64(min(length, 0xffff))
 	}
 	pos := int32(-1)
 	if capID := m.capsule; capID != 0 {
@@ -256,10 +278,7 @@ func (p *part) addVector(g int, v []float32, local uint32) uint32 {
 	last := len(vg.chunks) - 1
 	vg.chunks[last] = append(vg.chunks[last], v...)
 	vg.ids = append(vg.ids, local)
-	vec := uint32(vg.rows) + 1
-	if g == groupInner {
-		vec |= vecGroupBit
-	}
+	vec := uint32(vg.rows) + 1 | uint32(g)<<vecGroupShift
 	vg.rows++
 	return vec
 }
@@ -327,6 +346,12 @@ func (st *state) kill(doc uint32, gone bool) {
 		st.lexTotal -= float64(p.length[local])
 		p.lexDocs--
 		p.lexTotal -= float64(p.length[local])
+	}
+	if m.attr&attrCode != 0 {
+		st.codeDocs--
+		st.codeTotal -= float64(p.length[local])
+		p.codeDocs--
+		p.codeTotal -= float64(p.length[local])
 	}
 	if c := p.capsule[local]; c != 0 {
 		if g, pos := p.capG[c], p.pos[local]; int(pos) < len(st.slots[g]) && st.slots[g][pos] == doc {

@@ -173,6 +173,11 @@ func (h *history) step() {
 	}
 	r := h.rng.IntN(100)
 	switch {
+	case r >= 96:
+		// A code entity of the repository: symbol, path, code.
+		t := "Type" + vocabulary[h.rng.IntN(len(vocabulary))] + ".readFile pkg/" + repo + "/file.go func readFile() { " + h.text() + " }"
+		h.store.put(memory.IndexRecord{Kind: memory.VectorCodeEntity, Type: memory.TargetType(memory.VectorCodeEntity), ID: h.id(repo + "|code"),
+			Content: t, TS: h.ts, Scope: memory.Scope{RepoID: repo}, Position: -1, Vector: h.vector(t)})
 	case r < 55:
 		t := h.text()
 		capsule := "cap_" + session + repo

@@ -37,6 +37,9 @@ const (
 	attrPrivate
 	// attrAsks: its text holds a "?".
 	attrAsks
+	// attrCode: a code entity; its postings are code terms (codeTerm),
+	// counted in the code statistics, apart from the memories'.
+	attrCode
 )
 
 func (m *docMeta) kind() uint32   { return m.attr >> 8 & 0xff }
@@ -44,21 +47,24 @@ func (m *docMeta) status() uint32 { return m.attr >> 16 }
 
 func makeAttr(flags, kind, status uint32) uint32 { return flags | kind<<8 | status<<16 }
 
-// Vector groups: the records tiered retrieval ranks, and the others
-// (thoughts and the knowledge graph, which inner_voice ranks). Each
-// group's vectors lie together, so neither search scans the other's rows.
+// Vector groups: the records tiered retrieval ranks, thoughts and the
+// knowledge graph (which inner_voice ranks), and code entities (which
+// code hydration ranks). Each group's vectors lie together, so no search
+// scans another's rows.
 const (
 	groupSearchable = 0
 	groupInner      = 1
-	nGroups         = 2
+	groupCode       = 2
+	nGroups         = 3
 )
 
 // vecNone marks a document without a vector; otherwise a document's vec
-// entry is its row + 1, with the group in the top bit.
+// entry is its row + 1, with the group in the top two bits.
 const (
-	vecNone      = 0
-	vecGroupBit  = 1 << 31
-	maxGroupRows = vecGroupBit - 2
+	vecNone       = 0
+	vecGroupShift = 30
+	vecRowMask    = 1<<vecGroupShift - 1
+	maxGroupRows  = vecRowMask - 1
 )
 
 // vecGroup is one group's vectors in a part: rows in list order when the
@@ -207,6 +213,9 @@ type part struct {
 	lex      lexicon
 	lexDocs  int     // live searchable documents
 	lexTotal float64 // their terms
+	// codeDocs and codeTotal are the live code entities and their terms.
+	codeDocs  int
+	codeTotal float64
 
 	groups [nGroups]vecGroup
 	counts map[memory.VectorKind]kindCounts

@@ -15,7 +15,7 @@ import (
 // and what the manifest says. A change to either, or to how texts are
 // analysed (lexical.Version), bumps it; an index of another format is
 // rebuilt (older) or left alone (newer), never misread.
-const Format = 1
+const Format = 2
 
 // File kinds of the segment container.
 const (
@@ -33,14 +33,16 @@ func analyzer(space memory.Space) string {
 
 // segInfo is a segment's "info" section.
 type segInfo struct {
-	Format   int                              `json:"format"`
-	Docs     int                              `json:"docs"`
-	LexDocs  int                              `json:"lexDocs"`
-	LexTotal float64                          `json:"lexTotal"`
-	Counts   map[memory.VectorKind]kindCounts `json:"counts"`
-	Space    memory.Space                     `json:"space"`
-	Analyzer string                           `json:"analyzer"`
-	Groups   [nGroups]groupInfo               `json:"groups"`
+	Format    int                              `json:"format"`
+	Docs      int                              `json:"docs"`
+	LexDocs   int                              `json:"lexDocs"`
+	LexTotal  float64                          `json:"lexTotal"`
+	CodeDocs  int                              `json:"codeDocs"`
+	CodeTotal float64                          `json:"codeTotal"`
+	Counts    map[memory.VectorKind]kindCounts `json:"counts"`
+	Space     memory.Space                     `json:"space"`
+	Analyzer  string                           `json:"analyzer"`
+	Groups    [nGroups]groupInfo               `json:"groups"`
 }
 
 type groupInfo struct {
@@ -68,7 +70,8 @@ func openPart(f *segment.File, name string, space memory.Space, dead []uint32) (
 		return nil, err
 	}
 	n := info.Docs
-	p = &part{name: name, file: f, n: n, lexDocs: info.LexDocs, lexTotal: info.LexTotal, counts: info.Counts,
+	p = &part{name: name, file: f, n: n, lexDocs: info.LexDocs, lexTotal: info.LexTotal,
+		codeDocs: info.CodeDocs, codeTotal: info.CodeTotal, counts: info.Counts,
 		checked: make([]atomic.Uint32, (n/docChunk+32)/32)}
 	if p.counts == nil {
 		p.counts = map[memory.VectorKind]kindCounts{}
@@ -328,14 +331,15 @@ func (p *part) markDeadAtOpen(local uint32) {
 		p.lexDocs--
 		p.lexTotal -= float64(p.length[local])
 	}
+	if m.attr&attrCode != 0 {
+		p.codeDocs--
+		p.codeTotal -= float64(p.length[local])
+	}
 }
 
 // groupOfVec splits a document's vec entry into its group and row.
 func groupOfVec(v uint32) (int, int) {
-	if v&vecGroupBit != 0 {
-		return groupInner, int(v&^vecGroupBit) - 1
-	}
-	return groupSearchable, int(v) - 1
+	return int(v >> vecGroupShift), int(v&vecRowMask) - 1
 }
 
 // ascending reports whether offs starts at 0, never decreases and ends at

@@ -170,13 +170,19 @@ func (v *View) ContextScores(terms []string, f *Filter, sh Shares, own, ctx []fl
 //	score = Σ_t idf(t) · tf·(k1+1) / (tf + k1·(1 − b + b·len/avglen))
 //	idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5))
 func (v *View) Scores(terms []string, f *Filter, allow func(doc uint32) bool, scores []float32, touched []uint32) []uint32 {
+	return v.bm25(terms, v.st.lexDocs, v.st.lexTotal, lexical.B, f, allow, scores, touched)
+}
+
+// bm25 is Scores over a collection of docs documents holding total terms
+// (the memories' or the code entities'), with length normalisation b.
+func (v *View) bm25(terms []string, docs int, total, b float64, f *Filter, allow func(doc uint32) bool, scores []float32, touched []uint32) []uint32 {
 	st := v.st
-	if st.lexDocs == 0 {
+	if docs == 0 || (f != nil && f.Empty) {
 		return touched
 	}
-	avg := st.lexTotal / float64(st.lexDocs)
-	n := float64(st.lexDocs)
-	const k1, b = lexical.K1, lexical.B
+	avg := total / float64(docs)
+	n := float64(docs)
+	const k1 = lexical.K1
 	docsBy, tfsBy := make([][]uint32, len(st.parts)), make([][]uint8, len(st.parts))
 	for _, t := range terms {
 		df := float64(st.postingsOf(t, docsBy, tfsBy))

@@ -28,8 +28,11 @@ type state struct {
 
 	lexDocs  int
 	lexTotal float64
-	counts   map[memory.VectorKind]kindCounts
-	cents    [nGroups]*centroids
+	// codeDocs and codeTotal are the code entities' statistics.
+	codeDocs  int
+	codeTotal float64
+	counts    map[memory.VectorKind]kindCounts
+	cents     [nGroups]*centroids
 
 	// expunge names the segments that hold a record gone from the store.
 	expunge map[string]bool
@@ -51,6 +54,8 @@ func newState(space memory.Space, man *manifest, segs []*part, cents [nGroups]*c
 		st.translate(p)
 		st.lexDocs += p.lexDocs
 		st.lexTotal += p.lexTotal
+		st.codeDocs += p.codeDocs
+		st.codeTotal += p.codeTotal
 		for k, c := range p.counts {
 			sc := st.counts[k]
 			sc.Alive, sc.Private, sc.Vec, sc.PrivateVec = sc.Alive+c.Alive, sc.Private+c.Private, sc.Vec+c.Vec, sc.PrivateVec+c.PrivateVec

@@ -181,6 +181,8 @@ type Filter struct {
 	excluded map[uint32]bool
 	// Empty says no document can match (a value no record has).
 	Empty bool
+	// code selects code entities instead of searchable memories.
+	code bool
 }
 
 type partFilter struct {
@@ -244,7 +246,11 @@ func (f *Filter) allowIn(pi int, p *part, l uint32) bool {
 		return false
 	}
 	m := &p.meta[l]
-	if m.attr&attrSearchable == 0 {
+	if f.code {
+		if m.attr&attrCode == 0 {
+			return false
+		}
+	} else if m.attr&attrSearchable == 0 {
 		return false
 	}
 	for i := range 4 {

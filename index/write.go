@@ -97,8 +97,11 @@ func buildSegment(ctx context.Context, stg storage, name string, srcs []*src, sp
 	if err != nil {
 		return segRef{}, err
 	}
-	return segRef{Name: name, Docs: len(l.order), Size: ref.Size, TOC: ref.TOC, Level: level,
-		Vectors: [nGroups]int{len(l.places[0]), len(l.places[1])}}, nil
+	seg := segRef{Name: name, Docs: len(l.order), Size: ref.Size, TOC: ref.TOC, Level: level}
+	for g := range nGroups {
+		seg.Vectors[g] = len(l.places[g])
+	}
+	return seg, nil
 }
 
 // planSegment lays out the segment buildSegment writes: its labels, the
@@ -316,10 +319,7 @@ func (l *segLayout) sortGroup(g int, ps []vecPlace) ([]vecPlace, []uint32) {
 		fill[k]++
 	}
 	for r, pl := range sorted {
-		v := uint32(r) + 1
-		if g == groupInner {
-			v |= vecGroupBit
-		}
+		v := uint32(r) + 1 | uint32(g)<<vecGroupShift
 		l.docVec[pl.doc] = v
 	}
 	return sorted, starts
@@ -392,6 +392,10 @@ func (l *segLayout) metaOf(si int, s *src, local uint32) docMeta {
 	if m.attr&attrSearchable != 0 {
 		l.info.LexDocs++
 		l.info.LexTotal += float64(s.p.length[local])
+	}
+	if m.attr&attrCode != 0 {
+		l.info.CodeDocs++
+		l.info.CodeTotal += float64(s.p.length[local])
 	}
 	return m
 }

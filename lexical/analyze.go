@@ -217,3 +217,25 @@ func Analyze(words []string) []string {
 // becomes terms (normalisation, word splitting, stopwords, stemming,
 // labels) must bump it.
 const Version = 1
+
+// SplitIdent breaks identifiers into words: "ValidateToken" reads
+// "Validate Token", "max_file_bytes" reads "max file bytes", and a path's
+// separators become spaces, so code is analysed as the words it names.
+func SplitIdent(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) * 2)
+	var prev rune
+	for i, r := range s {
+		switch {
+		case r == '_' || r == '/' || r == '.' || r == '-':
+			b.WriteByte(' ')
+		case i > 0 && unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)):
+			b.WriteByte(' ')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+		prev = r
+	}
+	return b.String()
+}

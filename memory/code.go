@@ -148,6 +148,12 @@ type CodeEntityFilter struct {
 	Path   string
 	States []CodeState
 	Keys   []string
+	// Names keeps the entities any of these words may name: the word is
+	// the entity's symbol or its symbol's last dotted segment, or its path
+	// or the end of its path after a '/'.
+	Names []string
+	// Readable keeps only the entities whose artifact is not forgotten.
+	Readable bool
 }
 
 // Episode is one turn of a session in which code was hydrated or gates were
@@ -237,6 +243,8 @@ type CodeStore interface {
 	// CodeEntitiesByKey finds an entity key in every repository holding it.
 	CodeEntitiesByKey(ctx context.Context, key string) ([]CodeEntity, error)
 	Artifact(ctx context.Context, hash string) (Artifact, error)
+	// Artifacts returns the artifacts of hashes that exist, by hash.
+	Artifacts(ctx context.Context, hashes []string) (map[string]Artifact, error)
 	// RedactArtifact forgets an artifact: its content becomes
 	// RedactedContent and the original text is overwritten. Its hash, type
 	// and time remain, so the entities, ledger entries, hydration rows and

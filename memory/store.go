@@ -289,7 +289,16 @@ const (
 	VectorKGEntity      VectorKind = "kg_entity"
 	VectorKGObservation VectorKind = "kg_observation"
 	VectorKGEdge        VectorKind = "kg_edge"
+	// VectorCodeEntity is a live code entity (PROPOSED or AUTHORITATIVE,
+	// its artifact not forgotten). Its id is its repository id and key
+	// joined by '|' (CodeEntityID), its scope's RepoID its repository.
+	VectorCodeEntity VectorKind = "code_entity"
 )
+
+// CodeEntityID is the id a code entity has in the retrieval index and
+// among vectors: its repository id and key joined by '|', which
+// repository ids cannot hold.
+func CodeEntityID(repoID, key string) string { return repoID + "|" + key }
 
 // Embedding is a record's vector in one space.
 type Embedding struct {

@@ -25,12 +25,14 @@ type migration struct {
 // migrations are applied in order at open; meta's schema_version records
 // the last one applied. Version 1 holds what the SQLite store's versions
 // 1 to 6 hold, version 2 what its versions 7 and 9 add, version 3 what
-// its version 10 adds, version 4 what its version 11 adds.
+// its version 10 adds, version 4 what its version 11 adds, version 5 what
+// its version 13 adds.
 var migrations = []migration{
 	{1, "records, capsules, pins, thoughts, the knowledge graph, code memory, vectors, full-text columns and the change log", schemaV1},
 	{2, "knowledge-graph candidates, their blocklist, the removal lifecycle of thoughts and inner_voice sessions", schemaV2},
 	{3, "the ledger: what was done to every record, when, and which fields changed", schemaV3},
 	{4, "inner_voice sessions: a scope each, and at most one current session per scope", schemaV4},
+	{5, "code entities as documents of the retrieval index: an id each, and their writes in the change log", schemaV5},
 }
 
 // SchemaVersion is the schema version this build writes.

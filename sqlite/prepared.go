@@ -3,6 +3,8 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"strings"
 )
 
 // preparedTx runs a transaction's statements through statements it
@@ -22,6 +24,11 @@ func newPreparedTx(tx *sql.Tx) *preparedTx {
 
 // stmt is query's prepared statement, prepared on first use.
 func (p *preparedTx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if strings.Contains(query, ";") {
+		// A statement holds no ';': several statements run unprepared,
+		// every one of them.
+		return nil, errSeveral
+	}
 	if s, ok := p.stmts[query]; ok {
 		return s, nil
 	}
@@ -33,8 +40,14 @@ func (p *preparedTx) stmt(ctx context.Context, query string) (*sql.Stmt, error) 
 	return s, nil
 }
 
+// errSeveral marks a query of several statements, which is not prepared.
+var errSeveral = errors.New("several statements")
+
 func (p *preparedTx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	s, err := p.stmt(ctx, query)
+	if errors.Is(err, errSeveral) {
+		return p.tx.ExecContext(ctx, query, args...)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -43,6 +56,9 @@ func (p *preparedTx) ExecContext(ctx context.Context, query string, args ...any)
 
 func (p *preparedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	s, err := p.stmt(ctx, query)
+	if errors.Is(err, errSeveral) {
+		return p.tx.QueryContext(ctx, query, args...)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -54,6 +54,16 @@ var migrations = []migration{
 		{"inner_voice_sessions", "active", "INTEGER NOT NULL DEFAULT 0"},
 	}},
 	{12, "a mark for a write-ahead log that still holds forgotten text", schemaV12, nil},
+	{13, "code entities as documents of the retrieval index: an id each, and their writes in the change log", schemaV13, []column{
+		// A generated column: declared here only, never in version 5's
+		// table (pragma_table_xinfo lists it).
+		{"code_entities", "id", "TEXT GENERATED ALWAYS AS (repo_id || '|' || key) VIRTUAL"},
+		// The symbol's last dotted segment and the path's base name (what
+		// follows the last '.' or '/'), by which a query's words find
+		// the entities they name.
+		{"code_entities", "name", "TEXT GENERATED ALWAYS AS (replace(symbol, rtrim(symbol, replace(symbol, '.', '')), '')) VIRTUAL"},
+		{"code_entities", "file", "TEXT GENERATED ALWAYS AS (replace(path, rtrim(path, replace(path, '/', '')), '')) VIRTUAL"},
+	}},
 }
 
 // SchemaVersion is the schema version this build writes.
@@ -539,6 +549,36 @@ CREATE TABLE IF NOT EXISTS wal_scrub (
 );
 `
 
+// schemaV13 makes code entities documents of the retrieval index: each
+// has an id (its repository and key joined by '|', which repository ids
+// cannot hold), and a write to an entity, or to the artifact whose text
+// it holds, logs a change the index follows (op 'index': code memory
+// keeps its own ledger). A new artifact drops the entity's vector, so the
+// next embedding pass embeds the new text.
+const schemaV13 = `
+CREATE UNIQUE INDEX IF NOT EXISTS code_entities_id ON code_entities(id);
+CREATE INDEX IF NOT EXISTS code_entities_symbol ON code_entities(repo_id, symbol);
+CREATE INDEX IF NOT EXISTS code_entities_name ON code_entities(repo_id, name);
+CREATE INDEX IF NOT EXISTS code_entities_file ON code_entities(repo_id, file);
+CREATE TRIGGER IF NOT EXISTS changes_code_entity_insert AFTER INSERT ON code_entities
+BEGIN INSERT INTO changes(kind, ref, op, at) VALUES ('code_entity', NEW.id, 'index', ` + ledgerAt + `); END;
+CREATE TRIGGER IF NOT EXISTS changes_code_entity_update AFTER UPDATE OF state, artifact_hash, path, symbol ON code_entities
+BEGIN
+	DELETE FROM embeddings WHERE kind = 'code_entity' AND ref = NEW.id AND NEW.artifact_hash <> OLD.artifact_hash;
+	INSERT INTO changes(kind, ref, op, at) VALUES ('code_entity', NEW.id, 'index', ` + ledgerAt + `);
+END;
+CREATE TRIGGER IF NOT EXISTS changes_code_entity_delete AFTER DELETE ON code_entities
+BEGIN
+	INSERT INTO changes(kind, ref, op, at) VALUES ('code_entity', OLD.id, 'index', ` + ledgerAt + `);
+	DELETE FROM embeddings WHERE kind = 'code_entity' AND ref = OLD.id;
+END;
+CREATE TRIGGER IF NOT EXISTS changes_code_artifact_update AFTER UPDATE OF content, redacted ON code_artifacts
+BEGIN
+	INSERT INTO changes(kind, ref, op, at) SELECT 'code_entity', id, 'index', ` + ledgerAt + ` FROM code_entities
+	WHERE artifact_hash = NEW.hash ORDER BY id;
+END;
+`
+
 // voiceForgetTrigger redacts the exchanges that cite a record when it is
 // forgotten or deleted, and drops a rolling summary made from one of them
 // (its exchanges return to the context window).
@@ -652,7 +692,7 @@ func applyMigration(ctx context.Context, conn *sql.Conn, m migration) error {
 	}
 	for _, c := range m.columns {
 		var n int
-		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info(?) WHERE name = ?", c.table, c.name).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_xinfo(?) WHERE name = ?", c.table, c.name).Scan(&n); err != nil {
 			return dbError(err, fmt.Sprintf("migration %d", m.version))
 		}
 		if n > 0 {

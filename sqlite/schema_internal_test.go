@@ -61,7 +61,7 @@ func TestMigrationsAreIdempotent(t *testing.T) {
 		}
 		for _, c := range m.columns {
 			var n int
-			if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_info(?) WHERE name = ?", c.table, c.name).Scan(&n); err != nil || n != 1 {
+			if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM pragma_table_xinfo(?) WHERE name = ?", c.table, c.name).Scan(&n); err != nil || n != 1 {
 				t.Fatalf("migration %d: column %s.%s: %d %v", m.version, c.table, c.name, n, err)
 			}
 		}

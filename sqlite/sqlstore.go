@@ -48,14 +48,22 @@ func queryerOf(q sqlstore.Querier) queryer { return q.(querier).q }
 
 // txOf is the write transaction behind a Querier the shared half got
 // from Backend.Write (or Erase).
-func txOf(q sqlstore.Querier) *sql.Tx { return q.(querier).q.(*sql.Tx) }
+func txOf(q sqlstore.Querier) *sql.Tx {
+	if p, ok := q.(querier).q.(*preparedTx); ok {
+		return p.tx
+	}
+	return q.(querier).q.(*sql.Tx)
+}
 
 // dialect is SQLite's: a list binds as a JSON array read by json_each,
 // writers take turns (BEGIN IMMEDIATE) so nothing is locked row by row,
 // booleans are integers (TRUE and FALSE are 1 and 0).
 var dialect = sqlstore.Dialect{
 	Greatest: "max",
-	Current:  "active = 1",
+	// Without statistics, SQLite reads a table by its primary key rather
+	// than by an index on a generated column.
+	IndexedBy: func(index string) string { return " INDEXED BY " + index },
+	Current:   "active = 1",
 	ContainsFold: func(col string) string {
 		return "instr(lower(" + col + "), lower(?)) > 0"
 	},
@@ -115,8 +123,15 @@ func (b backend) Read(ctx context.Context, what string, fn func(sqlstore.Querier
 	return b.db.read(ctx, what, func(tx queryer) error { return fn(querier{tx}) })
 }
 
+// Its statements are prepared once per transaction: a write that runs
+// one statement per record (code memory's batches of entities) would
+// otherwise compile it, and the triggers it fires, for every record.
 func (b backend) Write(ctx context.Context, what string, fn func(sqlstore.Querier) error) error {
-	return b.db.write(ctx, what, func(tx *sql.Tx) error { return fn(querier{tx}) })
+	return b.db.write(ctx, what, func(tx *sql.Tx) error {
+		ptx := newPreparedTx(tx)
+		defer ptx.close()
+		return fn(querier{ptx})
+	})
 }
 
 func (b backend) Erase(ctx context.Context, what string, fn func(sqlstore.Querier) error) error {

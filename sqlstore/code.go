@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"strings"
 
 	"github.com/cairnhq/cairn/memory"
 )
@@ -315,20 +316,13 @@ func (s *Store) CodeFiles(ctx context.Context, repoID string) ([]memory.CodeFile
 func (s *Store) CodeEntities(ctx context.Context, f memory.CodeEntityFilter) ([]memory.CodeEntity, error) {
 	var out []memory.CodeEntity
 	err := s.b.Read(ctx, "listing code entities", func(tx Querier) error {
-		q := s.d.NewQuery("SELECT " + codeEntityColumns + " FROM code_entities e WHERE true")
-		if f.RepoID != "" {
-			q.Add(" AND e.repo_id = ?", f.RepoID)
+		q := s.d.NewQuery("")
+		if len(f.Names) == 0 || f.RepoID == "" {
+			s.codeEntitiesWhere(q, "", f)
+		} else {
+			s.namedBy(q, f)
 		}
-		if f.Path != "" {
-			q.Add(" AND e.path = ?", f.Path)
-		}
-		states := make([]string, len(f.States))
-		for i, st := range f.States {
-			states[i] = string(st)
-		}
-		q.In("e.state", states)
-		q.In("e.key", f.Keys)
-		q.Add(" ORDER BY e.repo_id, e.key")
+		q.Add(" ORDER BY 1, 2")
 		return EachRow(ctx, tx, q.SQL(), q.Args(), func(s Scanner) error {
 			e, err := scanCodeEntity(s)
 			out = append(out, e)
@@ -336,6 +330,58 @@ func (s *Store) CodeEntities(ctx context.Context, f memory.CodeEntityFilter) ([]
 		})
 	})
 	return out, err
+}
+
+// codeEntitiesWhere appends the SELECT of the entities f keeps (but its
+// Names), reading the table through index when it is set.
+func (s *Store) codeEntitiesWhere(q *Query, index string, f memory.CodeEntityFilter) {
+	q.Add("SELECT " + codeEntityColumns + " FROM code_entities e")
+	if index != "" && s.d.IndexedBy != nil {
+		q.Add(s.d.IndexedBy(index))
+	}
+	q.Add(" WHERE true")
+	if f.RepoID != "" {
+		q.Add(" AND e.repo_id = ?", f.RepoID)
+	}
+	if f.Path != "" {
+		q.Add(" AND e.path = ?", f.Path)
+	}
+	states := make([]string, len(f.States))
+	for i, st := range f.States {
+		states[i] = string(st)
+	}
+	q.In("e.state", states)
+	q.In("e.key", f.Keys)
+	if f.Readable {
+		q.Add(" AND EXISTS (SELECT 1 FROM code_artifacts a WHERE a.hash = e.artifact_hash AND a.redacted = false)")
+	}
+}
+
+// maxNames bounds the words a CodeEntities filter names entities by.
+const maxNames = 64
+
+// namedBy appends the SELECT of the entities of f's repository that one
+// of f.Names may name: the word is the symbol or its last dotted segment
+// (the name column), or its base name is the path's (the file column;
+// the caller tells a path's exact end). Each is a query of its own
+// through the column's index (with the repository's), their union the
+// answer.
+func (s *Store) namedBy(q *Query, f memory.CodeEntityFilter) {
+	words := f.Names[:min(len(f.Names), maxNames)]
+	bases := make([]string, len(words))
+	for i, w := range words {
+		bases[i] = w[strings.LastIndexByte(w, '/')+1:]
+	}
+	for i, c := range []struct {
+		index, col string
+		vs         []string
+	}{{"code_entities_symbol", "e.symbol", words}, {"code_entities_name", "e.name", words}, {"code_entities_file", "e.file", bases}} {
+		if i > 0 {
+			q.Add(" UNION ")
+		}
+		s.codeEntitiesWhere(q, c.index, f)
+		q.In(c.col, c.vs)
+	}
 }
 
 // CodeEntitiesByKey implements memory.CodeStore: by repository.
@@ -387,6 +433,25 @@ func (s *Store) Artifact(ctx context.Context, hash string) (memory.Artifact, err
 	return a, err
 }
 
+// Artifacts implements memory.CodeStore.
+func (s *Store) Artifacts(ctx context.Context, hashes []string) (map[string]memory.Artifact, error) {
+	out := make(map[string]memory.Artifact, len(hashes))
+	if len(hashes) == 0 {
+		return out, nil
+	}
+	err := s.b.Read(ctx, "reading artifacts", func(tx Querier) error {
+		clear(out)
+		q := s.d.NewQuery("SELECT " + artifactColumns + " FROM code_artifacts a WHERE true")
+		q.In("a.hash", hashes)
+		return EachRow(ctx, tx, q.SQL(), q.Args(), func(sc Scanner) error {
+			a, err := scanArtifact(sc)
+			out[a.Hash] = a
+			return err
+		})
+	})
+	return out, err
+}
+
 // RedactArtifact implements memory.CodeStore.
 func (s *Store) RedactArtifact(ctx context.Context, hash string, at int64) (memory.Artifact, error) {
 	var a memory.Artifact
@@ -396,6 +461,10 @@ func (s *Store) RedactArtifact(ctx context.Context, hash string, at int64) (memo
 			return err
 		}
 		if _, err := tx.Exec(ctx, "UPDATE code_artifacts SET content = ?, redacted = true WHERE hash = ?", memory.RedactedContent, hash); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM embeddings WHERE kind = 'code_entity'
+			AND ref IN (SELECT id FROM code_entities WHERE artifact_hash = ?)`, hash); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE code_repos SET indexed_at = `+s.d.Greatest+`(?, indexed_at + 1)

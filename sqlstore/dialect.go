@@ -19,6 +19,10 @@ type Dialect struct {
 	ForUpdate, ForShare string
 	// Greatest names the function of the larger of two values.
 	Greatest string
+	// IndexedBy is the clause after a table's name that makes a query
+	// read it through the named index, where the planner would not pick
+	// it unprompted ("" for none).
+	IndexedBy func(index string) string
 	// Current is the condition of the inner_voice session that is its
 	// scope's current one, as the unique index of current sessions
 	// states it (an upsert's conflict target must repeat it).

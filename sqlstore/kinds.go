@@ -18,21 +18,40 @@ type Kind struct {
 	// Body is the SQL expression of the record's own text when Text adds
 	// context around it ("" otherwise).
 	Body string
+	// Scope is the SQL expressions of the record's session, repository,
+	// agent and user ("": its session_id, repo_id, agent_id and user_id
+	// columns).
+	Scope string
+	// Order is the SQL order an index load reads the records in ("": x.seq,
+	// their insertion).
+	Order string
 }
 
 // Kinds are the searchable kinds, in the order an index load reads them.
 var Kinds = []Kind{
-	{memory.VectorObservation, "observations", "x.content", "x.ts", "x.redacted = false", ""},
-	{memory.VectorSummary, "summaries", "x.content", "x.created_at", "x.redacted = false", ""},
-	{memory.VectorThought, "thoughts", "x.content", "x.created_at", "x.redacted = false", ""},
+	{memory.VectorObservation, "observations", "x.content", "x.ts", "x.redacted = false", "", "", ""},
+	{memory.VectorSummary, "summaries", "x.content", "x.created_at", "x.redacted = false", "", "", ""},
+	{memory.VectorThought, "thoughts", "x.content", "x.created_at", "x.redacted = false", "", "", ""},
 	{memory.VectorKGEntity, "kg_entities",
-		"x.name || ' (' || x.type || ')' || CASE WHEN x.data = '{}' THEN '' ELSE ': ' || x.data END", "x.updated_at", "true", ""},
+		"x.name || ' (' || x.type || ')' || CASE WHEN x.data = '{}' THEN '' ELSE ': ' || x.data END", "x.updated_at", "true", "", "", ""},
 	{memory.VectorKGObservation, "kg_observations",
-		"(SELECT name FROM kg_entities WHERE id = x.entity_id) || ': ' || x.content", "x.created_at", "true", "x.content"},
+		"(SELECT name FROM kg_entities WHERE id = x.entity_id) || ': ' || x.content", "x.created_at", "true", "x.content", "", ""},
 	{memory.VectorKGEdge, "kg_edges",
 		"(SELECT name FROM kg_entities WHERE id = x.source) || ' ' || x.relation || ' ' || (SELECT name FROM kg_entities WHERE id = x.target)",
-		"x.created_at", "true", ""},
+		"x.created_at", "true", "", "", ""},
+	// A code entity's text is its symbol, its path and the head of its
+	// code; the index splits its identifiers into words. Entities of one
+	// repository are loaded together, so they lie together in a segment.
+	{memory.VectorCodeEntity, "code_entities",
+		"x.symbol || ' ' || x.path || ' ' || coalesce((SELECT substr(a.content, 1, " + codeTextChars + ") FROM code_artifacts a WHERE a.hash = x.artifact_hash), '')",
+		"x.updated_at",
+		"x.state IN ('PROPOSED', 'AUTHORITATIVE') AND EXISTS (SELECT 1 FROM code_artifacts a WHERE a.hash = x.artifact_hash AND a.redacted = false)",
+		"", "CAST('' AS text), x.repo_id, CAST('' AS text), CAST('' AS text)", "x.repo_id, x.key"},
 }
+
+// codeTextChars is how much of a code entity's text the retrieval index
+// reads: its head, where the declaration and the doc comment lie.
+const codeTextChars = "2000"
 
 // KindOf returns the spec of a searchable kind.
 func KindOf(k memory.VectorKind) (Kind, bool) {
@@ -73,10 +92,17 @@ func (k Kind) recordSQL(d *Dialect, in bool) string {
 	if body == "" {
 		body = "CAST('' AS text)"
 	}
-	q := "SELECT x.id, " + k.Text + ", " + k.TS + ", x.session_id, x.repo_id, x.agent_id, x.user_id, " + extra + ", " + body + ", e." +
+	scope, order := k.Scope, k.Order
+	if scope == "" {
+		scope = "x.session_id, x.repo_id, x.agent_id, x.user_id"
+	}
+	if order == "" {
+		order = "x.seq"
+	}
+	q := "SELECT x.id, " + k.Text + ", " + k.TS + ", " + scope + ", " + extra + ", " + body + ", e." +
 		d.VectorColumn + "\n\t\tFROM " + k.Table + " x" + join + " " + d.VectorJoin(string(k.Kind), 1) + "\n\t\tWHERE " + k.Live
 	if in {
 		return q + " AND " + d.InList("x.id", 4)
 	}
-	return q + " ORDER BY x.seq"
+	return q + " ORDER BY " + order
 }

@@ -67,6 +67,7 @@ func Run(t *testing.T, open Opener) {
 		{"CodeBadInput", testCodeBadInput},
 		{"ArtifactIdempotent", testArtifactIdempotent},
 		{"CodeEntityFilters", testCodeEntityFilters},
+		{"CodeEntityNames", testCodeEntityNames},
 		{"CodeLedger", testCodeLedger},
 		{"EpisodeSeq", testEpisodeSeq},
 		{"EpisodeOfAnotherSession", testEpisodeOtherSession},

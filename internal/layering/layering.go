@@ -56,7 +56,7 @@ func Layers() []Layer {
 		{"sqlstore", Store}, {"sqlite", Store}, {"postgres", Store}, {"storetest", Suite},
 		{"lexical", Base}, {"embed", Base}, {"vector", Base}, {"segment", Base}, {"index", Base},
 		{"retrieve", Service}, {"graph", Service}, {"code", Service}, {"synth", Service}, {"llm", Service},
-		{"voice", Service}, {"maintain", Service}, {"capture", Service}, {"peer", Service}, {"transfer", Service}, {"browse", Service},
+		{"voice", Service}, {"maintain", Service}, {"heal", Service}, {"capture", Service}, {"peer", Service}, {"transfer", Service}, {"browse", Service},
 		{"", Root},
 		{"mcpserver", Face}, {"httpapi", Face}, {"webui", Face}, {"cmd/cairn", Face},
 		{"internal", Tool},

@@ -18,9 +18,13 @@ const codeTermPrefix = "\x01"
 // identifiers split into words (lexical.SplitIdent), then analysed as
 // lexical.Terms does, each term marked as a code term.
 func CodeTerms(text string) []string {
-	ts := lexical.Terms(lexical.SplitIdent(text))
+	return marked(codeTermPrefix, lexical.Terms(lexical.SplitIdent(text)))
+}
+
+// marked puts prefix before each of terms ts (in place).
+func marked(prefix string, ts []string) []string {
 	for i, t := range ts {
-		ts[i] = codeTermPrefix + t
+		ts[i] = prefix + t
 	}
 	return ts
 }
@@ -41,11 +45,11 @@ func codeDocTerms(text string) ([]string, int) {
 	symbol, path, code := codeParts(text)
 	ts := CodeTerms(code)
 	n := len(ts)
-	ts = append(ts, fieldTerms(nameField, CodeTerms(symbol))...)
-	return append(ts, fieldTerms(sigField, CodeTerms(path+" "+declaration(code)))...), n
+	ts = append(ts, marked(codeTermPrefix+nameField, lexical.Terms(lexical.SplitIdent(symbol)))...)
+	return append(ts, marked(codeTermPrefix+sigField, lexical.Terms(lexical.SplitIdent(path+" "+declaration(code))))...), n
 }
 
-// fieldTerms marks code terms ts as terms of field (in place).
+// fieldTerms marks code terms ts (a query's) as terms of field (in place).
 func fieldTerms(field string, ts []string) []string {
 	for i, t := range ts {
 		ts[i] = codeTermPrefix + field + t[len(codeTermPrefix):]
@@ -70,11 +74,7 @@ func declaration(code string) string {
 // (no duplicates, stopwords kept when nothing else is left), into code
 // terms.
 func CodeQueryTerms(query string) []string {
-	ts := lexical.QueryTerms(lexical.SplitIdent(query))
-	for i, t := range ts {
-		ts[i] = codeTermPrefix + t
-	}
-	return ts
+	return marked(codeTermPrefix, lexical.QueryTerms(lexical.SplitIdent(query)))
 }
 
 // CodeFilter selects the live code entities of repository repo. Segments
